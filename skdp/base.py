@@ -16,9 +16,10 @@ Put it first in the bases: ``class Est(DPEstimatorMixin, RegressorMixin, BaseEst
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
-from skdp.utils._sklearn_compat import Interval
+from skdp.utils._sklearn_compat import Interval, Options
 from skdp.utils.validation import check_privacy_params
 
 __all__ = ["DPEstimatorMixin", "PRIVACY_GUARANTEES"]
@@ -35,7 +36,7 @@ class DPEstimatorMixin:
     """
 
     _privacy_parameter_constraints: dict = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {math.inf})],
         "delta": [Interval(Real, 0, 1, closed="left")],
     }
 
