@@ -10,3 +10,196 @@ Add new formulas at the end of this file.
 from __future__ import annotations
 
 __all__: list[str] = []
+
+
+def auc_local_sensitivity(n_positive, n_negative):
+    """Local sensitivity of the ROC AUC (Mann-Whitney form) for class counts ``(n, m)``.
+
+    ``LS_AUC(n, m) = 1 / min(n, m)`` when both classes are present, else ``1``
+    (Lantz 2016, Thm 7.5; spec ``lantz.md`` §5.3).
+
+    Neighbouring relation: **replace one row** (its label and/or its score may change),
+    with the total ``N = n + m`` public and ``n``, ``m`` private (spec README §2 row 6).
+    Ties are broken with negatives ranked first (the tied pair scores 0), as in
+    :func:`skdp.metrics.dp_roc_auc_score`. The bound is attained.
+
+    Parameters
+    ----------
+    n_positive, n_negative : int or array-like of int
+        Number of positive and negative rows (broadcast together).
+
+    Returns
+    -------
+    float or ndarray
+    """
+    import numpy as np
+
+    n = np.asarray(n_positive, dtype=float)
+    m = np.asarray(n_negative, dtype=float)
+    both = (n > 0) & (m > 0)
+    out = np.where(both, 1.0 / np.maximum(np.minimum(n, m), 1.0), 1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+__all__ += ["auc_local_sensitivity"]
+
+
+def ap_local_sensitivity(n_positive, *, form="harmonic", cap=True):
+    """Local sensitivity of average precision for ``n`` positive rows.
+
+    For ``n > 1`` (Lantz 2016, Thm 7.7; spec ``lantz.md`` §5.3), with natural logs and
+    harmonic numbers ``H_k``::
+
+        "log":      max(log(n+1)/n, (9+log(n-1))/(4(n-1))) + max(log(n+1)/n, (9+log n)/(4n))
+        "harmonic": max((H_{n+1}-1)/n, (8+H_{n-1})/(4(n-1))) + max((H_{n+1}-1)/n, (8+H_n)/(4n))
+
+    and ``1`` for ``n <= 1``. The harmonic form (7.31) is the proven, tighter one; the log
+    form (7.8) follows from ``H_n < 1 + log n``. With ``cap=True`` (default, spec §5.4 and
+    §8 item 3) the value is capped at 1, a valid bound because AP lies in [0, 1].
+
+    Neighbouring relation: **replace one row** (label and/or score may change), ``N``
+    public, ``n`` private (spec README §2 row 6); a replacement is a removal plus an
+    addition, whose bounds the two ``max`` terms are. Ties: positives rank below tied
+    negatives, ``s_j = #{i : x_i >= y_j}`` (spec §5.1).
+
+    Parameters
+    ----------
+    n_positive : int or array-like of int
+    form : {"harmonic", "log"}, default="harmonic"
+    cap : bool, default=True
+
+    Returns
+    -------
+    float or ndarray
+    """
+    import numpy as np
+    from scipy.special import digamma
+
+    if form not in ("harmonic", "log"):
+        raise ValueError(f"form must be 'harmonic' or 'log', got {form!r}")
+    n = np.asarray(n_positive, dtype=float)
+    big = n > 1
+    nn = np.where(big, n, 2.0)  # placeholder where n <= 1 (result replaced by 1 below)
+    if form == "log":
+        a = np.log(nn + 1.0) / nn
+        rem = (9.0 + np.log(nn - 1.0)) / (4.0 * (nn - 1.0))
+        add = (9.0 + np.log(nn)) / (4.0 * nn)
+    else:
+
+        def harmonic(k):
+            return digamma(k + 1.0) + np.euler_gamma
+
+        a = (harmonic(nn + 1.0) - 1.0) / nn
+        rem = (8.0 + harmonic(nn - 1.0)) / (4.0 * (nn - 1.0))
+        add = (8.0 + harmonic(nn)) / (4.0 * nn)
+    out = np.where(big, np.maximum(a, rem) + np.maximum(a, add), 1.0)
+    if cap:
+        out = np.minimum(out, 1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+__all__ += ["ap_local_sensitivity"]
+
+
+def count_smooth_sensitivity(local_sensitivities, n, beta):
+    """beta-smooth sensitivity of a statistic whose local sensitivity depends on one count.
+
+    ``S*_beta(D) = max_{0 <= i <= N} LS(i) * exp(-beta * |i - n|)`` where ``LS(i)`` is the
+    local sensitivity of a dataset of size ``N`` with count ``i`` (``local_sensitivities``
+    holds ``LS(0), ..., LS(N)``) and ``n`` is the count of ``D``. This is Lantz 2016
+    Thm 7.6 (AUC, ``LS(i) = LS_AUC(i, N - i)``) and Thm 7.8 (AP, ``LS(i) = LS_AP(i)``);
+    spec ``lantz.md`` §5.3, smooth sensitivity per Nissim, Raskhodnikova and Smith 2007
+    (Def 7.3).
+
+    Neighbouring relation: **replace one row** with ``N`` public: a replacement changes
+    the count by at most one and any count ``i`` is reachable in ``|i - n|`` replacements,
+    so ``d(D, D') >= |n_D - n_D'|`` with equality achievable. The result satisfies
+    ``S*(D) >= LS(n)`` and ``S*(D) <= exp(beta) * S*(D')`` for neighbours. Cost O(N).
+
+    Parameters
+    ----------
+    local_sensitivities : array-like of shape (N + 1,)
+    n : int
+        Count of the dataset (``0 <= n <= N``).
+    beta : float
+        Smoothing parameter, ``>= 0`` (``inf`` gives the local sensitivity itself).
+
+    Returns
+    -------
+    float
+    """
+    import numpy as np
+
+    ls = np.asarray(local_sensitivities, dtype=float)
+    n = int(n)
+    if ls.ndim != 1 or not 0 <= n < ls.shape[0]:
+        raise ValueError("local_sensitivities must be 1-D with n inside its range")
+    beta = float(beta)
+    if not beta >= 0:
+        raise ValueError("beta must be >= 0")
+    if np.isinf(beta):
+        return float(ls[n])
+    dist = np.abs(np.arange(ls.shape[0], dtype=float) - n)
+    return float(np.max(ls * np.exp(-beta * dist)))
+
+
+__all__ += ["count_smooth_sensitivity"]
+
+
+def auc_smooth_sensitivity(n_positive, n_total, beta):
+    """beta-smooth sensitivity of the ROC AUC (Lantz 2016 Thm 7.6; spec ``lantz.md`` §5.3).
+
+    ``S*_{AUC,beta} = max_{0 <= i <= N} LS_AUC(i, N - i) * exp(-beta * |i - n|)`` with
+    :func:`auc_local_sensitivity` and :func:`count_smooth_sensitivity`.
+
+    Neighbouring relation: **replace one row**, ``N = n_total`` public, ``n`` private
+    (spec README §2 row 6). The value depends on the private ``n``: never release or store it.
+
+    Parameters
+    ----------
+    n_positive : int
+    n_total : int
+    beta : float
+
+    Returns
+    -------
+    float
+    """
+    import numpy as np
+
+    i = np.arange(int(n_total) + 1)
+    return count_smooth_sensitivity(auc_local_sensitivity(i, int(n_total) - i), n_positive, beta)
+
+
+__all__ += ["auc_smooth_sensitivity"]
+
+
+def ap_smooth_sensitivity(n_positive, n_total, beta, *, form="harmonic", cap=True):
+    """beta-smooth sensitivity of average precision (Lantz 2016 Thm 7.8; spec ``lantz.md`` §5.3).
+
+    ``S*_{AP,beta} = max_{0 <= i <= N} LS_AP(i) * exp(-beta * |i - n|)`` with
+    :func:`ap_local_sensitivity` (``form``, ``cap``) and :func:`count_smooth_sensitivity`.
+
+    Neighbouring relation: **replace one row**, ``N = n_total`` public, ``n`` private
+    (spec README §2 row 6). The value depends on the private ``n``: never release or store it.
+
+    Parameters
+    ----------
+    n_positive : int
+    n_total : int
+    beta : float
+    form : {"harmonic", "log"}, default="harmonic"
+    cap : bool, default=True
+
+    Returns
+    -------
+    float
+    """
+    import numpy as np
+
+    i = np.arange(int(n_total) + 1)
+    ls = ap_local_sensitivity(i, form=form, cap=cap)
+    return count_smooth_sensitivity(ls, n_positive, beta)
+
+
+__all__ += ["ap_smooth_sensitivity"]
