@@ -203,3 +203,62 @@ def ap_smooth_sensitivity(n_positive, n_total, beta, *, form="harmonic", cap=Tru
 
 
 __all__ += ["ap_smooth_sensitivity"]
+
+
+def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_one=False):
+    """L1 sensitivity of the least-squares objective's coefficients (functional mechanism).
+
+    The objective ``sum_i (y_i - w . x~_i)^2`` has degree-2 coefficients
+    ``M = X~^T X~`` (all ``d'^2`` entries) and degree-1 coefficients ``alpha = -2 X~^T y``
+    (``d'`` entries), where ``X~`` is ``X`` scaled to ``[-1, 1]`` plus, with
+    ``fit_intercept``, a column of ones, so ``d' = n_features + fit_intercept``. One row
+    with ``|x~_j| <= 1`` and ``|y| <= 1`` moves ``[vec(M), alpha]`` by at most
+    ``sum_{j,l} |x~_j x~_l| + sum_j |2 y x~_j| <= d'^2 + 2 d'`` in L1
+    (Zhang et al. 2012; spec ``lantz.md`` §2.1 step 4 and §2.5 item 1; spec README §3 S7,
+    §4 item 10, where a brute-force check shows the bound is attained).
+
+    Neighbouring relation: **add/remove one row** (library default, spec README §2 row 6):
+    ``Delta = d'^2 + 2 d'``. With ``replace_one=True`` the replace-one bound
+    ``2 d'^2 + 4 d'`` (the authors' Matlab ``Functional_Linear.m``) is returned.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``p`` (not counting the intercept column).
+    fit_intercept : bool, default=True
+    replace_one : bool, default=False
+
+    Returns
+    -------
+    float
+    """
+    p = int(n_features)
+    if p < 0:
+        raise ValueError("n_features must be >= 0")
+    d = p + int(bool(fit_intercept))
+    delta = float(d * d + 2 * d)
+    return 2.0 * delta if replace_one else delta
+
+
+__all__ += ["functional_mechanism_sensitivity"]
+
+
+def histogram_sensitivity(*, replace_one=False):
+    """L1 sensitivity of a full histogram (vector of cell counts over a public domain).
+
+    Every record falls in exactly one cell, so adding or removing one record changes one
+    count by 1: ``Delta = 1`` and Laplace noise of scale ``1/epsilon`` on every cell is
+    epsilon-DP (Lantz 2016 §5.4.1 / Vinterbo 2012; spec ``lantz.md`` §1.1 step 3,
+    §1.4a; spec README §3 S10).
+
+    Neighbouring relation: **add/remove one row** (library default, spec README §2 row 6).
+    With ``replace_one=True`` two counts change by 1 each: ``Delta = 2``.
+
+    Returns
+    -------
+    float
+    """
+    return 2.0 if replace_one else 1.0
+
+
+__all__ += ["histogram_sensitivity"]
