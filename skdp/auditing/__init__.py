@@ -1,0 +1,65 @@
+"""Empirical privacy auditing: membership inference, one-run audits, reconstruction attacks.
+
+Every audit returns an :class:`AuditResult` with the attack's ROC, AUC and TPR at low
+FPR, and an empirical epsilon **lower bound at a stated confidence** (Clopper--Pearson
+for independent trials, the exact binomial test of Steinke et al. 2023 for one-run
+audits), never a point estimate dressed as a bound.
+
+* :func:`distinguishing_audit` -- many fits on a fixed neighbouring pair; the tightest
+  check of an implementation (catches a missing noise term).
+* :func:`one_run_audit` / :func:`loss_threshold_attack` -- one fit, many canaries.
+* :func:`lira_attack` -- likelihood-ratio attack with shadow models (online/offline).
+* :class:`ModelInversionAttack`, :class:`DeidentifiedDataAttack` -- attribute
+  inference from a released linear model / released (synthetic) data (Lantz 2016, §5.3).
+* :func:`auc_reidentification_attack` -- class of a missing row from a released AUC
+  (Lantz 2016, §7.3.1).
+* Controls with known epsilon: :class:`RandomizedResponseRelease`,
+  :class:`LaplaceCountRelease`; non-private memorising controls
+  :class:`MemorizingDensity`, :class:`MemorizingClassifier`.
+
+:func:`skdp.utils.estimator_checks.check_privacy` runs the default audit on a user's
+estimator configuration and fails if the bound exceeds the claimed epsilon.
+
+Layering: L4; imports L0--L3 and :mod:`skdp.metrics` only. No torch.
+"""
+
+from skdp.auditing._audits import (
+    distinguishing_audit,
+    lira_attack,
+    loss_threshold_attack,
+    one_run_audit,
+)
+from skdp.auditing._bounds import (
+    clopper_pearson,
+    epsilon_from_rates,
+    epsilon_lower_bound,
+    one_run_epsilon_lower_bound,
+    one_run_p_value,
+)
+from skdp.auditing._controls import (
+    LaplaceCountRelease,
+    MemorizingClassifier,
+    MemorizingDensity,
+    RandomizedResponseRelease,
+)
+from skdp.auditing._result import AuditResult, roc_summary
+from skdp.auditing._scoring import membership_scores
+
+__all__ = [
+    "AuditResult",
+    "LaplaceCountRelease",
+    "MemorizingClassifier",
+    "MemorizingDensity",
+    "RandomizedResponseRelease",
+    "clopper_pearson",
+    "distinguishing_audit",
+    "epsilon_from_rates",
+    "epsilon_lower_bound",
+    "lira_attack",
+    "loss_threshold_attack",
+    "membership_scores",
+    "one_run_audit",
+    "one_run_epsilon_lower_bound",
+    "one_run_p_value",
+    "roc_summary",
+]
