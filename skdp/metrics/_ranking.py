@@ -1,0 +1,520 @@
+"""Differentially private ROC AUC, average precision and accuracy (Lantz 2016, ch. 7).
+
+Spec: ``lantz.md`` §5.1-5.6 (Boyd et al. 2015), spec README §2 row 6 and §4 item 11.
+
+Neighbouring relation of every function here: **replace one row** (its label and/or its
+score may change); the number of rows ``N`` is public, the class counts ``n`` (positives)
+and ``m`` (negatives) are private. That is why these functions never raise on single-class
+``y_true`` and never return or store the class counts or the smooth sensitivity.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.utils import check_consistent_length, column_or_1d
+
+from skdp.mechanisms.sensitivity import (
+    ap_local_sensitivity,
+    auc_local_sensitivity,
+    count_smooth_sensitivity,
+)
+from skdp.utils._random import make_rng
+from skdp.utils.validation import check_finite, check_privacy_params
+
+__all__ = [
+    "binormal_roc_curve",
+    "dp_accuracy_score",
+    "dp_average_precision_score",
+    "dp_roc_auc_score",
+]
+
+# --------------------------------------------------------------------------- input checks
+
+
+def _check_gamma(gamma):
+    if isinstance(gamma, bool) or not isinstance(gamma, Real) or not float(gamma) > 1.0:
+        raise ValueError("gamma must be a real number > 1")
+    if not math.isfinite(float(gamma)):
+        raise ValueError("gamma must be finite")
+    return float(gamma)
+
+
+def _positive_mask(y_true, pos_label):
+    """Boolean mask of the positive rows; never raises on single-class ``y_true``.
+
+    Errors depend only on the declared label format (dtype, more than two labels, a
+    ``pos_label`` that is absent while two other labels are present), never on how many
+    rows each class has.
+    """
+    y = column_or_1d(y_true)
+    if y.dtype.kind in "fc":
+        check_finite(y, name="y_true")
+    if y.shape[0] == 0:
+        raise ValueError("y_true is empty")
+    labels = np.unique(y)
+    if labels.shape[0] > 2:
+        raise ValueError("y_true must be binary (at most two distinct labels)")
+    if pos_label is None:
+        if y.dtype.kind == "b":
+            pos_label = True
+        elif y.dtype.kind in "iuf":
+            allowed = ({0, 1}, {-1, 1})
+            if not any(set(labels.tolist()) <= a for a in allowed):
+                raise ValueError(
+                    "y_true must take values in {0, 1} or {-1, 1} when pos_label is None; "
+                    "pass pos_label"
+                )
+            pos_label = 1
+        else:
+            raise ValueError("pos_label must be given when y_true holds non-numeric labels")
+    elif labels.shape[0] == 2 and not np.any(labels == pos_label):
+        raise ValueError("pos_label is not one of the two labels in y_true")
+    return np.asarray(y == pos_label, dtype=bool)
+
+
+def _check_scores(y_score, n_rows):
+    s = column_or_1d(y_score)
+    if s.dtype.kind not in "biuf":
+        raise ValueError("y_score must be numeric")
+    s = s.astype(np.float64, copy=False)
+    check_finite(s, name="y_score")
+    check_consistent_length(np.empty(n_rows), s)
+    return s
+
+
+# ------------------------------------------------------------------------- exact metrics
+
+
+def _exact_auc_ap(pos_mask, scores):
+    """Exact AUC (7.1) and AP (7.2) with negatives ranked first on ties; O(N log N).
+
+    Returns ``(auc, ap, n_positive)``; ``auc = 0.5`` if a class is empty, ``ap = 0`` without
+    positives and ``1`` without negatives (spec §5.1).
+    """
+    pos = scores[pos_mask]
+    neg = np.sort(scores[~pos_mask])
+    n, m = pos.shape[0], neg.shape[0]
+    if n == 0:
+        return 0.5, 0.0, 0
+    if m == 0:
+        return 0.5, 1.0, n
+    below = np.searchsorted(neg, pos, side="left")  # #{i: x_i < y_j}
+    auc = float(np.sum(below, dtype=np.int64)) / (float(n) * float(m))
+    below_desc = np.sort(below)[::-1]  # positives in decreasing score order
+    s = m - below_desc  # #{i: x_i >= y_j}
+    j = np.arange(1, n + 1, dtype=np.float64)
+    ap = float(np.mean(j / (j + s)))
+    return auc, ap, n
+
+
+# ------------------------------------------------------------------------------ mechanism
+
+
+def _noise_parameters(ls_of_count, n, *, epsilon, delta, gamma):
+    """Noise scale and kind of Thm 7.4 (Lantz 2016; Nissim et al. 2007), one-dimensional.
+
+    ``ls_of_count`` holds the local sensitivity for every count 0..N and ``n`` is the
+    private count. Returns ``(scale, "smooth")`` (pure DP, density ``1/(1+|z|^gamma)``,
+    ``beta = epsilon / (2 (gamma + 1))``, scale ``2 (gamma + 1) S / epsilon``) when
+    ``delta == 0``, else ``(scale, "laplace")`` (``beta = epsilon / (2 ln(2/delta))``,
+    scale ``2 S / epsilon``). The scale depends on the private count: callers must not
+    release or store it.
+    """
+    if delta == 0.0:
+        beta = epsilon / (2.0 * (gamma + 1.0))
+        s_star = count_smooth_sensitivity(ls_of_count, n, beta)
+        return 2.0 * (gamma + 1.0) * s_star / epsilon, "smooth"
+    beta = epsilon / (2.0 * math.log(2.0 / delta))
+    s_star = count_smooth_sensitivity(ls_of_count, n, beta)
+    return 2.0 * s_star / epsilon, "laplace"
+
+
+def _smooth_sensitivity_release(value, ls_of_count, n, *, epsilon, delta, gamma, rng):
+    """Add the Thm 7.4 noise to ``value`` and clamp to [0, 1] (post-processing)."""
+    if math.isinf(epsilon):
+        return float(np.clip(value, 0.0, 1.0))
+    from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
+
+    scale, kind = _noise_parameters(ls_of_count, n, epsilon=epsilon, delta=delta, gamma=gamma)
+    if kind == "smooth":
+        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
+    else:
+        eta = laplace_noise(1, scale=1.0, rng=rng)
+    eta = float(np.asarray(eta, dtype=float).ravel()[0])
+    return float(np.clip(value + scale * eta, 0.0, 1.0))
+
+
+def _dp_ranking_metric(
+    which, y_true, y_score, *, epsilon, delta, random_state, ledger, pos_label, gamma, form
+):
+    pos_mask = _positive_mask(y_true, pos_label)
+    N = pos_mask.shape[0]
+    scores = _check_scores(y_score, N)
+    epsilon, delta = check_privacy_params(epsilon, delta, n_samples=N)
+    gamma = _check_gamma(gamma)
+    rng = make_rng(random_state)
+    if ledger is not None:
+        ledger.spend(epsilon, delta, label=f"dp_{which}_score")
+    auc, ap, n = _exact_auc_ap(pos_mask, scores)
+    counts = np.arange(N + 1)
+    if which == "roc_auc":
+        value, ls = auc, auc_local_sensitivity(counts, N - counts)
+    else:
+        value, ls = ap, ap_local_sensitivity(counts, form=form, cap=True)
+    return _smooth_sensitivity_release(
+        value, ls, n, epsilon=epsilon, delta=delta, gamma=gamma, rng=rng
+    )
+
+
+def dp_roc_auc_score(
+    y_true,
+    y_score,
+    *,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    pos_label=None,
+    gamma=2.0,
+):
+    """Differentially private area under the ROC curve of a binary problem.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels. With ``pos_label=None`` they must lie in {0, 1} or {-1, 1} (or be
+        booleans) and 1 (True) is the positive class.
+    y_score : array-like of shape (n_samples,)
+        Scores, larger meaning "more positive" (probabilities or decision values).
+    epsilon : float
+        Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
+    delta : float, default=0.0
+        ``0`` gives pure DP with Cauchy-type noise; ``delta > 0`` uses Laplace noise and a
+        larger smoothing parameter (usually far less noise for small ``epsilon``).
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise. ``None`` draws fresh OS entropy on every call.
+    ledger : PrivacyLedger, optional
+        If given, ``ledger.spend(epsilon, delta)`` is called first (and may raise
+        :class:`~skdp.exceptions.BudgetExceededError`).
+    pos_label : int, float, bool or str, optional
+        The positive class label.
+    gamma : float, default=2.0
+        Tail exponent (> 1) of the pure-DP noise density ``1 / (1 + |z|^gamma)``; only
+        used with ``delta == 0``.
+
+    Returns
+    -------
+    score : float
+        The noisy AUC, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For NaN/inf, empty or mismatched inputs, non-binary labels or invalid privacy
+        parameters; never because of the class balance.
+
+    Notes
+    -----
+    Neighbouring relation: replace one row (its label and/or its score), with the number
+    of rows ``N`` public and the class counts private (Lantz 2016, §7.2.2; spec README §2
+    row 6 keeps this relation for the scorers, unlike the library's add/remove default).
+
+    Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
+    Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
+    with ``eta`` drawn from the density proportional to ``1 / (1 + |z|^gamma)`` (standard
+    Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
+    ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
+    ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
+    ``beta`` is used, ``S`` is the ``beta``-smooth sensitivity maximised over every class
+    count ``0..N``. The result is clamped to [0, 1] (post-processing). The guarantee is
+    exact (a proven bound), and one call spends exactly ``(epsilon, delta)``; with a
+    ``ledger`` the call is recorded there before the metric is computed.
+
+    The smooth sensitivity depends on the private class counts, so it is neither returned
+    nor stored. The function never raises because ``y_true`` has a single class (that
+    would reveal a private count): the exact value is then taken as 0.5 (AUC), 0 (AP
+    without positives) or 1 (AP without negatives) and noised as usual.
+
+    Ties are broken with negatives ranked first (Lantz 2016, §7.2.1), so a tied
+    positive/negative pair counts as a mis-ordering: with tied scores the exact value is
+    lower than scikit-learn's (which gives ties half credit); without ties it is equal.
+    ``random_state`` must stay secret for a real release: whoever knows it can subtract
+    the noise.
+
+    References
+    ----------
+    .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
+       AISec 2015.
+    .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
+       Health Records", PhD thesis, ch. 7, 2016.
+    .. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
+       private data analysis". STOC 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.metrics import dp_roc_auc_score
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.zeros(500), np.ones(500)]
+    >>> s = np.r_[rng.normal(0, 1, 500), rng.normal(1, 1, 500)]
+    >>> auc = dp_roc_auc_score(y, s, epsilon=1.0, delta=1e-6, random_state=0)
+    >>> 0.0 <= auc <= 1.0
+    True
+    """
+    return _dp_ranking_metric(
+        "roc_auc",
+        y_true,
+        y_score,
+        epsilon=epsilon,
+        delta=delta,
+        random_state=random_state,
+        ledger=ledger,
+        pos_label=pos_label,
+        gamma=gamma,
+        form="harmonic",
+    )
+
+
+def dp_average_precision_score(
+    y_true,
+    y_score,
+    *,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    pos_label=None,
+    gamma=2.0,
+    sensitivity_form="harmonic",
+):
+    """Differentially private average precision of a binary problem.
+
+    ``AP = (1/n) sum_j j / (j + s_j)`` over the positives in decreasing score order, with
+    ``s_j`` the number of negatives scored at least as high (Lantz 2016, eq. 7.2).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (see :func:`dp_roc_auc_score`).
+    y_score : array-like of shape (n_samples,)
+        Scores, larger meaning "more positive".
+    epsilon : float
+        Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
+    delta : float, default=0.0
+        ``0``: pure DP (Cauchy-type noise); ``> 0``: Laplace noise.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise. ``None`` draws fresh OS entropy on every call.
+    ledger : PrivacyLedger, optional
+        If given, ``ledger.spend(epsilon, delta)`` is called first.
+    pos_label : int, float, bool or str, optional
+        The positive class label.
+    gamma : float, default=2.0
+        Tail exponent of the pure-DP noise density; only used with ``delta == 0``.
+    sensitivity_form : {"harmonic", "log"}, default="harmonic"
+        Local-sensitivity bound of Lantz 2016 Thm 7.7: the proven, tighter harmonic
+        form (7.31) or the logarithmic form (7.8). Both are capped at 1.
+
+    Returns
+    -------
+    score : float
+        The noisy AP, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For NaN/inf, empty or mismatched inputs, non-binary labels or invalid privacy
+        parameters; never because of the class balance.
+
+    Notes
+    -----
+    Neighbouring relation: replace one row (its label and/or its score), with the number
+    of rows ``N`` public and the class counts private (Lantz 2016, §7.2.2; spec README §2
+    row 6 keeps this relation for the scorers, unlike the library's add/remove default).
+
+    Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
+    Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
+    with ``eta`` drawn from the density proportional to ``1 / (1 + |z|^gamma)`` (standard
+    Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
+    ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
+    ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
+    ``beta`` is used, ``S`` is the ``beta``-smooth sensitivity maximised over every class
+    count ``0..N``. The result is clamped to [0, 1] (post-processing). The guarantee is
+    exact (a proven bound), and one call spends exactly ``(epsilon, delta)``; with a
+    ``ledger`` the call is recorded there before the metric is computed.
+
+    The smooth sensitivity depends on the private class counts, so it is neither returned
+    nor stored. The function never raises because ``y_true`` has a single class (that
+    would reveal a private count): the exact value is then taken as 0.5 (AUC), 0 (AP
+    without positives) or 1 (AP without negatives) and noised as usual.
+
+    Ties are broken with negatives ranked first (Lantz 2016, §7.2.1), so a tied
+    positive/negative pair counts as a mis-ordering: with tied scores the exact value is
+    lower than scikit-learn's (which gives ties half credit); without ties it is equal.
+    ``random_state`` must stay secret for a real release: whoever knows it can subtract
+    the noise.
+
+    The AP sensitivity carries an extra ``log n`` factor compared with AUC, so for the
+    same budget the DP error of AP is several times larger (Lantz 2016, Fig. 7.5). The
+    true minimum AP is above 0 but depends on the private counts, so the clamp uses the
+    global range [0, 1].
+
+    References
+    ----------
+    .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
+       AISec 2015.
+    .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
+       Health Records", PhD thesis, ch. 7, 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.metrics import dp_average_precision_score
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.zeros(500), np.ones(500)]
+    >>> s = np.r_[rng.normal(0, 1, 500), rng.normal(1, 1, 500)]
+    >>> ap = dp_average_precision_score(y, s, epsilon=1.0, delta=1e-6, random_state=0)
+    >>> 0.0 <= ap <= 1.0
+    True
+    """
+    if sensitivity_form not in ("harmonic", "log"):
+        raise ValueError("sensitivity_form must be 'harmonic' or 'log'")
+    return _dp_ranking_metric(
+        "average_precision",
+        y_true,
+        y_score,
+        epsilon=epsilon,
+        delta=delta,
+        random_state=random_state,
+        ledger=ledger,
+        pos_label=pos_label,
+        gamma=gamma,
+        form=sensitivity_form,
+    )
+
+
+def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, ledger=None):
+    """Differentially private accuracy (fraction of correct predictions).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (any number of classes).
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    epsilon : float
+        Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
+    delta : float, default=0.0
+        Accepted for a uniform signature; the Laplace mechanism is pure DP, so the call
+        spends ``(epsilon, 0)`` whatever ``delta`` is.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise. ``None`` draws fresh OS entropy on every call.
+    ledger : PrivacyLedger, optional
+        If given, ``ledger.spend(epsilon, 0.0)`` is called first.
+
+    Returns
+    -------
+    score : float
+        The noisy accuracy, clamped to [0, 1].
+
+    Notes
+    -----
+    Neighbouring relation: replace one row, ``N`` public (as for the other scorers; spec
+    README §2 row 6). Replacing a row changes the number of correct predictions by at
+    most one, so the accuracy has global sensitivity ``1 / N``; the Laplace mechanism
+    adds ``Laplace(1 / (N epsilon))`` (Lantz 2016, §7.2.2). Pure ``epsilon``-DP, exact
+    guarantee; clamping to [0, 1] is post-processing.
+
+    References
+    ----------
+    .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
+       in private data analysis". TCC 2006.
+
+    Examples
+    --------
+    >>> from skdp.metrics import dp_accuracy_score
+    >>> acc = dp_accuracy_score([0, 1, 1, 0] * 250, [0, 1, 0, 0] * 250, epsilon=1.0,
+    ...                         random_state=0)
+    >>> abs(acc - 0.75) < 0.05
+    True
+    """
+    yt = column_or_1d(y_true)
+    yp = column_or_1d(y_pred)
+    check_consistent_length(yt, yp)
+    N = yt.shape[0]
+    if N == 0:
+        raise ValueError("y_true is empty")
+    if yt.dtype.kind in "fc":
+        check_finite(yt, name="y_true")
+    if yp.dtype.kind in "fc":
+        check_finite(yp, name="y_pred")
+    epsilon, delta = check_privacy_params(epsilon, delta)
+    rng = make_rng(random_state)
+    if ledger is not None:
+        ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
+    value = float(np.mean(yt == yp))
+    if math.isinf(epsilon):
+        return value
+    from skdp.mechanisms import add_laplace
+
+    noisy = add_laplace(value, sensitivity=1.0 / N, epsilon=epsilon, rng=rng)
+    return float(np.clip(np.asarray(noisy, dtype=float).ravel()[0], 0.0, 1.0))
+
+
+def binormal_roc_curve(auc, *, fpr=None, n_points=101):
+    """Symmetric binormal ROC curve with a given area (e.g. a DP AUC).
+
+    With ``a = sqrt(2) * Phi^{-1}(auc)`` and ``b = 1`` the curve is
+    ``tpr = Phi(a + Phi^{-1}(fpr))``: the ROC curve of two unit-variance normal score
+    distributions whose area is exactly ``auc`` (Lantz 2016, §7.5).
+
+    Parameters
+    ----------
+    auc : float
+        Area under the curve, clamped to ``[1e-6, 1 - 1e-6]`` first.
+    fpr : array-like, optional
+        False-positive rates to evaluate; default ``linspace(0, 1, n_points)``.
+    n_points : int, default=101
+        Number of points when ``fpr`` is not given (>= 2).
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        Monotone, from (0, 0) to (1, 1).
+
+    Notes
+    -----
+    Pure post-processing: applied to the output of :func:`dp_roc_auc_score` it spends no
+    further privacy budget (a DP ROC curve at the AUC's ``(epsilon, delta)``). It assumes
+    equal class variances; with unequal variances the curve is misspecified.
+
+    References
+    ----------
+    .. [1] E. Lantz. PhD thesis, §7.5, 2016.
+
+    Examples
+    --------
+    >>> from skdp.metrics import binormal_roc_curve
+    >>> fpr, tpr = binormal_roc_curve(0.8, n_points=5)
+    >>> float(tpr[0]), float(tpr[-1])
+    (0.0, 1.0)
+    """
+    auc = float(auc)
+    if not math.isfinite(auc):
+        raise ValueError("auc must be finite")
+    auc = min(max(auc, 1e-6), 1.0 - 1e-6)
+    if fpr is None:
+        if int(n_points) < 2:
+            raise ValueError("n_points must be >= 2")
+        fpr = np.linspace(0.0, 1.0, int(n_points))
+    else:
+        fpr = np.asarray(fpr, dtype=float)
+        if np.any(~np.isfinite(fpr)) or np.any((fpr < 0) | (fpr > 1)):
+            raise ValueError("fpr must lie in [0, 1]")
+    a = math.sqrt(2.0) * norm.ppf(auc)
+    with np.errstate(divide="ignore"):
+        tpr = norm.cdf(a + norm.ppf(fpr))
+    return fpr, tpr

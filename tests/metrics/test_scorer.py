@@ -1,0 +1,296 @@
+"""DP scorers inside scikit-learn model selection, and the spend of a CV / grid search."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    ShuffleSplit,
+    cross_val_score,
+    cross_validate,
+)
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skdp.metrics import (
+    DPScorer,
+    cv_privacy_spend,
+    dp_average_precision_score,
+    dp_roc_auc_score,
+    make_dp_scorer,
+)
+
+INF = math.inf
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, y
+
+
+def model(C=1.0):
+    return make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=500))
+
+
+CV = KFold(3, shuffle=True, random_state=0)
+
+
+@pytest.mark.parametrize(
+    ("dp_metric", "sk_metric"),
+    [("roc_auc", "roc_auc"), ("average_precision", "average_precision"), ("accuracy", "accuracy")],
+)
+def test_exact_scorer_matches_sklearn_in_cross_val_score(data, dp_metric, sk_metric):
+    """At epsilon=inf the scorer is the exact metric: it reproduces sklearn's scorer (no ties)."""
+    X, y = data
+    ours = cross_val_score(model(), X, y, cv=CV, scoring=make_dp_scorer(dp_metric, epsilon=INF))
+    ref = cross_val_score(model(), X, y, cv=CV, scoring=sk_metric)
+    np.testing.assert_allclose(ours, ref, atol=1e-12)
+
+
+def test_dict_of_scorers_in_cross_validate(data):
+    X, y = data
+    scoring = {
+        "auc": make_dp_scorer("roc_auc", epsilon=1.0, delta=1e-4, random_state=0),
+        "ap": make_dp_scorer(dp_average_precision_score, epsilon=1.0, random_state=0),
+        "acc": make_dp_scorer("accuracy", epsilon=1.0, random_state=0),
+    }
+    res = cross_validate(model(), X, y, cv=CV, scoring=scoring)
+    for key in ("test_auc", "test_ap", "test_acc"):
+        assert res[key].shape == (3,)
+        assert np.all((res[key] >= 0) & (res[key] <= 1))
+    exact = cross_val_score(model(), X, y, cv=CV, scoring="roc_auc")
+    # N ~ 190 per fold, ~70 positives: Laplace noise scale ~ 2/70; 0.2 is over 7 scales
+    assert np.all(np.abs(res["test_auc"] - exact) < 0.2)
+
+
+def test_grid_search_with_dp_scorer(data):
+    X, y = data
+    grid = {"logisticregression__C": [1e-4, 1.0]}
+    scorer = make_dp_scorer("roc_auc", epsilon=INF)
+    gs = GridSearchCV(model(), grid, cv=CV, scoring=scorer).fit(X, y)
+    ref = GridSearchCV(model(), grid, cv=CV, scoring="roc_auc").fit(X, y)
+    assert gs.best_params_ == ref.best_params_
+    np.testing.assert_allclose(
+        gs.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"]
+    )
+    gs_dp = GridSearchCV(
+        model(), grid, cv=CV, scoring=make_dp_scorer("roc_auc", epsilon=2.0, delta=1e-4)
+    ).fit(X, y)
+    assert np.all(np.isfinite(gs_dp.cv_results_["mean_test_score"]))
+
+
+class _ProbaOnly(ClassifierMixin, BaseEstimator):
+    """A classifier with predict_proba but no decision_function."""
+
+    def fit(self, X, y):
+        self.model_ = model().fit(X, y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X)
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_response_methods_and_pos_label(data):
+    X, y = data
+    est = model().fit(X, y)
+    dec = est.decision_function(X)
+    proba = est.predict_proba(X)[:, 1]
+    auc_dec = make_dp_scorer("roc_auc", epsilon=INF)(est, X, y)
+    assert auc_dec == dp_roc_auc_score(y, dec, epsilon=INF)
+    auc_proba = make_dp_scorer("roc_auc", epsilon=INF, response_method="predict_proba")(est, X, y)
+    assert auc_proba == dp_roc_auc_score(y, proba, epsilon=INF)
+    assert make_dp_scorer("roc_auc", epsilon=INF)(_ProbaOnly().fit(X, y), X, y) == auc_proba
+    # positive class = classes_[0]: the decision function is negated, labels flipped
+    neg = make_dp_scorer("roc_auc", epsilon=INF, pos_label=0)(est, X, y)
+    assert neg == dp_roc_auc_score(1 - y, -dec, epsilon=INF)
+    neg_p = make_dp_scorer("roc_auc", epsilon=INF, pos_label=0, response_method="predict_proba")
+    assert neg_p(est, X, y) == dp_roc_auc_score(
+        y, est.predict_proba(X)[:, 0], epsilon=INF, pos_label=0
+    )
+    with pytest.raises(ValueError):
+        make_dp_scorer("roc_auc", epsilon=INF, pos_label=7)(est, X, y)
+
+
+def test_scorer_rejects_what_it_cannot_do(data):
+    X, y = data
+    est = model().fit(X, y)
+    scorer = make_dp_scorer("roc_auc", epsilon=1.0)
+    with pytest.raises(ValueError, match="sample_weight"):
+        scorer(est, X, y, sample_weight=np.ones(len(y)))
+    Xi, yi = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="binary"):
+        scorer(LogisticRegression(max_iter=500).fit(Xi, yi), Xi, yi)
+    with pytest.raises(ValueError, match="metric"):
+        make_dp_scorer("f1", epsilon=1.0)
+    with pytest.raises(ValueError, match="response_method"):
+        make_dp_scorer(lambda yt, ys, **kw: 0.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="response_method"):
+        make_dp_scorer("roc_auc", epsilon=1.0, response_method="transform")
+    with pytest.raises(ValueError):
+        make_dp_scorer("roc_auc", epsilon=0.0)
+
+
+def test_scorer_pickles_and_reproduces(data):
+    X, y = data
+    est = model().fit(X, y)
+    scorer = make_dp_scorer("roc_auc", epsilon=0.5, random_state=11)
+    assert isinstance(scorer, DPScorer) and "epsilon=0.5" in repr(scorer)
+    copy = pickle.loads(pickle.dumps(scorer))
+    assert copy(est, X, y) == scorer(est, X, y)
+    # a different subset of rows gets different noise (no noise reuse across calls)
+    a = scorer(est, X[:300], y[:300]) - dp_roc_auc_score(
+        y[:300], est.decision_function(X[:300]), epsilon=INF
+    )
+    b = scorer(est, X[300:], y[300:]) - dp_roc_auc_score(
+        y[300:], est.decision_function(X[300:]), epsilon=INF
+    )
+    assert a != b
+    fresh = make_dp_scorer("roc_auc", epsilon=0.5)
+    assert fresh(est, X, y) != fresh(est, X, y)
+
+
+# ------------------------------------------------------------------- privacy accounting
+
+
+class _IdAware(ClassifierMixin, BaseEstimator):
+    """Logistic regression that ignores column 0 (a row id used to count scorer calls)."""
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def fit(self, X, y):
+        self.model_ = model(self.C).fit(X[:, 1:], y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def decision_function(self, X):
+        return self.model_.decision_function(X[:, 1:])
+
+    def predict(self, X):
+        return self.model_.predict(X[:, 1:])
+
+
+@pytest.mark.parametrize(
+    ("cv", "disjoint", "n_splits", "train_score"),
+    [
+        (KFold(4, shuffle=True, random_state=1), True, 4, False),
+        (KFold(4, shuffle=True, random_state=1), True, 4, True),
+        (ShuffleSplit(3, test_size=0.5, random_state=1), False, 3, False),
+    ],
+)
+def test_cv_privacy_spend_matches_counted_calls(data, cv, disjoint, n_splits, train_score):
+    """The formula equals eps x (largest number of scorer calls any row took part in)."""
+    X, y = data
+    Xid = np.c_[np.arange(len(y)), X]
+    calls = np.zeros(len(y), dtype=int)
+    inner = make_dp_scorer("roc_auc", epsilon=0.25, delta=1e-6, random_state=0)
+
+    def counting_scorer(estimator, X, y):
+        np.add.at(calls, X[:, 0].astype(int), 1)
+        return inner(estimator, X, y)
+
+    grid = {"C": [0.01, 0.1, 1.0]}
+    GridSearchCV(
+        _IdAware(), grid, cv=cv, scoring=counting_scorer, return_train_score=train_score
+    ).fit(Xid, y)
+    eps, delta = cv_privacy_spend(
+        epsilon=0.25,
+        delta=1e-6,
+        n_splits=n_splits,
+        n_candidates=3,
+        disjoint_folds=disjoint,
+        return_train_score=train_score,
+    )
+    assert eps == pytest.approx(0.25 * calls.max())
+    assert delta == pytest.approx(1e-6 * calls.max())
+    if disjoint and not train_score:
+        assert np.all(calls == 3)  # parallel over folds, sequential over candidates
+
+
+def test_cv_privacy_spend_formula():
+    assert cv_privacy_spend(epsilon=1.0, n_splits=5) == (1.0, 0.0)
+    assert cv_privacy_spend(epsilon=[0.5, 0.25], delta=[1e-6, 0.0], n_splits=5, n_candidates=4) == (
+        3.0,
+        4e-6,
+    )
+    assert cv_privacy_spend(epsilon=0.1, n_splits=5, n_repeats=3)[0] == pytest.approx(0.3)
+    # with a DP estimator: each row is in 4 of 5 training sets, plus the refit
+    eps, _ = cv_privacy_spend(epsilon=0.1, n_splits=5, n_candidates=2, fit_epsilon=1.0, refit=True)
+    assert eps == pytest.approx(2 * (0.1 + 4 * 1.0) + 1.0)
+    for bad in (
+        {"n_splits": 0},
+        {"n_candidates": 0},
+        {"n_repeats": 1.5},
+        {"epsilon": -1.0},
+        {"epsilon": [1.0, 1.0], "delta": [0.0, 0.0, 0.0]},
+        {"fit_epsilon": -1.0},
+    ):
+        kw = {"epsilon": 1.0, "n_splits": 3, **bad}
+        with pytest.raises(ValueError):
+            cv_privacy_spend(**kw)
+
+
+def test_scorer_privacy_spend_shorthand():
+    scorer = make_dp_scorer("roc_auc", epsilon=0.2, delta=1e-7)
+    assert scorer.privacy_spend(n_splits=5, n_candidates=3) == cv_privacy_spend(
+        epsilon=0.2, delta=1e-7, n_splits=5, n_candidates=3
+    )
+
+
+def test_ledger_records_calls_in_process_and_workers_need_the_helper(data):
+    """n_jobs=1: the user's ledger sees every call (a sequential, conservative total).
+
+    n_jobs=2: sklearn pickles the scorer into joblib workers, so the user's ledger misses
+    the calls; cv_privacy_spend gives the same (tighter, parallel-over-folds) total either
+    way, and a fixed random_state gives the same scores whatever n_jobs is.
+    """
+    from skdp.accounting import PrivacyLedger
+
+    X, y = data
+    grid = {"logisticregression__C": [0.1, 1.0]}
+    results = {}
+    for n_jobs in (1, 2):
+        ledger = PrivacyLedger()
+        scorer = make_dp_scorer("roc_auc", epsilon=0.5, random_state=5, ledger=ledger)
+        gs = GridSearchCV(model(), grid, cv=CV, scoring=scorer, n_jobs=n_jobs).fit(X, y)
+        results[n_jobs] = (gs.cv_results_["split0_test_score"], ledger)
+    scores1, ledger1 = results[1]
+    scores2, ledger2 = results[2]
+    np.testing.assert_array_equal(scores1, scores2)
+    assert len(ledger1.entries) == 6  # 2 candidates x 3 folds
+    assert ledger1.epsilon_spent == pytest.approx(3.0)
+    assert len(ledger2.entries) < 6  # worker copies recorded into their own copies
+    eps, delta = scorer.privacy_spend(n_splits=3, n_candidates=2)
+    assert (eps, delta) == (1.0, 0.0)
+    assert eps <= ledger1.epsilon_spent
+    # the recommended pattern: charge the run up front
+    up_front = PrivacyLedger(epsilon_budget=1.0)
+    up_front.spend(eps, delta, label="grid search")
+    assert up_front.epsilon_spent == pytest.approx(1.0)
+
+
+def test_ledger_budget_is_enforced_before_release(data):
+    from skdp.accounting import PrivacyLedger
+    from skdp.exceptions import BudgetExceededError
+
+    X, y = data
+    est = model().fit(X, y)
+    ledger = PrivacyLedger(epsilon_budget=1.0)
+    scorer = make_dp_scorer("roc_auc", epsilon=0.6, ledger=ledger, random_state=0)
+    scorer(est, X, y)
+    with pytest.raises(BudgetExceededError):
+        scorer(est, X, y)
+    assert ledger.epsilon_spent == pytest.approx(0.6)
