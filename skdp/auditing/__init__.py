@@ -36,6 +36,7 @@ from skdp.auditing._bounds import (
     one_run_epsilon_lower_bound,
     one_run_p_value,
 )
+from skdp.auditing._checks import check_privacy
 from skdp.auditing._controls import (
     LaplaceCountRelease,
     MemorizingClassifier,
@@ -51,6 +52,7 @@ __all__ = [
     "MemorizingClassifier",
     "MemorizingDensity",
     "RandomizedResponseRelease",
+    "check_privacy",
     "clopper_pearson",
     "distinguishing_audit",
     "epsilon_from_rates",
