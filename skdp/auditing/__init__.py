@@ -43,11 +43,25 @@ from skdp.auditing._controls import (
     MemorizingDensity,
     RandomizedResponseRelease,
 )
+from skdp.auditing._inversion import (
+    DeidentifiedDataAttack,
+    ModelInversionAttack,
+    attribute_inference_scores,
+)
+from skdp.auditing._reidentification import (
+    auc_reidentification_attack,
+    auc_reidentification_audit,
+)
 from skdp.auditing._result import AuditResult, roc_summary
 from skdp.auditing._scoring import membership_scores
 
 __all__ = [
     "AuditResult",
+    "DeidentifiedDataAttack",
+    "ModelInversionAttack",
+    "attribute_inference_scores",
+    "auc_reidentification_attack",
+    "auc_reidentification_audit",
     "LaplaceCountRelease",
     "MemorizingClassifier",
     "MemorizingDensity",

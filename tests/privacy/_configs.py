@@ -1,0 +1,48 @@
+"""Fast audit configurations per estimator class name (like test_common's TEST_PARAMS).
+
+Each entry:
+
+``params``
+    Constructor keywords of the audited configuration (must include ``epsilon``).
+``data``
+    ``callable(rng) -> (X, y, canary_X, canary_y)``; ``None`` = built from the
+    estimator's public bounds (:func:`skdp.auditing._checks.default_audit_data`).
+``audit`` / ``n_trials`` / ``score`` / ``audit_kwargs``
+    Passed to :func:`skdp.utils.estimator_checks.check_privacy`.
+``power_params``
+    Overrides that (almost) remove the noise (a huge epsilon). The same audit must then
+    find a bound above the audited configuration's epsilon: this proves the audit has
+    the power to catch a missing noise term for this estimator.
+``slow``
+    Run only under ``-m slow``.
+``skip``
+    A written reason why no fast audit applies (yet).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _histogram_data(rng, n=60, d=2):
+    # rows packed in the lower corner of the public box [0, 1]^d: the canary's cell
+    # at the upper corner is empty without it
+    X = 0.25 * rng.random((n, d))
+    return X, None, np.ones((1, d)), None
+
+
+AUDIT_CONFIGS: dict[str, dict] = {
+    "DPLinearRegression": {
+        "params": {"epsilon": 1.0, "bounds_X": (-1.0, 1.0), "bounds_y": (-1.0, 1.0)},
+        "data": None,
+        "n_trials": 200,
+        "power_params": {"epsilon": 1e6},
+    },
+    "DPHistogramSynthesizer": {
+        "params": {"epsilon": 1.0, "bounds": (0.0, 1.0)},
+        "data": _histogram_data,
+        "n_trials": 200,
+        "score": "sample",
+        "power_params": {"epsilon": 1e6},
+    },
+}
