@@ -428,7 +428,8 @@ def lira_attack(
     gets ``log N(phi; mu_in, s_in) - log N(phi; mu_out, s_out)`` (online) or
     ``(phi - mu_out) / s_out`` (offline).
 
-    The ROC/AUC/TPR@FPR pool all pairs (descriptive). The epsilon bound treats each
+    The ROC/AUC/TPR@FPR pool all pairs (descriptive; ``details["per_target_auc"]`` has
+    each target's AUC, for medians and quantile bands across targets). The epsilon bound treats each
     target as a one-run audit of its LiRA scores (Steinke et al. 2023: guesses may use
     anything independent of the target's inclusion bits, such as the shadows) at level
     ``(1 - confidence) / n_targets`` and reports the largest (Bonferroni), so it holds
@@ -519,6 +520,7 @@ def lira_attack(
             (one_run_epsilon_lower_bound(M, r, v, delta=delta, confidence=conf_each), r, v)
         )
     fpr, tpr, auc, at = roc_summary(target_masks.ravel(), lam.ravel())
+    per_target_auc = [roc_summary(target_masks[t], lam[t])[2] for t in range(n_targets)]
     return AuditResult(
         epsilon_lb=max(b for b, _, _ in per_target),
         confidence=confidence,
@@ -533,6 +535,7 @@ def lira_attack(
             "variant": variant,
             "global_variance": global_variance,
             "per_target": per_target,
+            "per_target_auc": per_target_auc,
             "shadow_masks": shadow_masks,
             "target_masks": target_masks,
             "shadow_seeds": seeds[:n_shadow],

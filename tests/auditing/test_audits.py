@@ -222,3 +222,37 @@ def test_roc_summary():
 def test_membership_scores_requires_public_method():
     with pytest.raises(ValueError, match="score=callable"):
         membership_scores(object(), np.zeros((2, 1)))
+
+
+@pytest.mark.slow
+def test_lira_full_settings_per_example_variance():
+    """Full LiRA: 64 shadows (per-example variances), 8 targets."""
+    X, y = _binary_data(n=400, seed=1)
+    res = lira_attack(MemorizingClassifier(), X, y, n_shadow=64, n_targets=8, random_state=0)
+    assert res.details["global_variance"] is False
+    assert res.tpr_at_fpr[1e-2] >= 0.2
+    assert np.median(res.details["per_target_auc"]) > 0.9
+    ids = np.arange(2000).reshape(-1, 1)
+    null = lira_attack(
+        RandomizedResponseRelease(epsilon=1e-9, n_ids=2000),
+        ids,
+        n_shadow=64,
+        n_targets=8,
+        random_state=0,
+    )
+    assert 0.45 <= null.auc <= 0.55
+    assert null.epsilon_lb == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0, 4.0])
+def test_distinguishing_audit_full_settings(eps):
+    """4000 fits: the bound approaches the true epsilon of randomized response from below."""
+    res = distinguishing_audit(
+        RandomizedResponseRelease(epsilon=eps, n_ids=120),
+        IDS,
+        canary_X=[[110]],
+        n_trials=4000,
+        random_state=1,
+    )
+    assert 0.8 * eps < res.epsilon_lb <= eps
