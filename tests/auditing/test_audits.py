@@ -256,3 +256,18 @@ def test_distinguishing_audit_full_settings(eps):
         random_state=1,
     )
     assert 0.8 * eps < res.epsilon_lb <= eps
+
+
+def test_audits_accept_dataframes():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    res = one_run_audit(MemorizingDensity(), df, random_state=0)
+    assert res.epsilon_lb > 1.0
+    res = distinguishing_audit(MemorizingDensity(), df.iloc[:40], n_trials=60, random_state=0)
+    assert res.epsilon_lb > 0.5
+    canary = pd.DataFrame({"a": [5.0], "b": [5.0]})
+    res = distinguishing_audit(
+        MemorizingDensity(), df.iloc[:40], canary_X=canary, n_trials=60, random_state=0
+    )
+    assert res.epsilon_lb > 0.5
