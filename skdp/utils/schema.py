@@ -73,6 +73,7 @@ __all__ = [
     "ColumnSpec",
     "TabularEncoder",
     "TabularSchema",
+    "assemble",
     "fill_missing_bounds",
 ]
 
