@@ -1,6 +1,10 @@
 """Fast audit configurations per estimator class name (like test_common's TEST_PARAMS).
 
-Each entry:
+A value is one configuration or a list of them (e.g. declared bounds, and the private
+bound estimate). Each configuration:
+
+``label``
+    Short test id (default: its position).
 
 ``params``
     Constructor keywords of the audited configuration (must include ``epsilon``).
@@ -24,6 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 
+def _regression_far_canary(rng, n=60, d=2):
+    # no bounds declared: the estimator spends part of epsilon on a private bound
+    # estimate; the canary lies far outside the other rows' range
+    X = rng.uniform(-1, 1, size=(n, d))
+    y = X @ np.linspace(1.0, -0.5, d) * 0.5 + 0.1 * rng.standard_normal(n)
+    return X, y, np.full((1, d), 50.0), np.array([-50.0])
+
+
 def _histogram_data(rng, n=60, d=2):
     # rows packed in the lower corner of the public box [0, 1]^d: the canary's cell
     # at the upper corner is empty without it
@@ -31,18 +43,28 @@ def _histogram_data(rng, n=60, d=2):
     return X, None, np.ones((1, d)), None
 
 
-AUDIT_CONFIGS: dict[str, dict] = {
-    "DPLinearRegression": {
-        "params": {"epsilon": 1.0, "bounds_X": (-1.0, 1.0), "bounds_y": (-1.0, 1.0)},
-        "data": None,
-        "n_trials": 200,
-        "power_params": {"epsilon": 1e6},
-    },
+AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
+    "DPLinearRegression": [
+        {
+            "label": "declared-bounds",
+            "params": {"epsilon": 1.0, "bounds_X": (-1.0, 1.0), "bounds_y": (-1.0, 1.0)},
+            "data": None,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "private-bounds",
+            "params": {"epsilon": 1.0},
+            "data": _regression_far_canary,
+            "n_trials": 400,
+        },
+    ],
     "DPHistogramSynthesizer": {
-        "params": {"epsilon": 1.0, "bounds": (0.0, 1.0)},
+        # n enters the bin count and the filter threshold: fix it publicly so that the
+        # neighbouring pair (60 and 61 rows) shares the same bins (add/remove proper)
+        "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 60},
         "data": _histogram_data,
-        "n_trials": 200,
-        "score": "sample",
+        "n_trials": 400,
         "power_params": {"epsilon": 1e6},
     },
 }
