@@ -262,3 +262,145 @@ def histogram_sensitivity(*, replace_one=False):
 
 
 __all__ += ["histogram_sensitivity"]
+
+
+def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"):
+    """Sensitivity of the (truncated) k-median cost: the diameter of the public domain.
+
+    ``Delta = max_{v, w} d(v, w)`` over the public candidate set ``V`` (``candidates``)
+    or over the public box ``bounds = (lo, hi)`` (Lantz 2016 §8.3.1; spec ``lantz.md``
+    §6.2, §6.4b, §6.5 item 6). It depends on public quantities only.
+
+    Neighbouring relation: **add, remove or move one private point** (the thesis's
+    relation for ch. 8, which includes the library default add/remove). The quality
+    ``q(D, F) = -sum_{x in D} min(Delta, d(x, F))`` then changes by at most ``Delta`` for
+    any centre set ``F``: one term appears, disappears or changes, and every term lies in
+    ``[0, Delta]``. Without the truncation the same bound holds whenever private points
+    lie in the convex hull of ``V`` (Euclidean/Manhattan distance to a point is convex,
+    so its maximum over the hull is attained at a point of ``V``). Tight: removing a
+    point at distance ``Delta`` from ``F``.
+
+    Parameters
+    ----------
+    candidates : array-like of shape (n_points, n_features), optional
+    bounds : (lo, hi) pair of arrays of shape (n_features,), optional
+        Used when ``candidates`` is None.
+    metric : {"euclidean", "manhattan"}, default="euclidean"
+
+    Returns
+    -------
+    float
+    """
+    import numpy as np
+    from scipy.spatial.distance import cdist
+
+    scipy_metric = {"euclidean": "euclidean", "manhattan": "cityblock"}[metric]
+    if candidates is not None:
+        V = np.asarray(candidates, dtype=float)
+        if V.ndim != 2:
+            raise ValueError("candidates must be a 2-D array")
+        best = 0.0
+        step = max(1, (1 << 22) // max(V.shape[0], 1))
+        for i in range(0, V.shape[0], step):
+            best = max(best, float(cdist(V[i : i + step], V, metric=scipy_metric).max()))
+        return best
+    if bounds is None:
+        raise ValueError("pass candidates or bounds")
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    width = np.abs(hi - lo)
+    return float(np.sqrt((width**2).sum()) if metric == "euclidean" else width.sum())
+
+
+__all__ += ["kmedian_cost_sensitivity"]
+
+
+def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
+    """Inverse scale of the two-sided geometric noise on one ILP coverage count.
+
+    ``alpha = epsilon / (n_rounds * n_levels * n_clauses)`` (Lantz 2016 Thm 6.6 + Thm 6.1 +
+    composition; spec ``lantz.md`` §4.2, §4.3, errata §8 item 2; spec README §3 S9).
+    The ``2 * n_clauses`` counts ``(q+_h(E+), q_h(E-))`` of one batch of ``n_clauses``
+    clauses have L1 sensitivity ``n_clauses`` (one added example changes, for each
+    clause, at most one of its two counts, by 1; attained by a positive all-ones row), so
+    ``G(alpha)`` on each with ``alpha = epsilon_batch / n_clauses`` is
+    ``epsilon_batch``-DP; a theory of ``n_rounds`` clauses searched over ``n_levels``
+    levels gives ``epsilon_batch = epsilon / (n_rounds * n_levels)``.
+
+    * smart reduction (Alg. 4): ``n_levels = max_clause_length + 1`` and ``n_clauses =``
+      ``beta_i``, the number of clauses evaluated at level ``i`` (the thesis's "k
+      predicates" is a typo for level ``i``);
+    * naive reduction (Alg. 3): ``n_levels = 1`` and ``n_clauses`` = the size of the
+      whole lattice searched, ``sum_{i <= l} C(|H_b|, i)``.
+
+    ``G(alpha)`` has pmf ``proportional to exp(-alpha |s|)``: ``alpha`` is an *inverse*
+    scale (larger = less noise; spec README §4 item 13).
+
+    Neighbouring relation: **add/remove one example** (ch. 6; the library default).
+
+    Returns
+    -------
+    float
+        ``inf`` when ``epsilon`` is ``inf`` (no noise).
+    """
+    n_clauses, n_rounds, n_levels = int(n_clauses), int(n_rounds), int(n_levels)
+    if min(n_clauses, n_rounds, n_levels) < 1:
+        raise ValueError("n_clauses, n_rounds and n_levels must be >= 1")
+    return float(epsilon) / (n_rounds * n_levels * n_clauses)
+
+
+__all__ += ["ilp_query_alpha"]
+
+
+def ilp_epsilon_lower_bound(n_atoms, delta, eta, n_records, *, form="proof"):
+    """Smallest epsilon any epsilon-DP, (delta, eta)-useful ILP algorithm can have.
+
+    Lantz 2016 Theorem 6.5 (Zeng et al. 2014); spec ``lantz.md`` §4.1 and errata §8
+    item 1. With ``n`` atoms and ``|D|`` records, group privacy over the
+    ``2((1 - delta)|D| + 1)`` rows in which the proof's two datasets differ gives
+
+    * ``form="proof"`` (default, what the proof shows):
+      ``epsilon >= (n ln 2 + ln(1 - eta)) / (2 ((1 - delta) |D| + 1))``;
+    * ``form="thesis"`` (the theorem as printed):
+      ``epsilon >= n ln 2 (1 - eta) / (2 ((1 - delta) |D| + 1))``.
+
+    Neighbouring relation: **add/remove one example** (ch. 6).
+
+    Parameters
+    ----------
+    n_atoms : int
+        Number of atoms ``n`` of the hypothesis language.
+    delta : float in [0, 1]
+        Usefulness fraction.
+    eta : float in [0, 1)
+        Failure probability.
+    n_records : int
+    form : {"proof", "thesis"}
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(ilp_epsilon_lower_bound(10, 0.9, 0.1, 100), 5)
+    0.31028
+    >>> round(ilp_epsilon_lower_bound(10, 0.9, 0.1, 100, form="thesis"), 5)
+    0.28356
+    """
+    import math
+
+    if form not in ("proof", "thesis"):
+        raise ValueError(f"form must be 'proof' or 'thesis', got {form!r}")
+    if not 0.0 <= delta <= 1.0:
+        raise ValueError("delta must be in [0, 1]")
+    if not 0.0 <= eta < 1.0:
+        raise ValueError("eta must be in [0, 1)")
+    if n_atoms < 0 or n_records < 0:
+        raise ValueError("n_atoms and n_records must be >= 0")
+    denom = 2.0 * ((1.0 - delta) * n_records + 1.0)
+    if form == "proof":
+        return (n_atoms * math.log(2.0) + math.log1p(-eta)) / denom
+    return n_atoms * math.log(2.0) * (1.0 - eta) / denom
+
+
+__all__ += ["ilp_epsilon_lower_bound"]
