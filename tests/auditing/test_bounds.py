@@ -185,3 +185,22 @@ def test_randomized_response_bound_approaches_from_below():
     assert med == sorted(med)
     assert med[-1] < eps0
     assert med[-1] > 0.85 * eps0
+
+
+def test_epsilon_lower_bound_coverage_on_randomized_response():
+    """Independent-trials bound: over 500 repetitions of 400 RR trials, the bound
+    exceeds the true epsilon no more often than 1 - confidence allows."""
+    eps0 = 1.0
+    q0 = math.exp(eps0) / (1 + math.exp(eps0))
+    rng = np.random.default_rng(11)
+    reps, n = 500, 200
+    tp = rng.binomial(n, q0, size=reps)  # positives guessed IN
+    fp = rng.binomial(n, 1 - q0, size=reps)  # negatives guessed IN
+    bounds = np.array(
+        [
+            epsilon_lower_bound(a, n - a, b, n - b, confidence=0.9)
+            for a, b in zip(tp, fp, strict=True)
+        ]
+    )
+    assert np.mean(bounds > eps0) <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / reps)
+    assert 0.5 * eps0 < np.median(bounds) < eps0
