@@ -43,6 +43,16 @@ def _histogram_data(rng, n=60, d=2):
     return X, None, np.ones((1, d)), None
 
 
+_GRID = np.array([[a, b] for a in np.linspace(-1, 1, 5) for b in np.linspace(-1, 1, 5)])
+
+
+def _kmedian_data(rng, n=40):
+    # a tight private cluster; the canary sits on the public candidate (1, 1), where a
+    # second centre is worth placing only if the canary is present
+    X = np.clip(rng.normal(-0.5, 0.02, size=(n, 2)), -1, 1)
+    return X, None, np.array([[1.0, 1.0]]), None
+
+
 AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
     "DPLinearRegression": [
         {
@@ -67,4 +77,19 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         "n_trials": 400,
         "power_params": {"epsilon": 1e6},
     },
+    "SubsampledExpMedian": [
+        {
+            "label": "exact-em",
+            "params": {"epsilon": 1.0, "n_clusters": 2, "candidates": _GRID, "n_candidates": None},
+            "data": _kmedian_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "subsampled",
+            "params": {"epsilon": 1.0, "n_clusters": 2, "candidates": _GRID},
+            "data": _kmedian_data,
+            "n_trials": 400,
+        },
+    ],
 }
