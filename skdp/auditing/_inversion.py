@@ -240,12 +240,14 @@ class DeidentifiedDataAttack:
         self.classes_ = [np.unique(self._targets[c].to_numpy()) for c in self._targets.columns]
 
     def _snap(self, queries):
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
         q = queries.copy()
         if not self.snap_numeric:
             return q
         for c in q.columns:
             col = self._bg[c]
-            if np.issubdtype(col.dtype, np.number) and len(col):
+            if is_numeric_dtype(col.dtype) and not is_bool_dtype(col.dtype) and len(col):
                 reps = np.unique(col.to_numpy(dtype=float))
                 vals = q[c].to_numpy(dtype=float)
                 q[c] = reps[np.argmin(np.abs(vals[:, None] - reps[None, :]), axis=1)]
