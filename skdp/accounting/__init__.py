@@ -1,0 +1,74 @@
+"""Privacy accounting: RDP / GDP maths, composition, calibration and a user-held ledger.
+
+Pure numpy/scipy (layer L1; never imports torch).
+
+* :func:`compute_epsilon` and :func:`calibrate_noise_multiplier`: epsilon of, and the
+  noise for, ``steps`` Poisson-subsampled Gaussian (DP-SGD) steps.
+* :func:`get_accountant`: stateful accountants by registry key -- ``"rdp"`` (exact,
+  the default everywhere) and ``"gdp_clt"`` (the DP-NF paper's central-limit formula;
+  approximate, warns).
+* :func:`rdp_subsampled_gaussian`, :func:`rdp_to_epsilon`, ... : the RDP building
+  blocks (exact integer *and* fractional orders, improved or classic conversion).
+* :func:`compose_sequential`, :func:`compose_parallel`, :func:`compose_advanced`.
+* :class:`PrivacyLedger`: charge fits and scorer calls against a budget.
+
+Throughout: add/remove-one-row neighbours with ``n`` public; ``noise_multiplier`` is
+the noise standard deviation over the L2 sensitivity, ``sample_rate`` the Poisson
+sampling probability ``q`` and ``steps`` the number of noisy steps ``T``.
+"""
+
+from skdp.accounting._accountant import (
+    Accountant,
+    GDPCLTAccountant,
+    RDPAccountant,
+    available_accountants,
+    calibrate_noise_multiplier,
+    compute_epsilon,
+    get_accountant,
+    register_accountant,
+)
+from skdp.accounting._composition import compose_advanced, compose_parallel, compose_sequential
+from skdp.accounting._gdp import (
+    gdp_clt_mu,
+    gdp_clt_noise_multiplier,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+)
+from skdp.accounting._ledger import PrivacyLedger
+from skdp.accounting._rdp import (
+    CONVERSIONS,
+    DEFAULT_ORDERS,
+    rdp_gaussian,
+    rdp_pure_dp,
+    rdp_subsampled_gaussian,
+    rdp_to_delta,
+    rdp_to_epsilon,
+)
+
+__all__ = [
+    "Accountant",
+    "CONVERSIONS",
+    "DEFAULT_ORDERS",
+    "GDPCLTAccountant",
+    "PrivacyLedger",
+    "RDPAccountant",
+    "available_accountants",
+    "calibrate_noise_multiplier",
+    "compose_advanced",
+    "compose_parallel",
+    "compose_sequential",
+    "compute_epsilon",
+    "gdp_clt_mu",
+    "gdp_clt_noise_multiplier",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
+    "get_accountant",
+    "rdp_gaussian",
+    "rdp_pure_dp",
+    "rdp_subsampled_gaussian",
+    "rdp_to_delta",
+    "rdp_to_epsilon",
+    "register_accountant",
+]
