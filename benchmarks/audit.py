@@ -82,18 +82,23 @@ def _estimators(configs):
     except ImportError as exc:  # a half-written estimator package
         return out, [("(discovery)", f"estimator discovery failed: {exc!r}")]
     for name, cls in found:
-        cfg = configs.get(name)
-        if cfg is None or "skip" in cfg:
-            skipped.append((name, "no fast audit configured" if cfg is None else cfg["skip"]))
+        cfgs = configs.get(name)
+        if cfgs is None:
+            skipped.append((name, "no fast audit configured"))
             continue
-        params = {k: v for k, v in cfg["params"].items() if k != "epsilon"}
-        probe = cls(**cfg["params"])
-        data = (
-            default_audit_data(probe, random_state=0)
-            if cfg.get("data") is None
-            else cfg["data"](np.random.default_rng(0))
-        )
-        out.append((name, cls, params, data, cfg.get("score", "auto")))
+        for i, cfg in enumerate(cfgs if isinstance(cfgs, list) else [cfgs]):
+            label = f"{name} [{cfg.get('label', i)}]"
+            if "skip" in cfg:
+                skipped.append((label, cfg["skip"]))
+                continue
+            params = {k: v for k, v in cfg["params"].items() if k != "epsilon"}
+            probe = cls(**cfg["params"])
+            data = (
+                default_audit_data(probe, random_state=0)
+                if cfg.get("data") is None
+                else cfg["data"](np.random.default_rng(0))
+            )
+            out.append((label, cls, params, data, cfg.get("score", "auto")))
     return out, skipped
 
 
@@ -104,18 +109,22 @@ def run(trials, epsilons=(1.0, 10.0), seed=0):
     for name, cls, params, (X, y, cX, cy), score in _controls() + estimators:
         for eps in epsilons:
             t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeltaTooLargeWarning)
-                res = distinguishing_audit(
-                    cls(epsilon=eps, **params),
-                    X,
-                    y,
-                    canary_X=cX,
-                    canary_y=cy,
-                    n_trials=trials,
-                    score=score,
-                    random_state=seed,
-                )
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeltaTooLargeWarning)
+                    res = distinguishing_audit(
+                        cls(epsilon=eps, **params),
+                        X,
+                        y,
+                        canary_X=cX,
+                        canary_y=cy,
+                        n_trials=trials,
+                        score=score,
+                        random_state=seed,
+                    )
+            except Exception as exc:  # report and go on with the other estimators
+                skipped.append((f"{name} at epsilon={eps:g}", f"audit failed: {exc!r}"))
+                continue
             rows.append(
                 {
                     "estimator": name,
@@ -155,14 +164,14 @@ def main():
         print(json.dumps({"rows": rows, "skipped": skipped}, indent=2))
         return
     print(f"Distinguishing audits, {args.trials} fits each, 95% confidence\n")
-    header = f"{'estimator':44s} {'audit':15s} {'claimed eps':>11s} {'eps_lb':>7s} {'AUC':>6s} "
+    header = f"{'estimator':48s} {'audit':15s} {'claimed eps':>11s} {'eps_lb':>7s} {'AUC':>6s} "
     header += f"{'TPR@1%':>7s} {'time s':>7s}"
     print(header)
     print("-" * len(header))
     for r in rows:
         flag = "  <-- exceeds claim" if r["epsilon_lb"] > r["epsilon"] else ""
         print(
-            f"{r['estimator']:44s} {r['audit']:15s} {r['epsilon']:>11g} {r['epsilon_lb']:>7.3f} "
+            f"{r['estimator']:48s} {r['audit']:15s} {r['epsilon']:>11g} {r['epsilon_lb']:>7.3f} "
             f"{r['auc']:>6.3f} {r['tpr_at_1pct_fpr']:>7.3f} {r['seconds']:>7.1f}{flag}"
         )
     for name, why in skipped:

@@ -53,6 +53,20 @@ def _kmedian_data(rng, n=40):
     return X, None, np.array([[1.0, 1.0]]), None
 
 
+def _ilp_data(rng):
+    # 30 positives with atom x0, 20 negatives without: the theory is the clause (x0)
+    # with or without the canary (a positive with x0), whose noisy coverage moves by 1
+    X = np.array([[1, 0]] * 30 + [[0, 0]] * 20)
+    y = np.array([1] * 30 + [0] * 20)
+    return X, y, np.array([[1, 0]]), np.array([1])
+
+
+def _released_coverage(estimator, X, y):
+    """Score = the released noisy coverage of the first learned clause (a DP output)."""
+    cov = np.asarray(estimator.clause_noisy_coverage_, dtype=float)
+    return np.full(len(X), cov[0] if len(cov) else -1e9)
+
+
 AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
     "DPLinearRegression": [
         {
@@ -70,6 +84,7 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         },
     ],
     "DPHistogramSynthesizer": {
+        "label": "public-n",
         # n enters the bin count and the filter threshold: fix it publicly so that the
         # neighbouring pair (60 and 61 rows) shares the same bins (add/remove proper)
         "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 60},
@@ -89,6 +104,22 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "label": "subsampled",
             "params": {"epsilon": 1.0, "n_clusters": 2, "candidates": _GRID},
             "data": _kmedian_data,
+            "n_trials": 400,
+        },
+    ],
+    "DPILPClassifier": [
+        {
+            "label": "released-coverage",
+            "params": {"epsilon": 1.0, "max_clause_length": 1},
+            "data": _ilp_data,
+            "n_trials": 400,
+            "score": _released_coverage,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "predictions",
+            "params": {"epsilon": 1.0, "max_clause_length": 1},
+            "data": _ilp_data,
             "n_trials": 400,
         },
     ],
