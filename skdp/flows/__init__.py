@@ -1,0 +1,35 @@
+"""Normalizing flows in torch (no privacy concepts).
+
+One convention everywhere (ARCHITECTURE.md, spec README §2 row 14): ``forward(x) -> (z,
+log_abs_det)`` maps data to latent, ``inverse(z) -> x`` maps latent to data, and
+``inverse_and_ladj(z) -> (x, log_abs_det)`` gives the sampling direction's log-determinant.
+Composite flows provide ``log_prob(x)``, ``sample(n, generator)`` and ``sample_and_log_prob``;
+:class:`LogProbModule` makes ``log_prob`` the module call for ``torch.func.functional_call``.
+
+No BatchNorm / ActNorm / data-dependent initialisation anywhere, and no layer mixes the rows of
+a batch, so everything is usable under DP-SGD per-sample gradients (``vmap(grad(...))``).
+"""
+
+from skdp.flows._base import Flow, LogProbModule, Transform, standard_normal_log_prob
+from skdp.flows._elementwise import Affine, Permutation
+from skdp.flows._factory import make_flow
+from skdp.flows._made import MADE, MaskedLinear
+from skdp.flows._maf import MAF, MAFLayer, soft_clamp
+from skdp.flows._realnvp import AffineCoupling, RealNVP
+
+__all__ = [
+    "MADE",
+    "MAF",
+    "Affine",
+    "AffineCoupling",
+    "Flow",
+    "LogProbModule",
+    "MAFLayer",
+    "MaskedLinear",
+    "Permutation",
+    "RealNVP",
+    "Transform",
+    "make_flow",
+    "soft_clamp",
+    "standard_normal_log_prob",
+]

@@ -1,0 +1,146 @@
+"""Invertibility and log-determinants of every transform (spec dp_flow.md §8 A2, A3, A6)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from skdp.flows import Affine, AffineCoupling, MAFLayer, Permutation, RealNVP
+from tests.flows.conftest import build
+
+DIMS = [1, 2, 3, 5]
+
+
+def _layers(d: int):
+    g = torch.Generator().manual_seed(10 + d)
+    layers = [
+        MAFLayer(d, (8, 8), generator=g),
+        MAFLayer(d, (8,), order="reversed", activation="tanh", alpha_clamp=None, generator=g),
+        Affine(d, loc=0.3, log_scale=-0.4),
+        Permutation(d, "reversed"),
+    ]
+    if d >= 2:
+        layers.append(AffineCoupling(d, [i % 2 for i in range(d)], (8,), generator=g))
+        layers.append(AffineCoupling(d, [0] * d, (8,), generator=g))
+    return layers
+
+
+def _all_transforms(d: int):
+    return [
+        *_layers(d),
+        build("maf", d),
+        build("realnvp", d),
+        build("maf", d, order="random"),
+        build("maf", d, normalization="affine"),
+        build("realnvp", d, normalization="affine"),
+    ]
+
+
+def _randomise_affines(module, seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, Affine):
+                m.loc.copy_(torch.randn(m.loc.shape, generator=g, dtype=m.loc.dtype))
+                m.log_scale.copy_(0.5 * torch.randn(m.loc.shape, generator=g, dtype=m.loc.dtype))
+
+
+@pytest.mark.parametrize("d", DIMS)
+def test_invertible_both_directions(d):
+    g = torch.Generator().manual_seed(d)
+    for t in _all_transforms(d):
+        t = t.double()
+        _randomise_affines(t)
+        x = 2.0 * torch.randn(16, d, dtype=torch.float64, generator=g)
+        z, ladj_f = t(x)
+        assert z.shape == x.shape and ladj_f.shape == (16,)
+        x_back, ladj_i = t.inverse_and_ladj(z)
+        torch.testing.assert_close(x_back, x, atol=1e-9, rtol=1e-9)
+        torch.testing.assert_close(ladj_i, -ladj_f, atol=1e-9, rtol=1e-9)
+        torch.testing.assert_close(t.inverse(z), x_back)
+        u = torch.randn(16, d, dtype=torch.float64, generator=g)
+        torch.testing.assert_close(t(t.inverse(u))[0], u, atol=1e-9, rtol=1e-9)
+
+
+@pytest.mark.parametrize("d", DIMS)
+def test_log_det_matches_autograd_jacobian(d):
+    g = torch.Generator().manual_seed(100 + d)
+    for t in _all_transforms(d):
+        t = t.double()
+        _randomise_affines(t, seed=d)
+        for _ in range(3):
+            x = 1.5 * torch.randn(d, dtype=torch.float64, generator=g)
+            jac = torch.autograd.functional.jacobian(lambda v, t=t: t(v)[0], x)
+            _, ladj = t(x)
+            torch.testing.assert_close(ladj, torch.linalg.slogdet(jac)[1], atol=1e-8, rtol=0)
+            z = torch.randn(d, dtype=torch.float64, generator=g)
+            jac_inv = torch.autograd.functional.jacobian(t.inverse, z)
+            _, ladj_inv = t.inverse_and_ladj(z)
+            torch.testing.assert_close(
+                ladj_inv, torch.linalg.slogdet(jac_inv)[1], atol=1e-8, rtol=0
+            )
+
+
+def test_single_row_and_batch_agree():
+    flow = build("maf", 3)
+    x = torch.randn(6, 3, dtype=torch.float64)
+    batch = flow.log_prob(x)
+    rows = torch.stack([flow.log_prob(r) for r in x])
+    assert flow.log_prob(x[0]).shape == ()
+    torch.testing.assert_close(batch, rows)
+
+
+def test_rows_are_independent():
+    """No transform mixes the records of a batch (DP-SGD requirement)."""
+    for kind in ("maf", "realnvp"):
+        flow = build(kind, 3)
+        x = torch.randn(5, 3, dtype=torch.float64)
+        x2 = x.clone()
+        x2[1:] = 100.0 * torch.randn(4, 3, dtype=torch.float64)
+        torch.testing.assert_close(flow.log_prob(x)[0], flow.log_prob(x2)[0])
+
+
+@pytest.mark.parametrize("kind", ["maf", "realnvp"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_dtypes(kind, dtype):
+    flow = build(kind, 3, dtype=dtype)
+    x = torch.randn(8, 3, dtype=dtype)
+    z, ladj = flow(x)
+    assert z.dtype == dtype and ladj.dtype == dtype
+    tol = 1e-4 if dtype == torch.float32 else 1e-10
+    torch.testing.assert_close(flow.inverse(z), x, atol=tol, rtol=tol)
+    s = flow.sample(5, generator=torch.Generator().manual_seed(0))
+    assert s.dtype == dtype and s.shape == (5, 3) and torch.isfinite(s).all()
+
+
+def test_alpha_clamp_bounds_the_log_scale():
+    layer = MAFLayer(2, (8,), alpha_clamp=0.5).double()
+    with torch.no_grad():
+        layer.made.layers[-1].bias.fill_(50.0)
+    _, ladj = layer(torch.randn(4, 2, dtype=torch.float64))
+    assert torch.all(ladj.abs() <= 2 * 0.5 + 1e-12)
+    with pytest.raises(ValueError):
+        MAFLayer(2, (8,), alpha_clamp=0.0)
+
+
+def test_zero_init_is_identity():
+    for kind in ("maf", "realnvp"):
+        flow = build(kind, 3, zero_init_output=True)
+        x = torch.randn(4, 3, dtype=torch.float64)
+        z, ladj = flow(x)
+        torch.testing.assert_close(z, x)
+        torch.testing.assert_close(ladj, torch.zeros(4, dtype=torch.float64))
+
+
+def test_realnvp_d1_falls_back_to_affine():
+    flow = RealNVP(1, n_layers=3)
+    assert all(isinstance(t, Affine) for t in flow.transforms)
+
+
+def test_coupling_bad_masks():
+    with pytest.raises(ValueError):
+        AffineCoupling(3, [1, 1, 1])
+    with pytest.raises(ValueError):
+        AffineCoupling(3, [1, 0])
+    with pytest.raises(ValueError):
+        AffineCoupling(3, [2, 0, 1])
