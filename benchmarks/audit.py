@@ -11,6 +11,9 @@ the other half) reports:
 * the empirical epsilon lower bound at 95% confidence (a bound, not an estimate: weak
   attacks give small bounds; the bound can only exceed the claim if the claim is false,
   with probability <= 5%),
+* ``max``: the largest bound the audit's sample size allows (a perfect attack); a
+  claim above it cannot be refuted by this audit (e.g. epsilon=10 with 200 evaluation
+  fits),
 * the attack's ROC AUC and TPR at 1% FPR over all fits (descriptive),
 * the wall time.
 
@@ -131,6 +134,7 @@ def run(trials, epsilons=(1.0, 10.0), seed=0):
                     "audit": "distinguishing",
                     "epsilon": eps,
                     "epsilon_lb": res.epsilon_lb,
+                    "max_epsilon_lb": res.details["max_epsilon_lb"],
                     "auc": res.auc,
                     "tpr_at_1pct_fpr": res.tpr_at_fpr[1e-2],
                     "seconds": time.perf_counter() - t0,
@@ -145,6 +149,7 @@ def run(trials, epsilons=(1.0, 10.0), seed=0):
             "audit": "one-run",
             "epsilon": math.inf,
             "epsilon_lb": res.epsilon_lb,
+            "max_epsilon_lb": res.details["max_epsilon_lb"],
             "auc": res.auc,
             "tpr_at_1pct_fpr": res.tpr_at_fpr[1e-2],
             "seconds": time.perf_counter() - t0,
@@ -164,15 +169,16 @@ def main():
         print(json.dumps({"rows": rows, "skipped": skipped}, indent=2))
         return
     print(f"Distinguishing audits, {args.trials} fits each, 95% confidence\n")
-    header = f"{'estimator':48s} {'audit':15s} {'claimed eps':>11s} {'eps_lb':>7s} {'AUC':>6s} "
-    header += f"{'TPR@1%':>7s} {'time s':>7s}"
+    header = f"{'estimator':48s} {'audit':15s} {'claimed eps':>11s} {'eps_lb':>7s} {'max':>6s} "
+    header += f"{'AUC':>6s} {'TPR@1%':>7s} {'time s':>7s}"
     print(header)
     print("-" * len(header))
     for r in rows:
         flag = "  <-- exceeds claim" if r["epsilon_lb"] > r["epsilon"] else ""
         print(
             f"{r['estimator']:48s} {r['audit']:15s} {r['epsilon']:>11g} {r['epsilon_lb']:>7.3f} "
-            f"{r['auc']:>6.3f} {r['tpr_at_1pct_fpr']:>7.3f} {r['seconds']:>7.1f}{flag}"
+            f"{r['max_epsilon_lb']:>6.2f} {r['auc']:>6.3f} {r['tpr_at_1pct_fpr']:>7.3f} "
+            f"{r['seconds']:>7.1f}{flag}"
         )
     for name, why in skipped:
         print(f"skipped {name}: {why}")

@@ -288,6 +288,10 @@ def distinguishing_audit(
             "threshold": threshold,
             "direction": direction,
             "confusion": {"tp": tp, "fn": fn, "fp": fp, "tn": tn},
+            # the largest bound these evaluation trials could give (a perfect attack)
+            "max_epsilon_lb": epsilon_lower_bound(
+                tp + fn, 0, 0, fp + tn, delta=delta, confidence=confidence
+            ),
             "scores": scores,
             "labels": labels,
         },
@@ -381,7 +385,18 @@ def one_run_audit(
         fpr=fpr,
         tpr=tpr,
         epsilon_claimed=eps_claimed,
-        details={"m": m, "r": r, "v": v, "k_pos": k_pos, "k_neg": k_neg, "scores": scores},
+        details={
+            "m": m,
+            "r": r,
+            "v": v,
+            "k_pos": k_pos,
+            "k_neg": k_neg,
+            # the largest bound this audit could give (every guess correct)
+            "max_epsilon_lb": one_run_epsilon_lower_bound(
+                m, r, r, delta=delta, confidence=confidence
+            ),
+            "scores": scores,
+        },
     )
 
 

@@ -66,7 +66,10 @@ class AuditResult:
     epsilon_claimed : float or None
         The epsilon the audited estimator claims, when known.
     details : dict
-        Method-specific counts (trials, guesses, correct guesses, thresholds, ...).
+        Method-specific counts (trials, guesses, correct guesses, thresholds, ...);
+        ``max_epsilon_lb`` is the largest bound the audit's sample size allows (a
+        perfect attack), i.e. the audit cannot certify a violation of a claimed epsilon
+        above it.
     """
 
     epsilon_lb: float
