@@ -21,6 +21,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
+from sklearn.utils.multiclass import check_classification_targets
 
 from skdp.base import DPEstimatorMixin
 from skdp.utils._random import make_rng
@@ -192,6 +193,10 @@ class MemorizingDensity(DensityMixin, BaseEstimator):
         d2 = ((X[:, None, :] - self.rows_[None, :, :]) ** 2).sum(-1)
         return -np.sqrt(d2.min(axis=1))
 
+    def score(self, X, y=None):
+        """Mean of :meth:`score_samples`."""
+        return float(np.mean(self.score_samples(X)))
+
 
 class MemorizingClassifier(ClassifierMixin, BaseEstimator):
     """Non-private control: a 1-nearest-neighbour classifier whose confidence in the
@@ -211,6 +216,7 @@ class MemorizingClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True)
+        check_classification_targets(y)
         self.classes_, self.y_ = np.unique(y, return_inverse=True)
         self.rows_ = X.astype(float)
         self.epsilon_spent_ = math.inf
@@ -228,4 +234,5 @@ class MemorizingClassifier(ClassifierMixin, BaseEstimator):
         return proba
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -271,3 +271,12 @@ def test_audits_accept_dataframes():
         MemorizingDensity(), df.iloc[:40], canary_X=canary, n_trials=60, random_state=0
     )
     assert res.epsilon_lb > 0.5
+
+
+@pytest.mark.parametrize("control", [MemorizingDensity, MemorizingClassifier])
+def test_memorizing_controls_pass_sklearn_checks(control):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(control(), on_fail=None, on_skip=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed
