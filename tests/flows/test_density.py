@@ -37,7 +37,9 @@ def test_unclamped_1d_layer_integrates_to_one():
     N(mu, exp(2 alpha)), checked here without the soft clamp and against the closed form."""
     flow = Flow([MAFLayer(1, (4,), alpha_clamp=None)]).double()
     with torch.no_grad():
-        flow.transforms[0].made.layers[-1].bias.copy_(torch.tensor([0.7, -1.2]))
+        flow.transforms[0].made.layers[-1].bias.copy_(
+            torch.tensor([0.7, -1.2], dtype=torch.float64)
+        )
     total, _ = integrate.quad(_density_1d(flow), -np.inf, np.inf)
     assert abs(total - 1.0) < 1e-6
     x = torch.linspace(-3, 3, 7, dtype=torch.float64)[:, None]
