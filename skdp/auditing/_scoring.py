@@ -9,7 +9,8 @@ attributes: they use what a user of the released model can call.
   ``log p_y - log(1 - p_y)`` (Carlini et al. 2022; monotone in ``-loss``);
 * ``score_samples`` (densities, synthesizers with a density): the log-likelihood;
 * ``predict`` with ``y`` (regressors): minus the squared error;
-* ``transform`` (clusterers exposing distances): minus the distance to the nearest centre;
+* ``transform`` (clusterers exposing distances), else the public fitted
+  ``cluster_centers_`` of a clusterer: minus the distance to the nearest centre;
 * ``sample`` (synthesizers without a density): minus the distance to the nearest of
   ``n_synthetic`` released synthetic rows.
 """
@@ -49,6 +50,13 @@ def _neg_centre_distance(estimator, X, y):
     return -np.min(np.asarray(estimator.transform(X), dtype=float), axis=1)
 
 
+def _neg_fitted_centre_distance(estimator, X, y):
+    centres = np.asarray(estimator.cluster_centers_, dtype=float)
+    Xa = np.asarray(X, dtype=float).reshape(len(X), -1)
+    d2 = ((Xa[:, None, :] - centres[None, :, :]) ** 2).sum(-1)
+    return -np.sqrt(d2.min(axis=1))
+
+
 def _make_sample_distance(n_synthetic, seed):
     def _neg_synthetic_distance(estimator, X, y):
         synth = estimator.sample(n_synthetic, random_state=seed)
@@ -61,11 +69,21 @@ def _make_sample_distance(n_synthetic, seed):
     return _neg_synthetic_distance
 
 
+def _is_clusterer(estimator):
+    try:
+        from sklearn.base import is_clusterer
+
+        return bool(is_clusterer(estimator))
+    except (ImportError, TypeError, AttributeError):
+        return False
+
+
 def resolve_scorer(estimator, y=None, score="auto", *, n_synthetic=1000, seed=0):
     """Return ``f(fitted_estimator, X, y) -> scores`` (higher = member) for ``score``.
 
     ``score`` is ``"auto"``, one of ``"predict_proba"``, ``"score_samples"``,
-    ``"predict"``, ``"transform"``, ``"sample"``, or a callable with that signature.
+    ``"predict"``, ``"transform"``, ``"cluster_centers"``, ``"sample"``, or a callable
+    with that signature.
     """
     if callable(score):
         return score
@@ -74,6 +92,7 @@ def resolve_scorer(estimator, y=None, score="auto", *, n_synthetic=1000, seed=0)
         "score_samples": _score_samples,
         "predict": _neg_sq_error,
         "transform": _neg_centre_distance,
+        "cluster_centers": _neg_fitted_centre_distance,
         "sample": _make_sample_distance(n_synthetic, seed),
     }
     if score != "auto":
@@ -88,11 +107,13 @@ def resolve_scorer(estimator, y=None, score="auto", *, n_synthetic=1000, seed=0)
         return _neg_sq_error
     if hasattr(estimator, "transform"):
         return _neg_centre_distance
+    if getattr(estimator, "_estimator_type", None) == "clusterer" or _is_clusterer(estimator):
+        return _neg_fitted_centre_distance
     if hasattr(estimator, "sample"):
         return table["sample"]
     raise ValueError(
         f"{type(estimator).__name__} exposes none of predict_proba, score_samples, predict, "
-        "transform or sample: pass score=callable(estimator, X, y)"
+        "transform, cluster_centers_ or sample: pass score=callable(estimator, X, y)"
     )
 
 

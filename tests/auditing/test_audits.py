@@ -280,3 +280,15 @@ def test_memorizing_controls_pass_sklearn_checks(control):
     results = check_estimator(control(), on_fail=None, on_skip=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed
+
+
+def test_clusterer_scored_by_public_centres():
+    from sklearn.base import BaseEstimator, ClusterMixin
+
+    class _Centres(ClusterMixin, BaseEstimator):
+        def fit(self, X, y=None):
+            self.cluster_centers_ = np.array([[0.0, 0.0], [3.0, 4.0]])
+            return self
+
+    est = _Centres().fit(None)
+    np.testing.assert_allclose(membership_scores(est, np.array([[3.0, 0.0]])), [-3.0])
