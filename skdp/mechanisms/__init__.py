@@ -1,0 +1,62 @@
+"""Differential-privacy mechanisms (numpy only, vectorised, explicit Generators).
+
+* additive noise: :func:`laplace_noise` / :func:`add_laplace`, :func:`gaussian_sigma` /
+  :func:`add_gaussian`, :func:`two_sided_geometric` / :func:`add_geometric`,
+  :func:`smooth_sensitivity_noise` (density ∝ 1/(1+|z|^γ));
+* selection: :func:`exponential_mechanism` (log space, Gumbel-max),
+  :func:`subsampled_exponential_mechanism`;
+* private bounds: :func:`private_quantile`, :func:`private_bounds`,
+  :func:`resolve_bounds`;
+* :mod:`skdp.mechanisms.sensitivity`: every sensitivity formula, once.
+
+Every function takes ``rng`` (a :class:`numpy.random.Generator`) as a keyword; none
+uses a global random state. ``epsilon`` is always the total guarantee of the call.
+"""
+
+from skdp.mechanisms import sensitivity
+from skdp.mechanisms._bounds import (
+    private_bounds,
+    private_quantile,
+    private_quantile_log_probs,
+    resolve_bounds,
+)
+from skdp.mechanisms._exponential import (
+    exponential_mechanism,
+    exponential_mechanism_log_probs,
+    subsampled_exponential_mechanism,
+)
+from skdp.mechanisms._noise import (
+    add_gaussian,
+    add_geometric,
+    add_laplace,
+    gaussian_delta,
+    gaussian_sigma,
+    laplace_noise,
+    smooth_sensitivity_beta,
+    smooth_sensitivity_logpdf,
+    smooth_sensitivity_noise,
+    smooth_sensitivity_scale,
+    two_sided_geometric,
+)
+
+__all__ = [
+    "add_gaussian",
+    "add_geometric",
+    "add_laplace",
+    "exponential_mechanism",
+    "exponential_mechanism_log_probs",
+    "gaussian_delta",
+    "gaussian_sigma",
+    "laplace_noise",
+    "private_bounds",
+    "private_quantile",
+    "private_quantile_log_probs",
+    "resolve_bounds",
+    "sensitivity",
+    "smooth_sensitivity_beta",
+    "smooth_sensitivity_logpdf",
+    "smooth_sensitivity_noise",
+    "smooth_sensitivity_scale",
+    "subsampled_exponential_mechanism",
+    "two_sided_geometric",
+]
