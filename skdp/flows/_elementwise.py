@@ -40,8 +40,8 @@ class Affine(Transform):
     >>> import torch
     >>> from skdp.flows import Affine
     >>> z, ladj = Affine(2, log_scale=1.0)(torch.ones(1, 2))
-    >>> ladj
-    tensor([-2.])
+    >>> ladj.tolist()
+    [-2.0]
     """
 
     def __init__(self, n_features: int, loc: float = 0.0, log_scale: float = 0.0) -> None:

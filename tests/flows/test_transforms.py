@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skdp.flows import Affine, AffineCoupling, MAFLayer, Permutation, RealNVP
 from tests.flows.conftest import build
@@ -144,3 +146,40 @@ def test_coupling_bad_masks():
         AffineCoupling(3, [1, 0])
     with pytest.raises(ValueError):
         AffineCoupling(3, [2, 0, 1])
+
+
+@st.composite
+def flow_configs(draw):
+    kind = draw(st.sampled_from(["maf", "realnvp"]))
+    d = draw(st.integers(1, 5))
+    n_layers = draw(st.integers(1, 3))
+    widths = tuple(draw(st.integers(max(d - 1, 1), 10)) for _ in range(draw(st.integers(0, 2))))
+    extra = {}
+    if kind == "maf":
+        extra["order"] = draw(st.sampled_from(["reversed", "random"]))
+    return dict(
+        kind=kind,
+        d=d,
+        seed=draw(st.integers(0, 1000)),
+        n_layers=n_layers,
+        hidden_features=widths,
+        activation=draw(st.sampled_from(["relu", "tanh"])),
+        alpha_clamp=draw(st.sampled_from([None, 1.0, 3.0])),
+        normalization=draw(st.sampled_from(["none", "affine"])),
+        **extra,
+    )
+
+
+@given(flow_configs())
+def test_flow_properties_hypothesis(cfg):
+    kind, d = cfg.pop("kind"), cfg.pop("d")
+    flow = build(kind, d, **cfg)
+    _randomise_affines(flow, seed=cfg["seed"])
+    g = torch.Generator().manual_seed(cfg["seed"])
+    x = torch.randn(4, d, dtype=torch.float64, generator=g)
+    z, ladj = flow(x)
+    torch.testing.assert_close(flow.inverse(z), x, atol=1e-8, rtol=1e-8)
+    jac = torch.autograd.functional.jacobian(lambda v: flow(v)[0], x[0])
+    torch.testing.assert_close(ladj[0], torch.linalg.slogdet(jac)[1], atol=1e-8, rtol=0)
+    xs, lp = flow.sample_and_log_prob(3, generator=g)
+    torch.testing.assert_close(lp, flow.log_prob(xs), atol=1e-6, rtol=0)
