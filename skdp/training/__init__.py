@@ -1,0 +1,27 @@
+"""Torch DP-SGD engine, generic over any ``nn.Module`` and per-record loss (layer L3).
+
+* :func:`train_dpsgd`: calibrate the noise from (epsilon, delta), run exactly ``n_iter``
+  accounted DP-SGD steps, return a :class:`TrainingResult`;
+* :class:`DPSGDTrainer`: the normative step (spec ``dp_flow.md`` §2.5) one at a time;
+* :func:`per_sample_gradients`, :func:`clip_and_sum`, :func:`check_per_record_module`.
+
+Knows nothing of flows: estimators combine it with :mod:`skdp.flows`.
+"""
+
+from skdp.training._dpsgd import (
+    DPSGDTrainer,
+    TrainingResult,
+    check_per_record_module,
+    clip_and_sum,
+    per_sample_gradients,
+    train_dpsgd,
+)
+
+__all__ = [
+    "DPSGDTrainer",
+    "TrainingResult",
+    "check_per_record_module",
+    "clip_and_sum",
+    "per_sample_gradients",
+    "train_dpsgd",
+]
