@@ -59,7 +59,7 @@ class PrivacyLedger:
     Totals are compared to the budget with a relative slack of 1e-9, so that sums such
     as ``0.1 + 0.2`` do not fail on binary rounding.
 
-    Copies record separately: :func:`copy.deepcopy`, pickling, :func:`sklearn.clone`
+    Copies record separately: :func:`copy.copy`, :func:`copy.deepcopy`, pickling, :func:`sklearn.clone`
     of an object holding a ledger, and joblib workers (``GridSearchCV(n_jobs>1)``) each
     get an independent ledger, and spends made in a copy never reach the original.
     Under parallel grid search, charge the spend to your own ledger from the number of
@@ -190,6 +190,12 @@ class PrivacyLedger:
         if label is None:
             label = f"{type(estimator).__name__}.fit"
         return self.spend(epsilon, delta, label=label)
+
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.entries = [dict(e) for e in self.entries]
+        return new
 
     def reset(self):
         """Forget every entry (keeps the budget); return ``self``."""
