@@ -1,0 +1,25 @@
+"""Differentially private synthetic data.
+
+:class:`DPHistogramSynthesizer` needs only numpy/pandas. Torch-based synthesizers (a later
+``DPGANSynthesizer``) are imported lazily through ``__getattr__``, so that
+``import skdp.synthesis`` never imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from skdp.synthesis._histogram import DPHistogramSynthesizer, lei_n_bins
+
+__all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
+
+# Public name -> private module, imported on first access (torch-using estimators go here).
+_LAZY: dict[str, str] = {}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
