@@ -1,0 +1,466 @@
+"""SubsampledExpMedian: private k-median with the subsampled exponential mechanism.
+
+Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015); spec ``lantz.md`` §6.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from skdp.base import DPEstimatorMixin
+from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
+from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
+from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    validate_data,
+)
+from skdp.utils.validation import check_bounds, check_finite
+
+__all__ = ["SubsampledExpMedian", "kmedian_costs"]
+
+_METRICS = {"euclidean": "euclidean", "manhattan": "cityblock"}
+
+#: largest number of candidate sets the plain exponential mechanism (``n_candidates=None``)
+#: may enumerate
+MAX_ENUMERATED = 5_000_000
+
+
+def kmedian_costs(X, centers, *, metric="euclidean", truncate=None, chunk_size=1 << 22):
+    """k-median cost of many candidate centre sets, evaluated in bounded memory.
+
+    ``cost(F) = sum_x min(truncate, min_{f in F} d(x, f))``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    centers : ndarray of shape (n_sets, k, n_features)
+        ``n_sets`` candidate sets of ``k`` centres each.
+    metric : {"euclidean", "manhattan"}, default="euclidean"
+    truncate : float or None, default=None
+        Cap on each point's distance to its nearest centre (the sensitivity; ``None``:
+        no cap).
+    chunk_size : int, default=2**22
+        At most about this many point-to-centre distances are held in memory at once
+        (the full ``n_sets x n_samples x k`` array is never materialised).
+
+    Returns
+    -------
+    costs : ndarray of shape (n_sets,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster import kmedian_costs
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> kmedian_costs(X, np.array([[[0.0, 0.0]], [[0.5, 0.0]]])).tolist()
+    [1.0, 1.0]
+    """
+    X = np.asarray(X, dtype=float)
+    centers = np.asarray(centers, dtype=float)
+    n_sets, k, d = centers.shape
+    n = X.shape[0]
+    out = np.zeros(n_sets)
+    if n == 0 or n_sets == 0:
+        return out
+    scipy_metric = _METRICS[metric]
+    rows = max(1, min(n, chunk_size // max(k, 1)))
+    sets = max(1, chunk_size // (rows * k))
+    for s0 in range(0, n_sets, sets):
+        C = centers[s0 : s0 + sets]
+        flat = C.reshape(-1, d)
+        for r0 in range(0, n, rows):
+            D = cdist(X[r0 : r0 + rows], flat, metric=scipy_metric)
+            D = D.reshape(D.shape[0], C.shape[0], k).min(axis=2)
+            if truncate is not None:
+                np.minimum(D, truncate, out=D)
+            out[s0 : s0 + sets] += D.sum(axis=0)
+    return out
+
+
+def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
+    """Costs of index subsets given the point-to-candidate distance matrix ``D`` (n, |V|)."""
+    n = D.shape[0]
+    m, k = subsets.shape
+    out = np.empty(m)
+    step = max(1, chunk_size // max(n * k, 1))
+    for s0 in range(0, m, step):
+        idx = subsets[s0 : s0 + step]
+        part = D[:, idx].min(axis=2)  # (n, step)
+        np.minimum(part, truncate, out=part)
+        out[s0 : s0 + step] = part.sum(axis=0)
+    return out
+
+
+def _uniform_subsets(n_points, k, m, rng):
+    """``m`` i.i.d. uniform ``k``-subsets of ``range(n_points)`` (no repeat within a set)."""
+    # argpartition of uniform keys gives a uniform random k-subset per row
+    out = np.empty((m, k), dtype=np.intp)
+    step = max(1, (1 << 22) // max(n_points, 1))
+    for s0 in range(0, m, step):
+        keys = rng.random((min(step, m - s0), n_points))
+        out[s0 : s0 + step] = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    return np.sort(out, axis=1)
+
+
+def _kpp_subsets(V, k, m, rng, metric, weighting):
+    """``m`` i.i.d. k-means++ seedings on the public points ``V`` (data-independent).
+
+    ``weighting="square"``: later centres with probability proportional to the squared
+    distance to the nearest chosen centre (Arthur and Vassilvitskii 2007);
+    ``"inverse"``: to its inverse (the thesis's literal wording, spec §6.4c). Chosen
+    points get weight 0, so a set never repeats a point.
+    """
+    n_points = V.shape[0]
+    scipy_metric = _METRICS[metric]
+    out = np.empty((m, k), dtype=np.intp)
+    step = max(1, (1 << 22) // max(n_points, 1))
+    for s0 in range(0, m, step):
+        b = min(step, m - s0)
+        rows = np.arange(b)
+        chosen = np.zeros((b, n_points), dtype=bool)
+        first = rng.integers(n_points, size=b)
+        out[s0 : s0 + b, 0] = first
+        chosen[rows, first] = True
+        dmin = cdist(V[first], V, metric=scipy_metric)
+        for j in range(1, k):
+            if weighting == "square":
+                w = dmin**2
+            else:
+                w = 1.0 / np.maximum(dmin, 1e-12) ** 2
+            w[chosen] = 0.0
+            total = w.sum(axis=1)
+            # all remaining points coincide with chosen ones: fall back to uniform
+            flat = total <= 0
+            if flat.any():
+                w[flat] = (~chosen[flat]).astype(float)
+                total[flat] = w[flat].sum(axis=1)
+            cum = np.cumsum(w, axis=1)
+            u = rng.random(b) * total
+            pick = np.minimum((cum <= u[:, None]).sum(axis=1), n_points - 1)
+            # guard against landing on a zero-weight point through rounding
+            bad = chosen[rows, pick]
+            if bad.any():
+                for r in np.nonzero(bad)[0]:
+                    pick[r] = rng.choice(np.nonzero(~chosen[r])[0])
+            out[s0 : s0 + b, j] = pick
+            chosen[rows, pick] = True
+            np.minimum(dmin, cdist(V[pick], V, metric=scipy_metric), out=dmin)
+    return np.sort(out, axis=1)
+
+
+class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
+    """Differentially private k-median with the subsampled exponential mechanism.
+
+    ``n_candidates`` sets of ``n_clusters`` centres are drawn from a data-independent
+    base distribution (over a public candidate set ``candidates`` or uniformly in the
+    public box ``bounds``), and one is selected with the exponential mechanism whose
+    quality is the negative (truncated) k-median cost of the private data (Lantz 2016,
+    Def. 8.1). ``n_candidates=None`` runs the plain exponential mechanism over all
+    ``C(|V|, k)`` subsets of the candidate set instead (for comparison; feasible only for
+    small settings).
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of centres ``k``.
+    epsilon : float, default=1.0
+        Total privacy loss of one ``fit`` (pure epsilon-DP). ``math.inf`` selects the
+        best sampled candidate set (the optimum when ``n_candidates=None``).
+    n_candidates : int, "auto" or None, default="auto"
+        Number ``m`` of candidate sets drawn from the base distribution. ``"auto"``
+        is ``ceil(6 k ln |V|)`` (the iteration count of Gupta et al.'s private local
+        search, the thesis's ``ssemauto``); it needs ``candidates``. ``None``: the plain
+        exponential mechanism over every k-subset of ``candidates``.
+    candidates : array-like of shape (n_candidates_points, n_features) or None
+        Public candidate centres ``V``. Centres are chosen among them.
+    bounds : (lo, hi) of scalars or per-feature arrays, or None, default=None
+        Public box. Without ``candidates``, centres are drawn uniformly in this box.
+        It is not used to clip data (the cost is truncated instead, see Notes).
+    base : {"uniform", "kmeans++"}, default="uniform"
+        Base distribution of a candidate set: a uniform random k-subset of ``V`` (or k
+        uniform points of the box), or a k-means++ seeding on ``V`` (``candidates``
+        needed). Either way it is independent of the private data.
+    kpp_weighting : {"square", "inverse"}, default="square"
+        k-means++ weighting of later centres by the squared distance to the nearest
+        chosen one (standard), or by its inverse (the thesis's literal description,
+        spec §8 item 6; spreads centres less).
+    sensitivity : float or None, default=None
+        Cap ``Delta`` on each point's contribution to the cost and sensitivity of the
+        quality. ``None``: the diameter of the public domain, i.e. of ``candidates``
+        (or of the box ``bounds``).
+    metric : {"euclidean", "manhattan"}, default="euclidean"
+    chunk_size : int, default=2**22
+        Approximate number of distances held in memory at once during cost evaluation.
+    random_state : None, int, Generator or SeedSequence, default=None
+        Seed of the candidate sampling and of the selection. ``None`` draws fresh OS
+        entropy. Keep it secret for a real release.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    center_indices_ : ndarray of shape (n_clusters,) or None
+        Rows of ``candidates`` chosen as centres (``None`` for the box base).
+    n_candidates_ : int
+        Number of candidate sets the mechanism chose from.
+    sensitivity_ : float
+        The ``Delta`` used (public).
+    epsilon_spent_ : float
+    delta_spent_ : float
+        Always 0.
+    privacy_guarantee_ : str
+        ``"exact"``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Notes
+    -----
+    **Privacy.** Neighbouring relation: add, remove or move (replace) one private
+    point (the thesis's relation for ch. 8; for add/remove, the library default, the
+    guarantee is the same). Mechanism: the subsampled exponential mechanism (Lantz 2016,
+    Def. 8.1 and Thm 8.2), which is exact pure ``epsilon``-DP because the candidate sets
+    are sampled independently of the data; the exponent is ``epsilon * q / (2 Delta)``.
+    Quality ``q(F) = -sum_x min(Delta, d(x, F))``: the truncation at ``Delta`` makes the
+    sensitivity exactly ``Delta`` for any data, and it changes nothing when every private
+    point lies in the convex hull of ``candidates`` (Euclidean metric; the default
+    ``Delta`` is then the diameter of ``candidates``, spec §6.2). Accountant: a single
+    pure-DP mechanism, ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``,
+    ``privacy_guarantee_ = "exact"``. The fitted estimator stores no private statistic:
+    in particular no cost, ``inertia_`` or training ``labels_`` (``fit_predict`` returns
+    the labels without storing them). ``score`` evaluates the cost of the data it is
+    given and is not private.
+
+    References
+    ----------
+    .. [1] Lantz, E. (2016). Machine learning for risk prediction and privacy in
+       electronic health records. PhD thesis, University of Wisconsin-Madison, ch. 8.
+    .. [2] Lantz, E., Boyd, K. and Page, D. (2015). Subsampled exponential mechanism:
+       differential privacy in large output spaces. AISec.
+    .. [3] McSherry, F. and Talwar, K. (2007). Mechanism design via differential
+       privacy. FOCS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster import SubsampledExpMedian
+    >>> rng = np.random.default_rng(0)
+    >>> V = rng.uniform(-1, 1, size=(100, 2))          # public candidate centres
+    >>> X = np.vstack([rng.normal(-0.5, 0.1, (50, 2)), rng.normal(0.5, 0.1, (50, 2))])
+    >>> km = SubsampledExpMedian(n_clusters=2, epsilon=5.0, candidates=V, random_state=0)
+    >>> km.fit(X).cluster_centers_.shape
+    (2, 2)
+    >>> km.n_candidates_
+    56
+    """
+
+    _parameter_constraints: dict = {
+        **DPEstimatorMixin._privacy_parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "candidates": ["array-like", None],
+        "bounds": [tuple, list, np.ndarray, None],
+        "base": [StrOptions({"uniform", "kmeans++"})],
+        "kpp_weighting": [StrOptions({"square", "inverse"})],
+        "sensitivity": [Interval(Real, 0, None, closed="neither"), None],
+        "metric": [StrOptions(set(_METRICS))],
+        "chunk_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+    }
+    _parameter_constraints.pop("delta", None)
+
+    def __init__(
+        self,
+        *,
+        n_clusters=2,
+        epsilon=1.0,
+        n_candidates="auto",
+        candidates=None,
+        bounds=None,
+        base="uniform",
+        kpp_weighting="square",
+        sensitivity=None,
+        metric="euclidean",
+        chunk_size=1 << 22,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.n_candidates = n_candidates
+        self.candidates = candidates
+        self.bounds = bounds
+        self.base = base
+        self.kpp_weighting = kpp_weighting
+        self.sensitivity = sensitivity
+        self.metric = metric
+        self.chunk_size = chunk_size
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ helpers
+    def _public_domain(self, n_features):
+        """Resolve the public candidate set / box; raise on missing public metadata."""
+        if self.candidates is not None:
+            V = check_finite(np.asarray(self.candidates, dtype=float), name="candidates")
+            if V.ndim != 2 or V.shape[1] != n_features:
+                raise ValueError(
+                    f"candidates must have shape (n_points, {n_features}) to match X, got {V.shape}"
+                )
+            if V.shape[0] < self.n_clusters:
+                raise ValueError(
+                    f"n_clusters={self.n_clusters} exceeds the number of candidates ({V.shape[0]})"
+                )
+            return V, None
+        if self.bounds is None:
+            raise ValueError(
+                "SubsampledExpMedian needs public metadata: pass candidates (public "
+                "candidate centres) or bounds (a public box to draw centres from)"
+            )
+        if self.base != "uniform":
+            raise ValueError(f'base="{self.base}" needs candidates')
+        if self.n_candidates is None or self.n_candidates == "auto":
+            raise ValueError(
+                "with the box base (no candidates) n_candidates must be an int: the "
+                "subsets of a continuous box cannot be enumerated"
+            )
+        return None, check_bounds(self.bounds, n_features)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Select ``n_clusters`` centres privately.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : SubsampledExpMedian
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        epsilon, _ = self._check_privacy_params()
+        k = self.n_clusters
+        V, box = self._public_domain(X.shape[1])
+        delta = (
+            float(self.sensitivity)
+            if self.sensitivity is not None
+            else kmedian_cost_sensitivity(candidates=V, bounds=box, metric=self.metric)
+        )
+        if delta <= 0:
+            raise ValueError(
+                "the public domain has diameter 0; pass a positive sensitivity or a "
+                "larger candidate set / box"
+            )
+        rng = make_rng(self.random_state)
+        chunk = self.chunk_size
+
+        if V is not None and self.n_candidates is None:
+            # plain exponential mechanism over all C(|V|, k) subsets
+            n_sets = math.comb(V.shape[0], k)
+            if n_sets > MAX_ENUMERATED:
+                raise ValueError(
+                    f"n_candidates=None enumerates C({V.shape[0]}, {k}) = {n_sets} subsets, "
+                    f"more than {MAX_ENUMERATED}; pass an int n_candidates"
+                )
+            subsets = np.array(list(itertools.combinations(range(V.shape[0]), k)), dtype=np.intp)
+            D = cdist(X, V, metric=_METRICS[self.metric])
+            q = -_subset_costs_from_distances(D, subsets, delta, chunk)
+            idx = self._select(q, epsilon, delta, rng)
+            chosen = subsets[idx]
+            self.n_candidates_ = int(n_sets)
+        else:
+            if self.n_candidates == "auto":
+                m = math.ceil(6 * k * math.log(V.shape[0])) if V.shape[0] > 1 else 1
+            else:
+                m = int(self.n_candidates)
+            self.n_candidates_ = int(m)
+            metric = self.metric
+            if V is not None:
+                if self.base == "uniform":
+
+                    def sample(m_, rng_):
+                        return _uniform_subsets(V.shape[0], k, m_, rng_)
+
+                else:
+                    weighting = self.kpp_weighting
+
+                    def sample(m_, rng_):
+                        return _kpp_subsets(V, k, m_, rng_, metric, weighting)
+
+                def utility(subsets):
+                    subsets = np.asarray(subsets)
+                    return -kmedian_costs(
+                        X, V[subsets], metric=metric, truncate=delta, chunk_size=chunk
+                    )
+
+            else:
+                lo, hi = box
+
+                def sample(m_, rng_):
+                    return lo + (hi - lo) * rng_.random((m_, k, lo.shape[0]))
+
+                def utility(centers):
+                    return -kmedian_costs(
+                        X, centers, metric=metric, truncate=delta, chunk_size=chunk
+                    )
+
+            if math.isinf(epsilon):
+                cands = sample(m, rng)
+                best = int(np.argmax(utility(cands)))
+                chosen = cands[best]
+            else:
+                cands, best = subsampled_exponential_mechanism(
+                    sample, utility, m=m, epsilon=epsilon, sensitivity=delta, rng=rng
+                )
+                chosen = np.asarray(cands)[int(best)]
+        if V is not None:
+            chosen = np.sort(np.asarray(chosen, dtype=np.intp))
+            self.center_indices_ = chosen
+            self.cluster_centers_ = V[chosen].copy()
+        else:
+            self.center_indices_ = None
+            self.cluster_centers_ = np.asarray(chosen, dtype=float).copy()
+        self.sensitivity_ = float(delta)
+        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        return self
+
+    @staticmethod
+    def _select(q, epsilon, delta, rng):
+        if math.isinf(epsilon):
+            return int(np.argmax(q))
+        return int(exponential_mechanism(q, epsilon=epsilon, sensitivity=delta, rng=rng))
+
+    def predict(self, X):
+        """Index of the nearest centre for each row of ``X`` (post-processing)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        D = cdist(X, self.cluster_centers_, metric=_METRICS[self.metric])
+        return np.argmin(D, axis=1).astype(np.int64)
+
+    def fit_predict(self, X, y=None):
+        """Fit, then return the nearest-centre labels of ``X`` (not stored)."""
+        return self.fit(X).predict(X)
+
+    def score(self, X, y=None):
+        """Negative (untruncated) k-median cost of ``X`` for the fitted centres.
+
+        Not differentially private: it evaluates the data it is given.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return -float(
+            kmedian_costs(
+                X, self.cluster_centers_[None], metric=self.metric, chunk_size=self.chunk_size
+            )[0]
+        )

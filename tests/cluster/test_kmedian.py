@@ -1,0 +1,283 @@
+"""Tests of SubsampledExpMedian (spec lantz.md §6.5)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from skdp.cluster import SubsampledExpMedian, kmedian_costs
+from skdp.exceptions import DeltaTooLargeWarning
+
+V4 = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+
+
+def _ref_cost(D, centers, delta):
+    """Independent truncated k-median cost."""
+    return sum(min(delta, min(math.dist(x, c) for c in centers)) for x in D)
+
+
+def _exact_ssem_distribution(D, V, k, m, epsilon, delta):
+    """Exact output law of SSEM with a uniform base over k-subsets, m i.i.d. draws.
+
+    Enumerates every m-tuple of candidate subsets; returns P(subset) for each subset.
+    """
+    subsets = list(itertools.combinations(range(len(V)), k))
+    q = np.array([-_ref_cost(D, V[list(s)], delta) for s in subsets])
+    logw = epsilon * q / (2 * delta)
+    p = np.zeros(len(subsets))
+    prob_tuple = len(subsets) ** -m
+    for tup in itertools.product(range(len(subsets)), repeat=m):
+        lw = logw[list(tup)]
+        sel = np.exp(lw - logsumexp(lw))
+        for j, s in enumerate(tup):
+            p[s] += prob_tuple * sel[j]
+    return subsets, p
+
+
+def _exact_em_distribution(D, V, k, epsilon, delta):
+    subsets = list(itertools.combinations(range(len(V)), k))
+    q = np.array([-_ref_cost(D, V[list(s)], delta) for s in subsets])
+    lw = epsilon * q / (2 * delta)
+    return subsets, np.exp(lw - logsumexp(lw))
+
+
+@pytest.mark.parametrize("m", [1, 2, pytest.param(3, marks=pytest.mark.slow), None])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_exact_selection_distribution_satisfies_epsilon_on_all_neighbours(m, epsilon):
+    delta = math.sqrt(2)  # diameter of V4, the estimator's default
+    domain = [tuple(v) for v in V4] + [(0.5, 0.5), (3.0, -2.0)]
+    worst = 0.0
+    for size in range(0, 3):
+        for D in itertools.combinations_with_replacement(domain, size):
+            neighbours = [D + (x,) for x in domain]
+            neighbours += [D[:j] + (x,) + D[j + 1 :] for j in range(len(D)) for x in domain]
+            if m is None:
+                _, P = _exact_em_distribution(D, V4, 2, epsilon, delta)
+            else:
+                _, P = _exact_ssem_distribution(D, V4, 2, m, epsilon, delta)
+            for D2 in neighbours:
+                if m is None:
+                    _, P2 = _exact_em_distribution(D2, V4, 2, epsilon, delta)
+                else:
+                    _, P2 = _exact_ssem_distribution(D2, V4, 2, m, epsilon, delta)
+                worst = max(worst, np.max(np.abs(np.log(P) - np.log(P2))))
+    assert worst <= epsilon + 1e-9
+    if m == 1:
+        assert worst < 1e-12  # one draw: the output is the base distribution
+    else:
+        assert worst > 0.1 * epsilon  # the check has power: neighbours do differ
+
+
+@pytest.mark.parametrize("m", [2, None])
+def test_estimator_samples_the_exact_distribution(m):
+    X = np.array([[0.1, 0.0], [0.0, 0.2], [0.9, 1.0]])
+    epsilon = 3.0
+    est = SubsampledExpMedian(n_clusters=2, epsilon=epsilon, candidates=V4, n_candidates=m)
+    assert est.fit(X).sensitivity_ == pytest.approx(math.sqrt(2))
+    if m is None:
+        subsets, P = _exact_em_distribution(X, V4, 2, epsilon, math.sqrt(2))
+    else:
+        subsets, P = _exact_ssem_distribution(X, V4, 2, m, epsilon, math.sqrt(2))
+    n = 3000
+    counts = np.zeros(len(subsets))
+    for seed in range(n):
+        idx = tuple(est.set_params(random_state=seed).fit(X).center_indices_)
+        counts[subsets.index(idx)] += 1
+    # every cell within 4.5 binomial standard deviations, and total variation small
+    sd = np.sqrt(n * P * (1 - P))
+    assert np.all(np.abs(counts - n * P) <= 4.5 * sd + 1)
+    assert 0.5 * np.abs(counts / n - P).sum() < 0.05
+
+
+def test_convergence_to_the_best_candidate_as_epsilon_grows():
+    rng = np.random.default_rng(0)
+    V = rng.uniform(-1, 1, size=(12, 2))
+    X = np.vstack([rng.normal(-0.6, 0.05, (30, 2)), rng.normal(0.6, 0.05, (30, 2))])
+    subsets = list(itertools.combinations(range(12), 2))
+    costs = [_ref_cost(X, V[list(s)], np.inf) for s in subsets]
+    best = subsets[int(np.argmin(costs))]
+    em = SubsampledExpMedian(n_clusters=2, epsilon=1e6, candidates=V, n_candidates=None)
+    for seed in range(5):
+        assert tuple(em.set_params(random_state=seed).fit(X).center_indices_) == best
+    assert tuple(em.set_params(epsilon=math.inf).fit(X).center_indices_) == best
+    # SSEM at huge epsilon picks the best candidate of its sample: same seed, same sample
+    ss = SubsampledExpMedian(n_clusters=2, epsilon=1e6, candidates=V, n_candidates=20)
+    ss_inf = SubsampledExpMedian(n_clusters=2, epsilon=math.inf, candidates=V, n_candidates=20)
+    for seed in range(5):
+        a = ss.set_params(random_state=seed).fit(X)
+        b = ss_inf.set_params(random_state=seed).fit(X)
+        assert a.score(X) >= b.score(X) - 1e-9 or np.array_equal(
+            a.center_indices_, b.center_indices_
+        )
+    # and as epsilon -> 0 the output is (close to) uniform over subsets
+    tiny = SubsampledExpMedian(n_clusters=2, epsilon=1e-9, candidates=V4, n_candidates=None)
+    counts = np.zeros(6)
+    for seed in range(600):
+        counts[
+            list(itertools.combinations(range(4), 2)).index(
+                tuple(tiny.set_params(random_state=seed).fit(X).center_indices_)
+            )
+        ] += 1
+    assert np.all(np.abs(counts - 100) < 45)
+
+
+def test_best_candidate_of_sample_epsilon_inf():
+    rng = np.random.default_rng(1)
+    V = rng.uniform(-1, 1, size=(30, 2))
+    X = rng.uniform(-1, 1, size=(40, 2))
+    est = SubsampledExpMedian(
+        n_clusters=3, epsilon=math.inf, candidates=V, n_candidates=500, random_state=0
+    ).fit(X)
+    # with 500 draws the best of the sample is close to the optimum over all C(30,3)
+    all_costs = kmedian_costs(X, V[np.array(list(itertools.combinations(range(30), 3)))])
+    assert -est.score(X) <= np.quantile(all_costs, 0.01)
+
+
+def test_structure_invariants_and_auto_m():
+    rng = np.random.default_rng(2)
+    V = rng.uniform(-1, 1, size=(100, 3))
+    X = rng.uniform(-1, 1, size=(50, 3))
+    for base in ("uniform", "kmeans++"):
+        for weighting in ("square", "inverse"):
+            est = SubsampledExpMedian(
+                n_clusters=4,
+                epsilon=1.0,
+                candidates=V,
+                base=base,
+                kpp_weighting=weighting,
+                random_state=3,
+            ).fit(X)
+            assert est.n_candidates_ == math.ceil(6 * 4 * math.log(100))
+            idx = est.center_indices_
+            assert len(set(idx.tolist())) == 4
+            np.testing.assert_array_equal(est.cluster_centers_, V[idx])
+            assert est.epsilon_spent_ == 1.0 and est.delta_spent_ == 0.0
+            assert est.privacy_guarantee_ == "exact"
+    assert SubsampledExpMedian(n_clusters=2, candidates=V).fit(X).n_candidates_ == 56 * 0 + (
+        math.ceil(12 * math.log(100))
+    )
+
+
+def test_kpp_sampler_never_duplicates_even_with_repeated_points():
+    from skdp.cluster._kmedian import _kpp_subsets, _uniform_subsets
+
+    V = np.vstack([np.zeros((5, 2)), np.ones((2, 2))])  # heavy duplication
+    rng = np.random.default_rng(0)
+    for weighting in ("square", "inverse"):
+        S = _kpp_subsets(V, 4, 200, rng, "euclidean", weighting)
+        assert all(len(set(r)) == 4 for r in S.tolist())
+    S = _uniform_subsets(7, 3, 500, rng)
+    assert all(len(set(r)) == 3 for r in S.tolist())
+    # uniform k-subsets are uniform over the C(7, 3) = 35 subsets
+    _, counts = np.unique(_uniform_subsets(7, 3, 35000, rng), axis=0, return_counts=True)
+    assert len(counts) == 35 and np.all(np.abs(counts - 1000) < 150)
+
+
+def test_sensitivity_is_public_and_no_private_attribute_is_stored():
+    rng = np.random.default_rng(4)
+    V = rng.uniform(-1, 1, size=(20, 2))
+    a = SubsampledExpMedian(candidates=V, random_state=0).fit(rng.uniform(-1, 1, (30, 2)))
+    b = SubsampledExpMedian(candidates=V, random_state=0).fit(rng.uniform(-5, 5, (80, 2)))
+    assert a.sensitivity_ == b.sensitivity_
+    assert a.sensitivity_ == pytest.approx(max(math.dist(v, w) for v in V for w in V))
+    fitted = {k for k in vars(a) if k.endswith("_") and not k.startswith("_")}
+    assert fitted == {
+        "cluster_centers_",
+        "center_indices_",
+        "n_candidates_",
+        "sensitivity_",
+        "epsilon_spent_",
+        "delta_spent_",
+        "privacy_guarantee_",
+        "n_features_in_",
+    }
+    for name in fitted - {"cluster_centers_", "center_indices_"}:
+        assert np.all(getattr(a, name) == getattr(b, name)), name
+    assert not hasattr(a, "labels_") and not hasattr(a, "inertia_")
+
+
+def test_chunked_costs_match_brute_force():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(37, 3))
+    C = rng.normal(size=(11, 4, 3))
+    ref = np.array([_ref_cost(X, c, 1.5) for c in C])
+    for chunk in (1, 7, 50, 1 << 22):
+        np.testing.assert_allclose(kmedian_costs(X, C, truncate=1.5, chunk_size=chunk), ref)
+    man = np.array([sum(min(np.abs(x - f).sum() for f in c) for x in X) for c in C])
+    np.testing.assert_allclose(kmedian_costs(X, C, metric="manhattan", chunk_size=5), man)
+
+
+def test_box_base_and_predict_score():
+    rng = np.random.default_rng(6)
+    X = np.vstack([rng.normal(-2, 0.2, (40, 2)), rng.normal(2, 0.2, (40, 2))])
+    est = SubsampledExpMedian(
+        n_clusters=2, epsilon=10.0, bounds=(-3, 3), n_candidates=300, random_state=0
+    ).fit(X)
+    assert est.center_indices_ is None
+    assert est.sensitivity_ == pytest.approx(math.sqrt(72))
+    assert np.all(np.abs(est.cluster_centers_) <= 3)
+    labels = est.predict(X)
+    assert set(labels[:40]) != set(labels[40:])  # the two blobs are separated
+    np.testing.assert_array_equal(est.fit_predict(X), labels)
+    dist = np.linalg.norm(X[:, None, :] - est.cluster_centers_[None], axis=2)
+    assert est.score(X) == pytest.approx(-dist.min(axis=1).sum())
+    np.testing.assert_array_equal(labels, dist.argmin(axis=1))
+
+
+def test_reproducible_and_errors():
+    X = np.random.default_rng(7).uniform(-1, 1, (20, 2))
+    a = SubsampledExpMedian(candidates=V4, random_state=11).fit(X).center_indices_
+    b = SubsampledExpMedian(candidates=V4, random_state=11).fit(X).center_indices_
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="public metadata"):
+        SubsampledExpMedian().fit(X)
+    with pytest.raises(ValueError, match="n_candidates must be an int"):
+        SubsampledExpMedian(bounds=(-1, 1)).fit(X)
+    with pytest.raises(ValueError, match="needs candidates"):
+        SubsampledExpMedian(bounds=(-1, 1), base="kmeans++", n_candidates=5).fit(X)
+    with pytest.raises(ValueError, match="shape"):
+        SubsampledExpMedian(candidates=np.zeros((5, 3))).fit(X)
+    with pytest.raises(ValueError, match="exceeds"):
+        SubsampledExpMedian(n_clusters=5, candidates=V4).fit(X)
+    with pytest.raises(ValueError, match="enumerates"):
+        SubsampledExpMedian(
+            n_clusters=5, candidates=np.linspace(0, 1, 400).reshape(200, 2), n_candidates=None
+        ).fit(X)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError):
+        SubsampledExpMedian(candidates=V4).fit(bad)
+    with pytest.raises(ValueError):
+        SubsampledExpMedian(candidates=V4, epsilon=0.0).fit(X)
+
+
+@pytest.mark.slow
+def test_median_cost_does_not_increase_with_m():
+    rng = np.random.default_rng(8)
+    V = rng.uniform(-1, 1, size=(200, 2))
+    X = V[rng.choice(200, 60, replace=False)]
+    med = []
+    for m in (5, 50, 500):
+        est = SubsampledExpMedian(n_clusters=4, epsilon=1.0, candidates=V, n_candidates=m)
+        med.append(np.median([-est.set_params(random_state=s).fit(X).score(X) for s in range(200)]))
+    assert med[0] >= med[1] - 0.5 and med[1] >= med[2] - 0.5
+
+
+def test_sklearn_common_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    est = SubsampledExpMedian(bounds=(-5, 5), n_candidates=200, epsilon=1e6, random_state=0)
+    expected = {
+        "check_clustering": "no labels_ attribute: the training labels are a per-record "
+        "function of the private data and are not stored (fit_predict returns them)",
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeltaTooLargeWarning)
+        results = check_estimator(est, expected_failed_checks=expected, on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert failed == [], failed
