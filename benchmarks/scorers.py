@@ -67,7 +67,7 @@ def accuracy_table(reps, delta, seed=0):
         for name, fn in METRICS.items():
             exact = np.array([fn(y, s, epsilon=np.inf) for y, s in sets])
             est_err = float(np.mean(np.abs(exact - population[name])))
-            for eps in EPSILONS:
+            for k, eps in enumerate(EPSILONS):
                 for d in (0.0, delta):
                     noisy = np.array(
                         [
@@ -76,7 +76,7 @@ def accuracy_table(reps, delta, seed=0):
                                 s,
                                 epsilon=eps,
                                 delta=d,
-                                random_state=np.random.SeedSequence([seed, n, i]),
+                                random_state=np.random.SeedSequence([seed, n, k, int(d > 0), i]),
                             )
                             for i, (y, s) in enumerate(sets)
                         ]

@@ -17,6 +17,13 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.utils import check_consistent_length, column_or_1d
 
+from skdp.mechanisms import (
+    add_laplace,
+    laplace_noise,
+    smooth_sensitivity_beta,
+    smooth_sensitivity_noise,
+    smooth_sensitivity_scale,
+)
 from skdp.mechanisms.sensitivity import (
     ap_local_sensitivity,
     auc_local_sensitivity,
@@ -125,9 +132,9 @@ def _noise_parameters(ls_of_count, n, *, epsilon, delta, gamma):
     release or store it.
     """
     if delta == 0.0:
-        beta = epsilon / (2.0 * (gamma + 1.0))
+        beta = smooth_sensitivity_beta(epsilon, gamma=gamma)  # epsilon / (2 (gamma + 1))
         s_star = count_smooth_sensitivity(ls_of_count, n, beta)
-        return 2.0 * (gamma + 1.0) * s_star / epsilon, "smooth"
+        return smooth_sensitivity_scale(s_star, epsilon=epsilon, gamma=gamma), "smooth"
     beta = epsilon / (2.0 * math.log(2.0 / delta))
     s_star = count_smooth_sensitivity(ls_of_count, n, beta)
     return 2.0 * s_star / epsilon, "laplace"
@@ -137,8 +144,6 @@ def _smooth_sensitivity_release(value, ls_of_count, n, *, epsilon, delta, gamma,
     """Add the Thm 7.4 noise to ``value`` and clamp to [0, 1] (post-processing)."""
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
-    from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
-
     scale, kind = _noise_parameters(ls_of_count, n, epsilon=epsilon, delta=delta, gamma=gamma)
     if kind == "smooth":
         eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
@@ -458,8 +463,6 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     value = float(np.mean(yt == yp))
     if math.isinf(epsilon):
         return value
-    from skdp.mechanisms import add_laplace
-
     noisy = add_laplace(value, sensitivity=1.0 / N, epsilon=epsilon, rng=rng)
     return float(np.clip(np.asarray(noisy, dtype=float).ravel()[0], 0.0, 1.0))
 

@@ -137,6 +137,8 @@ class DPScorer:
         if pos_label is None:
             pos_label = classes[-1]
         is_pos = classes == pos_label
+        if classes.shape[0] == 2 and not is_pos.any():
+            raise ValueError("pos_label is not one of the estimator's classes")
         if method == "predict_proba":
             if out.ndim == 2:
                 if is_pos.any():
@@ -419,8 +421,8 @@ def cv_privacy_spend(
     >>> from skdp.metrics import cv_privacy_spend
     >>> cv_privacy_spend(epsilon=0.5, n_splits=5, n_candidates=4)
     (2.0, 0.0)
-    >>> cv_privacy_spend(epsilon=0.5, delta=1e-6, n_splits=5, disjoint_folds=False)
-    (2.5, 5e-06)
+    >>> cv_privacy_spend(epsilon=0.5, delta=1e-6, n_splits=4, disjoint_folds=False)
+    (2.0, 4e-06)
     """
     eps = _as_budgets(epsilon, "epsilon")
     dls = _as_budgets(delta, "delta")
