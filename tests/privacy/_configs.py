@@ -67,6 +67,19 @@ def _released_coverage(estimator, X, y):
     return np.full(len(X), cov[0] if len(cov) else -1e9)
 
 
+def _regression_pool(rng, n=400):
+    X = rng.uniform(-1, 1, size=(n, 2))
+    y = np.clip(X @ np.array([0.5, -0.3]) + 0.1 * rng.standard_normal(n), -1, 1)
+    return X, y, None, None
+
+
+def _unit_square_pool(rng, n=400):
+    return rng.random((n, 2)), None, None, None
+
+
+_LIRA = {"audit": "lira", "audit_kwargs": {"n_shadow": 16, "n_targets": 2}}
+
+
 AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
     "DPLinearRegression": [
         {
@@ -82,16 +95,36 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "data": _regression_far_canary,
             "n_trials": 400,
         },
+        {
+            "label": "lira",
+            "params": {"epsilon": 1.0, "bounds_X": (-1.0, 1.0), "bounds_y": (-1.0, 1.0)},
+            "data": _regression_pool,
+            **_LIRA,
+        },
+        {
+            "label": "one-run",
+            "params": {"epsilon": 1.0, "bounds_X": (-1.0, 1.0), "bounds_y": (-1.0, 1.0)},
+            "data": _regression_pool,
+            "audit": "one-run",
+        },
     ],
-    "DPHistogramSynthesizer": {
-        "label": "public-n",
-        # n enters the bin count and the filter threshold: fix it publicly so that the
-        # neighbouring pair (60 and 61 rows) shares the same bins (add/remove proper)
-        "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 60},
-        "data": _histogram_data,
-        "n_trials": 400,
-        "power_params": {"epsilon": 1e6},
-    },
+    "DPHistogramSynthesizer": [
+        {
+            "label": "public-n",
+            # n enters the bin count and the filter threshold: fix it publicly so that
+            # the neighbouring pair (60 and 61 rows) shares the same bins (add/remove)
+            "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 60},
+            "data": _histogram_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "lira",
+            "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 200, "n_bins": 8},
+            "data": _unit_square_pool,
+            **_LIRA,
+        },
+    ],
     "SubsampledExpMedian": [
         {
             "label": "exact-em",
