@@ -7,6 +7,8 @@ audits), never a point estimate dressed as a bound.
 
 * :func:`distinguishing_audit` -- many fits on a fixed neighbouring pair; the tightest
   check of an implementation (catches a missing noise term).
+* :func:`threshold_audit` -- the same bound from scores you computed yourself
+  (white-box audits, e.g. of one DP-SGD step).
 * :func:`one_run_audit` / :func:`loss_threshold_attack` -- one fit, many canaries.
 * :func:`lira_attack` -- likelihood-ratio attack with shadow models (online/offline).
 * :class:`ModelInversionAttack`, :class:`DeidentifiedDataAttack` -- attribute
@@ -28,6 +30,7 @@ from skdp.auditing._audits import (
     lira_attack,
     loss_threshold_attack,
     one_run_audit,
+    threshold_audit,
 )
 from skdp.auditing._bounds import (
     clopper_pearson,
@@ -78,4 +81,5 @@ __all__ = [
     "one_run_epsilon_lower_bound",
     "one_run_p_value",
     "roc_summary",
+    "threshold_audit",
 ]

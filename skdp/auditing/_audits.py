@@ -41,6 +41,7 @@ __all__ = [
     "lira_attack",
     "loss_threshold_attack",
     "one_run_audit",
+    "threshold_audit",
 ]
 
 
@@ -258,10 +259,74 @@ def distinguishing_audit(
         Xt, yt = (X1, y1) if labels[t] else (X0, y0)
         est = _fit(estimator, Xt, yt, seeds[t], fit_params)
         scores[t] = float(np.ravel(scorer(est, canary_X, canary_y))[0])
-    if not np.all(np.isfinite(scores)):
-        scores = np.nan_to_num(scores, nan=-np.inf)
+    res = threshold_audit(
+        scores,
+        labels,
+        delta=delta,
+        confidence=confidence,
+        calibration_fraction=calibration_fraction,
+        epsilon=eps_claimed,
+    )
+    res.details["n_trials"] = n_trials
+    return res
 
-    n_cal = int(round(calibration_fraction * n_trials))
+
+def threshold_audit(
+    scores,
+    labels,
+    *,
+    delta=0.0,
+    confidence=0.95,
+    calibration_fraction=0.5,
+    epsilon=None,
+):
+    """Epsilon lower bound from the scores of independent trials of a membership game.
+
+    ``scores[t]`` is the attack's score of trial ``t`` (e.g. a statistic of one output
+    of the mechanism run on the neighbouring dataset ``labels[t]``: 1 = with the canary,
+    0 = without; trials independent, labels not chosen by looking at the scores). The
+    first ``calibration_fraction`` of the trials choose a threshold and a direction
+    (maximising the bound on them); the rest are the test whose confusion counts give
+    the Clopper--Pearson bound (:func:`~skdp.auditing.epsilon_lower_bound`). Use it for
+    white-box audits (e.g. of one DP-SGD step) where you produce the scores yourself.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_trials,)
+    labels : array-like of {0, 1}, shape (n_trials,)
+        In random order (the split is positional).
+    delta, confidence, calibration_fraction
+    epsilon : float, optional
+        The claimed epsilon, stored on the result.
+
+    Returns
+    -------
+    AuditResult
+        ``method="independent-trials"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.auditing import threshold_audit
+    >>> rng = np.random.default_rng(0)
+    >>> labels = rng.integers(0, 2, 4000)
+    >>> scores = labels + rng.laplace(scale=1.0, size=4000)  # a 1-DP Laplace count
+    >>> 0.5 < threshold_audit(scores, labels).epsilon_lb <= 1.0
+    True
+    """
+    scores = np.asarray(scores, dtype=float).ravel()
+    labels = np.asarray(labels).astype(int).ravel()
+    if scores.shape != labels.shape or len(scores) < 4:
+        raise ValueError("scores and labels need the same length, at least 4")
+    if not np.isin(labels, (0, 1)).all():
+        raise ValueError("labels must be 0 or 1")
+    if not 0 < calibration_fraction < 1:
+        raise ValueError("calibration_fraction must be in (0, 1)")
+    finite = scores[np.isfinite(scores)]
+    lo, hi = (finite.min(), finite.max()) if len(finite) else (0.0, 0.0)
+    span = hi - lo + 1.0
+    scores = np.nan_to_num(scores, nan=lo - span, neginf=lo - span, posinf=hi + span)
+    n_cal = int(round(calibration_fraction * len(scores)))
     cal, ev = slice(0, n_cal), slice(n_cal, None)
     threshold, direction = _best_threshold(scores[cal], labels[cal], delta, confidence)
     guess_in = scores[ev] > threshold if direction == 1 else scores[ev] <= threshold
@@ -281,9 +346,9 @@ def distinguishing_audit(
         tpr_at_fpr=at,
         fpr=fpr,
         tpr=tpr,
-        epsilon_claimed=eps_claimed,
+        epsilon_claimed=None if epsilon is None else float(epsilon),
         details={
-            "n_trials": n_trials,
+            "n_trials": len(scores),
             "n_calibration": n_cal,
             "threshold": threshold,
             "direction": direction,
