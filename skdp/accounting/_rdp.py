@@ -58,6 +58,8 @@ CONVERSIONS = ("improved", "classic")
 # is about 5e-198) and the number of terms of the small-argument series.
 _WINDOW_SIGMAS = 30.0
 _SERIES_TERMS = 26
+# Largest supported Rényi order.
+_MAX_ORDER = 10_000
 # Integer orders per binomial table.
 _INT_CHUNK = 32
 # Largest number of grid cells evaluated at once by the fractional-order integrator.
@@ -76,6 +78,11 @@ def _check_orders(orders):
         raise ValueError("orders must be a non-empty 1-d sequence of numbers > 1.")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 1):
         raise ValueError("Every Rényi order must be finite and > 1.")
+    if np.any(arr > _MAX_ORDER):
+        raise ValueError(
+            f"Rényi orders above {_MAX_ORDER:g} are not supported (they never give the "
+            "best epsilon for a meaningful delta, and cost memory linear in the order)."
+        )
     return arr
 
 

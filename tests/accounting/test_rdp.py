@@ -296,6 +296,7 @@ def test_total_variation_shortcut():
         {"orders": [0.5, 2]},
         {"orders": [np.nan]},
         {"orders": []},
+        {"orders": [2, 20_000]},
         {"noise_multiplier": -1.0},
         {"sample_rate": 1.5},
         {"sample_rate": np.nan},
