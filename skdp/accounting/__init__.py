@@ -4,6 +4,8 @@ Pure numpy/scipy (layer L1; never imports torch).
 
 * :func:`compute_epsilon` and :func:`calibrate_noise_multiplier`: epsilon of, and the
   noise for, ``steps`` Poisson-subsampled Gaussian (DP-SGD) steps.
+* :func:`resolve_noise_multiplier`: the DP-SGD estimators' shared rule (calibrate, or
+  check a user-fixed noise multiplier against the budget before training).
 * :func:`get_accountant`: stateful accountants by registry key -- ``"rdp"`` (exact,
   the default everywhere) and ``"gdp_clt"`` (the DP-NF paper's central-limit formula;
   approximate, warns).
@@ -26,6 +28,7 @@ from skdp.accounting._accountant import (
     compute_epsilon,
     get_accountant,
     register_accountant,
+    resolve_noise_multiplier,
 )
 from skdp.accounting._composition import compose_advanced, compose_parallel, compose_sequential
 from skdp.accounting._gdp import (
@@ -71,4 +74,5 @@ __all__ = [
     "rdp_to_delta",
     "rdp_to_epsilon",
     "register_accountant",
+    "resolve_noise_multiplier",
 ]

@@ -17,7 +17,7 @@ from skdp.accounting._rdp import (
     rdp_to_delta,
     rdp_to_epsilon,
 )
-from skdp.exceptions import ApproximateGuaranteeWarning
+from skdp.exceptions import ApproximateGuaranteeWarning, BudgetExceededError
 
 __all__ = [
     "Accountant",
@@ -28,6 +28,7 @@ __all__ = [
     "compute_epsilon",
     "get_accountant",
     "register_accountant",
+    "resolve_noise_multiplier",
 ]
 
 #: Calibration bracket and stopping ratio (spec README §2 row 5).
@@ -435,9 +436,11 @@ def calibrate_noise_multiplier(
 
     Raises
     ------
+    BudgetExceededError
+        (a ``ValueError``) If even ``noise_multiplier=1000`` exceeds the target (the
+        budget is too small for this many steps).
     ValueError
-        If even ``noise_multiplier=1000`` exceeds the target (the budget is too small
-        for this many steps), or for invalid arguments.
+        For invalid arguments.
 
     Examples
     --------
@@ -471,7 +474,7 @@ def calibrate_noise_multiplier(
     if eps_at(SIGMA_MIN) <= target:
         return SIGMA_MIN
     if eps_at(SIGMA_MAX) > target:
-        raise ValueError(
+        raise BudgetExceededError(
             f"No noise multiplier in [{SIGMA_MIN}, {SIGMA_MAX}] reaches epsilon={target:g} "
             f"at delta={delta:g} with sample_rate={sample_rate:g} and steps={steps}: "
             "increase epsilon or delta, or use fewer steps or a smaller sample rate."
@@ -484,3 +487,81 @@ def calibrate_noise_multiplier(
         else:
             lo = mid
     return hi
+
+
+def resolve_noise_multiplier(
+    *, epsilon, delta, sample_rate, steps, noise_multiplier=None, accountant="rdp"
+):
+    """The noise multiplier a DP-SGD fit should use, and the epsilon it spends.
+
+    The shared rule of every DP-SGD estimator (dp_flow.md §2.6, dp_gan.md §3.5):
+
+    * ``noise_multiplier=None``: calibrate it to ``(epsilon, delta)`` with
+      :func:`calibrate_noise_multiplier`; ``epsilon=inf`` gives ``0.0`` (no noise) and
+      an ``inf`` spend (a non-private fit).
+    * ``noise_multiplier`` given: compute its spend; if it exceeds ``epsilon`` raise
+      :class:`~skdp.exceptions.BudgetExceededError` (a ``ValueError``), to be called
+      *before* any training.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon available to the DP-SGD steps (> 0, ``inf`` allowed).
+    delta : float
+        Target delta in ``[0, 1)``.
+    sample_rate : float
+        Poisson sampling probability in ``[0, 1]``.
+    steps : int
+        Number of noisy steps the fit will run.
+    noise_multiplier : float or None, default=None
+        A user-fixed noise multiplier (>= 0), or ``None`` to calibrate.
+    accountant : str, default="rdp"
+        Registry key.
+
+    Returns
+    -------
+    noise_multiplier : float
+    epsilon_spent : float
+        ``compute_epsilon`` at that noise multiplier (``<= epsilon``; ``0.0`` when
+        ``sample_rate == 0`` or ``steps == 0``).
+
+    Raises
+    ------
+    BudgetExceededError
+        If no noise multiplier in ``[0.3, 1000]`` reaches ``epsilon``, or the given one
+        spends more than ``epsilon``.
+
+    Examples
+    --------
+    >>> from skdp.accounting import resolve_noise_multiplier
+    >>> sigma, spent = resolve_noise_multiplier(epsilon=3.0, delta=1e-5,
+    ...                                         sample_rate=0.01, steps=1000)
+    >>> round(sigma, 3), spent <= 3.0
+    (0.869, True)
+    >>> resolve_noise_multiplier(epsilon=1.0, delta=1e-5, sample_rate=0.01, steps=1000,
+    ...                          noise_multiplier=0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    skdp.exceptions.BudgetExceededError: noise_multiplier=0.5 spends epsilon=...
+    """
+    target = _check_real(epsilon, "epsilon", low=0.0, allow_inf=True)
+    if target <= 0.0:
+        raise ValueError("epsilon must be > 0.")
+    kw = {"delta": delta, "sample_rate": sample_rate, "steps": steps, "accountant": accountant}
+    with warnings.catch_warnings():
+        # the gdp_clt warning is emitted once below, at the caller's level
+        warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+        if noise_multiplier is None:
+            sigma = calibrate_noise_multiplier(epsilon=target, **kw)
+        else:
+            sigma = _check_real(noise_multiplier, "noise_multiplier", low=0.0, allow_inf=True)
+        spent = compute_epsilon(noise_multiplier=sigma, **kw)
+    if accountant == "gdp_clt":
+        warnings.warn(_GDP_WARNING, ApproximateGuaranteeWarning, stacklevel=2)
+    if spent > target:
+        raise BudgetExceededError(
+            f"noise_multiplier={sigma:g} spends epsilon={spent:.6g} at delta={delta:g} over "
+            f"{steps} steps with sample_rate={sample_rate:g}, more than epsilon={target:g}: "
+            "increase noise_multiplier, or set noise_multiplier=None to calibrate it."
+        )
+    return sigma, spent

@@ -28,9 +28,10 @@ from skdp.accounting import (
     gdp_mu,
     get_accountant,
     rdp_subsampled_gaussian,
+    resolve_noise_multiplier,
 )
 from skdp.accounting import _accountant as acc_mod
-from skdp.exceptions import ApproximateGuaranteeWarning
+from skdp.exceptions import ApproximateGuaranteeWarning, BudgetExceededError
 
 INTEGER_ORDERS = list(range(2, 257))
 
@@ -407,3 +408,44 @@ def test_calibration_round_trip_and_tightness(target, q, steps, delta):
     assert compute_epsilon(noise_multiplier=sigma, **ekw) <= target
     if sigma > 0.3:
         assert compute_epsilon(noise_multiplier=sigma * (1 - 2e-3), **ekw) > target
+
+
+# ------------------------------------------------------------------ resolve
+
+
+def test_resolve_noise_multiplier_calibrates():
+    kw = {"epsilon": 2.0, "delta": 1e-5, "sample_rate": 0.02, "steps": 500}
+    sigma, spent = resolve_noise_multiplier(**kw)
+    assert sigma == calibrate_noise_multiplier(**kw)
+    assert spent == compute_epsilon(noise_multiplier=sigma, sample_rate=0.02, steps=500, delta=1e-5)
+    assert 2.0 * 0.99 < spent <= 2.0
+
+
+def test_resolve_noise_multiplier_checks_a_given_value():
+    kw = {"epsilon": 2.0, "delta": 1e-5, "sample_rate": 0.02, "steps": 500}
+    sigma, spent = resolve_noise_multiplier(noise_multiplier=3.0, **kw)
+    assert sigma == 3.0 and spent < 2.0
+    with pytest.raises(BudgetExceededError, match="noise_multiplier=0.5 spends"):
+        resolve_noise_multiplier(noise_multiplier=0.5, **kw)
+    with pytest.raises(ValueError):  # BudgetExceededError is a ValueError
+        resolve_noise_multiplier(noise_multiplier=0.5, **kw)
+
+
+def test_resolve_noise_multiplier_edges():
+    # non-private: no noise, infinite spend
+    assert resolve_noise_multiplier(epsilon=math.inf, delta=1e-5, sample_rate=0.1, steps=10) == (
+        0.0,
+        math.inf,
+    )
+    # nothing sampled: the bracket's lower edge, zero spend
+    assert resolve_noise_multiplier(epsilon=1.0, delta=1e-5, sample_rate=0.0, steps=10) == (
+        0.3,
+        0.0,
+    )
+    with pytest.raises(BudgetExceededError, match="No noise multiplier"):
+        resolve_noise_multiplier(epsilon=1e-4, delta=1e-5, sample_rate=1.0, steps=10_000)
+    with pytest.warns(ApproximateGuaranteeWarning):
+        sigma, spent = resolve_noise_multiplier(
+            epsilon=5.0, delta=1e-5, sample_rate=1 / 12, steps=8000, accountant="gdp_clt"
+        )
+    assert 6.685 <= sigma <= 6.685 * 1.0011 and spent <= 5.0
