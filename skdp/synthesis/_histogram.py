@@ -565,16 +565,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         for c in self.uniform_columns_:
             bins[c] = rng.integers(0, self._binners[c].n_levels, size=m)
         encoder = TabularEncoder(self.schema_, categorical="ordinal")
-        codes = (
-            np.column_stack(
-                [
-                    self._binners[c].values(bins[c], self.representative, rng)
-                    for c in self.schema_.names
-                ]
-            )
-            if m
-            else np.zeros((0, self.schema_.n_columns))
-        )
+        codes = [
+            self._binners[c].values(bins[c], self.representative, rng) for c in self.schema_.names
+        ]
         return assemble(self.schema_, encoder.decode_codes(codes))
 
     # ---------------------------------------------------------------- score

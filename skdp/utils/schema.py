@@ -774,27 +774,30 @@ class TabularEncoder:
     def _level_codes(self, c: ColumnSpec, col) -> np.ndarray:
         import pandas as pd
 
-        values = np.asarray(col, dtype=object)
-        if pd.isna(values).any():
-            raise ValueError(f"column {_label(c.name)} contains missing values")
-        idx = self._indexers[c.name]
+        values = np.asarray(col)
+        if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+            raise ValueError(f"column {_label(c.name)} contains missing values or infinity")
         try:
-            codes = idx.get_indexer(values)
+            inverse, uniques = pd.factorize(values, use_na_sentinel=True)
         except TypeError:  # unhashable entries
             raise ValueError(f"column {_label(c.name)} contains unhashable values") from None
-        if c.kind == "binary" and (codes < 0).any():
+        if (inverse < 0).any():
+            raise ValueError(f"column {_label(c.name)} contains missing values")
+        uniques = np.asarray(uniques, dtype=object)
+        ucodes = self._indexers[c.name].get_indexer(uniques)
+        if c.kind == "binary" and (ucodes < 0).any():
             # declared {0, 1} binaries also accept 0.0/1.0 and True/False
-            num = pd.Index([0, 1], dtype=object).get_indexer(values)
-            codes = np.where(codes < 0, num, codes)
-        unknown = codes < 0
+            num = pd.Index([0, 1], dtype=object).get_indexer(uniques)
+            ucodes = np.where(ucodes < 0, num, ucodes)
+        unknown = ucodes < 0
         if unknown.any():
             if c.other is None:
                 raise ValueError(
                     f"column {_label(c.name)} contains values that are not among its declared "
                     "categories; declare them (or an 'other' level)"
                 )
-            codes = np.where(unknown, c.categories.index(c.other), codes)
-        return codes.astype(np.int64)
+            ucodes = np.where(unknown, c.categories.index(c.other), ucodes)
+        return ucodes.astype(np.int64)[inverse]
 
     def transform(self, X) -> np.ndarray:
         """Encode ``X`` into a float matrix of shape (n_samples, n_encoded_features_).
@@ -828,11 +831,17 @@ class TabularEncoder:
 
     # ----------------------------------------------------------------- inverse
     def decode_codes(self, C) -> list:
-        """Turn a codes matrix (as from :meth:`codes`) into per-column value arrays."""
-        C = np.asarray(C, dtype=float)
+        """Turn a codes matrix (as from :meth:`codes`, or a list of per-column code
+        arrays) into per-column value arrays (numeric columns clipped to their bounds and
+        integers rounded; levels as :class:`pandas.Categorical`)."""
+        if isinstance(C, list | tuple):
+            cols = [np.asarray(v, dtype=float) for v in C]
+        else:
+            C = np.asarray(C, dtype=float)
+            cols = [C[:, j] for j in range(C.shape[1])]
         out = []
-        for j, c in enumerate(self.schema):
-            out.append(self._finish(c, C[:, j]) if c.is_numeric else self._levels(c, C[:, j]))
+        for c, v in zip(self.schema, cols, strict=True):
+            out.append(self._finish(c, v) if c.is_numeric else self._levels(c, v))
         return out
 
     def _finish(self, c: ColumnSpec, v: np.ndarray) -> np.ndarray:
@@ -842,11 +851,13 @@ class TabularEncoder:
             v = np.clip(np.rint(v), math.ceil(lo), math.floor(hi))
         return v
 
-    def _levels(self, c: ColumnSpec, codes: np.ndarray) -> np.ndarray:
+    def _levels(self, c: ColumnSpec, codes: np.ndarray):
+        """Level values for codes, as a :class:`pandas.Categorical` (array-like)."""
+        import pandas as pd
+
         codes = np.clip(np.rint(codes), 0, len(c.categories) - 1).astype(np.int64)
-        cats = np.empty(len(c.categories), dtype=object)
-        cats[:] = list(c.categories)
-        return cats[codes]
+        cats = pd.Index(list(c.categories), dtype=object, tupleize_cols=False)
+        return pd.Categorical.from_codes(codes, categories=cats)
 
     def inverse_transform(self, Z):
         """Decode an encoded matrix back to the table (post-processing).
@@ -905,25 +916,39 @@ def assemble(schema: TabularSchema, values: Sequence[np.ndarray]):
     return pd.DataFrame(data, columns=schema.names)
 
 
-def _cast(c: ColumnSpec, v: np.ndarray):
+def _cast(c: ColumnSpec, v):
     import pandas as pd
     from pandas.api.types import pandas_dtype
 
+    if isinstance(v, pd.Categorical) and (c.dtype is None or not c.dtype.startswith("category")):
+        # decode the (few) categories once, then take
+        levels = np.asarray(v.categories, dtype=object)
+        if c.dtype is not None:
+            try:
+                dt = pandas_dtype(c.dtype)
+                if getattr(dt, "kind", None) == "b":
+                    levels = np.array([bool(x) for x in levels])
+                return pd.Series(pd.array(levels, dtype=dt).take(v.codes))
+            except (TypeError, ValueError):
+                pass
+        return pd.Series(levels[v.codes], dtype=object)
     if c.dtype is None:
-        return pd.Series(v, dtype=float if c.is_numeric else object)
-    if c.dtype == "category" or c.dtype.startswith("category"):
+        return pd.Series(np.asarray(v), dtype=float if c.is_numeric else object)
+    if c.dtype.startswith("category"):
         dt = pd.CategoricalDtype(
-            categories=list(c.categories) if c.categories is not None else None,
+            categories=pd.Index(list(c.categories), tupleize_cols=False)
+            if c.categories is not None
+            else None,
             ordered=c.ordered,
         )
+        if isinstance(v, pd.Categorical):
+            return pd.Series(pd.Categorical.from_codes(v.codes, dtype=dt))
         return pd.Series(pd.Categorical(list(v), dtype=dt))
     try:
         dt = pandas_dtype(c.dtype)
     except TypeError:
         return pd.Series(v, dtype=object)
     try:
-        if getattr(dt, "kind", None) == "b" and c.kind in ("binary", "categorical"):
-            return pd.Series([bool(x) for x in v], dtype=dt)
         return pd.Series(v).astype(dt)
     except (TypeError, ValueError):
         return pd.Series(v, dtype=object)
