@@ -158,9 +158,8 @@ def test_structure_invariants_and_auto_m():
             np.testing.assert_array_equal(est.cluster_centers_, V[idx])
             assert est.epsilon_spent_ == 1.0 and est.delta_spent_ == 0.0
             assert est.privacy_guarantee_ == "exact"
-    assert SubsampledExpMedian(n_clusters=2, candidates=V).fit(X).n_candidates_ == 56 * 0 + (
-        math.ceil(12 * math.log(100))
-    )
+    # spec §6.2 table: n = 100, k = 2 -> 56
+    assert SubsampledExpMedian(n_clusters=2, candidates=V).fit(X).n_candidates_ == 56
 
 
 def test_kpp_sampler_never_duplicates_even_with_repeated_points():
