@@ -12,9 +12,10 @@ a batch, so everything is usable under DP-SGD per-sample gradients (``vmap(grad(
 
 from skdp.flows._base import Flow, LogProbModule, Transform, standard_normal_log_prob
 from skdp.flows._elementwise import Affine, Permutation
-from skdp.flows._factory import make_flow
+from skdp.flows._factory import make_flow, planar_flow, sylvester_flow
 from skdp.flows._made import MADE, MaskedLinear
 from skdp.flows._maf import MAF, MAFLayer, soft_clamp
+from skdp.flows._planar import Planar, Sylvester
 from skdp.flows._realnvp import AffineCoupling, RealNVP
 
 __all__ = [
@@ -27,9 +28,13 @@ __all__ = [
     "MAFLayer",
     "MaskedLinear",
     "Permutation",
+    "Planar",
     "RealNVP",
+    "Sylvester",
     "Transform",
     "make_flow",
+    "planar_flow",
     "soft_clamp",
     "standard_normal_log_prob",
+    "sylvester_flow",
 ]

@@ -20,3 +20,12 @@ def build(kind: str, d: int, *, seed: int = 0, dtype=torch.float64, **kwargs):
 def tgen():
     """A seeded torch Generator."""
     return torch.Generator().manual_seed(1234)
+
+
+@pytest.fixture(autouse=True)
+def _single_torch_thread():
+    """Tiny tensors: one intra-op thread is faster and avoids oversubscribing a shared CPU."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
