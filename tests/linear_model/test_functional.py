@@ -282,3 +282,24 @@ def test_invalid_params():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _fit(X, y)  # declared bounds: no warning
+
+
+def test_all_directions_trimmed_falls_back_with_a_warning(monkeypatch):
+    """Spec §2.4e: if every eigenvalue is trimmed, coef_ = 0 and intercept_ = mid(y)."""
+    from skdp.linear_model import _functional
+    from skdp.linear_model._functional import _trimmed_minimiser
+
+    w, kept = _trimmed_minimiser(-np.eye(3), np.ones(3))
+    assert kept == 0 and np.all(w == 0)
+    w, kept = _trimmed_minimiser(np.diag([2.0, -1.0]), np.array([4.0, 1.0]))
+    assert kept == 1 and np.allclose(w, [-1.0, 0.0])
+
+    def huge_negative(size, *, scale, rng):
+        return -1e9 * np.eye(size[0]) if isinstance(size, tuple) else np.zeros(size)
+
+    monkeypatch.setattr(_functional, "laplace_noise", huge_negative)
+    X, y = _data(50, 2)
+    with pytest.warns(UserWarning, match="trimmed"):
+        reg = _fit(X, y, epsilon=1.0)
+    assert np.all(reg.coef_ == 0) and reg.intercept_ == pytest.approx(0.5)
+    assert reg.n_components_ == 0
