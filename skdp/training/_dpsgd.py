@@ -209,7 +209,8 @@ class DPSGDTrainer:
     n_steps : int
         Executed steps.
     n_nonfinite_grads : int
-        Records whose per-sample gradient was not finite and was replaced by 0.
+        Records whose per-sample gradient was not finite and was replaced by 0. A count
+        over private records: diagnostics only, never release it.
     """
 
     def __init__(
@@ -356,7 +357,6 @@ class TrainingResult:
     epsilon_spent, delta_spent : float
         The accountant's epsilon after ``n_steps`` at ``delta_spent`` (``inf`` if not private).
     guarantee : {"exact", "approximate"}
-    n_nonfinite_grads : int
     history : dict
         ``{"step": [...], "epsilon": [...]}`` at the logged steps; for non-private runs also
         ``"loss"`` (mean training loss of the batch, which is fine without privacy).
@@ -368,7 +368,6 @@ class TrainingResult:
     epsilon_spent: float
     delta_spent: float
     guarantee: str
-    n_nonfinite_grads: int
     history: dict = field(default_factory=dict)
 
 
@@ -502,7 +501,6 @@ def train_dpsgd(
         epsilon_spent=trainer.epsilon(delta),
         delta_spent=float(delta) if private else 0.0,
         guarantee=guarantee if private else "exact",
-        n_nonfinite_grads=trainer.n_nonfinite_grads,
         history=history,
     )
 
