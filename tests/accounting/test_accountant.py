@@ -449,3 +449,26 @@ def test_resolve_noise_multiplier_edges():
             epsilon=5.0, delta=1e-5, sample_rate=1 / 12, steps=8000, accountant="gdp_clt"
         )
     assert 6.685 <= sigma <= 6.685 * 1.0011 and spent <= 5.0
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "steps", "delta", "clt", "pld"),
+    [  # dp_flow.md §2.3 item 1 table: GDP-CLT and tight PLD (dp-accounting, 1e-3) columns
+        (7.36, 0.5, 8000, 1e-2, 31.989, 31.855),
+        (1.30, 1 / 12, 8000, 1e-5, 50.205, 49.135),
+        (6.68, 1 / 12, 8000, 1e-5, 5.004, 5.020),
+        (0.8, 0.004, 10000, 1e-5, 3.275, 3.539),
+        (0.6, 0.01, 2000, 1e-5, 8.414, 9.954),
+        (1.0, 0.01, 1000, 1e-5, 1.618, 1.829),
+        (1.0, 0.004, 10000, 1e-5, 2.102, 2.189),
+        (1.1, 256 / 60000, 14062, 1e-5, 2.324, 2.391),
+        (0.5, 0.1, 100, 1e-5, 57.236, 31.371),
+        (1.0, 1.0, 1, 1e-5, 6.007, 4.377),
+    ],
+)
+def test_clt_table_and_rdp_upper_bounds_pld(sigma, q, steps, delta, clt, pld):
+    kw = {"noise_multiplier": sigma, "sample_rate": q, "steps": steps, "delta": delta}
+    with quiet_gdp():
+        assert compute_epsilon(**kw, accountant="gdp_clt") == pytest.approx(clt, abs=1.5e-3)
+    # C6: the rigorous RDP bound is never below the (near-exact) PLD value
+    assert compute_epsilon(**kw) >= pld - 0.05
