@@ -389,7 +389,9 @@ def compute_epsilon(
     7.33
     """
     acc = get_accountant(accountant, **_rdp_only_options(accountant, orders, conversion))
-    acc.step(noise_multiplier=noise_multiplier, sample_rate=sample_rate, num_steps=steps)
+    acc.step(
+        noise_multiplier=noise_multiplier, sample_rate=sample_rate, num_steps=_check_steps(steps)
+    )
     if accountant == "gdp_clt":
         warnings.warn(_GDP_WARNING, ApproximateGuaranteeWarning, stacklevel=2)
         return _gdp_epsilon_checked(delta, acc.get_mu())
