@@ -11,10 +11,10 @@ a batch, so everything is usable under DP-SGD per-sample gradients (``vmap(grad(
 """
 
 from skdp.flows._base import Flow, LogProbModule, Transform, standard_normal_log_prob
-from skdp.flows._elementwise import Affine, Permutation
+from skdp.flows._elementwise import Affine, InverseTransform, Permutation
 from skdp.flows._factory import make_flow, planar_flow, sylvester_flow
 from skdp.flows._made import MADE, MaskedLinear
-from skdp.flows._maf import MAF, MAFLayer, soft_clamp
+from skdp.flows._maf import IAF, MAF, MAFLayer, soft_clamp
 from skdp.flows._planar import Planar, Sylvester
 from skdp.flows._realnvp import AffineCoupling, RealNVP
 
@@ -24,6 +24,8 @@ __all__ = [
     "Affine",
     "AffineCoupling",
     "Flow",
+    "IAF",
+    "InverseTransform",
     "LogProbModule",
     "MAFLayer",
     "MaskedLinear",

@@ -8,7 +8,7 @@ from torch import nn
 from skdp.flows._base import Transform
 from skdp.flows._made import resolve_order
 
-__all__ = ["Affine", "Permutation"]
+__all__ = ["Affine", "InverseTransform", "Permutation"]
 
 
 class Affine(Transform):
@@ -91,3 +91,41 @@ class Permutation(Transform):
     def inverse_and_ladj(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = z.index_select(-1, self.inverse_permutation)
         return x, torch.zeros(z.shape[:-1], dtype=z.dtype, device=z.device)
+
+
+class InverseTransform(Transform):
+    """Swap the two directions of a transform.
+
+    ``InverseTransform(t).forward = t.inverse_and_ladj`` and vice versa. An IAF layer is
+    ``InverseTransform(MAFLayer(...))`` (spec README §2 row 14): its sampling direction is then
+    one parallel pass and its density direction is sequential.
+
+    Parameters
+    ----------
+    transform : Transform
+        The transform to invert (not copied).
+
+    Attributes
+    ----------
+    transform : Transform
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdp.flows import Affine, InverseTransform
+    >>> t = InverseTransform(Affine(1, log_scale=1.0))
+    >>> t(torch.zeros(1, 1))[1].tolist()
+    [1.0]
+    """
+
+    def __init__(self, transform: Transform) -> None:
+        if not isinstance(transform, Transform):
+            raise TypeError("transform must be a skdp.flows.Transform.")
+        super().__init__(transform.n_features)
+        self.transform = transform
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.transform.inverse_and_ladj(x)
+
+    def inverse_and_ladj(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.transform(z)

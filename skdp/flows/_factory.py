@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from skdp.flows._base import Flow
-from skdp.flows._maf import MAF
+from skdp.flows._maf import IAF, MAF
 from skdp.flows._planar import Planar, Sylvester
 from skdp.flows._realnvp import RealNVP
 
@@ -68,7 +68,13 @@ def sylvester_flow(
     )
 
 
-_KINDS = {"maf": MAF, "realnvp": RealNVP, "planar": planar_flow, "sylvester": sylvester_flow}
+_KINDS = {
+    "maf": MAF,
+    "iaf": IAF,
+    "realnvp": RealNVP,
+    "planar": planar_flow,
+    "sylvester": sylvester_flow,
+}
 
 
 def make_flow(kind: str, n_features: int, **kwargs) -> Flow:
@@ -76,7 +82,7 @@ def make_flow(kind: str, n_features: int, **kwargs) -> Flow:
 
     Parameters
     ----------
-    kind : {"maf", "realnvp", "planar", "sylvester"}
+    kind : {"maf", "realnvp", "iaf", "planar", "sylvester"}
         Flow family (case-insensitive). ``"planar"``/``"sylvester"`` are defined in the sampling
         direction (closed-form ``inverse``; numerical ``forward``), see :func:`planar_flow`.
     n_features : int
@@ -84,7 +90,7 @@ def make_flow(kind: str, n_features: int, **kwargs) -> Flow:
     **kwargs
         Passed to :class:`skdp.flows.MAF` or :class:`skdp.flows.RealNVP`
         (``n_layers``, ``hidden_features``, ``activation``, ``alpha_clamp``, ``normalization``,
-        ``generator``, ``zero_init_output``, and ``order`` for the MAF), or to
+        ``generator``, ``zero_init_output``, and ``order`` for the MAF/IAF), or to
         :func:`planar_flow` / :func:`sylvester_flow`.
 
     Returns

@@ -9,10 +9,10 @@ from __future__ import annotations
 import torch
 
 from skdp.flows._base import Flow, Transform
-from skdp.flows._elementwise import Affine
+from skdp.flows._elementwise import Affine, InverseTransform
 from skdp.flows._made import MADE, resolve_order
 
-__all__ = ["MAFLayer", "MAF", "soft_clamp"]
+__all__ = ["MAFLayer", "MAF", "IAF", "soft_clamp"]
 
 
 def soft_clamp(a: torch.Tensor, bound: float | None) -> torch.Tensor:
@@ -222,3 +222,61 @@ class MAF(Flow):
             if normalization == "affine":
                 transforms.append(Affine(n_features))
         super().__init__(transforms, n_features=n_features)
+
+
+class IAF(Flow):
+    """Inverse autoregressive flow: the :class:`MAF` with its two directions swapped.
+
+    Each layer is ``InverseTransform(MAFLayer(...))``: sampling (``inverse``,
+    ``sample_and_log_prob``) is one parallel pass per layer, while density evaluation
+    (``forward``, ``log_prob``) needs ``d`` sequential passes per layer. This is the flow used as
+    a variational sampler (spec dp_flow.md §1.7, spec README §2 row 14).
+
+    Parameters
+    ----------
+    n_features, n_layers, hidden_features, activation, alpha_clamp, order, normalization, \
+generator, zero_init_output
+        As for :class:`MAF`.
+
+    Attributes
+    ----------
+    transforms : torch.nn.ModuleList
+        The layers in data -> latent order.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdp.flows import IAF
+    >>> flow = IAF(3, n_layers=2, hidden_features=(8,)).double()
+    >>> x, lp = flow.sample_and_log_prob(4, generator=torch.Generator().manual_seed(0))
+    >>> torch.allclose(lp, flow.log_prob(x))
+    True
+    """
+
+    def __init__(
+        self,
+        n_features: int,
+        n_layers: int = 5,
+        hidden_features: tuple[int, ...] = (64, 64),
+        activation: str = "relu",
+        alpha_clamp: float | None = 3.0,
+        *,
+        order: str = "reversed",
+        normalization: str = "none",
+        generator: torch.Generator | None = None,
+        zero_init_output: bool = False,
+    ) -> None:
+        maf = MAF(
+            n_features,
+            n_layers,
+            hidden_features,
+            activation,
+            alpha_clamp,
+            order=order,
+            normalization=normalization,
+            generator=generator,
+            zero_init_output=zero_init_output,
+        )
+        super().__init__(
+            [InverseTransform(t) for t in reversed(maf.transforms)], n_features=n_features
+        )

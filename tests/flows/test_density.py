@@ -87,7 +87,7 @@ def test_importance_sampling_normalisation(kind, d):
     assert abs(mean - 1.0) < 4 * se + 1e-3, (mean, se)
 
 
-@pytest.mark.parametrize("kind", ["maf", "realnvp"])
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf"])
 @pytest.mark.parametrize("d", [1, 2, 4])
 def test_sample_and_log_prob_consistent(kind, d):
     flow = build(kind, d, seed=5)

@@ -7,7 +7,17 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skdp.flows import Affine, AffineCoupling, MAFLayer, Permutation, RealNVP
+from skdp.flows import (
+    IAF,
+    MAF,
+    Affine,
+    AffineCoupling,
+    InverseTransform,
+    MAFLayer,
+    Permutation,
+    RealNVP,
+    make_flow,
+)
 from tests.flows.conftest import build
 
 DIMS = [1, 2, 3, 5]
@@ -33,6 +43,7 @@ def _all_transforms(d: int):
         build("maf", d),
         build("realnvp", d),
         build("maf", d, order="random"),
+        build("iaf", d),
         build("maf", d, normalization="affine"),
         build("realnvp", d, normalization="affine"),
     ]
@@ -94,15 +105,15 @@ def test_single_row_and_batch_agree():
 
 def test_rows_are_independent():
     """No transform mixes the records of a batch (DP-SGD requirement)."""
-    for kind in ("maf", "realnvp"):
-        flow = build(kind, 3)
+    for kind in ("maf", "realnvp", "iaf", "planar", "sylvester"):
+        flow = make_flow(kind, 3, n_layers=2).double()
         x = torch.randn(5, 3, dtype=torch.float64)
         x2 = x.clone()
         x2[1:] = 100.0 * torch.randn(4, 3, dtype=torch.float64)
         torch.testing.assert_close(flow.log_prob(x)[0], flow.log_prob(x2)[0])
 
 
-@pytest.mark.parametrize("kind", ["maf", "realnvp"])
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_dtypes(kind, dtype):
     flow = build(kind, 3, dtype=dtype)
@@ -150,12 +161,12 @@ def test_coupling_bad_masks():
 
 @st.composite
 def flow_configs(draw):
-    kind = draw(st.sampled_from(["maf", "realnvp"]))
+    kind = draw(st.sampled_from(["maf", "realnvp", "iaf"]))
     d = draw(st.integers(1, 5))
     n_layers = draw(st.integers(1, 3))
     widths = tuple(draw(st.integers(max(d - 1, 1), 10)) for _ in range(draw(st.integers(0, 2))))
     extra = {}
-    if kind == "maf":
+    if kind in ("maf", "iaf"):
         extra["order"] = draw(st.sampled_from(["reversed", "random"]))
     return dict(
         kind=kind,
@@ -183,3 +194,15 @@ def test_flow_properties_hypothesis(cfg):
     torch.testing.assert_close(ladj[0], torch.linalg.slogdet(jac)[1], atol=1e-8, rtol=0)
     xs, lp = flow.sample_and_log_prob(3, generator=g)
     torch.testing.assert_close(lp, flow.log_prob(xs), atol=1e-6, rtol=0)
+
+
+def test_iaf_is_maf_with_directions_swapped():
+    g1, g2 = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    maf = MAF(3, n_layers=2, hidden_features=(8,), generator=g1).double()
+    iaf = IAF(3, n_layers=2, hidden_features=(8,), generator=g2).double()
+    assert all(isinstance(t, InverseTransform) for t in iaf.transforms)
+    x = torch.randn(5, 3, dtype=torch.float64)
+    z_maf, l_maf = maf(x)
+    x_iaf, l_iaf = iaf.inverse_and_ladj(x)
+    torch.testing.assert_close(x_iaf, z_maf)
+    torch.testing.assert_close(l_iaf, l_maf)

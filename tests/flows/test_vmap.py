@@ -20,7 +20,7 @@ def _per_sample_grads(module, x):
     return vmap(grad(loss), in_dims=(None, 0), randomness="error")(params, x)
 
 
-@pytest.mark.parametrize("kind", ["maf", "realnvp"])
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf"])
 @pytest.mark.parametrize("d", [1, 2, 4])
 @pytest.mark.parametrize("normalization", ["none", "affine"])
 def test_vmap_grad_matches_per_row_autograd(kind, d, normalization):
@@ -70,6 +70,7 @@ def test_no_batchnorm_anywhere():
 def test_make_flow_kinds():
     assert type(make_flow("MAF", 2)).__name__ == "MAF"
     assert type(make_flow("realnvp", 2)).__name__ == "RealNVP"
+    assert type(make_flow("iaf", 2)).__name__ == "IAF"
     with pytest.raises(ValueError):
         make_flow("glow", 2)
     with pytest.raises(ValueError):
