@@ -138,3 +138,24 @@ def test_samples_follow_the_density_1d():
     var = integrate.quad(lambda v: (v - mean) ** 2 * f(v), -np.inf, np.inf)[0]
     assert abs(x.mean() - mean) < 5 * math.sqrt(var / len(x))
     assert abs(x.var() / var - 1) < 0.02
+
+
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf", "planar", "sylvester"])
+def test_empty_batches(kind):
+    from skdp.flows import make_flow
+
+    flow = make_flow(kind, 3, n_layers=2).double()
+    x = torch.zeros(0, 3, dtype=torch.float64)
+    assert flow.log_prob(x).shape == (0,)
+    z, ladj = flow(x)
+    assert z.shape == (0, 3) and ladj.shape == (0,)
+    assert flow.sample(0).shape == (0, 3)
+
+
+def test_identity_flow_is_standard_normal():
+    flow = Flow([], n_features=2)
+    x = torch.randn(5, 2, dtype=torch.float64)
+    torch.testing.assert_close(flow.log_prob(x), standard_normal_log_prob(x))
+    assert flow.sample(3, generator=torch.Generator().manual_seed(0)).shape == (3, 2)
+    with pytest.raises(ValueError):
+        Flow([])
