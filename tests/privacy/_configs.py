@@ -36,7 +36,7 @@ def _regression_far_canary(rng, n=60, d=2):
     return X, y, np.full((1, d), 50.0), np.array([-50.0])
 
 
-def _histogram_data(rng, n=60, d=2):
+def _packed_corner_data(rng, n=60, d=2):
     # rows packed in the lower corner of the public box [0, 1]^d: the canary's cell
     # at the upper corner is empty without it
     X = 0.25 * rng.random((n, d))
@@ -77,6 +77,18 @@ def _unit_square_pool(rng, n=400):
     return rng.random((n, 2)), None, None, None
 
 
+_FLOW_FAST = {
+    "delta": 1e-5,
+    "bounds": (0.0, 1.0),
+    "n_iter": 30,
+    "batch_size": 30,
+    "n_layers": 1,
+    "hidden_size": 8,
+    "learning_rate": 1e-2,
+    "device": "cpu",
+    "dtype": "float64",
+}
+
 _LIRA = {"audit": "lira", "audit_kwargs": {"n_shadow": 16, "n_targets": 2}}
 
 
@@ -114,7 +126,7 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             # n enters the bin count and the filter threshold: fix it publicly so that
             # the neighbouring pair (60 and 61 rows) shares the same bins (add/remove)
             "params": {"epsilon": 1.0, "bounds": (0.0, 1.0), "n_public": 60},
-            "data": _histogram_data,
+            "data": _packed_corner_data,
             "n_trials": 400,
             "power_params": {"epsilon": 1e6},
         },
@@ -154,6 +166,25 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "params": {"epsilon": 1.0, "max_clause_length": 1},
             "data": _ilp_data,
             "n_trials": 400,
+        },
+    ],
+    "DPFlowDensity": [
+        {
+            # one fit (~0.5 s): a smoke test of the plumbing, weak against DP-SGD
+            "label": "one-run",
+            "params": {"epsilon": 1.0, **_FLOW_FAST},
+            "data": _unit_square_pool,
+            "audit": "one-run",
+        },
+        {
+            # 80 fits: a canary in an empty corner of the box; without noise (eps=inf)
+            # the attack separates the fits almost perfectly (AUC ~ 1)
+            "label": "distinguishing",
+            "params": {"epsilon": 0.5, **_FLOW_FAST},
+            "data": _packed_corner_data,
+            "n_trials": 80,
+            "power_params": {"epsilon": float("inf")},
+            "slow": True,
         },
     ],
 }
