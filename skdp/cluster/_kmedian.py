@@ -374,8 +374,23 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                     f"more than {MAX_ENUMERATED}; pass an int n_candidates"
                 )
             subsets = np.array(list(itertools.combinations(range(V.shape[0]), k)), dtype=np.intp)
-            D = cdist(X, V, metric=_METRICS[self.metric])
-            q = -_subset_costs_from_distances(D, subsets, delta, chunk)
+            if X.shape[0] * V.shape[0] <= chunk:
+                D = cdist(X, V, metric=_METRICS[self.metric])
+                q = -_subset_costs_from_distances(D, subsets, delta, chunk)
+            else:  # never hold the full (n, |V|) distance matrix
+                step = max(1, chunk // (k * V.shape[1]))
+                q = -np.concatenate(
+                    [
+                        kmedian_costs(
+                            X,
+                            V[subsets[s0 : s0 + step]],
+                            metric=self.metric,
+                            truncate=delta,
+                            chunk_size=chunk,
+                        )
+                        for s0 in range(0, len(subsets), step)
+                    ]
+                )
             idx = self._select(q, epsilon, delta, rng)
             chosen = subsets[idx]
             self.n_candidates_ = int(n_sets)

@@ -211,6 +211,26 @@ def test_chunked_costs_match_brute_force():
     np.testing.assert_allclose(kmedian_costs(X, C, metric="manhattan", chunk_size=5), man)
 
 
+def test_chunk_size_does_not_change_the_result():
+    rng = np.random.default_rng(9)
+    V = rng.uniform(-1, 1, size=(15, 2))
+    X = rng.uniform(-1.5, 1.5, size=(30, 2))  # some points outside the hull: truncation
+    for m in (None, 40):
+        fits = [
+            SubsampledExpMedian(
+                n_clusters=3,
+                epsilon=2.0,
+                candidates=V,
+                n_candidates=m,
+                chunk_size=c,
+                random_state=5,
+            ).fit(X)
+            for c in (1, 97, 1 << 22)
+        ]
+        for f in fits[1:]:
+            np.testing.assert_array_equal(f.center_indices_, fits[0].center_indices_)
+
+
 def test_box_base_and_predict_score():
     rng = np.random.default_rng(6)
     X = np.vstack([rng.normal(-2, 0.2, (40, 2)), rng.normal(2, 0.2, (40, 2))])
