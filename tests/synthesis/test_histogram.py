@@ -363,3 +363,16 @@ def test_geometric_noise_dense_and_sparse():
     probs = np.array([(1 - r), (1 - r) * r, (1 - r) * r**2, r**3])
     assert stats.chisquare(observed, len(ex) * probs).pvalue > 1e-3
     assert abs(excess.mean() - r / (1 - r)) < 0.2
+
+
+def test_fitted_synthesizer_stores_only_noisy_counts():
+    df = _frame(500)
+    s = _synth(epsilon=1.0).fit(df)
+    h = s.histograms_[0]
+    true = Counter(np.ravel_multi_index(np.array(_bins(s, df)).T, h["shape"]).tolist())
+    stored = dict(zip(h["cells"].tolist(), h["counts"].tolist(), strict=True))
+    assert all(v != true.get(c, 0) for c, v in stored.items())  # Laplace: a.s. non-integer
+    assert not any(
+        isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.size == len(df)
+        for v in vars(s).values()
+    )
