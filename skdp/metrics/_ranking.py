@@ -50,6 +50,15 @@ def _check_gamma(gamma):
     return float(gamma)
 
 
+def _distinct_labels(y):
+    """Sorted distinct values of ``y`` (at most three are needed: more means non-binary)."""
+    if y.dtype.kind in "biuf":
+        lo, hi = y.min(), y.max()
+        if np.all((y == lo) | (y == hi)):  # O(N), no sort
+            return np.unique(np.array([lo, hi], dtype=y.dtype))
+    return np.unique(y)
+
+
 def _positive_mask(y_true, pos_label):
     """Boolean mask of the positive rows; never raises on single-class ``y_true``.
 
@@ -62,7 +71,7 @@ def _positive_mask(y_true, pos_label):
         check_finite(y, name="y_true")
     if y.shape[0] == 0:
         raise ValueError("y_true is empty")
-    labels = np.unique(y)
+    labels = _distinct_labels(y)
     if labels.shape[0] > 2:
         raise ValueError("y_true must be binary (at most two distinct labels)")
     if pos_label is None:
@@ -102,17 +111,16 @@ def _exact_auc_ap(pos_mask, scores):
     Returns ``(auc, ap, n_positive)``; ``auc = 0.5`` if a class is empty, ``ap = 0`` without
     positives and ``1`` without negatives (spec §5.1).
     """
-    pos = scores[pos_mask]
+    pos = np.sort(scores[pos_mask])
     neg = np.sort(scores[~pos_mask])
     n, m = pos.shape[0], neg.shape[0]
     if n == 0:
         return 0.5, 0.0, 0
     if m == 0:
         return 0.5, 1.0, n
-    below = np.searchsorted(neg, pos, side="left")  # #{i: x_i < y_j}
+    below = np.searchsorted(neg, pos, side="left")  # #{i: x_i < y_j}, y_j increasing
     auc = float(np.sum(below, dtype=np.int64)) / (float(n) * float(m))
-    below_desc = np.sort(below)[::-1]  # positives in decreasing score order
-    s = m - below_desc  # #{i: x_i >= y_j}
+    s = m - below[::-1]  # #{i: x_i >= y_j} for the positives in decreasing score order
     j = np.arange(1, n + 1, dtype=np.float64)
     ap = float(np.mean(j / (j + s)))
     return auc, ap, n
@@ -121,36 +129,43 @@ def _exact_auc_ap(pos_mask, scores):
 # ------------------------------------------------------------------------------ mechanism
 
 
-def _noise_parameters(ls_of_count, n, *, epsilon, delta, gamma):
+def _smooth_sensitivity(local_sensitivities, n, N, beta):
+    """``S*_beta = max_{0<=i<=N} LS(i) exp(-beta |i - n|)`` over a window around ``n``.
+
+    ``local_sensitivities(counts)`` returns LS for an array of counts, all values in
+    (0, 1]. Terms with ``exp(-beta |i - n|) < LS(n)`` cannot beat the ``i = n`` term, so
+    only ``|i - n| <= ln(1 / LS(n)) / beta`` is scanned; this equals
+    :func:`~skdp.mechanisms.sensitivity.count_smooth_sensitivity` on the full range and
+    keeps a call at N = 10**6 well under a second.
+    """
+    ls_n = float(local_sensitivities(np.array([n]))[0])
+    if beta > 0 and ls_n > 0:
+        half = math.ceil(math.log(1.0 / ls_n) / beta) + 1
+    else:
+        half = N
+    lo, hi = max(0, n - half), min(N, n + half)
+    counts = np.arange(lo, hi + 1)
+    return count_smooth_sensitivity(local_sensitivities(counts), n - lo, beta)
+
+
+def _noise_parameters(local_sensitivities, n, N, *, epsilon, delta, gamma):
     """Noise scale and kind of Thm 7.4 (Lantz 2016; Nissim et al. 2007), one-dimensional.
 
-    ``ls_of_count`` holds the local sensitivity for every count 0..N and ``n`` is the
-    private count. Returns ``(scale, "smooth")`` (pure DP, density ``1/(1+|z|^gamma)``,
-    ``beta = epsilon / (2 (gamma + 1))``, scale ``2 (gamma + 1) S / epsilon``) when
-    ``delta == 0``, else ``(scale, "laplace")`` (``beta = epsilon / (2 ln(2/delta))``,
-    scale ``2 S / epsilon``). The scale depends on the private count: callers must not
+    ``local_sensitivities(counts)`` gives the local sensitivity for an array of counts in
+    0..N and ``n`` is the private count. Returns ``(scale, "smooth")`` (pure DP, density
+    ``1/(1+|z|^gamma)``, ``beta = epsilon / (2 (gamma + 1))``, scale
+    ``2 (gamma + 1) S / epsilon``) when ``delta == 0``, else ``(scale, "laplace")``
+    (``beta = epsilon / (2 ln(2/delta))``, scale ``2 S / epsilon``). The largest
+    admissible ``beta`` is used. The scale depends on the private count: callers must not
     release or store it.
     """
     if delta == 0.0:
         beta = smooth_sensitivity_beta(epsilon, gamma=gamma)  # epsilon / (2 (gamma + 1))
-        s_star = count_smooth_sensitivity(ls_of_count, n, beta)
+        s_star = _smooth_sensitivity(local_sensitivities, n, N, beta)
         return smooth_sensitivity_scale(s_star, epsilon=epsilon, gamma=gamma), "smooth"
     beta = epsilon / (2.0 * math.log(2.0 / delta))
-    s_star = count_smooth_sensitivity(ls_of_count, n, beta)
+    s_star = _smooth_sensitivity(local_sensitivities, n, N, beta)
     return 2.0 * s_star / epsilon, "laplace"
-
-
-def _smooth_sensitivity_release(value, ls_of_count, n, *, epsilon, delta, gamma, rng):
-    """Add the Thm 7.4 noise to ``value`` and clamp to [0, 1] (post-processing)."""
-    if math.isinf(epsilon):
-        return float(np.clip(value, 0.0, 1.0))
-    scale, kind = _noise_parameters(ls_of_count, n, epsilon=epsilon, delta=delta, gamma=gamma)
-    if kind == "smooth":
-        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
-    else:
-        eta = laplace_noise(1, scale=1.0, rng=rng)
-    eta = float(np.asarray(eta, dtype=float).ravel()[0])
-    return float(np.clip(value + scale * eta, 0.0, 1.0))
 
 
 def _dp_ranking_metric(
@@ -165,14 +180,24 @@ def _dp_ranking_metric(
     if ledger is not None:
         ledger.spend(epsilon, delta, label=f"dp_{which}_score")
     auc, ap, n = _exact_auc_ap(pos_mask, scores)
-    counts = np.arange(N + 1)
-    if which == "roc_auc":
-        value, ls = auc, auc_local_sensitivity(counts, N - counts)
-    else:
-        value, ls = ap, ap_local_sensitivity(counts, form=form, cap=True)
-    return _smooth_sensitivity_release(
-        value, ls, n, epsilon=epsilon, delta=delta, gamma=gamma, rng=rng
+    value = auc if which == "roc_auc" else ap
+    if math.isinf(epsilon):
+        return float(np.clip(value, 0.0, 1.0))
+
+    def local_sensitivities(counts):
+        if which == "roc_auc":
+            return auc_local_sensitivity(counts, N - counts)
+        return ap_local_sensitivity(counts, form=form, cap=True)
+
+    scale, kind = _noise_parameters(
+        local_sensitivities, n, N, epsilon=epsilon, delta=delta, gamma=gamma
     )
+    if kind == "smooth":
+        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
+    else:
+        eta = laplace_noise(1, scale=1.0, rng=rng)
+    eta = float(np.asarray(eta, dtype=float).ravel()[0])
+    return float(np.clip(value + scale * eta, 0.0, 1.0))
 
 
 def dp_roc_auc_score(

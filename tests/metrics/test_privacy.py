@@ -18,20 +18,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.integrate import quad
 
-from skdp.mechanisms.sensitivity import ap_local_sensitivity, auc_local_sensitivity
-from skdp.metrics._ranking import _exact_auc_ap, _noise_parameters
+from skdp.mechanisms.sensitivity import (
+    ap_local_sensitivity,
+    auc_local_sensitivity,
+    count_smooth_sensitivity,
+)
+from skdp.metrics._ranking import _exact_auc_ap, _noise_parameters, _smooth_sensitivity
 
 
 def _release_parameters(labels, scores, which, *, epsilon, delta, gamma=2.0, form="harmonic"):
     labels = np.asarray(labels, dtype=bool)
     N = labels.shape[0]
     auc, ap, n = _exact_auc_ap(labels, np.asarray(scores, dtype=float))
-    counts = np.arange(N + 1)
     if which == "auc":
-        value, ls = auc, auc_local_sensitivity(counts, N - counts)
+        value, ls = auc, lambda c: auc_local_sensitivity(c, N - c)
     else:
-        value, ls = ap, ap_local_sensitivity(counts, form=form)
-    scale, kind = _noise_parameters(ls, n, epsilon=epsilon, delta=delta, gamma=gamma)
+        value, ls = ap, lambda c: ap_local_sensitivity(c, form=form)
+    scale, kind = _noise_parameters(ls, n, N, epsilon=epsilon, delta=delta, gamma=gamma)
     return value, scale, kind
 
 
@@ -44,12 +47,12 @@ def _log_density(z, loc, scale, gamma):
 def _max_log_ratio(p, q, gamma):
     (f1, s1), (f2, s2) = p, q
     smax = max(s1, s2)
-    offsets = np.concatenate([-np.logspace(-6, 8, 4000), [0.0], np.logspace(-6, 8, 4000)])
+    offsets = np.concatenate([-np.logspace(-6, 8, 2000), [0.0], np.logspace(-6, 8, 2000)])
     z = np.concatenate(
         [
             f1 + smax * offsets,
             f2 + smax * offsets,
-            np.linspace(min(f1, f2) - 5 * smax, max(f1, f2) + 5 * smax, 40001),
+            np.linspace(min(f1, f2) - 5 * smax, max(f1, f2) + 5 * smax, 20001),
         ]
     )
     return float(np.max(np.abs(_log_density(z, f1, s1, gamma) - _log_density(z, f2, s2, gamma))))
@@ -176,3 +179,20 @@ def test_checks_detect_an_under_noised_mechanism():
         worst_hs = max(worst_hs, _hockey_stick((p[0], p[1] / 10), (q[0], q[1] / 10), 1.0))
     assert worst_ratio > 1.0
     assert worst_hs > 1e-5
+
+
+@given(
+    N=st.integers(1, 5000),
+    frac=st.floats(0, 1),
+    beta=st.sampled_from([0.0, 1e-5, 1e-3, 0.0943696, 1 / 6, 2.0, 50.0]),
+    which=st.sampled_from(["auc", "ap-harmonic", "ap-log"]),
+)
+def test_windowed_smooth_sensitivity_equals_full_maximum(N, frac, beta, which):
+    """The release scans only a window around n; it must equal the maximum over 0..N."""
+    n = int(round(frac * N))
+    if which == "auc":
+        fn = lambda c: auc_local_sensitivity(c, N - c)  # noqa: E731
+    else:
+        fn = lambda c: ap_local_sensitivity(c, form=which[3:])  # noqa: E731
+    full = count_smooth_sensitivity(fn(np.arange(N + 1)), n, beta)
+    assert _smooth_sensitivity(fn, n, N, beta) == full
