@@ -5,7 +5,7 @@
   :func:`smooth_sensitivity_noise` (density ∝ 1/(1+|z|^γ));
 * selection: :func:`exponential_mechanism` (log space, Gumbel-max),
   :func:`subsampled_exponential_mechanism`;
-* private bounds: :func:`private_quantile`, :func:`private_bounds`,
+* private bounds: :func:`private_quantile`, :func:`private_grid_quantile`, :func:`private_bounds`,
   :func:`resolve_bounds`;
 * :mod:`skdp.mechanisms.sensitivity`: every sensitivity formula, once.
 
@@ -15,7 +15,11 @@ uses a global random state. ``epsilon`` is always the total guarantee of the cal
 
 from skdp.mechanisms import sensitivity
 from skdp.mechanisms._bounds import (
+    above_threshold_bound,
+    grid_quantile_utilities,
+    log_grid_candidates,
     private_bounds,
+    private_grid_quantile,
     private_quantile,
     private_quantile_log_probs,
     resolve_bounds,
@@ -40,6 +44,7 @@ from skdp.mechanisms._noise import (
 )
 
 __all__ = [
+    "above_threshold_bound",
     "add_gaussian",
     "add_geometric",
     "add_laplace",
@@ -47,8 +52,11 @@ __all__ = [
     "exponential_mechanism_log_probs",
     "gaussian_delta",
     "gaussian_sigma",
+    "grid_quantile_utilities",
     "laplace_noise",
+    "log_grid_candidates",
     "private_bounds",
+    "private_grid_quantile",
     "private_quantile",
     "private_quantile_log_probs",
     "resolve_bounds",
