@@ -309,3 +309,20 @@ def test_binormal_roc_curve_matches_binormal_model_and_checks_input():
         binormal_roc_curve(np.nan)
     with pytest.raises(ValueError):
         binormal_roc_curve(0.7, n_points=1)
+
+
+def test_gamma_three_noise_scale():
+    """gamma = 3: noise 8 S / eps times eta with density proportional to 1 / (1 + |z|^3).
+
+    AUC, N = 1000, n = 100, eps = 1: beta = 1/8, S* = LS = 0.01, scale = 0.08. The median
+    of |eta| is found by integrating the density numerically.
+    """
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+
+    h = lambda z: 1.0 / (1.0 + abs(z) ** 3)  # noqa: E731
+    total = 2 * quad(h, 0, np.inf)[0]
+    median_abs = brentq(lambda t: 2 * quad(h, 0, t)[0] / total - 0.5, 0.01, 10)
+    y, s = _simulated(100, 900)
+    err, _ = _errors(dp_roc_auc_score, y, s, 2000, epsilon=1.0, gamma=3.0)
+    assert np.median(np.abs(err)) == pytest.approx(0.08 * median_abs, rel=0.08)
