@@ -27,8 +27,8 @@ from skdp.utils._sklearn_compat import (
 
 __all__ = ["DPILPClassifier", "search_clause"]
 
-#: clauses whose satisfy-counts are computed in one matrix product
-_CHUNK = 4096
+#: about this many (example, clause) satisfy-flags are computed in one matrix product
+_CHUNK = 1 << 22
 
 
 def _check_binary(X, name, columns=None):
@@ -56,27 +56,31 @@ def _counts(Xpos, Xneg, clauses):
         N[:] = Xneg.shape[0]
         return P, N
     n_atoms = Xpos.shape[1]
-    for c0 in range(0, len(clauses), _CHUNK):
-        block = np.asarray(clauses[c0 : c0 + _CHUNK], dtype=np.intp)
+    # at most about _CHUNK (rows x clauses) products held at once
+    step = max(1, _CHUNK // max(Xpos.shape[0], Xneg.shape[0], 1))
+    for c0 in range(0, len(clauses), step):
+        block = np.asarray(clauses[c0 : c0 + step], dtype=np.intp)
         M = np.zeros((n_atoms, block.shape[0]), dtype=np.int32)
         np.put_along_axis(M, block.T, 1, axis=0)
-        P[c0 : c0 + _CHUNK] = ((Xpos @ M) == size).sum(axis=0)
-        N[c0 : c0 + _CHUNK] = ((Xneg @ M) == size).sum(axis=0)
+        P[c0 : c0 + step] = ((Xpos @ M) == size).sum(axis=0)
+        N[c0 : c0 + step] = ((Xneg @ M) == size).sum(axis=0)
     return P, N
 
 
 def _next_level(kept, size):
     """Apriori candidates of length ``size``: every (size-1)-subset must be kept."""
-    if size == 1:
-        return None  # handled by the caller (all bottom-clause atoms)
     kept_set = set(kept)
-    out = set()
-    for a in kept:
-        for b in kept:
-            if a[:-1] == b[:-1] and a[-1] < b[-1]:
-                c = a + (b[-1],)
-                if all(c[:j] + c[j + 1 :] in kept_set for j in range(size)):
-                    out.add(c)
+    groups = {}
+    for a in kept:  # join clauses that share their first size-2 atoms
+        groups.setdefault(a[:-1], []).append(a[-1])
+    out = []
+    for prefix, lasts in groups.items():
+        lasts = sorted(lasts)
+        for i, x in enumerate(lasts):
+            for y in lasts[i + 1 :]:
+                c = prefix + (x, y)
+                if all(c[:j] + c[j + 1 :] in kept_set for j in range(size - 2)):
+                    out.append(c)
     return sorted(out)
 
 
