@@ -47,10 +47,11 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     epsilon : float, default=1.0
         Total privacy loss of one ``fit`` (including a private bound estimate, if any).
         ``math.inf`` gives ordinary least squares on the clipped data.
-    bounds_X : None, "data", (lo, hi) of scalars or per-feature arrays, default=None
-        Public bounds of the features. ``None``: a private estimate spending 10 % of
-        ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`; the rest goes to the
-        objective). ``"data"``: the non-private opt-in, which emits
+    bounds_X : None, "data", (lo, hi) of scalars or per-feature arrays, or dict, default=None
+        Public bounds of the features (a dict ``{column: (lo, hi)}`` for a DataFrame).
+        ``None``: a private estimate spending 10 % of ``epsilon``
+        (:func:`skdp.mechanisms.resolve_bounds`; the rest goes to the objective).
+        ``"data"``: the non-private opt-in, which emits
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
     bounds_y : None, "data" or (lo, hi), default=None
         Public bounds of the target, as for ``bounds_X``. When both are ``None`` a
@@ -144,7 +145,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "bounds_X": _bounds_param(),
+        "bounds_X": _bounds_param() + [dict],
         "bounds_y": _bounds_param(),
         "fit_intercept": ["boolean"],
         "clip": ["boolean"],
@@ -274,7 +275,8 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         if isinstance(self.bounds_X, str):
             lo, hi = data_bounds(X, name="bounds_X")
         elif not need_x:
-            lo, hi = check_bounds(self.bounds_X, p, name="bounds_X")
+            names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+            lo, hi = check_bounds(self.bounds_X, p, name="bounds_X", columns=names)
         if isinstance(self.bounds_y, str):
             ylo, yhi = data_bounds(y[:, None], name="bounds_y")
         elif not need_y:

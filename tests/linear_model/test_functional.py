@@ -303,3 +303,17 @@ def test_all_directions_trimmed_falls_back_with_a_warning(monkeypatch):
         reg = _fit(X, y, epsilon=1.0)
     assert np.all(reg.coef_ == 0) and reg.intercept_ == pytest.approx(0.5)
     assert reg.n_components_ == 0
+
+
+def test_dict_bounds_for_dataframes():
+    import pandas as pd
+
+    X, y = _data(500, 2)
+    df = pd.DataFrame(X, columns=["a", "b"])
+    reg = DPLinearRegression(
+        bounds_X={"b": (-2, 2), "a": (-2, 3)}, bounds_y=BY, random_state=0
+    ).fit(df, y)
+    np.testing.assert_array_equal(reg.bounds_X_[0], [-2, -2])
+    np.testing.assert_array_equal(reg.bounds_X_[1], [3, 2])
+    with pytest.raises(ValueError, match="'b'"):
+        DPLinearRegression(bounds_X={"a": (-2, 3)}, bounds_y=BY).fit(df, y)
