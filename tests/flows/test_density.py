@@ -68,7 +68,7 @@ def test_density_integrates_to_one_2d_grid(kind):
     assert abs(total - 1.0) < 0.01, total
 
 
-@pytest.mark.parametrize("kind", ["maf", "realnvp"])
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf"])
 @pytest.mark.parametrize("d", [2, 3])
 def test_importance_sampling_normalisation(kind, d):
     """mean_{x ~ N(0, s^2 I)} q(x) / N(x; 0, s^2 I) = 1 within 4 standard errors."""

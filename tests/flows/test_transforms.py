@@ -206,3 +206,17 @@ def test_iaf_is_maf_with_directions_swapped():
     x_iaf, l_iaf = iaf.inverse_and_ladj(x)
     torch.testing.assert_close(x_iaf, z_maf)
     torch.testing.assert_close(l_iaf, l_maf)
+
+
+@pytest.mark.parametrize("kind", ["maf", "realnvp", "iaf", "planar", "sylvester"])
+def test_device_agnostic_on_meta(kind):
+    """Every tensor the flows create follows the module's device/dtype (no stray CPU tensors):
+    the "meta" device raises on any cross-device op, standing in for CUDA on a CPU machine."""
+    kwargs = {"normalization": "affine"} if kind in ("maf", "realnvp", "iaf") else {}
+    flow = make_flow(kind, 3, n_layers=2, **kwargs).to("meta", torch.float64)
+    x = torch.empty(4, 3, device="meta", dtype=torch.float64)
+    z, ladj = flow(x)
+    assert z.device.type == "meta" and ladj.shape == (4,)
+    assert flow.inverse(z).device.type == "meta"
+    s, lp = flow.sample_and_log_prob(5)
+    assert s.device.type == "meta" and s.dtype == torch.float64 and lp.shape == (5,)
