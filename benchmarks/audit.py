@@ -1,11 +1,12 @@
 """Empirical privacy audit of every skdp estimator at epsilon in {1, 10}.
 
 For each estimator (the known-epsilon controls of :mod:`skdp.auditing`, then every
-estimator discovered by :func:`skdp.utils.discovery.all_estimators` that has a fast
-configuration in ``tests/privacy/_configs.py``) and each epsilon, a distinguishing audit
+estimator discovered by :func:`skdp.utils.discovery.all_estimators`, with each of its
+audit configurations in ``tests/privacy/_configs.py``) and each epsilon, the
+configuration's audit -- mostly a distinguishing audit
 (:func:`skdp.auditing.distinguishing_audit`: ``--trials`` fits on a fixed neighbouring
 pair, a threshold attack on one canary chosen on half of the fits, Clopper--Pearson on
-the other half) reports:
+the other half), else a one-run audit or LiRA -- reports:
 
 * the claimed epsilon,
 * the empirical epsilon lower bound at 95% confidence (a bound, not an estimate: weak
@@ -18,8 +19,9 @@ the other half) reports:
 * the wall time.
 
 A non-private memorising model (claimed epsilon = inf) is audited with the one-run
-audit as a positive reference. Run ``python benchmarks/audit.py`` (``--trials 100`` for a
-quick look; ``--json`` for machine-readable output).
+audit as a positive reference. Run ``python benchmarks/audit.py`` (about a minute;
+``--trials 100`` for a quick look; ``--slow`` adds the torch estimators' distinguishing
+audits, several minutes; ``--json`` for machine-readable output).
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import json
 import math
 import pathlib
 import time
-import warnings
 
 import numpy as np
 
@@ -38,12 +39,11 @@ from skdp.auditing import (
     LaplaceCountRelease,
     MemorizingDensity,
     RandomizedResponseRelease,
-    distinguishing_audit,
     one_run_audit,
 )
 from skdp.auditing._checks import default_audit_data
-from skdp.exceptions import DeltaTooLargeWarning
 from skdp.utils.discovery import all_estimators
+from skdp.utils.estimator_checks import check_privacy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -60,30 +60,28 @@ def _controls():
     ids = np.arange(200).reshape(-1, 1)
     data = (ids, None, np.array([[210]]), None)
     return [
-        (
-            "RandomizedResponseRelease (control)",
-            RandomizedResponseRelease,
-            {"n_ids": 250},
-            data,
-            "auto",
-        ),
-        ("LaplaceCountRelease (control)", LaplaceCountRelease, {"n_ids": 250}, data, "auto"),
+        ("RandomizedResponseRelease (control)", RandomizedResponseRelease, {"n_ids": 250}),
+        ("LaplaceCountRelease (control)", LaplaceCountRelease, {"n_ids": 250}),
         (
             "LaplaceCountRelease, 1/5 of the noise (bug)",
             LaplaceCountRelease,
             {"n_ids": 250, "noise_factor": 0.2},
-            data,
-            "auto",
         ),
+    ], data
+
+
+def _jobs(configs, trials, include_slow):
+    """(label, class, fixed params, data, check_privacy keywords) per configuration."""
+    controls, data = _controls()
+    jobs = [
+        (label, cls, params, data, {"audit": "distinguishing", "n_trials": trials})
+        for label, cls, params in controls
     ]
-
-
-def _estimators(configs):
-    out, skipped = [], []
+    skipped = []
     try:
         found = all_estimators()
     except ImportError as exc:  # a half-written estimator package
-        return out, [("(discovery)", f"estimator discovery failed: {exc!r}")]
+        return jobs, [("(discovery)", f"estimator discovery failed: {exc!r}")]
     for name, cls in found:
         cfgs = configs.get(name)
         if cfgs is None:
@@ -94,47 +92,52 @@ def _estimators(configs):
             if "skip" in cfg:
                 skipped.append((label, cfg["skip"]))
                 continue
+            if cfg.get("slow") and not include_slow:
+                skipped.append((label, "slow configuration (run with --slow)"))
+                continue
             params = {k: v for k, v in cfg["params"].items() if k != "epsilon"}
             probe = cls(**cfg["params"])
-            data = (
+            cdata = (
                 default_audit_data(probe, random_state=0)
                 if cfg.get("data") is None
                 else cfg["data"](np.random.default_rng(0))
             )
-            out.append((label, cls, params, data, cfg.get("score", "auto")))
-    return out, skipped
+            audit = cfg.get("audit", "distinguishing")
+            kw = {"audit": audit, "score": cfg.get("score", "auto"), **cfg.get("audit_kwargs", {})}
+            if audit == "distinguishing":
+                # slow (torch) configurations keep their own number of fits
+                kw["n_trials"] = cfg.get("n_trials", trials) if cfg.get("slow") else trials
+            jobs.append((label, cls, params, cdata, kw))
+    return jobs, skipped
 
 
-def run(trials, epsilons=(1.0, 10.0), seed=0):
+def run(trials, epsilons=(1.0, 10.0), seed=0, include_slow=False):
     rows = []
-    configs = _load_configs()
-    estimators, skipped = _estimators(configs)
-    for name, cls, params, (X, y, cX, cy), score in _controls() + estimators:
+    jobs, skipped = _jobs(_load_configs(), trials, include_slow)
+    for name, cls, params, (X, y, cX, cy), kw in jobs:
         for eps in epsilons:
             t0 = time.perf_counter()
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeltaTooLargeWarning)
-                    res = distinguishing_audit(
-                        cls(epsilon=eps, **params),
-                        X,
-                        y,
-                        canary_X=cX,
-                        canary_y=cy,
-                        n_trials=trials,
-                        score=score,
-                        random_state=seed,
-                    )
+                res = check_privacy(
+                    cls(epsilon=eps, **params),
+                    X,
+                    y,
+                    canary_X=cX,
+                    canary_y=cy,
+                    random_state=seed,
+                    raise_on_failure=False,
+                    **kw,
+                )
             except Exception as exc:  # report and go on with the other estimators
                 skipped.append((f"{name} at epsilon={eps:g}", f"audit failed: {exc!r}"))
                 continue
             rows.append(
                 {
                     "estimator": name,
-                    "audit": "distinguishing",
+                    "audit": kw["audit"],
                     "epsilon": eps,
                     "epsilon_lb": res.epsilon_lb,
-                    "max_epsilon_lb": res.details["max_epsilon_lb"],
+                    "max_epsilon_lb": res.details.get("max_epsilon_lb", math.nan),
                     "auc": res.auc,
                     "tpr_at_1pct_fpr": res.tpr_at_fpr[1e-2],
                     "seconds": time.perf_counter() - t0,
@@ -163,12 +166,13 @@ def main():
     parser.add_argument("--trials", type=int, default=400, help="fits per audit")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--slow", action="store_true", help="include slow (torch) configurations")
     args = parser.parse_args()
-    rows, skipped = run(args.trials, seed=args.seed)
+    rows, skipped = run(args.trials, seed=args.seed, include_slow=args.slow)
     if args.json:
         print(json.dumps({"rows": rows, "skipped": skipped}, indent=2))
         return
-    print(f"Distinguishing audits, {args.trials} fits each, 95% confidence\n")
+    print(f"Audits at 95% confidence; distinguishing audits use {args.trials} fits\n")
     header = f"{'estimator':48s} {'audit':15s} {'claimed eps':>11s} {'eps_lb':>7s} {'max':>6s} "
     header += f"{'AUC':>6s} {'TPR@1%':>7s} {'time s':>7s}"
     print(header)

@@ -616,6 +616,11 @@ def lira_attack(
             "global_variance": global_variance,
             "per_target": per_target,
             "per_target_auc": per_target_auc,
+            # the largest bound this audit could give (every guess of a target correct)
+            "max_epsilon_lb": max(
+                one_run_epsilon_lower_bound(M, r, r, delta=delta, confidence=conf_each)
+                for _, r, _ in per_target
+            ),
             "shadow_masks": shadow_masks,
             "target_masks": target_masks,
             "shadow_seeds": seeds[:n_shadow],
