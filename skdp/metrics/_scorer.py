@@ -162,6 +162,8 @@ class DPScorer:
         """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``."""
         if sample_weight is not None:
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
+        if kwargs:
+            raise ValueError(f"DP scorers take no extra score parameters, got {sorted(kwargs)}")
         y_score, pos_label = self._response(estimator, X)
         kw = dict(self.metric_kwargs)
         if self.takes_pos_label:

@@ -130,6 +130,8 @@ def test_scorer_rejects_what_it_cannot_do(data):
     scorer = make_dp_scorer("roc_auc", epsilon=1.0)
     with pytest.raises(ValueError, match="sample_weight"):
         scorer(est, X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="extra score parameters"):
+        scorer(est, X, y, groups=np.ones(len(y)))
     Xi, yi = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="binary"):
         scorer(LogisticRegression(max_iter=500).fit(Xi, yi), Xi, yi)
