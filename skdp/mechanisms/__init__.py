@@ -4,7 +4,7 @@
   :func:`add_gaussian`, :func:`two_sided_geometric` / :func:`add_geometric`,
   :func:`smooth_sensitivity_noise` (density ∝ 1/(1+|z|^γ));
 * selection: :func:`exponential_mechanism` (log space, Gumbel-max),
-  :func:`subsampled_exponential_mechanism`;
+  :func:`subsampled_exponential_mechanism`, :func:`report_noisy_max`;
 * private bounds: :func:`private_quantile`, :func:`private_grid_quantile`, :func:`private_bounds`,
   :func:`resolve_bounds`;
 * :mod:`skdp.mechanisms.sensitivity`: every sensitivity formula, once.
@@ -27,6 +27,7 @@ from skdp.mechanisms._bounds import (
 from skdp.mechanisms._exponential import (
     exponential_mechanism,
     exponential_mechanism_log_probs,
+    report_noisy_max,
     subsampled_exponential_mechanism,
 )
 from skdp.mechanisms._noise import (
@@ -59,6 +60,7 @@ __all__ = [
     "private_grid_quantile",
     "private_quantile",
     "private_quantile_log_probs",
+    "report_noisy_max",
     "resolve_bounds",
     "sensitivity",
     "smooth_sensitivity_beta",

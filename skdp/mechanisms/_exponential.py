@@ -12,6 +12,7 @@ from skdp.mechanisms._validation import check_epsilon, check_positive, check_rng
 __all__ = [
     "exponential_mechanism",
     "exponential_mechanism_log_probs",
+    "report_noisy_max",
     "subsampled_exponential_mechanism",
 ]
 
@@ -188,3 +189,59 @@ def subsampled_exponential_mechanism(
         raise ValueError("utility(candidates) must return m utilities")
     index = exponential_mechanism(u, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
     return candidates, index
+
+
+def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, exclude=None):
+    """Report Noisy Max with Laplace noise: ``argmax_i(u_i + Lap(b))``.
+
+    ``b = sensitivity / epsilon`` when the utilities are *monotone* (between neighbours
+    they all move in the same direction, e.g. counts under add/remove: Dwork & Roth 2014,
+    Claim 3.9; spec ``dp_gan.md`` §6.9), else ``b = 2 sensitivity / epsilon``. Either way
+    ε-DP (exact) for utilities whose change between neighbouring datasets is at most
+    ``sensitivity``. For peeling (top-k), call it ``k`` times with ``exclude`` holding
+    the indices already chosen and ``epsilon / k`` each (sequential composition).
+
+    Parameters
+    ----------
+    utilities : array-like of shape (k,)
+        Finite.
+    epsilon : float
+        ``> 0``; ``inf`` returns a maximiser (first one).
+    sensitivity : float
+        ``> 0``.
+    rng : numpy.random.Generator
+    monotonic : bool, default=False
+    exclude : array-like of int, optional
+        Indices that cannot be returned (public).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.mechanisms import report_noisy_max
+    >>> report_noisy_max([10, 500, 20], epsilon=1.0, sensitivity=1.0, monotonic=True,
+    ...                  rng=np.random.default_rng(0))
+    1
+    """
+    check_rng(rng)
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    u = np.asarray(utilities, dtype=float)
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError("utilities must be a non-empty 1-d array")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("utilities must be finite")
+    allowed = np.ones(u.size, dtype=bool)
+    if exclude is not None:
+        allowed[np.asarray(exclude, dtype=int)] = False
+    if not allowed.any():
+        raise ValueError("every candidate is excluded")
+    if math.isinf(epsilon):
+        noisy = u
+    else:
+        scale = (1.0 if monotonic else 2.0) * sensitivity / epsilon
+        noisy = u + rng.laplace(0.0, scale, size=u.size)
+    return int(np.argmax(np.where(allowed, noisy, -np.inf)))

@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from skdp.mechanisms import (
     exponential_mechanism,
     exponential_mechanism_log_probs,
+    report_noisy_max,
     subsampled_exponential_mechanism,
 )
 
@@ -258,3 +259,55 @@ def test_ssem_multidimensional_candidates_and_checks():
         subsampled_exponential_mechanism(
             lambda m, r: np.zeros(m), lambda c: c, m=0, epsilon=1.0, sensitivity=1.0, rng=rng
         )
+
+
+# ------------------------------------------------------- report noisy max
+def rnm_probs(u, b):
+    """Exact P(argmax_i(u_i + Lap(b)) = i) by quadrature on a fine grid."""
+    z = np.linspace(u.min() - 60 * b, u.max() + 60 * b, 200001)
+    pdf = np.exp(-np.abs(z[None, :] - u[:, None]) / b) / (2 * b)
+    t = (z[None, :] - u[:, None]) / b
+    cdf = np.where(t < 0, 0.5 * np.exp(np.minimum(t, 0)), 1 - 0.5 * np.exp(-np.maximum(t, 0)))
+    out = np.empty(u.size)
+    for i in range(u.size):
+        others = np.prod(np.delete(cdf, i, axis=0), axis=0)
+        out[i] = np.trapezoid(pdf[i] * others, z)
+    return out
+
+
+@pytest.mark.parametrize("monotonic", [True, False])
+@given(data=st.data())
+def test_report_noisy_max_ratio_bound(monotonic, data):
+    k = data.draw(st.integers(2, 3))
+    eps = data.draw(st.floats(0.1, 3.0))
+    sens = 1.0
+    u = np.array(data.draw(st.lists(st.floats(-3, 3), min_size=k, max_size=k)))
+    if monotonic:
+        sign = data.draw(st.sampled_from([-1.0, 1.0]))
+        d = sign * np.array(data.draw(st.lists(st.floats(0, 1), min_size=k, max_size=k)))
+    else:
+        d = np.array(data.draw(st.lists(st.floats(-1, 1), min_size=k, max_size=k)))
+    b = (1.0 if monotonic else 2.0) * sens / eps
+    P, Pn = rnm_probs(u, b), rnm_probs(u + d * sens, b)
+    assert P.sum() == pytest.approx(1.0, abs=1e-5)
+    assert np.all(np.abs(np.log(P) - np.log(Pn)) <= eps + 1e-4)
+
+
+def test_report_noisy_max_uses_documented_scale_and_exclude():
+    u = np.array([1.0, 2.0, 0.5])
+    for mono, factor in [(True, 1.0), (False, 2.0)]:
+        got = report_noisy_max(
+            u, epsilon=0.5, sensitivity=3.0, rng=np.random.default_rng(4), monotonic=mono
+        )
+        ref = np.argmax(u + np.random.default_rng(4).laplace(0, factor * 3.0 / 0.5, size=3))
+        assert got == ref
+    rng = np.random.default_rng(0)
+    picks = {
+        report_noisy_max(u, epsilon=0.1, sensitivity=1.0, rng=rng, exclude=[1]) for _ in range(200)
+    }
+    assert picks == {0, 2}
+    assert report_noisy_max(u, epsilon=math.inf, sensitivity=1.0, rng=rng) == 1
+    with pytest.raises(ValueError, match="excluded"):
+        report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=rng, exclude=[0, 1, 2])
+    with pytest.raises(ValueError, match="finite"):
+        report_noisy_max([np.nan], epsilon=1.0, sensitivity=1.0, rng=rng)
