@@ -299,3 +299,32 @@ def test_ledger_budget_is_enforced_before_release(data):
     with pytest.raises(BudgetExceededError):
         scorer(est, X, y)
     assert ledger.epsilon_spent == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("n_candidates", [1, 4])
+@pytest.mark.parametrize("n_splits", [2, 5])
+def test_cv_privacy_spend_agrees_with_accounting_composition(n_candidates, n_splits):
+    """Disjoint folds: parallel over folds, then sequential over candidates and scorers."""
+    from skdp.accounting import compose_parallel, compose_sequential
+
+    per_call = [(0.3, 1e-7), (0.1, 0.0)]  # two scorers in a dict
+    per_fold = compose_sequential(per_call)
+    per_candidate = compose_parallel([per_fold] * n_splits)
+    expected = compose_sequential([per_candidate] * n_candidates)
+    got = cv_privacy_spend(
+        epsilon=[e for e, _ in per_call],
+        delta=[d for _, d in per_call],
+        n_splits=n_splits,
+        n_candidates=n_candidates,
+    )
+    assert got == pytest.approx(expected)
+    # overlapping test sets: every split composes sequentially
+    expected_seq = compose_sequential([per_fold] * (n_splits * n_candidates))
+    got_seq = cv_privacy_spend(
+        epsilon=[e for e, _ in per_call],
+        delta=[d for _, d in per_call],
+        n_splits=n_splits,
+        n_candidates=n_candidates,
+        disjoint_folds=False,
+    )
+    assert got_seq == pytest.approx(expected_seq)
