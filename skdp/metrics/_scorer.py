@@ -253,7 +253,9 @@ def make_dp_scorer(
     :meth:`DPScorer.privacy_spend`) returns the total of a run; charge it to your ledger
     before the run (``ledger.spend(*cv_privacy_spend(...))``). That is the reliable way
     with ``n_jobs > 1``: scikit-learn pickles the scorer into joblib workers, where the
-    ledger is a copy whose spends never reach your ledger.
+    ledger is a copy whose spends never reach your ledger. With a budgeted ledger pass
+    ``error_score="raise"``: scikit-learn otherwise turns the scorer's
+    :class:`~skdp.exceptions.BudgetExceededError` into a NaN score and a warning.
 
     Parallel composition needs folds that do not depend on the private data: pass
     ``cv=KFold(n_splits, shuffle=True, random_state=...)`` explicitly. With ``cv=<int>``

@@ -328,3 +328,16 @@ def test_cv_privacy_spend_agrees_with_accounting_composition(n_candidates, n_spl
         disjoint_folds=False,
     )
     assert got_seq == pytest.approx(expected_seq)
+
+
+def test_budget_error_propagates_from_grid_search_with_error_score_raise(data):
+    from skdp.accounting import PrivacyLedger
+    from skdp.exceptions import BudgetExceededError
+
+    X, y = data
+    ledger = PrivacyLedger(epsilon_budget=1.0)
+    scorer = make_dp_scorer("roc_auc", epsilon=0.4, ledger=ledger, random_state=0)
+    grid = {"logisticregression__C": [0.1, 1.0]}
+    with pytest.raises(BudgetExceededError):
+        GridSearchCV(model(), grid, cv=CV, scoring=scorer, error_score="raise").fit(X, y)
+    assert ledger.epsilon_spent <= 1.0
