@@ -91,6 +91,12 @@ def private_quantile(x, quantile, *, lower, upper, epsilon, rng):
     ∝ ``(z_{i+1} − z_i) exp(ε u_i / 2)`` (Gumbel-max in log space) and returns a
     uniform point in it.
 
+    Accuracy: the rank error grows like ``log((upper − lower) / spacing) / ε``, so a
+    very wide range with small ``ε`` or ``n`` lets the outer intervals win; and tied
+    data (point masses) get zero probability, so for integer or constant data the
+    output lands *between* the tied values. :func:`private_grid_quantile` and
+    :func:`above_threshold_bound` (used by :func:`private_bounds`) avoid both.
+
     Privacy: ε-DP under add/remove one row (and under replace-one). The
     utility's sensitivity is 1 (:func:`skdp.mechanisms.sensitivity.quantile_utility_sensitivity`)
     and the base measure (Lebesgue on ``[lower, upper]``) is public, so this is the
@@ -189,7 +195,9 @@ def private_grid_quantile(x, quantile, *, candidates, epsilon, rng):
     ``ε / 2``. ε-DP under add/remove one row (and replace-one); exact. Unlike the
     continuous mechanism of :func:`private_quantile`, its error grows only with the
     log of the number of candidates, so it copes with very wide search ranges and
-    with tied data.
+    with tied data. Its resolution is that of the grid: for a tail quantile between
+    two coarse candidates, all candidates beyond the data tie, so prefer
+    :func:`above_threshold_bound` for range finding.
 
     Returns
     -------
@@ -321,14 +329,11 @@ def private_bounds(
       scanning down, with at most ``quantiles[0]·n`` rows below it, ``hi`` the first,
       scanning up, with at most ``(1 − quantiles[1])·n`` rows above it. It returns the
       tightest covering grid point (up to a 19 % relative step) and copes with wide
-      ranges, ties and constant columns. Equal or crossed estimates are repaired as
-      for ``"log_grid"``.
-    * ``method="log_grid"``: :func:`private_grid_quantile` over
-      :func:`log_grid_candidates` of the search range (about 240 public candidates,
-      relative step 19 %). Its rank error grows with ``log(#candidates) / ε`` only,
-      so the wide default range costs little, and tied or constant columns are handled.
-      If the two estimates are not ordered they are swapped; if they are equal they
-      are replaced by the neighbouring candidates below and above (public values).
+      ranges, ties and constant columns. If the two estimates are not ordered they are
+      swapped; if they are equal they are replaced by the neighbouring candidates
+      below and above (public values). It needs roughly ``n · ε / (2 d) · q >= 2``
+      (``q`` the tail mass, 0.01 by default): with less, a noisy early stop can give
+      a range that misses much of the data (still private, but poor).
     * ``method="continuous"``: :func:`private_quantile` (Smith 2011) on the whole
       range. Its error grows with ``log((upper − lower) / spacing) / ε``: with a wide
       range and a small ``ε`` the outer intervals dominate and the estimate can land
@@ -348,7 +353,7 @@ def private_bounds(
     search_range : (lower, upper), scalars or per-column arrays, default=(-1e6, 1e6)
         Public, data-independent range.
     quantiles : (float, float), default=(0.01, 0.99)
-    method : {"sparse_vector", "log_grid", "continuous"}, default="sparse_vector"
+    method : {"sparse_vector", "continuous"}, default="sparse_vector"
 
     Returns
     -------
@@ -365,10 +370,8 @@ def private_bounds(
     """
     check_rng(rng)
     epsilon = check_epsilon(epsilon)
-    if method not in ("sparse_vector", "log_grid", "continuous"):
-        raise ValueError(
-            f"method must be 'sparse_vector', 'log_grid' or 'continuous', got {method!r}"
-        )
+    if method not in ("sparse_vector", "continuous"):
+        raise ValueError(f"method must be 'sparse_vector' or 'continuous', got {method!r}")
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
@@ -387,14 +390,9 @@ def private_bounds(
         a, b = s_lo[j], s_hi[j]
         if method != "continuous":
             c = log_grid_candidates(a, b)
-            if method == "log_grid":
-                kw = dict(candidates=c, epsilon=eps_each, rng=rng)
-                lo[j] = private_grid_quantile(X[:, j], q_lo, **kw)
-                hi[j] = private_grid_quantile(X[:, j], q_hi, **kw)
-            else:
-                kw = dict(candidates=c, epsilon=eps_each, rng=rng)
-                lo[j] = above_threshold_bound(X[:, j], q_lo, side="lower", **kw)
-                hi[j] = above_threshold_bound(X[:, j], q_hi, side="upper", **kw)
+            kw = dict(candidates=c, epsilon=eps_each, rng=rng)
+            lo[j] = above_threshold_bound(X[:, j], q_lo, side="lower", **kw)
+            hi[j] = above_threshold_bound(X[:, j], q_hi, side="upper", **kw)
             if lo[j] > hi[j]:
                 lo[j], hi[j] = hi[j], lo[j]
             elif lo[j] == hi[j]:

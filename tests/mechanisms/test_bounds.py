@@ -245,7 +245,7 @@ def test_above_threshold_inf_and_errors():
 
 
 # -------------------------------------------------------------- private_bounds
-@pytest.mark.parametrize("method", ["sparse_vector", "log_grid", "continuous"])
+@pytest.mark.parametrize("method", ["sparse_vector", "continuous"])
 def test_private_bounds_is_2d_quantile_queries_with_split_epsilon(method):
     X = np.random.default_rng(0).normal(size=(300, 3)) * [1, 10, 100]
     lo, hi = private_bounds(
@@ -258,9 +258,6 @@ def test_private_bounds_is_2d_quantile_queries_with_split_epsilon(method):
             kw = dict(candidates=c, epsilon=0.5, rng=rng)
             a = above_threshold_bound(X[:, j], 0.01, side="lower", **kw)
             b = above_threshold_bound(X[:, j], 0.99, side="upper", **kw)
-        elif method == "log_grid":
-            a = private_grid_quantile(X[:, j], 0.01, candidates=c, epsilon=0.5, rng=rng)
-            b = private_grid_quantile(X[:, j], 0.99, candidates=c, epsilon=0.5, rng=rng)
         else:
             a = private_quantile(X[:, j], 0.01, lower=-1e4, upper=1e4, epsilon=0.5, rng=rng)
             b = private_quantile(X[:, j], 0.99, lower=-1e4, upper=1e4, epsilon=0.5, rng=rng)
@@ -304,7 +301,7 @@ def test_private_bounds_degenerate_column_widened():
     st.lists(st.floats(-5, 5), min_size=0, max_size=20),
     st.floats(0.01, 100.0),
     st.integers(0, 2**32 - 1),
-    st.sampled_from(["sparse_vector", "log_grid", "continuous"]),
+    st.sampled_from(["sparse_vector", "continuous"]),
 )
 def test_private_bounds_always_ordered(col, eps, seed, method):
     X = np.array(col, dtype=float).reshape(-1, 1)
