@@ -89,9 +89,14 @@ def test_step_audit_catches_too_little_noise():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
-def test_one_dpsgd_step_full(sigma):
-    res = _audit(sigma, 3000, seed=3)
-    eps = gaussian_epsilon(sigma, DELTA)
-    assert res.epsilon_lb <= eps, res.summary()
-    assert res.epsilon_lb > 0.5 * min(eps, res.details["max_epsilon_lb"])
+def test_one_dpsgd_step_full():
+    """3000 steps per noise level: every bound stays below the exact epsilon and grows
+    as the noise shrinks. (A threshold attack cannot approach the Gaussian's epsilon at
+    delta=1e-5, which lives in the far tails, so no tightness is asserted.)"""
+    bounds = []
+    for sigma in (2.0, 1.0, 0.5):
+        res = _audit(sigma, 3000, seed=3)
+        assert res.epsilon_lb <= gaussian_epsilon(sigma, DELTA), res.summary()
+        bounds.append(res.epsilon_lb)
+    assert bounds == sorted(bounds)
+    assert bounds[-1] > 2.0
