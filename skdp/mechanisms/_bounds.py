@@ -465,20 +465,22 @@ def resolve_bounds(
     >>> resolve_bounds((0, 1), X, epsilon=2.0, rng=np.random.default_rng(1))[2]
     0.0
     """
+    shape = np.shape(X)
+    if len(shape) not in (1, 2):
+        raise ValueError("X must be 1-d or 2-d")
+    d = 1 if len(shape) == 1 else shape[1]
+    if bounds is not None and not isinstance(bounds, str):
+        # public bounds: the data are not read (X may hold non-numeric columns)
+        lo, hi = check_bounds(bounds, d, name=name, columns=columns)
+        return lo, hi, 0.0
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
-    if X.ndim != 2:
-        raise ValueError("X must be 1-d or 2-d")
-    d = X.shape[1]
     if isinstance(bounds, str):
         if bounds != "data":
             raise ValueError(f"{name} must be None, 'data', a (low, high) pair or a dict")
         check_finite(X, name="X")
         lo, hi = data_bounds(X, name=name)
-        return lo, hi, 0.0
-    if bounds is not None:
-        lo, hi = check_bounds(bounds, d, name=name, columns=columns)
         return lo, hi, 0.0
     epsilon = check_epsilon(epsilon)
     fraction = float(fraction)
@@ -493,6 +495,6 @@ def resolve_bounds(
     check_rng(rng)
     used = fraction * epsilon
     lo, hi = private_bounds(
-        X, epsilon=used, rng=rng, search_range=search_range, quantiles=quantiles
+        X, epsilon=used, rng=rng, search_range=search_range, quantiles=quantiles, method=method
     )
     return lo, hi, used

@@ -377,3 +377,17 @@ def test_resolve_1d_and_nan():
     assert lo.shape == (1,)
     with pytest.raises(ValueError, match="NaN"):
         resolve_bounds(None, [[np.nan]], epsilon=1.0, rng=np.random.default_rng(0))
+
+
+def test_resolve_forwards_method_and_skips_reading_data_for_public_bounds():
+    X = np.random.default_rng(0).normal(size=(1000, 2))
+    a = resolve_bounds(None, X, epsilon=2.0, rng=np.random.default_rng(3), method="continuous")
+    b = private_bounds(X, epsilon=0.2, rng=np.random.default_rng(3), method="continuous")
+    np.testing.assert_array_equal(a[0], b[0])
+    # public bounds with non-numeric columns: the data are not read
+    obj = np.array([["x", 1], ["y", 2]], dtype=object)
+    lo, hi, used = resolve_bounds(
+        {"a": (0, 1), "b": (0, 5)}, obj, epsilon=1.0, rng=None, columns=["a", "b"]
+    )
+    np.testing.assert_array_equal(hi, [1, 5])
+    assert used == 0.0
