@@ -292,3 +292,19 @@ def test_sklearn_common_checks():
         )
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert failed == [], failed
+
+
+def test_degenerate_inputs_do_not_raise():
+    # one class only, empty bottom clause, length 0: whether a class is absent is private,
+    # so none of these may raise
+    X = np.random.default_rng(6).integers(0, 2, size=(30, 3))
+    for y in (np.zeros(30, int), np.ones(30, int)):
+        clf = DPILPClassifier(epsilon=1.0, random_state=0).fit(X, y)
+        assert clf.predict(X).shape == (30,)
+    y = np.array([0, 1] * 15)
+    clf = DPILPClassifier(epsilon=1.0, bottom_clause=[], random_state=0).fit(X, y)
+    assert all(c == () for c in clf.clause_indices_)
+    assert sum(e["epsilon"] for e in clf.privacy_breakdown_) == pytest.approx(1.0)
+    clf = DPILPClassifier(epsilon=math.inf, max_clause_length=0).fit(X, np.ones(30, int))
+    assert clf.clauses_ == [()]
+    assert clf.predict(X).tolist() == [1] * 30
