@@ -376,6 +376,7 @@ def one_run_audit(
     confidence=0.95,
     random_state=None,
     fit_params=None,
+    reference=None,
 ):
     """One-run audit of Steinke, Nasr and Jagielski (2023), Algorithm 1.
 
@@ -402,6 +403,12 @@ def one_run_audit(
     confidence : float, default=0.95
     random_state : None, int or Generator
     fit_params : dict, optional
+    reference : None or "fixed", default=None
+        ``"fixed"``: score the *loss drop* ``score(trained) - score(reference)``, where
+        the reference is fitted on the always-included rows only, with its own seed
+        (expm_flow.md §4.6 step 3: a reference independent of the inclusion bits *and*
+        of the target's randomness keeps the test valid; the same seed would replay and
+        cancel the target's noise). Needs ``n_canaries < len(X)``.
 
     Returns
     -------
@@ -425,6 +432,10 @@ def one_run_audit(
     m = n if n_canaries is None else int(n_canaries)
     if not 1 <= m <= n:
         raise ValueError(f"n_canaries must be in [1, {n}]")
+    if reference not in (None, "fixed"):
+        raise ValueError("reference must be None or 'fixed'")
+    if reference == "fixed" and m == n:
+        raise ValueError("reference='fixed' needs n_canaries < len(X) (rows always included)")
     k_pos, k_neg = _default_k(m, k_pos, k_neg)
     canaries = np.sort(rng.choice(n, size=m, replace=False)) if m < n else np.arange(n)
     fixed = np.setdiff1d(np.arange(n), canaries)
@@ -433,7 +444,15 @@ def one_run_audit(
     seed = _seeds(rng, 1)[0]
     est = _fit(estimator, _take(X, train_idx), _take(y, train_idx), seed, fit_params)
     Xc, yc = _take(X, canaries), _take(y, canaries)
-    scores = np.asarray(resolve_scorer(estimator, yc, score)(est, Xc, yc), dtype=float).ravel()
+    scorer = resolve_scorer(estimator, yc, score)
+    scores = np.asarray(scorer(est, Xc, yc), dtype=float).ravel()
+    if reference == "fixed":
+        # loss drop against a model that saw no canary. Its seed must be independent
+        # too: reusing the target's seed would replay the target's noise and subtract
+        # it (the audit would then "break" any mechanism, e.g. a Laplace count)
+        ref_seed = _seeds(rng, 1)[0]
+        ref = _fit(estimator, _take(X, fixed), _take(y, fixed), ref_seed, fit_params)
+        scores = scores - np.asarray(scorer(ref, Xc, yc), dtype=float).ravel()
     scores = np.nan_to_num(scores, nan=-np.inf)
     T = _guesses(scores, k_pos, k_neg, rng)
     r = int(np.count_nonzero(T))

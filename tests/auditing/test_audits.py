@@ -292,3 +292,23 @@ def test_clusterer_scored_by_public_centres():
 
     est = _Centres().fit(None)
     np.testing.assert_allclose(membership_scores(est, np.array([[3.0, 0.0]])), [-3.0])
+
+
+def test_one_run_loss_drop_reference():
+    X = np.random.default_rng(2).normal(size=(1500, 2))
+    res = one_run_audit(MemorizingDensity(), X, n_canaries=1000, reference="fixed", random_state=0)
+    assert res.epsilon_lb > 1.5
+    ids = np.arange(3000).reshape(-1, 1)
+    res = one_run_audit(
+        LaplaceCountRelease(epsilon=1.0, n_ids=3000),
+        ids,
+        n_canaries=2000,
+        reference="fixed",
+        random_state=0,
+    )
+    # valid: the reference has its own seed (the target's seed would cancel the noise)
+    assert res.epsilon_lb <= 1.0
+    with pytest.raises(ValueError, match="n_canaries"):
+        one_run_audit(MemorizingDensity(), X, reference="fixed")
+    with pytest.raises(ValueError, match="reference"):
+        one_run_audit(MemorizingDensity(), X, n_canaries=10, reference="init")
