@@ -167,11 +167,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="3 seeds, sizes up to 10^5")
+    ap.add_argument("--only", choices=["utility", "speed"], help="run one part")
     args = ap.parse_args()
     seeds = 3 if args.quick else args.seeds
     sizes = (10**4, 10**5) if args.quick else (10**4, 10**5, 10**6)
-    utility_table(seeds)
-    speed_table(sizes)
+    if args.only != "speed":
+        utility_table(seeds)
+    if args.only != "utility":
+        speed_table(sizes)
 
 
 if __name__ == "__main__":

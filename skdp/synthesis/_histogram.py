@@ -628,17 +628,16 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
 def _sample_absent(rng, n_cells, occupied, k):
     """``k`` distinct cells drawn uniformly from ``[0, n_cells)`` minus ``occupied``.
 
-    Rejection sampling that keeps draws in order of appearance, so the result is a
+    ``k + len(occupied)`` distinct cells are drawn without replacement in uniformly
+    random order; dropping the occupied ones and keeping the first ``k`` gives a
     uniformly random ``k``-subset of the empty cells.
     """
-    out = np.empty(0, dtype=np.int64)
-    occupied = np.asarray(occupied, dtype=np.int64)
-    while len(out) < k:
-        need = k - len(out)
-        cand = rng.integers(0, n_cells, size=int(need * 1.2) + 16, dtype=np.int64)
-        cand = cand[~np.isin(cand, occupied)]
-        cand = cand[~np.isin(cand, out)]
-        _, first = np.unique(cand, return_index=True)
-        cand = cand[np.sort(first)]
-        out = np.concatenate([out, cand[:need]])
-    return out
+    occupied = np.sort(np.asarray(occupied, dtype=np.int64))
+    if k <= 0:
+        return np.empty(0, dtype=np.int64)
+    size = min(k + len(occupied), n_cells)
+    draw = np.asarray(rng.choice(n_cells, size=size, replace=False, shuffle=True), dtype=np.int64)
+    if len(occupied):
+        pos = np.minimum(np.searchsorted(occupied, draw), len(occupied) - 1)
+        draw = draw[occupied[pos] != draw]
+    return draw[:k]
