@@ -7,7 +7,10 @@ expected batch size ``B = q n``:
 1. Poisson mask ``m_i ~ Bernoulli(q)`` i.i.d. from the ``sampling`` stream (an empty batch
    is a legal step);
 2. per-sample gradients ``g_i`` with ``torch.func.vmap(torch.func.grad(...))`` over
-   ``torch.func.functional_call`` (a microbatch loop is the reference fallback);
+   ``torch.func.functional_call`` (a microbatch loop is the reference fallback), or, for
+   modules whose parameters all sit in linear / masked-linear layers, the exact
+   book-keeping ("ghost clipping") path that never materialises them
+   (:func:`ghost_clip_and_sum`; tested against the same oracle);
 3. flat L2 clipping over all parameters ``g_i * min(1, C / ||g_i||)`` (zero norm kept,
    non-finite gradients replaced by 0 and counted);
 4. one Gaussian draw ``N(0, sigma^2 C^2 I)`` on the sum, from the ``noise`` stream;
@@ -41,6 +44,8 @@ __all__ = [
     "per_sample_gradients",
     "train_dpsgd",
 ]
+
+_METHODS = ("auto", "ghost", "vmap", "loop")
 
 _OPTIMIZERS = {
     "adam": torch.optim.Adam,
@@ -195,8 +200,12 @@ class DPSGDTrainer:
         Registry key (:func:`skdp.accounting.get_accountant`).
     random_state : None, int, SeedSequence or Generator
         Seeds the ``sampling`` and ``noise`` streams (spawned in that order).
-    method : {"vmap", "loop"}, default="vmap"
-        Per-sample gradient method.
+    method : {"auto", "ghost", "vmap", "loop"}, default="auto"
+        How the clipped sum is computed. ``"vmap"``: per-sample gradients with
+        ``torch.func.vmap(grad(...))``; ``"loop"``: one ``grad`` per record (reference);
+        ``"ghost"``: the exact book-keeping path of :func:`ghost_clip_and_sum` (every
+        trainable parameter in a linear or masked-linear layer); ``"auto"``: ghost when the
+        module qualifies, else vmap (and vmap if the forward pass turns out not to fit).
     batch_transform : callable, optional
         ``batch_transform(tensors) -> tensors`` applied to the sampled records outside vmap
         (e.g. dequantisation noise from a separate stream). It must act on each record
@@ -227,7 +236,7 @@ class DPSGDTrainer:
         learning_rate: float = 1e-3,
         accountant: str = "rdp",
         random_state=None,
-        method: str = "vmap",
+        method: str = "auto",
         batch_transform: Callable | None = None,
     ):
         if not (isinstance(n_samples, int | np.integer) and n_samples >= 1):
@@ -242,8 +251,8 @@ class DPSGDTrainer:
             check_per_record_module(module)
         if optimizer not in _OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {sorted(_OPTIMIZERS)}, got {optimizer!r}")
-        if method not in ("vmap", "loop"):
-            raise ValueError(f"method must be 'vmap' or 'loop', got {method!r}")
+        if method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
         self.module = module
         self.loss_fn = loss_fn
         self.n_samples = int(n_samples)
@@ -252,6 +261,14 @@ class DPSGDTrainer:
         self.noise_multiplier = float(noise_multiplier) if private else 0.0
         self.max_grad_norm = None if max_grad_norm is None else float(max_grad_norm)
         self.private = bool(private)
+        self._linear_layers = linear_layers(module) if method in ("auto", "ghost") else None
+        if method == "ghost" and self._linear_layers is None:
+            raise ValueError(
+                "method='ghost' needs every trainable parameter in a linear layer "
+                "(nn.Linear or a masked linear layer); use method='vmap'"
+            )
+        if method == "auto":
+            method = "ghost" if self._linear_layers is not None else "vmap"
         self.method = method
         self.batch_transform = batch_transform
         self.params = {k: p for k, p in module.named_parameters() if p.requires_grad}
@@ -289,14 +306,27 @@ class DPSGDTrainer:
             batch = list(self.batch_transform(batch))
         if not self.private:
             return self._plain_gradient(batch), len(idx)
-        per_sample = per_sample_gradients(
-            self.module,
-            self.loss_fn,
-            *batch,
-            params={k: p.detach() for k, p in self.params.items()},
-            method=self.method,
-        )
-        summed, _, n_bad = clip_and_sum(per_sample, self.max_grad_norm)
+        summed = None
+        if self.method == "ghost":
+            try:
+                summed, _, n_bad = ghost_clip_and_sum(
+                    self.module,
+                    self.loss_fn,
+                    *batch,
+                    max_grad_norm=self.max_grad_norm,
+                    layers=self._linear_layers,
+                )
+            except GhostClippingUnsupported:
+                self.method = "vmap"  # the forward pass does not fit; exact fallback
+        if summed is None:
+            per_sample = per_sample_gradients(
+                self.module,
+                self.loss_fn,
+                *batch,
+                params={k: p.detach() for k, p in self.params.items()},
+                method=self.method,
+            )
+            summed, _, n_bad = clip_and_sum(per_sample, self.max_grad_norm)
         self.n_nonfinite_grads += n_bad
         std = self.noise_multiplier * self.max_grad_norm
         out = {}
@@ -387,7 +417,7 @@ def train_dpsgd(
     learning_rate: float = 1e-3,
     accountant: str = "rdp",
     random_state=None,
-    method: str = "vmap",
+    method: str = "auto",
     batch_transform: Callable | None = None,
     callback: Callable | None = None,
     log_every: int | None = None,
@@ -512,3 +542,139 @@ def _mean_loss(trainer: DPSGDTrainer, data, max_rows: int = 4096) -> float:
         targets = [t[:max_rows] for t in data[1:]]
         out = trainer.module(x)
         return float(vmap(trainer.loss_fn)(out, *targets).mean().item())
+
+
+# ------------------------------------------------------------ ghost (book-keeping) path
+def _is_linear_like(layer: nn.Module) -> bool:
+    """``nn.Linear``, or a layer with ``weight`` (out, in), optional ``bias`` and a ``mask``
+    buffer of the weight's shape computing ``F.linear(x, weight * mask, bias)``."""
+    direct = dict(layer.named_parameters(recurse=False))
+    if not direct or set(direct) - {"weight", "bias"}:
+        return False
+    w = direct.get("weight")
+    if w is None or w.ndim != 2:
+        return False
+    if type(layer).forward is nn.Linear.forward:
+        return True
+    mask = dict(layer.named_buffers(recurse=False)).get("mask")
+    return mask is not None and tuple(mask.shape) == tuple(w.shape)
+
+
+def linear_layers(module: nn.Module) -> dict[str, nn.Module] | None:
+    """``{name: layer}`` if every trainable parameter is in a linear-like layer, else ``None``."""
+    layers = {}
+    for name, sub in module.named_modules():
+        direct = [p for p in sub.parameters(recurse=False) if p.requires_grad]
+        if not direct:
+            continue
+        if not _is_linear_like(sub):
+            return None
+        layers[name] = sub
+    return layers or None
+
+
+class GhostClippingUnsupported(RuntimeError):
+    """The module's forward pass does not fit the book-keeping path (use vmap)."""
+
+
+def ghost_clip_and_sum(
+    module: nn.Module,
+    loss_fn: Callable,
+    inputs: torch.Tensor,
+    *targets: torch.Tensor,
+    max_grad_norm: float,
+    layers: dict[str, nn.Module] | None = None,
+) -> tuple[dict[str, torch.Tensor], torch.Tensor, int]:
+    """Same result as ``clip_and_sum(per_sample_gradients(...))`` without per-sample gradients.
+
+    For a linear layer applied once to a ``(b, in)`` input, record ``i``'s weight gradient
+    is the outer product ``g_i a_i^T`` (times the mask), where ``a_i`` is the layer input and
+    ``g_i`` the gradient of record ``i``'s loss with respect to the layer output (records are
+    processed independently, so ``g_i`` comes from one backward pass of the summed loss). Its
+    squared norm is ``(g_i^2)^T M (a_i^2)`` and the clipped sum is
+    ``((c * G)^T A) * M`` with ``c_i = min(1, C / ||g_i||)``: one forward, one backward and two
+    matrix products per layer ("book-keeping" ghost clipping, Bu et al. 2023).
+
+    Raises
+    ------
+    GhostClippingUnsupported
+        If a parameter lives outside a linear-like layer, a layer is called more than once,
+        or its input is not two-dimensional.
+    """
+    if layers is None:
+        layers = linear_layers(module)
+    if not layers:
+        raise GhostClippingUnsupported("not every trainable parameter is in a linear layer")
+    b = inputs.shape[0]
+    if b == 0:
+        summed = {}
+        for lname, layer in layers.items():
+            for pname, p in layer.named_parameters(recurse=False):
+                if p.requires_grad:
+                    summed[f"{lname}.{pname}" if lname else pname] = torch.zeros_like(p)
+        zero = torch.zeros(0, dtype=inputs.dtype, device=inputs.device)
+        return summed, zero, 0
+    acts: dict[str, torch.Tensor] = {}
+    outs: dict[str, torch.Tensor] = {}
+    calls: dict[str, int] = {}
+
+    def make_hook(lname):
+        def hook(mod, inp, out):
+            calls[lname] = calls.get(lname, 0) + 1
+            acts[lname] = inp[0].detach()
+            outs[lname] = out
+
+        return hook
+
+    handles = [layer.register_forward_hook(make_hook(n)) for n, layer in layers.items()]
+    try:
+        with torch.enable_grad():
+            out = module(inputs)
+            losses = vmap(loss_fn)(out, *targets)
+    finally:
+        for h in handles:
+            h.remove()
+    for lname in layers:
+        if calls.get(lname, 0) != 1 or acts[lname].ndim != 2 or acts[lname].shape[0] != b:
+            raise GhostClippingUnsupported(
+                f"layer {lname!r} must be called once per forward on a (batch, features) input"
+            )
+    names = list(layers)
+    gouts = torch.autograd.grad(
+        losses.sum(), [outs[n] for n in names], allow_unused=True, materialize_grads=True
+    )
+    sq = torch.zeros(b, dtype=inputs.dtype, device=inputs.device)
+    parts = {}
+    for lname, g in zip(names, gouts, strict=True):
+        layer, a = layers[lname], acts[lname]
+        g = g.detach()
+        mask = dict(layer.named_buffers(recurse=False)).get("mask")
+        g2, a2 = g * g, a * a
+        if mask is None:
+            w_sq = g2.sum(1) * a2.sum(1)
+        else:
+            w_sq = ((g2 @ mask) * a2).sum(1)
+        sq = sq + w_sq
+        bias = getattr(layer, "bias", None)
+        if isinstance(bias, torch.Tensor) and bias.requires_grad:
+            sq = sq + g2.sum(1)
+        parts[lname] = (layer, a, g, mask)
+    norms = sq.sqrt()
+    finite = torch.isfinite(norms)
+    safe = torch.where(finite & (norms > 0), norms, torch.ones_like(norms))
+    factor = torch.where(finite, torch.clamp(max_grad_norm / safe, max=1.0), 0.0)
+    summed = {}
+    for lname, (layer, a, g, mask) in parts.items():
+        a = torch.where(finite[:, None], a, torch.zeros_like(a))
+        cg = torch.where(finite[:, None], g, torch.zeros_like(g)) * factor[:, None]
+        prefix = f"{lname}." if lname else ""
+        if layer.weight.requires_grad:
+            w = cg.T @ a
+            summed[prefix + "weight"] = w * mask if mask is not None else w
+        bias = getattr(layer, "bias", None)
+        if isinstance(bias, torch.Tensor) and bias.requires_grad:
+            summed[prefix + "bias"] = cg.sum(0)
+    return summed, norms.detach(), int((~finite).sum().item())
+
+
+__all__ += ["GhostClippingUnsupported", "ghost_clip_and_sum", "linear_layers"]

@@ -456,3 +456,151 @@ def test_invalid_arguments():
             max_grad_norm=1.0,
             optimizer="lbfgs",
         )
+
+
+# ------------------------------------------------------------------ ghost clipping
+from skdp.training import GhostClippingUnsupported, ghost_clip_and_sum, linear_layers  # noqa: E402
+
+
+def _reference_clipped_sum(module, loss_fn, x, c, *targets):
+    """Microbatch autograd loop, then flat clipping and the sum (the oracle)."""
+    names = [k for k, _ in module.named_parameters()]
+    total = {k: torch.zeros_like(p) for k, p in module.named_parameters()}
+    for i in range(x.shape[0]):
+        module.zero_grad()
+        loss_fn(module(x[i : i + 1])[0], *(t[i] for t in targets)).backward()
+        gs = [p.grad.detach().clone() for p in module.parameters()]
+        norm = torch.sqrt(sum((g * g).sum() for g in gs))
+        f = min(1.0, c / norm.item()) if norm > 0 else 1.0
+        for k, g in zip(names, gs, strict=True):
+            total[k] += f * g
+    return total
+
+
+@given(
+    n=st.integers(0, 7),
+    d=st.integers(1, 4),
+    hidden=st.integers(1, 5),
+    c=st.floats(0.01, 5.0),
+    seed=st.integers(0, 2**16),
+)
+def test_ghost_clipping_matches_microbatch_oracle_mlp(n, d, hidden, c, seed):
+    m = _mlp(d, hidden, seed)
+    gen = torch.Generator().manual_seed(seed + 1)
+    x = torch.randn(n, d, generator=gen, dtype=DT)
+    y = torch.randn(n, generator=gen, dtype=DT)
+    ref = _reference_clipped_sum(m, _sq_loss, x, c, y)
+    got, norms, bad = ghost_clip_and_sum(m, _sq_loss, x, y, max_grad_norm=c)
+    assert bad == 0 and norms.shape == (n,)
+    assert set(got) == set(ref)
+    for k in ref:
+        torch.testing.assert_close(got[k], ref[k], atol=1e-6, rtol=0)
+
+
+@given(
+    n=st.integers(0, 6),
+    d=st.integers(1, 4),
+    kind=st.sampled_from(["maf", "realnvp"]),
+    c=st.floats(0.01, 5.0),
+    seed=st.integers(0, 2**16),
+)
+def test_ghost_clipping_matches_microbatch_oracle_flows(n, d, kind, c, seed):
+    flows = pytest.importorskip("skdp.flows")
+    gen = torch.Generator().manual_seed(seed)
+    flow = flows.make_flow(kind, d, n_layers=2, hidden_features=(max(d, 3),), generator=gen)
+    module = flows.LogProbModule(flow).to(DT)
+    x = 2 * torch.randn(n, d, generator=gen).to(DT)
+
+    def nll(lp):
+        return -lp
+
+    if linear_layers(module) is None:  # a 1-d RealNVP has an elementwise (non-linear) layer
+        assert kind == "realnvp" and d == 1
+        return
+    ref = _reference_clipped_sum(module, nll, x, c)
+    got, _, _ = ghost_clip_and_sum(module, nll, x, max_grad_norm=c)
+    for k in ref:
+        torch.testing.assert_close(got[k], ref[k], atol=1e-6, rtol=0)
+
+
+class _Shared(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.lin(torch.tanh(self.lin(x))).sum(-1, keepdim=True)
+
+
+def test_ghost_refuses_reused_layers_and_trainer_falls_back_to_vmap():
+    m = _Shared().to(DT)
+    x = torch.randn(5, 2, dtype=DT)
+    y = torch.zeros(5, dtype=DT)
+    with pytest.raises(GhostClippingUnsupported):
+        ghost_clip_and_sum(m, _sq_loss, x, y, max_grad_norm=1.0)
+    tr = DPSGDTrainer(
+        m,
+        _sq_loss,
+        n_samples=5,
+        sample_rate=1.0,
+        noise_multiplier=0.0,
+        max_grad_norm=0.3,
+        random_state=0,
+    )
+    assert tr.method == "ghost"
+    g, _ = tr.noisy_gradient((x, y))
+    assert tr.method == "vmap"
+    ref = _reference_clipped_sum(m, _sq_loss, x, 0.3, y)
+    for k in ref:
+        torch.testing.assert_close(g[k], ref[k] / 5, atol=1e-10, rtol=0)
+
+
+def test_auto_uses_vmap_when_a_parameter_is_outside_linear_layers():
+    m = nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3), nn.Linear(3, 1)).to(DT)
+    assert linear_layers(m) is None
+    tr = DPSGDTrainer(
+        m, _sq_loss, n_samples=4, sample_rate=1.0, noise_multiplier=1.0, max_grad_norm=1.0
+    )
+    assert tr.method == "vmap"
+    with pytest.raises(ValueError, match="ghost"):
+        DPSGDTrainer(
+            m,
+            _sq_loss,
+            n_samples=4,
+            sample_rate=1.0,
+            noise_multiplier=1.0,
+            max_grad_norm=1.0,
+            method="ghost",
+        )
+
+
+@pytest.mark.parametrize("method", ["ghost", "vmap", "loop"])
+def test_every_method_gives_the_same_training(method):
+    x = torch.randn(40, 2, dtype=DT)
+    y = torch.randn(40, dtype=DT)
+    m = _mlp(2, 3)
+    train_dpsgd(
+        m,
+        _sq_loss,
+        (x, y),
+        epsilon=2.0,
+        delta=1e-5,
+        n_iter=5,
+        batch_size=10,
+        random_state=0,
+        method=method,
+    )
+    ref = _mlp(2, 3)
+    train_dpsgd(
+        ref,
+        _sq_loss,
+        (x, y),
+        epsilon=2.0,
+        delta=1e-5,
+        n_iter=5,
+        batch_size=10,
+        random_state=0,
+        method="vmap",
+    )
+    for a, b in zip(m.parameters(), ref.parameters(), strict=True):
+        torch.testing.assert_close(a, b, atol=1e-10, rtol=0)
