@@ -33,6 +33,8 @@ _LAZY = {
     "dp_average_precision_score": "skdp.metrics",
     "dp_accuracy_score": "skdp.metrics",
     "make_dp_scorer": "skdp.metrics",
+    "cv_privacy_spend": "skdp.metrics",
+    "binormal_roc_curve": "skdp.metrics",
 }
 
 _SUBPACKAGES = (
