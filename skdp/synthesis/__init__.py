@@ -11,10 +11,10 @@ import importlib
 
 from skdp.synthesis._histogram import DPHistogramSynthesizer, lei_n_bins
 
-__all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
+__all__ = ["DPGANSynthesizer", "DPHistogramSynthesizer", "lei_n_bins"]
 
 # Public name -> private module, imported on first access (torch-using estimators go here).
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {"DPGANSynthesizer": "skdp.synthesis._gan"}
 
 
 def __getattr__(name):
@@ -23,3 +23,7 @@ def __getattr__(name):
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

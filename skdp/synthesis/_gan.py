@@ -176,7 +176,8 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         ``None``: the final generator.
     n_checkpoints : int, default=10
     selection_top_k : int, default=5
-    selection_scorers : tuple of {"logistic_regression", "random_forest"}, default=("logistic_regression",)
+    selection_scorers : tuple, default=("logistic_regression",)
+        Any of ``"logistic_regression"`` and ``"random_forest"`` (002 used both).
     selection_n_samples : int, default=1000
         Synthetic rows generated to train each selection scorer.
     epochs : float, default=50
@@ -528,8 +529,12 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         prior = self.class_prior
         spent = 0.0
         if isinstance(prior, dict):
-            p = np.array([float(prior.get(c.item() if isinstance(c, np.generic) else c, 0.0))
-                          for c in classes])
+            p = np.array(
+                [
+                    float(prior.get(c.item() if isinstance(c, np.generic) else c, 0.0))
+                    for c in classes
+                ]
+            )
             extra = set(prior) - set(lookup)
             if extra or np.any(p < 0) or not np.isfinite(p).all() or p.sum() <= 0:
                 raise ValueError(
@@ -1204,9 +1209,7 @@ class _Training:
                 checkpoints.append((t, snap))
             if t % every == 0 or t == steps:
                 self.curves["step"].append(t)
-                self.curves["epsilon"].append(
-                    self.epsilon(est.delta) if self.private else math.inf
-                )
+                self.curves["epsilon"].append(self.epsilon(est.delta) if self.private else math.inf)
                 self.curves["generator"].append(g_loss)
                 self.curves["critic_fake"].append(fake_mean)
                 if not self.private:
