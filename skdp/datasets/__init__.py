@@ -1,0 +1,23 @@
+"""Simulated data sets (numpy only, layer 0; nothing is downloaded).
+
+* :func:`make_nonlinear_repeated_measures`: the simulated nonlinear repeated-measures model of
+  Su et al. (spec ``dp_flow.md`` §5.5), with the Eq. (12) typo fixed;
+* :func:`nonlinear_regression_function` and :func:`nonlinear_log_likelihood`: its regression
+  function and per-subject Gaussian log-likelihood (numpy reference implementations).
+"""
+
+from skdp.datasets._simulators import (
+    NONLINEAR_BETA_TRUE,
+    NONLINEAR_W_UPPER,
+    make_nonlinear_repeated_measures,
+    nonlinear_log_likelihood,
+    nonlinear_regression_function,
+)
+
+__all__ = [
+    "NONLINEAR_BETA_TRUE",
+    "NONLINEAR_W_UPPER",
+    "make_nonlinear_repeated_measures",
+    "nonlinear_log_likelihood",
+    "nonlinear_regression_function",
+]
