@@ -53,7 +53,7 @@ def nonlinear_regression_function(W, beta):
     >>> import numpy as np
     >>> from skdp.datasets import nonlinear_regression_function
     >>> float(nonlinear_regression_function(np.zeros((1, 4)), [0, 0, 0, 0, 0])[0])
-    2.0
+    1.0
     """
     W = np.asarray(W, dtype=float)
     b = np.asarray(beta, dtype=float)
