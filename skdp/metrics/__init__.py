@@ -9,6 +9,12 @@
 
 Neighbouring relation of the scorers: replace one row, the number of rows public (spec
 README §2 row 6). numpy/scipy/scikit-learn only (no torch).
+
+Synthetic-data utility metrics (spec ``dp_gan.md`` §4.1; non-private evaluation helpers
+that read real data, never part of a release): :func:`dimension_wise_statistics`,
+:func:`dimension_wise_probability`, :func:`dimension_wise_prediction`,
+:func:`correlation_distance`, :func:`correlation_similarity`,
+:func:`maximum_mean_discrepancy`, :func:`marginal_total_variation`, :func:`tstr_score`.
 """
 
 from skdp.metrics._ranking import (
@@ -18,13 +24,31 @@ from skdp.metrics._ranking import (
     dp_roc_auc_score,
 )
 from skdp.metrics._scorer import DPScorer, cv_privacy_spend, make_dp_scorer
+from skdp.metrics._utility import (
+    correlation_distance,
+    correlation_similarity,
+    dimension_wise_prediction,
+    dimension_wise_probability,
+    dimension_wise_statistics,
+    marginal_total_variation,
+    maximum_mean_discrepancy,
+    tstr_score,
+)
 
 __all__ = [
     "DPScorer",
     "binormal_roc_curve",
+    "correlation_distance",
+    "correlation_similarity",
     "cv_privacy_spend",
+    "dimension_wise_prediction",
+    "dimension_wise_probability",
+    "dimension_wise_statistics",
     "dp_accuracy_score",
     "dp_average_precision_score",
     "dp_roc_auc_score",
     "make_dp_scorer",
+    "marginal_total_variation",
+    "maximum_mean_discrepancy",
+    "tstr_score",
 ]
