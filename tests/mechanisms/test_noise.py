@@ -202,3 +202,29 @@ def test_smooth_noise_shapes():
     assert smooth_sensitivity_noise((2, 3), gamma=3.0, rng=rng()).shape == (2, 3)
     assert isinstance(smooth_sensitivity_noise(None, gamma=3.0, rng=rng()), float)
     assert np.all(np.isfinite(smooth_sensitivity_noise(100000, gamma=1.1, rng=rng(8))))
+
+
+def test_no_global_random_state_used():
+    from skdp.mechanisms import (
+        exponential_mechanism,
+        private_bounds,
+        report_noisy_max,
+        subsampled_exponential_mechanism,
+    )
+
+    # the legacy global state is inspected on purpose, never seeded or drawn from
+    before = np.random.get_state()  # noqa: NPY002
+    r = rng(0)
+    laplace_noise(5, scale=1.0, rng=r)
+    add_gaussian(0.0, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=r)
+    two_sided_geometric(5, alpha=1.0, rng=r)
+    smooth_sensitivity_noise(5, gamma=3.0, rng=r)
+    exponential_mechanism([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=r)
+    report_noisy_max([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=r)
+    subsampled_exponential_mechanism(
+        lambda m, g: g.normal(size=m), lambda c: c, m=3, epsilon=1.0, sensitivity=1.0, rng=r
+    )
+    private_bounds(np.ones((10, 2)), epsilon=1.0, rng=r)
+    after = np.random.get_state()  # noqa: NPY002
+    np.testing.assert_array_equal(after[1], before[1])
+    assert after[2] == before[2]
