@@ -187,4 +187,23 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "slow": True,
         },
     ],
+    "DPGANSynthesizer": {
+        # one fit of 20 steps (~2 s), scored by the distance to the nearest of 1000
+        # synthetic rows: a smoke test of the plumbing; no power check (a GAN trained
+        # this briefly does not memorise a canary even without noise)
+        "label": "one-run",
+        "params": {
+            "epsilon": 1.0,
+            "delta": 1e-5,
+            "bounds": (0.0, 1.0),
+            "max_steps": 20,
+            "batch_size": 32,
+            "hidden_size": 16,
+            "latent_dim": 8,
+            "device": "cpu",
+            "dtype": "float64",
+        },
+        "data": _unit_square_pool,
+        "audit": "one-run",
+    },
 }
