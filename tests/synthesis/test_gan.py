@@ -1,0 +1,488 @@
+"""Tests of DPGANSynthesizer (spec dp_gan.md §8, as superseded by the spec README)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from skdp.accounting import compute_epsilon
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.synthesis import DPGANSynthesizer, _gan
+from skdp.synthesis import _gan_nets as nets
+from skdp.training import check_per_record_module
+
+FAST = dict(
+    hidden_size=8,
+    latent_dim=4,
+    code_dim=4,
+    max_steps=4,
+    batch_size=20,
+    n_critic=2,
+    device="cpu",
+    dtype="float64",
+    random_state=0,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny nets run far faster on one thread (and do not fight other processes)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _numeric(n=120, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, 3))
+
+
+def _mixed(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(20, 80, size=n),
+            "sex": pd.Categorical(rng.choice(["F", "M"], size=n), categories=["F", "M"]),
+            "smoker": rng.random(n) < 0.3,
+            "bmi": rng.normal(27, 4, size=n),
+            "site": rng.choice(["a", "b", "c"], size=n),
+        }
+    )
+
+
+MIXED_META = dict(
+    bounds={"age": (18, 90), "bmi": (15.0, 45.0)}, categories={"site": ["a", "b", "c"]}
+)
+
+
+# ---------------------------------------------------------------- basic contract
+def test_fit_sample_numpy_shape_and_budget():
+    X = _numeric()
+    gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), **FAST).fit(X)
+    S = gan.sample(7)
+    assert S.shape == (7, 3) and S.dtype == X.dtype
+    assert np.all((S >= -4.0) & (S <= 4.0))
+    assert gan.epsilon_spent_ <= 2.0
+    assert gan.delta_spent_ == 1e-5
+    assert gan.privacy_guarantee_ == "exact"
+    assert sum(gan.privacy_breakdown_.values()) == pytest.approx(gan.epsilon_spent_)
+    assert gan.sample(0).shape == (0, 3)
+
+
+@pytest.mark.parametrize("architecture", ["mlp", "conv1d"])
+@pytest.mark.parametrize("autoencoder", [False, True])
+def test_dataframe_round_trip_mixed_types(architecture, autoencoder):
+    X = _mixed()
+    gan = DPGANSynthesizer(
+        epsilon=3.0, architecture=architecture, autoencoder=autoencoder, **MIXED_META, **FAST
+    ).fit(X)
+    S = gan.sample(50)
+    assert list(S.columns) == list(X.columns)
+    assert list(S.dtypes) == list(X.dtypes)
+    assert S["age"].between(18, 90).all() and S["bmi"].between(15, 45).all()
+    assert set(S["site"]) <= {"a", "b", "c"} and set(S["sex"]) <= {"F", "M"}
+    assert S.notna().all().all()
+    assert gan.n_steps_["autoencoder"] == (4 if autoencoder else 0)
+    assert (gan.decoder_ is not None) == autoencoder
+    assert gan.epsilon_spent_ <= 3.0
+
+
+def test_sample_before_fit_raises():
+    with pytest.raises(NotFittedError):
+        DPGANSynthesizer().sample(2)
+
+
+def test_clone_and_params_round_trip():
+    gan = DPGANSynthesizer(epsilon=3.0, loss="gan", conditional="acgan", classes=[0, 1])
+    c = clone(gan)
+    assert c.get_params() == gan.get_params()
+    assert not hasattr(c, "generator_")
+
+
+# ---------------------------------------------------------------- accounting
+def test_every_dp_step_is_accounted_on_one_curve():
+    X = _numeric(100)
+    gan = DPGANSynthesizer(
+        epsilon=2.0, bounds=(-4.0, 4.0), autoencoder=True, **{**FAST, "max_steps": 6}
+    ).fit(X)
+    steps = gan.n_steps_
+    assert steps["autoencoder"] == 6 and steps["critic"] == 6
+    assert steps["generator"] == steps["critic"] // 2  # n_critic = 2
+    # the DP-SGD epsilon is that of T_ae + T_critic subsampled Gaussian steps
+    expected = compute_epsilon(
+        noise_multiplier=gan.noise_multiplier_,
+        sample_rate=gan.sample_rate_,
+        steps=steps["autoencoder"] + steps["critic"],
+        delta=1e-5,
+    )
+    assert gan.privacy_breakdown_["dpsgd"] == pytest.approx(expected)
+    # ... and the critic-only epsilon would be smaller: the autoencoder is charged
+    critic_only = compute_epsilon(
+        noise_multiplier=gan.noise_multiplier_,
+        sample_rate=gan.sample_rate_,
+        steps=steps["critic"],
+        delta=1e-5,
+    )
+    assert critic_only < expected <= 2.0
+    assert gan.sample_rate_ == pytest.approx(20 / 100)
+
+
+def test_calibrated_sigma_is_tight():
+    X = _numeric(100)
+    gan = DPGANSynthesizer(epsilon=1.0, bounds=(-4.0, 4.0), **FAST).fit(X)
+    eps = gan.privacy_breakdown_["dpsgd"]
+    assert eps <= 1.0
+    looser = compute_epsilon(
+        noise_multiplier=gan.noise_multiplier_ / 1.002,
+        sample_rate=gan.sample_rate_,
+        steps=gan.n_steps_["critic"],
+        delta=1e-5,
+    )
+    assert looser > 1.0 or gan.noise_multiplier_ == pytest.approx(0.3)
+
+
+def test_budget_split_bounds_prior_selection():
+    X = _numeric(150)
+    y = (X[:, 0] > 0).astype(int)
+    gan = DPGANSynthesizer(
+        epsilon=4.0,
+        bounds=None,
+        conditional="acgan",
+        classes=[0, 1],
+        loss="gan",
+        checkpoint_selection="noisy_topk",
+        n_checkpoints=3,
+        selection_top_k=2,
+        selection_n_samples=40,
+        **{**FAST, "max_steps": 6},
+    ).fit(X, y)
+    b = gan.privacy_breakdown_
+    assert b["bounds"] == pytest.approx(0.4)
+    assert b["prior"] == pytest.approx(0.2)
+    assert b["selection"] == pytest.approx(0.8)
+    assert b["dpsgd"] <= 4.0 - 0.4 - 0.2 - 0.8 + 1e-12
+    assert gan.epsilon_spent_ == pytest.approx(sum(b.values())) and gan.epsilon_spent_ <= 4.0
+    assert all(lo < hi for lo, hi in gan.bounds_.values())
+
+
+def test_too_small_noise_multiplier_raises_before_training(monkeypatch):
+    def boom(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(_gan._Training, "train_gan", boom)
+    with pytest.raises(ValueError, match="epsilon"):
+        DPGANSynthesizer(epsilon=0.5, bounds=(-4, 4), noise_multiplier=0.31, **FAST).fit(_numeric())
+
+
+def test_noise_multiplier_given_is_used_and_charged():
+    gan = DPGANSynthesizer(epsilon=50.0, bounds=(-4, 4), noise_multiplier=2.0, **FAST)
+    gan.fit(_numeric())
+    assert gan.noise_multiplier_ == 2.0
+    assert gan.privacy_breakdown_["dpsgd"] == pytest.approx(
+        compute_epsilon(noise_multiplier=2.0, sample_rate=20 / 120, steps=4, delta=1e-5)
+    )
+
+
+def test_nonprivate_fit_records_real_losses_private_does_not():
+    X = _numeric()
+    pub = DPGANSynthesizer(epsilon=math.inf, bounds=(-4, 4), autoencoder=True, **FAST).fit(X)
+    assert pub.epsilon_spent_ == math.inf and pub.noise_multiplier_ == 0.0
+    assert {"critic_real", "autoencoder"} <= set(pub.loss_curves_)
+    priv = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), autoencoder=True, **FAST).fit(X)
+    assert set(priv.loss_curves_) == {"step", "epsilon", "generator", "critic_fake"}
+    eps = priv.loss_curves_["epsilon"]
+    assert np.all(np.diff(eps) >= 0) and eps[-1] <= 2.0
+
+
+def test_preset_configurations():
+    sprint = DPGANSynthesizer.from_paper("sprint_acgan")
+    p = sprint.get_params()
+    assert (p["conditional"], p["loss"], p["batch_size"], p["epochs"]) == ("acgan", "gan", 1, 500)
+    assert (p["max_grad_norm"], p["noise_multiplier"], p["epsilon"]) == (1e-4, 1.0, 2.5)
+    # 002's accounting: q = 1/6000, sigma = 1, T = 500 * 6000 fits in the DP-SGD share
+    # (0.8 * 2.5 = 2.0): improved conversion ~1.597 (classic 1.893, the paper's "2")
+    sigma = sprint._noise(0.8 * 2.5, 1e-5, 1 / 6000, 3_000_000)
+    assert sigma == 1.0
+    eps = compute_epsilon(noise_multiplier=1.0, sample_rate=1 / 6000, steps=3_000_000, delta=1e-5)
+    assert eps == pytest.approx(1.597, abs=0.01)
+    rdp = DPGANSynthesizer.from_paper("rdp_cgan", epochs=2)
+    assert rdp.autoencoder and rdp.architecture == "conv1d" and rdp.loss == "wgan"
+    assert rdp.epochs == 2 and rdp.code_dim == 128
+    with pytest.raises(ValueError, match="name"):
+        DPGANSynthesizer.from_paper("medgan")
+
+
+# ---------------------------------------------------------------- isolation
+def test_private_modules_have_no_batchnorm():
+    for m in [
+        nets.MLPCritic(5, 8, 2),
+        nets.ConvCritic(1, 37, 8, 2),
+        nets.Autoencoder(nets.ConvEncoder(3, 12, 8, 6), nets.ConvDecoder(6, 3, 12, 8, nn_id())),
+        nets.Autoencoder(nets.MLPEncoder(5, 8, 4), nets.MLPDecoder(4, 8, 5, nn_id())),
+    ]:
+        check_per_record_module(m)
+
+
+def nn_id():
+    return torch.nn.Identity()
+
+
+def test_conv_plan_and_padding_is_exact_zero():
+    padded, strided, lengths = nets.conv_plan(37)
+    assert padded % 2 ** sum(strided) == 0 and padded >= 37
+    assert nets.conv_plan(3)[0] == 3 and not any(nets.conv_plan(3)[1])
+    trunk = nets._ConvTrunk(1, 37, 4).double()
+    x = torch.randn(2, 37, dtype=torch.float64)
+    # the padded positions are zeros: appending zeros by hand gives the same output
+    manual = torch.nn.functional.pad(x.reshape(2, 1, 37), (0, padded - 37))
+    torch.testing.assert_close(trunk(x), trunk.net(manual).reshape(2, -1))
+
+
+def test_generator_step_takes_no_data_and_ignores_it():
+    assert "data" not in inspect.signature(_gan._Training.generator_step).parameters
+    X = _numeric(60)
+    est = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST)
+    est._check_params_consistency()
+
+    def run_with(Z):
+        torch.manual_seed(0)
+        from skdp.utils.schema import TabularEncoder, TabularSchema
+
+        enc = TabularEncoder(TabularSchema.from_data(X, bounds=(-4, 4)), numeric_range=(0, 1))
+        built = est._build(3, enc, 0)
+        built = {k: (v.double() if v is not None else None) for k, v in built.items()}
+        streams = _gan.spawn_streams(0, _gan._STREAMS)
+        run = _gan._Training(
+            est, built, torch.as_tensor(Z), None, None, enc, q=0.3, sigma=1.0,
+            private=True, device=torch.device("cpu"), dtype=torch.float64,
+            streams=streams, n_critic=1,
+        )  # fmt: skip
+        _, _, gen_loss = run._losses()
+        opt = torch.optim.Adam(built["generator"].parameters(), lr=1e-2)
+        for _ in range(3):
+            run.generator_step(built["generator"], built["critic"], opt, gen_loss)
+        return [p.detach().clone() for p in built["generator"].parameters()]
+
+    a = run_with(np.random.default_rng(1).random((60, 3)))
+    b = run_with(np.full((60, 3), np.nan))
+    for pa, pb in zip(a, b, strict=True):
+        torch.testing.assert_close(pa, pb, rtol=0, atol=0)
+
+
+def test_fake_labels_come_from_the_prior_never_real_labels(monkeypatch):
+    seen = []
+    orig = nets.ConditionalGenerator.forward
+
+    def spy(self, z, c=None):
+        if c is not None:
+            seen.append(c.detach().clone())
+        return orig(self, z, c)
+
+    monkeypatch.setattr(nets.ConditionalGenerator, "forward", spy)
+    X = _numeric(80)
+    y = np.ones(80, dtype=int)  # every real label is 1
+    gan = DPGANSynthesizer(
+        epsilon=2.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1],
+        class_prior={0: 1.0}, **FAST,
+    ).fit(X, y)  # fmt: skip
+    assert seen and all((c == 0).all() for c in seen)
+    np.testing.assert_array_equal(gan.class_prior_, [1.0, 0.0])
+    assert gan.privacy_breakdown_["prior"] == 0.0  # a public prior costs nothing
+
+
+def test_dp_class_prior_is_a_distribution():
+    X = _numeric(200)
+    y = np.where(X[:, 0] > 0.5, "yes", "no")
+    gan = DPGANSynthesizer(
+        epsilon=5.0, bounds=(-4, 4), conditional="acgan", classes=["no", "yes"], **FAST
+    ).fit(X, y)
+    p = gan.class_prior_
+    assert p.shape == (2,) and np.all(p >= 0) and p.sum() == pytest.approx(1.0)
+    assert p[1] == pytest.approx(np.mean(y == "yes"), abs=0.1)  # Laplace(1/0.25) on counts
+
+
+def test_fitted_object_holds_no_training_rows_and_size_does_not_grow_with_n():
+    sizes = []
+    for n in (100, 400):
+        X = _numeric(n, seed=3)
+        gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X)
+        for name, value in vars(gan).items():
+            if isinstance(value, np.ndarray) and value.ndim == 2:
+                assert not any((value == row).all(1).any() for row in X), name
+        sizes.append(len(pickle.dumps(gan)))
+    assert abs(sizes[1] - sizes[0]) <= 0.01 * sizes[0]
+
+
+# ---------------------------------------------------------------- labels / sample(y)
+def test_conditional_sample_with_labels():
+    X = _numeric(100)
+    y = np.where(X[:, 0] > 0, "b", "a")
+    gan = DPGANSynthesizer(
+        epsilon=3.0, bounds=(-4, 4), conditional="acgan", classes=["a", "b"], **FAST
+    ).fit(X, y)
+    Xs, ys = gan.sample(30)
+    assert Xs.shape == (30, 3) and set(ys) <= {"a", "b"}
+    req = np.array(["a", "b", "b"])
+    Xs, ys = gan.sample(3, y=req)
+    np.testing.assert_array_equal(ys, req)
+    _, ys = gan.sample(5, y="b")
+    assert (ys == "b").all()
+    Xs, ys = gan.sample(y={"a": 2, "b": 4})
+    assert len(Xs) == 6 and sorted(ys.tolist()) == ["a"] * 2 + ["b"] * 4
+    with pytest.raises(ValueError, match="classes_"):
+        gan.sample(2, y=["a", "z"])
+    with pytest.raises(ValueError, match="conditional"):
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X).sample(2, y=["a", "b"])
+
+
+def test_labels_must_be_declared():
+    X = _numeric(60)
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(epsilon=2.0, bounds=(-4, 4), conditional="acgan", **FAST)
+    with pytest.raises(ValueError, match="classes"):
+        DPGANSynthesizer(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="y"):
+        DPGANSynthesizer(classes=[0, 1], **kw).fit(X)
+    with pytest.raises(ValueError, match="declared classes"):
+        DPGANSynthesizer(classes=[0, 2], **kw).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning):
+        gan = DPGANSynthesizer(classes="data", **kw).fit(X, y)
+    np.testing.assert_array_equal(gan.classes_, [0, 1])
+
+
+def test_checkpoint_selection_picks_k_distinct_per_scorer():
+    X = _numeric(120)
+    y = (X[:, 0] > 0).astype(int)
+    gan = DPGANSynthesizer(
+        epsilon=5.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1], loss="gan",
+        checkpoint_selection="noisy_topk", n_checkpoints=4, selection_top_k=2,
+        selection_scorers=("logistic_regression", "random_forest"), selection_n_samples=40,
+        **{**FAST, "max_steps": 8},
+    ).fit(X, y)  # fmt: skip
+    sel = gan.selected_checkpoints_
+    assert len(sel) == 4 and len(gan.generators_) == 4
+    for scorer in ("logistic_regression", "random_forest"):
+        steps = [s for s, name in sel if name == scorer]
+        assert len(steps) == 2 and len(set(steps)) == 2
+        assert set(steps) <= {2, 4, 6, 8}
+    Xs, ys = gan.sample(9)  # 9 rows drawn evenly from the 4 selected generators
+    assert Xs.shape == (9, 3) and ys.shape == (9,)
+    with pytest.raises(ValueError, match="acgan"):
+        DPGANSynthesizer(checkpoint_selection="noisy_topk", **FAST).fit(X)
+
+
+# ---------------------------------------------------------------- input validation
+def test_bad_input_raises_naming_the_column():
+    X = _mixed()
+    bad = X.copy()
+    bad.loc[3, "site"] = "zzz-secret"
+    gan = DPGANSynthesizer(epsilon=2.0, **MIXED_META, **FAST)
+    with pytest.raises(ValueError, match="site") as info:
+        gan.fit(bad)
+    assert "zzz-secret" not in str(info.value)
+    Xn = _numeric()
+    Xn[2, 1] = np.nan
+    with pytest.raises(ValueError):
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(Xn)
+    with pytest.raises(ValueError, match="feature_shape"):
+        DPGANSynthesizer(
+            epsilon=2.0, bounds=(-4, 4), architecture="conv1d", feature_shape=(2, 2), **FAST
+        ).fit(_numeric())
+
+
+def test_bounds_data_opt_in_warns():
+    with pytest.warns(PrivacyLeakWarning):
+        DPGANSynthesizer(epsilon=2.0, bounds="data", **FAST).fit(_numeric())
+
+
+# ---------------------------------------------------------------- determinism
+def test_same_seed_same_samples_and_global_rng_untouched():
+    X = _numeric()
+    np.random.seed(123)  # noqa: NPY002
+    torch.manual_seed(123)
+    np_state = np.random.get_state()[1].copy()  # noqa: NPY002
+    t_state = torch.random.get_rng_state().clone()
+    a = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X)
+    b = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X)
+    assert np.array_equal(np.random.get_state()[1], np_state)  # noqa: NPY002
+    assert torch.equal(torch.random.get_rng_state(), t_state)
+    np.testing.assert_array_equal(a.sample(5, random_state=1), b.sample(5, random_state=1))
+    np.testing.assert_array_equal(a.sample(5), b.sample(5))  # same fit stream
+    assert not np.array_equal(a.sample(5, random_state=1), a.sample(5, random_state=2))
+    c = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **{**FAST, "random_state": 1}).fit(X)
+    assert not np.array_equal(a.sample(5, random_state=1), c.sample(5, random_state=1))
+
+
+def test_verbose_prints_progress_without_real_loss(capsys):
+    DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), verbose=1, **FAST).fit(_numeric())
+    out = capsys.readouterr().out
+    assert "DPGANSynthesizer" in out and "epsilon spent" in out
+
+
+def test_floor_rounding_of_integer_columns():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"sbp": rng.integers(100, 160, 80), "dbp": rng.integers(60, 100, 80)})
+    kw = dict(epsilon=2.0, bounds=(40, 250), **FAST)
+    a = DPGANSynthesizer(integer_rounding="round", **kw).fit(X)
+    b = DPGANSynthesizer(integer_rounding="floor", **kw).fit(X)
+    Za = a._generate(200, None, np.random.default_rng(5))
+    ra, fb = a._decode(Za), b._decode(Za)
+    assert ((ra - fb).to_numpy() >= 0).all() and ((ra - fb).to_numpy() <= 1).all()
+    assert (fb.dtypes == X.dtypes).all()
+
+
+# ---------------------------------------------------------------- statistical (slow)
+@pytest.mark.slow
+def test_nonprivate_gan_learns_correlated_gaussian():
+    rng = np.random.default_rng(0)
+    X = rng.multivariate_normal([1.0, -1.0], [[1, 0.8], [0.8, 1]], size=2000)
+    gan = DPGANSynthesizer(
+        epsilon=math.inf, bounds=(-5.0, 5.0), loss="gan", hidden_size=64, latent_dim=8,
+        epochs=40, batch_size=128, lr_generator=1e-3, lr_critic=1e-3, n_critic=1,
+        device="cpu", dtype="float64", random_state=0,
+    ).fit(X)  # fmt: skip
+    S = gan.sample(4000)
+    assert np.all(np.abs(S.mean(0) - X.mean(0)) < 0.35 * X.std(0))
+    assert np.corrcoef(S, rowvar=False)[0, 1] > 0.3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from skdp.metrics import marginal_total_variation
+
+        assert marginal_total_variation(X, S) < 0.35
+
+
+# ---------------------------------------------------------------- sklearn common checks
+#: The TEST_PARAMS entry proposed for tests/test_common.py.
+GAN_TEST_PARAMS = dict(
+    epsilon=1e6,
+    bounds=(-1e3, 1e3),
+    hidden_size=8,
+    latent_dim=4,
+    max_steps=2,
+    batch_size=8,
+    n_critic=1,
+    device="cpu",
+    dtype="float64",
+    random_state=0,
+)
+
+
+def test_sklearn_common_checks_pass():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from skdp.exceptions import DeltaTooLargeWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeltaTooLargeWarning)
+        results = check_estimator(DPGANSynthesizer(**GAN_TEST_PARAMS), on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed
