@@ -800,7 +800,7 @@ class TabularEncoder:
         return ucodes.astype(np.int64)[inverse]
 
     def transform(self, X) -> np.ndarray:
-        """Encode ``X`` into a float matrix of shape (n_samples, n_encoded_features_).
+        """Encode ``X`` into a float matrix of shape ``(n_samples, n_encoded_features_)``.
 
         Raises
         ------
