@@ -596,9 +596,14 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
 
         def _resolve(V, names):
             lo, hi, used = resolve_bounds(
-                None, V, epsilon=epsilon, rng=streams["bounds"], name="bounds",
-                columns=names, fraction=BOUNDS_FRACTION,
-            )  # fmt: skip
+                None,
+                V,
+                epsilon=epsilon,
+                rng=streams["bounds"],
+                name="bounds",
+                columns=names,
+                fraction=BOUNDS_FRACTION,
+            )
             eps_bounds[0] = float(used)
             return lo, hi
 
@@ -641,16 +646,28 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         with torch.random.fork_rng(devices=devices):
             torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
             nets = self._build(D, encoder, 0 if classes is None else classes.size)
-            nets = {k: (v.to(device=device, dtype=tdtype) if v is not None else None)
-                    for k, v in nets.items()}  # fmt: skip
+            nets = {
+                k: (v.to(device=device, dtype=tdtype) if v is not None else None)
+                for k, v in nets.items()
+            }
             Zt = to_tensor(Z, device=device, dtype=tdtype)
-            yt = (torch.as_tensor(codes, dtype=torch.long, device=device)
-                  if conditional else None)  # fmt: skip
-            prior_t = (torch.as_tensor(prior, dtype=tdtype, device=device)
-                       if conditional else None)  # fmt: skip
-            run = _Training(self, nets, Zt, yt, prior_t, encoder, q=q, sigma=sigma,
-                            private=private, device=device, dtype=tdtype, streams=streams,
-                            n_critic=n_critic)  # fmt: skip
+            yt = torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None
+            prior_t = torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None
+            run = _Training(
+                self,
+                nets,
+                Zt,
+                yt,
+                prior_t,
+                encoder,
+                q=q,
+                sigma=sigma,
+                private=private,
+                device=device,
+                dtype=tdtype,
+                streams=streams,
+                n_critic=n_critic,
+            )
             run.train_autoencoder(t_ae)
             checkpoints = run.train_gan(t_critic)
             selected = None
@@ -696,8 +713,12 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             total = eps_bounds + eps_prior + eps_sgd_spent + eps_sel
             self._record_privacy_spent(total, delta, guarantee=run.guarantee)
         else:
-            self.privacy_breakdown_ = {"bounds": 0.0, "prior": 0.0, "dpsgd": math.inf,
-                                       "selection": 0.0}  # fmt: skip
+            self.privacy_breakdown_ = {
+                "bounds": 0.0,
+                "prior": 0.0,
+                "dpsgd": math.inf,
+                "selection": 0.0,
+            }
             self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
         return self
 
@@ -736,8 +757,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         if self.autoencoder:
             if conv:
                 enc = nets.ConvEncoder(C, L, width, self.code_dim)
-                decoder = nets.ConvDecoder(self.code_dim, C, L, width,
-                                           nets.OutputActivation(D, blocks))  # fmt: skip
+                decoder = nets.ConvDecoder(
+                    self.code_dim, C, L, width, nets.OutputActivation(D, blocks)
+                )
                 body = nets.CodeGenerator(g_in, self.code_dim, width)
             else:
                 enc = nets.MLPEncoder(D, width, self.code_dim)
@@ -751,8 +773,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
                 body = nets.ConvDecoder(g_in, C, L, width, act)
             else:
                 body = nets.MLPDecoder(g_in, width, D, act)
-        critic = (nets.ConvCritic(C, L, width, K) if conv
-                  else nets.MLPCritic(D, width, K))  # fmt: skip
+        critic = nets.ConvCritic(C, L, width, K) if conv else nets.MLPCritic(D, width, K)
         generator = nets.ConditionalGenerator(body, self.latent_dim, K, self.label_embedding)
         return {
             "critic": critic,
@@ -792,9 +813,13 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             chosen: list[int] = []
             for _ in range(k):
                 i = report_noisy_max(
-                    utilities[:, s], epsilon=eps_r, sensitivity=1.0, rng=rng,
-                    monotonic=True, exclude=chosen or None,
-                )  # fmt: skip
+                    utilities[:, s],
+                    epsilon=eps_r,
+                    sensitivity=1.0,
+                    rng=rng,
+                    monotonic=True,
+                    exclude=chosen or None,
+                )
                 chosen.append(i)
                 selected.append((int(checkpoints[i][0]), name))
                 gens.append(checkpoints[i][1])
@@ -828,8 +853,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         if y is not None and not conditional:
             raise ValueError("y can only be given to a conditional (acgan) model")
         if conditional and isinstance(y, dict):
-            lookup = {c.item() if isinstance(c, np.generic) else c: i
-                      for i, c in enumerate(self.classes_)}  # fmt: skip
+            lookup = {
+                c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(self.classes_)
+            }
             parts = []
             for cls, cnt in y.items():
                 if cls not in lookup:
@@ -856,16 +882,18 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         return X_syn
 
     def _codes_of(self, y, n_samples):
-        lookup = {c.item() if isinstance(c, np.generic) else c: i
-                  for i, c in enumerate(self.classes_)}  # fmt: skip
+        lookup = {
+            c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(self.classes_)
+        }
         arr = np.asarray(y, dtype=object)
         if arr.ndim == 0:
             arr = np.full(n_samples, arr.item(), dtype=object)
         if arr.ndim != 1 or arr.size != n_samples:
             raise ValueError("y must be one label or have length n_samples")
         try:
-            return np.array([lookup[v.item() if isinstance(v, np.generic) else v] for v in arr],
-                            dtype=int)  # fmt: skip
+            return np.array(
+                [lookup[v.item() if isinstance(v, np.generic) else v] for v in arr], dtype=int
+            )
         except (KeyError, TypeError):
             raise ValueError("y contains labels that are not in classes_") from None
 
@@ -948,8 +976,23 @@ class _Training:
     (:meth:`generator_step`) takes no data argument.
     """
 
-    def __init__(self, est, nets, Zt, yt, prior, encoder, *, q, sigma, private, device, dtype,
-                 streams, n_critic):  # fmt: skip
+    def __init__(
+        self,
+        est,
+        nets,
+        Zt,
+        yt,
+        prior,
+        encoder,
+        *,
+        q,
+        sigma,
+        private,
+        device,
+        dtype,
+        streams,
+        n_critic,
+    ):
         import torch
 
         from skdp.accounting import get_accountant
@@ -1110,8 +1153,9 @@ class _Training:
     def _fakes(self, generator, m, grad=False):
         """``m`` fake rows (data space) and their labels from the prior: no real data."""
         torch = self._torch
-        z = _latent(m, self.est.latent_dim, self.est.latent_distribution, self.latent_gen,
-                    self.dtype).to(self.device)  # fmt: skip
+        z = _latent(
+            m, self.est.latent_dim, self.est.latent_distribution, self.latent_gen, self.dtype
+        ).to(self.device)
         c = None
         if self.conditional:
             c = torch.multinomial(self.prior, m, replacement=True, generator=self.latent_gen)
@@ -1150,10 +1194,13 @@ class _Training:
         else:
             out = critic(x)
             losses = torch.vmap(fake_loss)(out, *targets)
-            grads = torch.autograd.grad(losses.sum(), list(trainer.params.values()),
-                                        allow_unused=True)  # fmt: skip
-            summed = {k: (g if g is not None else torch.zeros_like(p))
-                      for (k, p), g in zip(trainer.params.items(), grads, strict=True)}  # fmt: skip
+            grads = torch.autograd.grad(
+                losses.sum(), list(trainer.params.values()), allow_unused=True
+            )
+            summed = {
+                k: (g if g is not None else torch.zeros_like(p))
+                for (k, p), g in zip(trainer.params.items(), grads, strict=True)
+            }
         return {k: v / self.B for k, v in summed.items()}, out_mean(critic, x)
 
     def generator_step(self, generator, critic, g_opt, gen_loss):
@@ -1180,8 +1227,11 @@ class _Training:
         real_loss, fake_loss, gen_loss = self._losses()
         critic.train()
         trainer = self._trainer(critic, real_loss, float(est.lr_critic), "critic")
-        g_opt = torch.optim.Adam(generator.parameters(), lr=float(est.lr_generator),
-                                 betas=tuple(float(b) for b in est.betas))  # fmt: skip
+        g_opt = torch.optim.Adam(
+            generator.parameters(),
+            lr=float(est.lr_generator),
+            betas=tuple(float(b) for b in est.betas),
+        )
         data = (self.Zt,) if not self.conditional else (self.Zt, self.yt)
         clip = est.weight_clip if est.loss == "wgan" else None
         every = self._log_every(steps)

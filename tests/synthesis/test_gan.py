@@ -262,10 +262,20 @@ def test_generator_step_takes_no_data_and_ignores_it():
         built = {k: (v.double() if v is not None else None) for k, v in built.items()}
         streams = _gan.spawn_streams(0, _gan._STREAMS)
         run = _gan._Training(
-            est, built, torch.as_tensor(Z), None, None, enc, q=0.3, sigma=1.0,
-            private=True, device=torch.device("cpu"), dtype=torch.float64,
-            streams=streams, n_critic=1,
-        )  # fmt: skip
+            est,
+            built,
+            torch.as_tensor(Z),
+            None,
+            None,
+            enc,
+            q=0.3,
+            sigma=1.0,
+            private=True,
+            device=torch.device("cpu"),
+            dtype=torch.float64,
+            streams=streams,
+            n_critic=1,
+        )
         _, _, gen_loss = run._losses()
         opt = torch.optim.Adam(built["generator"].parameters(), lr=1e-2)
         for _ in range(3):
@@ -291,9 +301,13 @@ def test_fake_labels_come_from_the_prior_never_real_labels(monkeypatch):
     X = _numeric(80)
     y = np.ones(80, dtype=int)  # every real label is 1
     gan = DPGANSynthesizer(
-        epsilon=2.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1],
-        class_prior={0: 1.0}, **FAST,
-    ).fit(X, y)  # fmt: skip
+        epsilon=2.0,
+        bounds=(-4, 4),
+        conditional="acgan",
+        classes=[0, 1],
+        class_prior={0: 1.0},
+        **FAST,
+    ).fit(X, y)
     assert seen and all((c == 0).all() for c in seen)
     np.testing.assert_array_equal(gan.class_prior_, [1.0, 0.0])
     assert gan.privacy_breakdown_["prior"] == 0.0  # a public prior costs nothing
@@ -363,11 +377,18 @@ def test_checkpoint_selection_picks_k_distinct_per_scorer():
     X = _numeric(120)
     y = (X[:, 0] > 0).astype(int)
     gan = DPGANSynthesizer(
-        epsilon=5.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1], loss="gan",
-        checkpoint_selection="noisy_topk", n_checkpoints=4, selection_top_k=2,
-        selection_scorers=("logistic_regression", "random_forest"), selection_n_samples=40,
+        epsilon=5.0,
+        bounds=(-4, 4),
+        conditional="acgan",
+        classes=[0, 1],
+        loss="gan",
+        checkpoint_selection="noisy_topk",
+        n_checkpoints=4,
+        selection_top_k=2,
+        selection_scorers=("logistic_regression", "random_forest"),
+        selection_n_samples=40,
         **{**FAST, "max_steps": 8},
-    ).fit(X, y)  # fmt: skip
+    ).fit(X, y)
     sel = gan.selected_checkpoints_
     assert len(sel) == 4 and len(gan.generators_) == 4
     for scorer in ("logistic_regression", "random_forest"):
@@ -446,10 +467,21 @@ def test_nonprivate_gan_learns_correlated_gaussian():
     rng = np.random.default_rng(0)
     X = rng.multivariate_normal([1.0, -1.0], [[1, 0.8], [0.8, 1]], size=2000)
     gan = DPGANSynthesizer(
-        epsilon=math.inf, bounds=(-5.0, 5.0), loss="gan", hidden_size=64, latent_dim=8,
-        epochs=40, batch_size=128, lr_generator=1e-3, lr_critic=1e-3, n_critic=1,
-        device="cpu", dtype="float64", random_state=0,
-    ).fit(X)  # fmt: skip
+        epsilon=math.inf,
+        bounds=(-5.0, 5.0),
+        loss="wgan",
+        n_critic=5,
+        weight_clip=0.01,
+        hidden_size=64,
+        latent_dim=8,
+        epochs=40,
+        batch_size=128,
+        lr_generator=5e-4,
+        lr_critic=5e-4,
+        device="cpu",
+        dtype="float32",
+        random_state=0,
+    ).fit(X)
     S = gan.sample(4000)
     assert np.all(np.abs(S.mean(0) - X.mean(0)) < 0.35 * X.std(0))
     assert np.corrcoef(S, rowvar=False)[0, 1] > 0.3
