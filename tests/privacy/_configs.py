@@ -89,6 +89,23 @@ _FLOW_FAST = {
     "dtype": "float64",
 }
 
+_VI_FAST = {
+    "delta": 1e-5,
+    "n_iter": 30,
+    "batch_size": 20,
+    "n_mc": 16,
+    "learning_rate": 0.05,
+    "device": "cpu",
+    "dtype": "float64",
+}
+
+
+def _vi_location_data(rng, n=20):
+    # Gaussian location model x_i ~ N(theta, I) (the default log-likelihood); the canary
+    # lies far from the other records and pulls the posterior towards it
+    return 0.3 * rng.standard_normal((n, 2)), None, np.array([[5.0, 5.0]]), None
+
+
 _LIRA = {"audit": "lira", "audit_kwargs": {"n_shadow": 16, "n_targets": 2}}
 
 
@@ -206,4 +223,22 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         "data": _unit_square_pool,
         "audit": "one-run",
     },
+    "DPFlowVI": [
+        {
+            # one fit (~1 s), scored by the distance to the nearest posterior draw
+            "label": "one-run",
+            "params": {"epsilon": 1.0, **_VI_FAST, "batch_size": 100},
+            "data": lambda rng: (0.3 * rng.standard_normal((200, 2)), None, None, None),
+            "audit": "one-run",
+        },
+        {
+            # 80 fits (~1 s each): without noise the attack separates them (AUC 1)
+            "label": "distinguishing",
+            "params": {"epsilon": 0.5, **_VI_FAST},
+            "data": _vi_location_data,
+            "n_trials": 80,
+            "power_params": {"epsilon": float("inf")},
+            "slow": True,
+        },
+    ],
 }
