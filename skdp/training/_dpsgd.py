@@ -454,6 +454,28 @@ def train_dpsgd(
     Returns
     -------
     TrainingResult
+
+    Notes
+    -----
+    Add/remove-one-record neighbours with ``n`` public. Each step is the Poisson-subsampled
+    Gaussian mechanism on the sum of per-record gradients clipped to L2 norm
+    ``max_grad_norm`` (its L2 sensitivity), with noise ``N(0, sigma^2 C^2 I)`` added once;
+    ``n_iter`` steps are composed by the accountant (RDP by default: a proven bound,
+    ``guarantee="exact"``; ``"gdp_clt"`` is approximate). The module must not mix records.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdp.training import train_dpsgd
+    >>> gen = torch.Generator().manual_seed(0)
+    >>> X = torch.randn(200, 3, generator=gen, dtype=torch.float64)
+    >>> y = X.sum(1)
+    >>> model = torch.nn.Linear(3, 1).double()
+    >>> res = train_dpsgd(model, lambda out, yi: (out[0] - yi) ** 2, (X, y), epsilon=2.0,
+    ...                   delta=1e-5, n_iter=50, batch_size=40, learning_rate=0.05,
+    ...                   random_state=0)
+    >>> res.n_steps, res.epsilon_spent <= 2.0, res.guarantee
+    (50, True, 'exact')
     """
     n = int(data[0].shape[0])
     if sample_rate is None:

@@ -291,3 +291,9 @@ def test_gdp_clt_accountant_is_approximate():
             epsilon=2.0, bounds=(-4, 4), accountant="gdp_clt", random_state=0, **FAST
         ).fit(_gauss())
     assert est.privacy_guarantee_ == "approximate"
+
+
+def test_lazy_top_level_import():
+    import skdp
+
+    assert skdp.DPFlowDensity is DPFlowDensity
