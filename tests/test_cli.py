@@ -1,0 +1,319 @@
+"""End-to-end tests of the ``skdp`` console script (run in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+# Public bounds of the test table (declared, like a data dictionary would).
+BOUNDS = {"age": [18, 90], "bmi": [15.0, 50.0], "score": [0.0, 10.0]}
+LEVELS = {"sex": ["F", "M"], "smoker": ["no", "yes"]}
+
+
+def _skdp_command():
+    exe = shutil.which("skdp")
+    if exe is not None:
+        return [exe]
+    return [sys.executable, "-m", "skdp.cli"]  # package not installed as a script
+
+
+def run(*args, cwd, timeout=180):
+    return subprocess.run(
+        [*_skdp_command(), *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+
+
+@pytest.fixture
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(20, 85, n),
+            "sex": rng.choice(["F", "M"], n),
+            "bmi": np.round(rng.normal(27, 4, n), 1),
+            "smoker": rng.choice(["no", "yes"], n, p=[0.7, 0.3]),
+            "score": rng.uniform(0, 10, n),
+        }
+    )
+    path = tmp_path / "real.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def _complete_schema(tmp_path, table, name="schema.json"):
+    """Draft a schema with the CLI, then fill in the public bounds and levels."""
+    res = run("schema", table, "-o", "draft.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    d = json.loads((tmp_path / "draft.json").read_text())
+    for c in d["columns"]:
+        if c["name"] in BOUNDS:
+            c["bounds"] = BOUNDS[c["name"]]
+        if c["name"] in LEVELS:
+            c["categories"] = LEVELS[c["name"]]
+    path = tmp_path / name
+    path.write_text(json.dumps(d))
+    return path
+
+
+def _no_temp_files(directory):
+    return not [p for p in os.listdir(directory) if p.startswith(".skdp-")]
+
+
+# ------------------------------------------------------------------------ schema
+def test_help_and_usage_errors(tmp_path):
+    res = run("--help", cwd=tmp_path)
+    assert res.returncode == 0
+    for cmd in ("schema", "synthesize", "evaluate"):
+        assert cmd in res.stdout
+    res = run("synthesize", "x.csv", "-o", "out.csv", cwd=tmp_path)  # no --epsilon/--schema
+    assert res.returncode == 2
+    res = run(cwd=tmp_path)
+    assert res.returncode == 2
+
+
+def test_schema_draft_has_placeholders_not_data(tmp_path, table):
+    res = run("schema", table, "-o", "draft.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    d = json.loads((tmp_path / "draft.json").read_text())
+    kinds = {c["name"]: c["kind"] for c in d["columns"]}
+    assert kinds == {
+        "age": "integer",
+        "sex": "categorical",
+        "bmi": "continuous",
+        "smoker": "categorical",
+        "score": "continuous",
+    }
+    for c in d["columns"]:
+        # no value of the data in the draft: placeholders only
+        assert c.get("bounds", None) is None
+        assert c.get("categories", None) is None
+    assert "data_derived" not in d
+    assert "public" in d["note"].lower()
+    assert "placeholders" in res.stderr and "age" in res.stderr
+    # standard output when no -o
+    res = run("schema", table, cwd=tmp_path)
+    assert res.returncode == 0
+    assert json.loads(res.stdout)["columns"][0]["name"] == "age"
+
+
+def test_schema_from_data_is_flagged(tmp_path, table):
+    res = run("schema", table, "--from-data", "-o", "leaky.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    d = json.loads((tmp_path / "leaky.json").read_text())
+    assert d["data_derived"] is True
+    assert "READ OFF THE DATA" in d["warning"]
+    assert "READ OFF THE DATA" in res.stderr
+    real = pd.read_csv(table)
+    cols = {c["name"]: c for c in d["columns"]}
+    assert cols["age"]["bounds"] == [real["age"].min(), real["age"].max()]
+    assert cols["sex"]["categories"] == ["F", "M"]
+    # synthesize repeats the warning
+    res = run(
+        "synthesize", table, "--schema", "leaky.json", "--epsilon", "1", "-o", "s.csv",
+        "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "NOT differentially private" in res.stderr
+
+
+# -------------------------------------------------------------------- synthesize
+def test_synthesize_histogram_end_to_end(tmp_path, table):
+    schema = _complete_schema(tmp_path, table)
+    res = run(
+        "synthesize", table, "--schema", schema, "--method", "histogram", "--epsilon", "1",
+        "--rows", "300", "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "epsilon spent 1" in res.stderr
+    out = pd.read_csv(tmp_path / "synth.csv")
+    assert list(out.columns) == ["age", "sex", "bmi", "smoker", "score"]
+    assert len(out) == 300
+    assert out["age"].dtype.kind == "i"
+    for col, (lo, hi) in BOUNDS.items():
+        assert out[col].between(lo, hi).all()
+    for col, levels in LEVELS.items():
+        assert set(out[col]) <= set(levels)
+    assert _no_temp_files(tmp_path)
+    # same seed, same output; the evaluate command reads it
+    res = run("evaluate", table, "synth.csv", "--json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    m = json.loads(res.stdout)["metrics"]
+    assert set(m) == {"marginal_tv_1way", "marginal_tv_2way", "correlation_distance", "mmd"}
+    assert all(0.0 <= v <= 1.5 for v in m.values())
+    assert "without differential privacy" in res.stderr
+
+
+def test_synthesize_refuses_placeholders(tmp_path, table):
+    run("schema", table, "-o", "draft.json", cwd=tmp_path)
+    res = run(
+        "synthesize", table, "--schema", "draft.json", "--epsilon", "1", "-o", "out.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1
+    assert "no categories" in res.stderr and "'sex'" in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+    # categories filled, bounds missing: error unless --estimate-bounds
+    d = json.loads((tmp_path / "draft.json").read_text())
+    for c in d["columns"]:
+        if c["name"] in LEVELS:
+            c["categories"] = LEVELS[c["name"]]
+    (tmp_path / "nobounds.json").write_text(json.dumps(d))
+    args = ("synthesize", table, "--schema", "nobounds.json", "--epsilon", "2", "-o", "out.csv")
+    res = run(*args, cwd=tmp_path)
+    assert res.returncode == 1
+    assert "no bounds" in res.stderr and "--estimate-bounds" in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+    res = run(*args, "--estimate-bounds", "--seed", "1", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 400  # default: as many rows as the input
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "is empty"),
+        ("age,sex,bmi,smoker,score\n", "no rows"),
+        ("age,sex,bmi,smoker,score\n30,F,,no,1.0\n", "missing values in column(s) ['bmi']"),
+        ("age,sex,bmi,score\n30,F,20.0,1.0\n", "missing column(s) ['smoker']"),
+        ("age,sex,bmi,smoker,score,extra\n30,F,20,no,1,5\n", "not in the schema ['extra']"),
+        ("age,sex,bmi,smoker,score\n30,F,fat,no,1.0\n", "'bmi' is not numeric"),
+        ("age,sex,bmi,smoker,score\n30.5,F,20,no,1.0\n", "'age' is declared integer"),
+        ('age,sex,bmi,smoker,score\n30,"F,1,2\n', "not a readable CSV"),
+    ],
+)
+def test_synthesize_bad_csv(tmp_path, table, content, message):
+    schema = _complete_schema(tmp_path, table)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(content)
+    (tmp_path / "out.csv").write_text("previous\n")  # must survive a failed run
+    res = run(
+        "synthesize", bad, "--schema", schema, "--epsilon", "1", "-o", "out.csv", cwd=tmp_path
+    )
+    assert res.returncode == 1, res.stderr
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+    assert (tmp_path / "out.csv").read_text() == "previous\n"
+    assert _no_temp_files(tmp_path)
+
+
+def test_unknown_category_names_column_not_value(tmp_path, table):
+    schema = _complete_schema(tmp_path, table)
+    df = pd.read_csv(table)
+    df.loc[3, "smoker"] = "SECRETVALUE"
+    df.to_csv(tmp_path / "bad.csv", index=False)
+    res = run(
+        "synthesize", "bad.csv", "--schema", schema, "--epsilon", "1", "-o", "out.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1
+    assert "'smoker'" in res.stderr
+    assert "SECRETVALUE" not in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"cols": []}', "'columns' list"),
+        ('{"columns": [{"name": "age"}]}', "'name' and 'kind'"),
+        ('{"columns": [{"name": "age", "kind": "weird"}]}', "kind must be one of"),
+        ('{"columns": [{"name": "age", "kind": "integer", "bounds": [5]}]}', "[low, high]"),
+        ('{"columns": [{"name": "age", "kind": "integer", "bounds": [9, 1]}]}', "low < high"),
+    ],
+)
+def test_synthesize_bad_schema(tmp_path, table, text, message):
+    (tmp_path / "bad.json").write_text(text)
+    res = run(
+        "synthesize", table, "--schema", "bad.json", "--epsilon", "1", "-o", "out.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_bad_arguments(tmp_path, table):
+    schema = _complete_schema(tmp_path, table)
+    base = ("synthesize", table, "--schema", schema, "-o", "out.csv")
+    assert run(*base, "--epsilon", "0", cwd=tmp_path).returncode == 1
+    assert run(*base, "--epsilon", "nan", cwd=tmp_path).returncode == 2
+    assert run(*base, "--epsilon", "1", "--rows", "0", cwd=tmp_path).returncode == 1
+    res = run(*base, "--epsilon", "1", "--method", "flow", "--delta", "2", cwd=tmp_path)
+    assert res.returncode == 1 and "--delta" in res.stderr
+    res = run(*base[:-1], "nodir/out.csv", "--epsilon", "1", cwd=tmp_path)
+    assert res.returncode == 1 and "does not exist" in res.stderr
+    res = run("synthesize", "missing.csv", "--schema", schema, "--epsilon", "1", "-o", "o.csv",
+              cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 1 and "does not exist" in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_budget_too_small_for_flow(tmp_path, table):
+    schema = _complete_schema(tmp_path, table)
+    res = run(
+        "synthesize", table, "--schema", schema, "--method", "flow", "--epsilon", "1e-6",
+        "--n-iter", "100000", "-o", "out.csv", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("method", ["flow", "gan"])
+def test_synthesize_dpsgd_methods(tmp_path, table, method):
+    schema = _complete_schema(tmp_path, table)
+    res = run(
+        "synthesize", table, "--schema", schema, "--method", method, "--epsilon", "2",
+        "--n-iter", "4", "--batch-size", "64", "--rows", "50", "-o", "synth.csv",
+        "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "4/4 steps" in res.stderr  # the progress bar
+    out = pd.read_csv(tmp_path / "synth.csv")
+    assert list(out.columns) == ["age", "sex", "bmi", "smoker", "score"] and len(out) == 50
+    for col, (lo, hi) in BOUNDS.items():
+        assert out[col].between(lo, hi).all()
+    for col, levels in LEVELS.items():
+        assert set(out[col]) <= set(levels)
+    spent = float(res.stderr.split("epsilon spent ")[1].split(",")[0])
+    assert 0 < spent <= 2.0
+
+
+# ---------------------------------------------------------------------- evaluate
+def test_evaluate_identical_and_mismatched(tmp_path, table):
+    res = run("evaluate", table, table, "--json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    m = json.loads(res.stdout)["metrics"]
+    assert m["marginal_tv_1way"] == 0.0 and m["marginal_tv_2way"] == 0.0
+    assert m["correlation_distance"] == 0.0 and m["mmd"] < 1e-6
+    # a shifted copy is worse on every metric
+    df = pd.read_csv(table)
+    df["score"] = 10 - df["score"] ** 2 / 10
+    df["sex"] = "F"
+    df.to_csv(tmp_path / "shifted.csv", index=False)
+    res = run("evaluate", table, "shifted.csv", "--json", cwd=tmp_path)
+    m2 = json.loads(res.stdout)["metrics"]
+    assert all(m2[k] > m[k] for k in m)
+    # text output and schema-driven reading
+    schema = _complete_schema(tmp_path, table)
+    res = run("evaluate", table, "shifted.csv", "--schema", schema, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "marginal_tv_1way" in res.stdout
+    df[["age", "sex"]].to_csv(tmp_path / "narrow.csv", index=False)
+    res = run("evaluate", table, "narrow.csv", cwd=tmp_path)
+    assert res.returncode == 1 and "same columns" in res.stderr
