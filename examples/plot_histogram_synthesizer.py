@@ -53,7 +53,7 @@ print(f"1-way marginal TV (real vs synthetic): {marginal_total_variation(X, S):.
 # Real versus synthetic marginals (the evaluation reads the real data: it is for the
 # data custodian, not for release).
 fig, axes = plt.subplots(2, 3, figsize=(11, 6))
-for ax, col in zip(axes.ravel(), X.columns):
+for ax, col in zip(axes.ravel(), X.columns, strict=True):
     if col == "sex":
         levels = categories["sex"]
         real = [np.mean(X[col] == v) for v in levels]

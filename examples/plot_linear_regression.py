@@ -59,7 +59,7 @@ scores = np.array(
         for eps in epsilons
     ]
 )
-for eps, s in zip(epsilons, np.median(scores, axis=1)):
+for eps, s in zip(epsilons, np.median(scores, axis=1), strict=True):
     print(f"epsilon {eps:8.1f}: median test R^2 {s:7.3f}")
 print(f"non-private OLS: test R^2 {baseline:.3f}")
 
