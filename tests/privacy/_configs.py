@@ -106,6 +106,25 @@ def _vi_location_data(rng, n=20):
     return 0.3 * rng.standard_normal((n, 2)), None, np.array([[5.0, 5.0]]), None
 
 
+_EXPM_FAST = {"n_iter": 50, "batch_size": 32, "n_flows": 1, "device": "cpu", "dtype": "float64"}
+
+
+def _classification_pool(rng, n=200):
+    X = rng.standard_normal((n, 2))
+    return X, (X[:, 0] + 0.3 * rng.standard_normal(n) > 0).astype(int), None, None
+
+
+def _classification_far_canary(rng, n=30):
+    # a far, mislabelled canary moves the exponential mechanism's optimum
+    X = rng.standard_normal((n, 2))
+    return X, (X[:, 0] > 0).astype(int), np.array([[5.0, 0.0]]), np.array([0])
+
+
+def _unit_regression_pool(rng, n=200):
+    X = rng.standard_normal((n, 2))
+    return X, np.clip(0.5 + 0.2 * X[:, 0], 0, 1), None, None
+
+
 _LIRA = {"audit": "lira", "audit_kwargs": {"n_shadow": 16, "n_targets": 2}}
 
 
@@ -241,4 +260,28 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "slow": True,
         },
     ],
+    "ExpMFlowClassifier": [
+        {
+            # one fit (~0.3 s); predict_proba gives the logit-scaled confidence score
+            "label": "one-run",
+            "params": {"epsilon": 1.0, **_EXPM_FAST},
+            "data": _classification_pool,
+            "audit": "one-run",
+        },
+        {
+            # the flow-sampled ExpM guarantee is approximate (expm_flow.md §3.4): audit it
+            "label": "distinguishing",
+            "params": {"epsilon": 0.5, **_EXPM_FAST},
+            "data": _classification_far_canary,
+            "n_trials": 160,
+            "power_params": {"epsilon": 1e3},
+            "slow": True,
+        },
+    ],
+    "ExpMFlowRegressor": {
+        "label": "one-run",
+        "params": {"epsilon": 1.0, "bounds_y": (0.0, 1.0), **_EXPM_FAST},
+        "data": _unit_regression_pool,
+        "audit": "one-run",
+    },
 }
