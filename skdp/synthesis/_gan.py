@@ -154,7 +154,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         ``loss="gan"``; ``None`` disables it.
     conditional : {None, "acgan"}, default=None
         ``"acgan"``: ``fit`` needs ``y``; the critic gets an auxiliary classifier head and
-        the generator a label input (AC-GAN).
+        the generator a label input (AC-GAN). Use it with ``loss="gan"`` as in paper 002:
+        with the WGAN critic's weight clipping the auxiliary head stays weak and, in our
+        benchmark runs, the label-feature relation was learned poorly (even reversed).
     classes : None, "data" or array-like, default=None
         Declared labels for ``conditional="acgan"``; ``None`` raises ``ValueError``,
         ``"data"`` reads them off ``y`` (emits ``PrivacyLeakWarning``).
@@ -954,11 +956,12 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
 
 
 def _latent(m, dim, distribution, gen, dtype):
+    """Latent draws on the generator's device (``N(0, I)`` or ``U(-1, 1)``)."""
     import torch
 
     if distribution == "uniform":
-        return torch.rand((m, dim), generator=gen, dtype=dtype) * 2.0 - 1.0
-    return torch.randn((m, dim), generator=gen, dtype=dtype)
+        return torch.rand((m, dim), generator=gen, dtype=dtype, device=gen.device) * 2.0 - 1.0
+    return torch.randn((m, dim), generator=gen, dtype=dtype, device=gen.device)
 
 
 def _Tanh():
@@ -1173,7 +1176,7 @@ class _Training:
         gen = torch_generator(rng, self.device)
         p = next(generator.parameters())
         z = _latent(m, self.est.latent_dim, self.est.latent_distribution, gen, p.dtype)
-        c = torch.multinomial(self.prior, m, replacement=True, generator=gen)
+        c = torch.multinomial(self.prior.to(gen.device), m, replacement=True, generator=gen)
         generator.eval()
         with torch.no_grad():
             h = generator(z.to(p.device), c)
