@@ -604,3 +604,36 @@ def test_every_method_gives_the_same_training(method):
     )
     for a, b in zip(m.parameters(), ref.parameters(), strict=True):
         torch.testing.assert_close(a, b, atol=1e-10, rtol=0)
+
+
+def test_step_counting_equals_noise_draws(monkeypatch):
+    """B7: accountant steps == n_iter == number of noisy gradients actually drawn."""
+    from skdp.training import _dpsgd
+
+    calls = []
+    original = _dpsgd.DPSGDTrainer.noisy_gradient
+
+    def spy(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(_dpsgd.DPSGDTrainer, "noisy_gradient", spy)
+    seen = {}
+
+    def callback(step, trainer, history):
+        seen["acc"] = trainer.accountant.n_steps
+
+    x = torch.randn(30, 2, dtype=DT)
+    res = train_dpsgd(
+        _mlp(2, 3),
+        _sq_loss,
+        (x, x[:, 0]),
+        epsilon=2.0,
+        delta=1e-5,
+        n_iter=13,
+        batch_size=5,
+        random_state=0,
+        callback=callback,
+        log_every=13,
+    )
+    assert len(calls) == 13 == res.n_steps == seen["acc"]
