@@ -20,6 +20,14 @@ TEST_PARAMS: dict[str, dict] = {
     # DP noise at realistic epsilon swamps; privacy at realistic epsilon is tested elsewhere.
     "DPLinearRegression": {"epsilon": 1e6, "random_state": 0},
     "DPHistogramSynthesizer": {"epsilon": 1e6, "random_state": 0},
+    "DPFlowDensity": {
+        "n_layers": 1,
+        "n_iter": 3,
+        "batch_size": 16,
+        "device": "cpu",
+        "dtype": "float64",
+        "random_state": 0,
+    },
     "SubsampledExpMedian": {
         "bounds": (-5.0, 5.0),
         "n_candidates": 200,
