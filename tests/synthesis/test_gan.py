@@ -336,6 +336,21 @@ def test_fitted_object_holds_no_training_rows_and_size_does_not_grow_with_n():
     assert abs(sizes[1] - sizes[0]) <= 0.01 * sizes[0]
 
 
+def test_wgan_critic_weights_are_clipped_after_every_step(monkeypatch):
+    checked = []
+    orig = _gan._Training.generator_step
+
+    def spy(self, generator, critic, g_opt, gen_loss):
+        checked.append(max(float(p.abs().max()) for p in critic.parameters()))
+        return orig(self, generator, critic, g_opt, gen_loss)
+
+    monkeypatch.setattr(_gan._Training, "generator_step", spy)
+    DPGANSynthesizer(
+        epsilon=2.0, bounds=(-4, 4), loss="wgan", weight_clip=0.02, **{**FAST, "n_critic": 1}
+    ).fit(_numeric())
+    assert len(checked) == 4 and max(checked) <= 0.02
+
+
 # ---------------------------------------------------------------- labels / sample(y)
 def test_conditional_sample_with_labels():
     X = _numeric(100)
