@@ -195,19 +195,26 @@ import json, sys, warnings
 import pandas as pd
 warnings.filterwarnings("ignore")
 from snsynth import Synthesizer
+from snsynth.transform import BinTransformer, MinMaxTransformer
 cfg = json.loads(sys.argv[1])
 df = pd.read_csv(cfg["train"])
 kw = {}
 if cfg["name"] == "dpctgan":
     kw = dict(epochs=cfg["epochs"], batch_size=cfg["batch_size"])
+constraints, pre_eps = None, 0.1 * cfg["epsilon"]
+if cfg["bounds"]:  # declared public bounds, as skdp's estimators get them
+    make = (lambda lo, hi: BinTransformer(bins=10, lower=lo, upper=hi)) if cfg["name"] == "mst" \
+        else (lambda lo, hi: MinMaxTransformer(lower=lo, upper=hi, negative=True))
+    constraints = {c: make(*cfg["bounds"][c]) for c in cfg["continuous"]}
+    pre_eps = 0.0
 synth = Synthesizer.create(cfg["name"], epsilon=cfg["epsilon"], **kw)
-synth.fit(df, preprocessor_eps=0.1 * cfg["epsilon"], categorical_columns=cfg["categorical"],
-          continuous_columns=cfg["continuous"])
+synth.fit(df, transformer=constraints, preprocessor_eps=pre_eps,
+          categorical_columns=cfg["categorical"], continuous_columns=cfg["continuous"])
 synth.sample(len(df)).to_csv(cfg["out"], index=False)
 """
 
 
-def run_smartnoise(python, name, train, eps, quick):
+def run_smartnoise(python, name, train, eps, quick, bounds=None):
     if math.isinf(eps):
         raise RuntimeError("smartnoise synthesizers need a finite epsilon")
     with tempfile.TemporaryDirectory() as d:
@@ -222,6 +229,7 @@ def run_smartnoise(python, name, train, eps, quick):
             out=out,
             epochs=2 if quick else 50,
             batch_size=100 if len(df) < 1000 else 500,
+            bounds=bounds,
             categorical=["label"],
             continuous=[c for c in df.columns if c != "label"],
         )
@@ -309,7 +317,9 @@ def main(argv=None):
                 for eps in EPSILONS[:2]:
                     t0 = time.perf_counter()
                     try:
-                        syn = run_smartnoise(args.smartnoise_python, sn, train, eps, args.quick)
+                        syn = run_smartnoise(
+                            args.smartnoise_python, sn, train, eps, args.quick, bounds
+                        )
                         m = evaluate(train, syn, X_test, y_test)
                         spent = f"{eps:g} (claimed)"
                     except Exception as exc:
