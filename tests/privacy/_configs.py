@@ -117,7 +117,7 @@ def _classification_pool(rng, n=200):
 def _classification_far_canary(rng, n=30):
     # a far, mislabelled canary moves the exponential mechanism's optimum
     X = rng.standard_normal((n, 2))
-    return X, (X[:, 0] > 0).astype(int), np.array([[5.0, 0.0]]), np.array([0])
+    return X, (X[:, 0] > 0).astype(int), np.array([[3.0, 0.0]]), np.array([0])
 
 
 def _unit_regression_pool(rng, n=200):
