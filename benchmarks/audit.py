@@ -42,7 +42,6 @@ from skdp.auditing import (
     one_run_audit,
 )
 from skdp.auditing._checks import default_audit_data
-from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import check_privacy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -53,7 +52,7 @@ def _load_configs():
     spec = importlib.util.spec_from_file_location("_skdp_audit_configs", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.AUDIT_CONFIGS
+    return module.AUDIT_CONFIGS, module.discover_estimators
 
 
 def _controls():
@@ -70,7 +69,7 @@ def _controls():
     ], data
 
 
-def _jobs(configs, trials, include_slow):
+def _jobs(configs, discover, trials, include_slow):
     """(label, class, fixed params, data, check_privacy keywords) per configuration."""
     controls, data = _controls()
     jobs = [
@@ -79,7 +78,7 @@ def _jobs(configs, trials, include_slow):
     ]
     skipped = []
     try:
-        found = all_estimators()
+        found = discover()
     except ImportError as exc:  # a half-written estimator package
         return jobs, [("(discovery)", f"estimator discovery failed: {exc!r}")]
     for name, cls in found:
@@ -113,7 +112,8 @@ def _jobs(configs, trials, include_slow):
 
 def run(trials, epsilons=(1.0, 10.0), seed=0, include_slow=False):
     rows = []
-    jobs, skipped = _jobs(_load_configs(), trials, include_slow)
+    configs, discover = _load_configs()
+    jobs, skipped = _jobs(configs, discover, trials, include_slow)
     for name, cls, params, (X, y, cX, cy), kw in jobs:
         for eps in epsilons:
             t0 = time.perf_counter()

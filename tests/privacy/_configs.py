@@ -285,3 +285,34 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         "audit": "one-run",
     },
 }
+
+
+def discover_estimators():
+    """all_estimators(), plus estimators a package exports lazily (module __getattr__),
+    which inspect.getmembers does not see (e.g. skdp.linear_model's ExpMFlow*)."""
+    import importlib
+
+    from sklearn.base import BaseEstimator
+
+    from skdp.base import DPEstimatorMixin
+    from skdp.utils.discovery import ESTIMATOR_PACKAGES, all_estimators
+
+    found = dict(all_estimators())
+    for pkg_name in ESTIMATOR_PACKAGES:
+        try:
+            pkg = importlib.import_module(pkg_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == pkg_name:
+                continue
+            raise
+        for name in getattr(pkg, "__all__", ()):
+            if name in found or name.startswith("_"):
+                continue
+            obj = getattr(pkg, name, None)
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, BaseEstimator)
+                and issubclass(obj, DPEstimatorMixin)
+            ):
+                found[name] = obj
+    return sorted(found.items())

@@ -22,13 +22,12 @@ import pytest
 from skdp.auditing import LaplaceCountRelease, RandomizedResponseRelease
 from skdp.auditing._checks import default_audit_data
 from skdp.exceptions import DeltaTooLargeWarning
-from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import check_privacy
 
-from ._configs import AUDIT_CONFIGS
+from ._configs import AUDIT_CONFIGS, discover_estimators
 
 try:
-    ESTIMATORS = all_estimators()
+    ESTIMATORS = discover_estimators()
     DISCOVERY_ERROR = None
 except ImportError as exc:  # a half-written estimator package: report it, audit the rest
     ESTIMATORS, DISCOVERY_ERROR = [], exc
