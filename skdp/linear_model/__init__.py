@@ -1,7 +1,7 @@
 """Differentially private linear models.
 
 :class:`DPLinearRegression` (functional mechanism) needs only numpy. Estimators that need
-torch (a later ``ExpMFlowRegressor``) are imported lazily through ``__getattr__`` so that
+torch (:class:`ExpMFlowRegressor`, :class:`ExpMFlowClassifier`, through ``skdp.sampling``) are imported lazily through ``__getattr__`` so that
 ``import skdp.linear_model`` never imports torch.
 """
 
@@ -11,10 +11,13 @@ import importlib
 
 from skdp.linear_model._functional import DPLinearRegression
 
-__all__ = ["DPLinearRegression"]
+__all__ = ["DPLinearRegression", "ExpMFlowClassifier", "ExpMFlowRegressor"]
 
 # Public name -> private module, imported on first access (torch-using estimators go here).
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "ExpMFlowClassifier": "skdp.linear_model._expm_flow",
+    "ExpMFlowRegressor": "skdp.linear_model._expm_flow",
+}
 
 
 def __getattr__(name):

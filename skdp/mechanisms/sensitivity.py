@@ -518,3 +518,45 @@ def quantile_utility_sensitivity(*, neighbor="add_remove"):
 
 
 __all__ += ["quantile_utility_sensitivity"]
+
+
+def expm_squared_loss_sensitivity(lo, hi, *, n_classes=None):
+    """Sensitivity ``s`` of the summed squared-loss utility of the ExpM+NF estimators.
+
+    ``u(theta; D) = -(sum_{rows} ||y_hat(x, theta) - y||^2 + r(theta))`` with targets and
+    model outputs confined to ``[lo, hi]`` for every row and every ``theta`` (a sigmoid or
+    clipped output) and a data-independent ``r``. Each row's loss lies in ``[0, (hi - lo)^2]``,
+    so ``s = (hi - lo)^2`` (Bridges et al. Thm 3.1; spec ``expm_flow.md`` §1.4, T1/T1b; spec
+    README §2 row 6, §3 S5). The bound holds, and is attained, under **both** add/remove one
+    row (``|Δu| = l(z, theta)``) and replace-one (``|Δu| = |l(z) - l(z')|``); no bound on the
+    features is needed. With ``n_classes = K >= 2`` (one-hot targets, softmax outputs, loss
+    summed over the ``K`` outputs, ``lo=0, hi=1``) the per-row loss lies in ``[0, 2]`` and
+    ``s = 2`` (spec E §1.4: Cor. 3.2 of the paper is wrong for that case).
+
+    The exponential mechanism then uses the exponent ``epsilon * u / (2 s)``.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Public bounds of targets and outputs, ``lo < hi``, finite.
+    n_classes : None or int, default=None
+        ``None`` for a scalar output; ``K >= 2`` for one-hot/softmax outputs (needs
+        ``lo=0``, ``hi=1``).
+
+    Returns
+    -------
+    float
+    """
+    import math
+
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError("bounds must be finite with lo < hi")
+    if n_classes is None:
+        return (hi - lo) ** 2
+    if int(n_classes) < 2 or (lo, hi) != (0.0, 1.0):
+        raise ValueError("n_classes must be >= 2 with bounds (0, 1)")
+    return 2.0
+
+
+__all__ += ["expm_squared_loss_sensitivity"]

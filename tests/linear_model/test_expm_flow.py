@@ -1,0 +1,245 @@
+"""ExpMFlowClassifier / ExpMFlowRegressor (spec E §5, §6 T6, T10, T21; spec README §2 row 7)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import roc_auc_score
+from sklearn.utils.estimator_checks import check_estimator
+
+from skdp.exceptions import (
+    ApproximateGuaranteeWarning,
+    DeltaTooLargeWarning,
+    PrivacyLeakWarning,
+)
+from skdp.linear_model import ExpMFlowClassifier, ExpMFlowRegressor
+
+FAST = dict(n_iter=60, n_flows=1, batch_size=64, dtype="float64", device="cpu")
+
+
+def _quiet(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(X, y)
+
+
+def _binary(n=200, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ np.arange(1, d + 1) + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_classifier_basic_contract():
+    X, y = _binary()
+    with pytest.warns(ApproximateGuaranteeWarning):
+        clf = ExpMFlowClassifier(epsilon=5.0, random_state=0, **FAST).fit(X, y)
+    assert clf.privacy_guarantee_ == "approximate"
+    assert clf.epsilon_spent_ == 5.0 and clf.delta_spent_ == 0.0
+    assert clf.sensitivity_ == 1.0
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    assert set(np.unique(clf.predict(X))) <= {0, 1}
+    assert roc_auc_score(y, P[:, 1]) > 0.9
+    dg = clf.flow_diagnostics_
+    assert {"ess_fraction", "kl_estimate", "kl_upper_bound", "collapsed"} <= set(dg)
+    assert dg["kl_upper_bound"] >= dg["kl_estimate"] - 0.1
+
+
+def test_random_state_reproducible_and_distinct():
+    X, y = _binary()
+    a = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=3, **FAST), X, y)
+    b = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=3, **FAST), X, y)
+    c = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=4, **FAST), X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.intercept_ == b.intercept_
+    assert not np.allclose(a.coef_, c.coef_)
+
+
+def test_release_is_random_not_the_mode():
+    """At small epsilon the released models spread like the mechanism (not a point mass)."""
+    X, y = _binary(n=100)
+    coefs = np.array(
+        [
+            _quiet(ExpMFlowClassifier(epsilon=0.5, random_state=s, **FAST), X, y).coef_
+            for s in range(6)
+        ]
+    )
+    assert coefs.std(0).min() > 0.05
+
+
+def test_epsilon_is_total_over_released_samples():
+    """README §2 row 7 (replaces T21's k * epsilon): k samples at epsilon / k each."""
+    X, y = _binary()
+    clf = _quiet(ExpMFlowClassifier(epsilon=3.0, n_release_samples=3, random_state=0, **FAST), X, y)
+    assert clf.epsilon_spent_ == 3.0
+    assert clf.epsilon_per_sample_ == pytest.approx(1.0)
+    assert clf.flow_diagnostics_["utility_range"] == pytest.approx(1.0 * len(y) / 2)
+    coefs, ints = clf.sample_models()
+    assert coefs.shape == (3, X.shape[1]) and ints.shape == (3,)
+    np.testing.assert_array_equal(coefs[0], clf.coef_)
+    with pytest.raises(ValueError, match="keep_flow"):
+        clf.sample_models(5)
+
+
+def test_keep_flow_false_leaves_no_flow_in_pickle():
+    X, y = _binary()
+    clf = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=0, **FAST), X, y)
+    assert "flow_" not in clf.__dict__
+    assert b"Sylvester" not in pickle.dumps(clf)
+    kept = _quiet(ExpMFlowClassifier(epsilon=1.0, keep_flow=True, random_state=0, **FAST), X, y)
+    assert "flow_" in kept.__dict__
+    with pytest.warns(PrivacyLeakWarning, match="another epsilon"):
+        coefs, ints = kept.sample_models(4)
+    assert coefs.shape == (4, X.shape[1])
+    np.testing.assert_array_equal(coefs[0], kept.coef_)
+
+
+def test_infinite_epsilon_releases_the_mode():
+    X, y = _binary()
+    a = ExpMFlowClassifier(epsilon=math.inf, random_state=0, **FAST).fit(X, y)
+    b = ExpMFlowClassifier(epsilon=math.inf, random_state=1, **FAST).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_)
+    assert a.epsilon_spent_ == math.inf and a.privacy_guarantee_ == "exact"
+    assert a.flow_diagnostics_ is None
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"penalty": "l3"}, "penalty"),
+        ({"n_release_samples": 0}, "n_release_samples"),
+    ],
+)
+def test_bad_parameters_raise(params, match):
+    X, y = _binary(50)
+    with pytest.raises(ValueError, match=match):
+        ExpMFlowClassifier(**params, **FAST).fit(X, y)
+
+
+def test_bad_inputs_raise():
+    X, y = _binary(50)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError):
+        ExpMFlowClassifier(**FAST).fit(Xn, y)
+    with pytest.raises(ValueError, match="two"):
+        ExpMFlowClassifier(**FAST).fit(X, np.arange(50) % 3)
+    with pytest.raises(ValueError, match="not in classes"):
+        ExpMFlowClassifier(classes=[0, 2], **FAST).fit(X, y)
+    clf = _quiet(
+        ExpMFlowClassifier(classes=["no", "yes"], random_state=0, **FAST),
+        X,
+        np.where(y == 1, "yes", "no"),
+    )
+    assert list(clf.classes_) == ["no", "yes"]
+    one = _quiet(ExpMFlowClassifier(classes=[0, 1], random_state=0, **FAST), X, np.zeros(50, int))
+    assert one.predict_proba(X).shape == (50, 2)
+
+
+def test_two_parameter_lr_matches_grid_quadrature():
+    """Case E (spec E §1.7): 1 feature + intercept, exact posterior on a grid."""
+    rng = np.random.default_rng(1)
+    n, eps, alpha = 40, 1.0, 1.0
+    x = rng.normal(size=n)
+    y = (x + 0.8 * rng.normal(size=n) > 0).astype(float)
+    w = np.linspace(-6, 8, 281)
+    b = np.linspace(-6, 6, 241)
+    W, B = np.meshgrid(w, b, indexing="ij")
+    yhat = 1 / (1 + np.exp(-(W[..., None] * x + B[..., None])))
+    u = -(((yhat - y) ** 2).sum(-1) + alpha * (W**2 + B**2))
+    lp = eps / 2 * u
+    p = np.exp(lp - lp.max())
+    p /= p.sum()
+    mean_w, mean_b = (p * W).sum(), (p * B).sum()
+    var_w = (p * (W - mean_w) ** 2).sum()
+    clf = _quiet(
+        ExpMFlowClassifier(
+            epsilon=eps,
+            alpha=alpha,
+            keep_flow=True,
+            n_iter=300,
+            n_flows=2,
+            dtype="float64",
+            device="cpu",
+            random_state=0,
+        ),
+        x[:, None],
+        y.astype(int),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        coefs, ints = clf.sample_models(4000)
+    assert coefs[:, 0].mean() == pytest.approx(mean_w, abs=0.1 * math.sqrt(var_w))
+    assert ints.mean() == pytest.approx(mean_b, abs=0.15)
+    assert 0.8 <= coefs[:, 0].var() / var_w <= 1.25  # T10 variance ratio
+
+
+def test_regressor_bounds_and_prediction_range():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 2))
+    y = 10 + 3 * X[:, 0] + rng.normal(size=150)
+    reg = _quiet(ExpMFlowRegressor(epsilon=5.0, bounds_y=(0, 20), random_state=0, **FAST), X, y)
+    pred = reg.predict(X)
+    assert pred.min() >= 0 and pred.max() <= 20
+    assert reg.score(X, y) > 0.5
+    assert reg.bounds_ == (0.0, 20.0) and reg.epsilon_spent_ == 5.0
+    # private bounds (default) are charged inside epsilon
+    regp = _quiet(ExpMFlowRegressor(epsilon=5.0, random_state=0, **FAST), X, y)
+    assert regp.epsilon_spent_ == 5.0
+    assert regp.epsilon_per_sample_ == pytest.approx(4.5)
+    with pytest.warns(PrivacyLeakWarning):
+        _quiet(ExpMFlowRegressor(epsilon=5.0, bounds_y="data", random_state=0, **FAST), X, y)
+    with pytest.raises(ValueError, match="bounds_y"):
+        ExpMFlowRegressor(bounds_y=(1, 1), **FAST).fit(X, y)
+
+
+def test_collapse_warning_when_flow_is_untrained_far_from_target():
+    """A prior-initialised flow with no training on a peaked target is flagged."""
+    X, y = _binary(n=300, d=5)
+    with pytest.warns(ConvergenceWarning, match="collapsed"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+            clf = ExpMFlowClassifier(
+                epsilon=10.0,
+                init="prior",
+                n_iter=0,
+                random_state=0,
+                dtype="float64",
+                device="cpu",
+            ).fit(X, y)
+    assert clf.flow_diagnostics_["collapsed"]
+
+
+TEST_PARAMS = dict(
+    epsilon=1e3,
+    n_iter=5,
+    n_flows=1,
+    batch_size=16,
+    dtype="float64",
+    device="cpu",
+    random_state=0,
+    n_diagnostic_samples=64,
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("Est", [ExpMFlowClassifier, ExpMFlowRegressor])
+def test_sklearn_check_estimator(Est):
+    params = dict(TEST_PARAMS)
+    if Est is ExpMFlowRegressor:
+        params["bounds_y"] = (-10.0, 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeltaTooLargeWarning)
+        warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_estimator(Est(**params))
