@@ -21,7 +21,7 @@ import pytest
 
 from skdp.auditing import LaplaceCountRelease, RandomizedResponseRelease
 from skdp.auditing._checks import default_audit_data
-from skdp.exceptions import DeltaTooLargeWarning
+from skdp.exceptions import ApproximateGuaranteeWarning, DeltaTooLargeWarning
 from skdp.utils.estimator_checks import check_privacy
 
 from ._configs import AUDIT_CONFIGS, discover_estimators
@@ -113,6 +113,7 @@ def test_privacy_facts_after_fit(name, cls, cfg):
     X, y, _, _ = _data(est, cfg)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeltaTooLargeWarning)
+        warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
         est.fit(X) if y is None else est.fit(X, y)
     params = est.get_params()
     eps, delta = params["epsilon"], params.get("delta", 0.0) or 0.0
