@@ -83,7 +83,7 @@ def fit_one(X, epsilon, seed, cfg):
         n_mc=cfg["n_mc"],
         n_layers=1,
         hidden_size=10,
-        optimizer="rmsprop",
+        optimizer=cfg["optimizer"],
         learning_rate=cfg["lr"],
         lr_decay=cfg["decay"],
         device=cfg["device"],
@@ -104,6 +104,9 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 is fastest here)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--optimizer", default="rmsprop", choices=["rmsprop", "adam", "sgd"])
+    ap.add_argument("--lr", type=float, default=None)
+    ap.add_argument("--decay", type=float, default=None)
     args = ap.parse_args(argv)
 
     import torch
@@ -117,6 +120,11 @@ def main(argv=None):
         cfg["n_iter"] = args.n_iter
     if args.n_mc:
         cfg["n_mc"] = args.n_mc
+    if args.lr:
+        cfg["lr"] = args.lr
+    if args.decay:
+        cfg["decay"] = args.decay
+    cfg["optimizer"] = args.optimizer
     cfg.update(device=args.device, n_draws=20000)
 
     X = make_nonlinear_repeated_measures(6000, random_state=args.seed)
@@ -125,8 +133,8 @@ def main(argv=None):
     info = {}
     settings = [("NF-VI", math.inf)] + [(f"eps={e:g}", e) for e in args.eps]
     print(
-        f"n=6000, q=500/6000, T={cfg['n_iter']}, m={cfg['n_mc']}, RMSprop lr={cfg['lr']} "
-        f"decay={cfg['decay']}, C={cfg['C']}, runs={args.runs}",
+        f"n=6000, q=500/6000, T={cfg['n_iter']}, m={cfg['n_mc']}, {cfg['optimizer']} "
+        f"lr={cfg['lr']} decay={cfg['decay']}, C={cfg['C']}, runs={args.runs}",
         flush=True,
     )
     for name, eps in settings:

@@ -444,3 +444,13 @@ def test_nonlinear_model_dp_vi_shape():
     assert np.all(np.abs(S_np.mean(0) - beta) < 5 * S_np.std(0) + 0.02)
     assert np.all(np.abs(S_dp.mean(0) - S_np.mean(0)) < 4 * S_dp.std(0))
     assert np.median(S_dp.std(0) / S_np.std(0)) > 1.5
+
+
+def test_paper_preset():
+    from skdp.sampling._flow_vi import paper_reg_dp_vi
+
+    vi = paper_reg_dp_vi(epsilon=5.0, random_state=1)
+    p = vi.get_params()
+    assert (p["n_iter"], p["n_mc"], p["batch_size"], p["max_grad_norm"]) == (8000, 1000, 500, 10.0)
+    assert p["optimizer"] == "rmsprop" and p["lr_decay"] == 0.999 and p["epsilon"] == 5.0
+    assert p["normalization"] == "affine" and p["n_params"] == 5
