@@ -64,7 +64,7 @@ ax.set_title(f"Breast cancer test set ({len(y_te)} patients), epsilon = 1")
 ax.legend(fontsize=8, loc="lower right")
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -61,7 +61,7 @@ ax.set_title(f"DP metrics on a test set of {len(y_te)} patients")
 ax.legend()
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

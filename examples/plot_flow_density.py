@@ -66,7 +66,7 @@ axes[0].set_ylabel("disease progression score")
 fig.suptitle(f"DPFlowDensity (MAF), epsilon = {flow.epsilon_spent_:.2f}")
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -75,7 +75,7 @@ axes[0].legend(markerscale=4, fontsize=8)
 fig.suptitle("Posterior draws of a Bayesian logistic regression (breast cancer)")
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -75,7 +75,7 @@ axes[2].legend(fontsize=8)
 fig.suptitle(f"DPGANSynthesizer (WGAN, DP critic), epsilon = {gan.epsilon_spent_:.2f}")
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -71,7 +71,7 @@ axes[0, 0].legend(fontsize=8)
 fig.suptitle("DPHistogramSynthesizer on the diabetes data, epsilon = 1")
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -74,7 +74,7 @@ ax.set_title("Rules for malignancy (2 clauses of length <= 2)")
 ax.legend(fontsize=8)
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -73,7 +73,7 @@ ax.set_ylabel("k-median cost (sum of distances)")
 ax.legend(fontsize=8)
 fig.tight_layout()
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
     from pathlib import Path
 
     fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -39,7 +39,9 @@ def test_gallery_is_not_empty():
         # sphinx-gallery needs a docstring with a title underlined by "="
         assert re.match(r'"""\n[^\n]+\n=+\n', text), script.name
         # the PNG is written only when run as a script
-        assert 'if __name__ == "__main__":' in text and ".png" in text, script.name
+        # (sphinx-gallery runs examples as __main__ without __file__)
+        assert 'if __name__ == "__main__" and "__file__" in globals():' in text, script.name
+        assert ".png" in text, script.name
 
 
 @pytest.mark.slow
@@ -53,6 +55,26 @@ def test_gallery_example_runs(script, tmp_path):
     png = copy.with_suffix(".png")
     assert png.exists() and png.stat().st_size > 5000  # a real figure, not an empty canvas
     assert "PrivacyLeakWarning" not in res.stderr
+
+
+@pytest.mark.slow
+def test_gallery_example_runs_like_sphinx_gallery(tmp_path):
+    """sphinx-gallery executes an example as ``__main__`` with no ``__file__``."""
+    script = EXAMPLES / "plot_kmedian.py"
+    code = (
+        "import sys; src = open(sys.argv[1]).read(); "
+        "exec(compile(src, 'example', 'exec'), {'__name__': '__main__'})"
+    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    res = subprocess.run(
+        [sys.executable, "-c", code, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIME_LIMIT,
+        env=env,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
 
 
 def test_quickstart_fast(tmp_path):
