@@ -280,7 +280,7 @@ def main(argv=None):
         rows.append((name, value, base))
         print(
             f"{data:<14} {name:<23} {_spent(est):<14} {metric:<14} "
-            f"{value:>8.3f} {base:>11.3f} {dt:>9.2f}",
+            f"{value:>8.3f} {base:>11.3f} {dt:>9.3f}",
             flush=True,
         )
     print(
