@@ -115,7 +115,7 @@ def main(argv=None):
     if args.paper:
         cfg = dict(n_iter=8000, n_mc=1000, lr=0.01, decay=0.999, C=10.0)
     else:
-        cfg = dict(n_iter=1500, n_mc=50, lr=0.02, decay=0.999, C=10.0)
+        cfg = dict(n_iter=2000, n_mc=50, lr=0.05, decay=0.999, C=10.0)
     if args.n_iter:
         cfg["n_iter"] = args.n_iter
     if args.n_mc:

@@ -346,9 +346,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     hidden_size : int or None, default=None
         Width of each conditioner's hidden layer; ``None`` gives ``max(10, n_params)``.
     normalization : {"affine", "none"}, default="affine"
-        ``"affine"`` adds a learnable elementwise scale and shift after each layer (identity
-        initialisation); it replaces the paper's BatchNorm (spec README §2 row 13) and lets
-        the flow reach posterior scales far from 1.
+        ``"affine"`` ends the sampling direction with a learnable elementwise location-scale
+        map ``theta = loc + exp(log_scale) * F(z)`` (identity initialisation, never
+        data-driven); it replaces the paper's BatchNorm (spec README §2 row 13) and lets the
+        flow reach posterior locations and scales far from those of ``N(0, I)``.
     optimizer : {"rmsprop", "adam", "sgd"}, default="rmsprop"
     learning_rate : float, default=0.01
     lr_decay : float, default=1.0
@@ -539,24 +540,28 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
         if self.flow == "planar":
             flow = make_flow("planar", p, n_layers=int(self.n_layers), generator=generator)
-            if self.normalization == "affine":
-                flow = Flow([Affine(p), *flow.transforms])  # last in the sampling direction
-            return flow
-        hidden = self.hidden_size if self.hidden_size is not None else max(10, p)
-        if self.flow in ("iaf", "maf") and p > 1 and hidden < p - 1:
-            raise ValueError(
-                f"hidden_size={hidden} is too small for n_params={p}: an autoregressive flow "
-                f"needs hidden_size >= {p - 1}"
+        else:
+            hidden = self.hidden_size if self.hidden_size is not None else max(10, p)
+            if self.flow in ("iaf", "maf") and p > 1 and hidden < p - 1:
+                raise ValueError(
+                    f"hidden_size={hidden} is too small for n_params={p}: an autoregressive "
+                    f"flow needs hidden_size >= {p - 1}"
+                )
+            flow = make_flow(
+                self.flow,
+                p,
+                n_layers=int(self.n_layers),
+                hidden_features=(int(hidden),),
+                generator=generator,
+                zero_init_output=True,
             )
-        return make_flow(
-            self.flow,
-            p,
-            n_layers=int(self.n_layers),
-            hidden_features=(int(hidden),),
-            normalization=self.normalization,
-            generator=generator,
-            zero_init_output=True,
-        )
+        if self.normalization == "affine":
+            # first in the data -> latent order = last step of the sampling direction:
+            # theta = loc + exp(log_scale) * F(z). (An affine placed inside an IAF would be
+            # inverted, theta = (u - loc) exp(-log_scale), which couples location and scale
+            # and makes small posterior scales unreachable at usual learning rates.)
+            flow = Flow([Affine(p), *flow.transforms], n_features=p)
+        return flow
 
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
