@@ -243,3 +243,22 @@ def test_sklearn_check_estimator(Est):
         warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_estimator(Est(**params))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"penalty": "l1"},
+        {"data_batch_size": 40},
+        {"fit_intercept": False},
+        {"n_flows": 0, "dtype": "float32"},
+    ],
+)
+def test_options_fit_and_predict(kw):
+    X, y = _binary(n=150)
+    params = {**FAST, "n_iter": 30, **kw}
+    clf = _quiet(ExpMFlowClassifier(epsilon=3.0, random_state=0, **params), X, y)
+    assert roc_auc_score(y, clf.predict_proba(X)[:, 1]) > 0.85
+    assert clf.flow_diagnostics_["ess_fraction"] > 0.1
+    if not params.get("fit_intercept", True):
+        assert clf.intercept_ == 0.0
