@@ -44,14 +44,21 @@ def all_estimators():
             if any(part.startswith("_") for part in info.name.split(".")[2:]):
                 continue
             modules.append(importlib.import_module(info.name))
-        for module in modules:
-            for name, cls in inspect.getmembers(module, inspect.isclass):
-                if (
-                    not name.startswith("_")
-                    and cls.__module__.startswith("skdp.")
-                    and issubclass(cls, BaseEstimator)
-                    and issubclass(cls, DPEstimatorMixin)
-                    and not inspect.isabstract(cls)
-                ):
-                    found[name] = cls
+        # Names a package exports lazily (module ``__getattr__``) appear only in __all__.
+        lazy = [
+            (name, getattr(pkg, name))
+            for name in getattr(pkg, "__all__", ())
+            if name not in vars(pkg)
+        ]
+        members = [m for module in modules for m in inspect.getmembers(module, inspect.isclass)]
+        members += [(name, obj) for name, obj in lazy if inspect.isclass(obj)]
+        for name, cls in members:
+            if (
+                not name.startswith("_")
+                and cls.__module__.startswith("skdp.")
+                and issubclass(cls, BaseEstimator)
+                and issubclass(cls, DPEstimatorMixin)
+                and not inspect.isabstract(cls)
+            ):
+                found[name] = cls
     return sorted(found.items())
