@@ -50,7 +50,8 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
     """Shared fitting code (not public)."""
 
     _parameter_constraints: dict = {
-        **DPEstimatorMixin._privacy_parameter_constraints,
+        # pure epsilon: no delta parameter
+        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "penalty": [StrOptions({"l2", "l1"})],
         "fit_intercept": ["boolean"],
