@@ -88,6 +88,7 @@ def test_quickstart_fast(tmp_path):
         "DPGANSynthesizer",
         "SubsampledExpMedian",
         "DPILPClassifier",
+        "ExpMFlowClassifier",
         "dp_roc_auc_score",
     }
     rows = {}
