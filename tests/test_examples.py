@@ -89,6 +89,7 @@ def test_quickstart_fast(tmp_path):
         "SubsampledExpMedian",
         "DPILPClassifier",
         "ExpMFlowClassifier",
+        "ExpMFlowRegressor",
         "dp_roc_auc_score",
     }
     rows = {}
