@@ -210,7 +210,9 @@ _COMMON_PARAMS_DOC = """
         Flow samples per step.
     data_batch_size : int or None, default=None
         ``None`` uses all rows each step; an integer ``b`` uses the unbiased estimate
-        ``(n / b) * sum_batch l_i`` of the summed loss.
+        ``(n / b) * sum_batch l_i`` of the summed loss (cheaper steps, but the target's noise
+        grows like ``(epsilon * n)^2 / b``: at large ``epsilon * n`` the flow can drift from
+        its Laplace start; check ``flow_diagnostics_``). Diagnostics always use all rows.
     learning_rate : float, default=1e-2
     init : {"laplace", "prior"}, default="laplace"
         Start of the flow's affine layer: the Laplace approximation of the target (its mode
