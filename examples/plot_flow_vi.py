@@ -10,7 +10,8 @@ prior on each coefficient. The figure compares posterior draws of the DP fit
 (``epsilon = 10``) with ordinary (non-private) variational inference. With only 569
 records and 300 short steps the noisy gradients move the DP posterior only part of the
 way from its initialisation (the coefficients stay shrunk towards 0); at ``epsilon = 1``
-the noise multiplier is near 16 and it barely moves at all. DP-VI needs thousands of
+the noise multiplier is near 16 and the radius coefficient stays below 1 (about 16
+without privacy). DP-VI needs thousands of
 records (the paper uses 6000) and more steps; this example shows the API and the cost
 of privacy on a small cohort honestly rather than a tuned result.
 """
