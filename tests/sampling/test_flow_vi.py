@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -422,28 +421,27 @@ def test_divergence_bad_arguments():
 # ------------------------------------------------------------------- slow: §4.2 shape
 @pytest.mark.slow
 def test_nonlinear_model_dp_vi_shape():
-    """Reduced §4.2: non-private VI matches the Laplace posterior; DP (eps=5) keeps means
-    within a few DP SDs and inflates the SDs."""
-    X = make_nonlinear_repeated_measures(1200, random_state=0)
+    """Reduced §4.2 (the default of benchmarks/flow_vi.py): non-private VI matches the exact
+    posterior's means; DP at eps=1 keeps the means roughly and inflates most SDs."""
+    X = make_nonlinear_repeated_measures(6000, random_state=0)
     kw = dict(
         log_lik=NonlinearRepeatedMeasuresLogLik(),
         n_params=5,
-        n_iter=1500,
-        n_mc=64,
-        batch_size=100,
+        n_iter=2000,
+        n_mc=50,
+        batch_size=500,
         learning_rate=0.05,
         lr_decay=0.999,
         device="cpu",
-        dtype="float64",
-        random_state=0,
+        dtype="float32",
+        random_state=1,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        S_np = DPFlowVI(epsilon=math.inf, **kw).fit(X).sample(20000, random_state=0)
-        S_dp = DPFlowVI(epsilon=5.0, **kw).fit(X).sample(20000, random_state=0)
+    S_np = DPFlowVI(epsilon=math.inf, **kw).fit(X).sample(20000, random_state=1001)
+    S_dp = DPFlowVI(epsilon=1.0, **kw).fit(X).sample(20000, random_state=1001)
+    laplace_sd = np.array([0.0266, 0.0037, 0.0179, 0.0152, 0.0194])  # spec §5.5 / test F2
     beta = np.asarray(NONLINEAR_BETA_TRUE)
-    assert np.all(np.abs(S_np.mean(0) - beta) < 5 * S_np.std(0) + 0.02)
-    assert np.all(np.abs(S_dp.mean(0) - S_np.mean(0)) < 4 * S_dp.std(0))
+    assert np.all(np.abs(S_np.mean(0) - beta) < 4 * laplace_sd + 0.05)
+    assert np.all(np.abs(S_dp.mean(0) - S_np.mean(0)) < 0.15)
     assert np.median(S_dp.std(0) / S_np.std(0)) > 1.5
 
 
