@@ -9,7 +9,7 @@ Prints posterior means, SDs and correlations of beta for
 each cell the mean over ``--runs`` seeds with the SD over seeds in parentheses, plus the noise
 multiplier, the paper's CLT mu and the RDP epsilon actually spent.
 
-Default: a reduced configuration that runs in minutes on a 2-core CPU (n = 6000 subjects,
+Default: a reduced configuration that runs in about 10 minutes on a 2-core CPU (n = 6000 subjects,
 q = 500/6000 as in the paper, but fewer steps and MC draws, and a larger learning rate).
 ``--paper`` uses the paper's "Reg DP-VI" settings (T = 8000, m = 1000, RMSprop lr 0.01, decay
 0.999, C = 10, 1 MADE block with 10 hidden units; an affine layer replaces the paper's
@@ -17,7 +17,7 @@ BatchNorm, spec README §2 row 13) and takes hours on a CPU.
 
 Usage::
 
-    python benchmarks/flow_vi.py                # reduced, ~5 min on 2 CPU cores
+    python benchmarks/flow_vi.py                # reduced, ~10 min on 2 busy CPU cores
     python benchmarks/flow_vi.py --runs 5 --paper
 """
 
