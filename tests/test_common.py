@@ -20,6 +20,14 @@ TEST_PARAMS: dict[str, dict] = {
     # DP noise at realistic epsilon swamps; privacy at realistic epsilon is tested elsewhere.
     "DPLinearRegression": {"epsilon": 1e6, "random_state": 0},
     "DPHistogramSynthesizer": {"epsilon": 1e6, "random_state": 0},
+    "DPFlowVI": {
+        "epsilon": 1e6,
+        "n_iter": 5,
+        "n_mc": 8,
+        "device": "cpu",
+        "dtype": "float64",
+        "random_state": 0,
+    },
     "DPFlowDensity": {
         "n_layers": 1,
         "n_iter": 3,
