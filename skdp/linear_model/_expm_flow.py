@@ -267,7 +267,7 @@ _COMMON_ATTRS_DOC = """
     flow_ : skdp.flows.Flow
         Only with ``keep_flow=True``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Only when ``X`` has string column names."""
 
 _PRIVACY_NOTES = """

@@ -769,7 +769,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_params_)
+        ndarray of shape (n_samples, n_params)
         """
         import torch
 
@@ -790,7 +790,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        theta : array-like of shape (n, n_params_)
+        theta : array-like of shape (n, n_params)
 
         Returns
         -------
@@ -820,7 +820,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
         n_mc : int, default=1000
             Draws from ``q``.
         random_state : None, int, SeedSequence or Generator, default=None
