@@ -19,6 +19,18 @@ TEST_PARAMS: dict[str, dict] = {
     # epsilon=1e6: the checks assert ordinary regression/density behaviour on tiny data, which
     # DP noise at realistic epsilon swamps; privacy at realistic epsilon is tested elsewhere.
     "DPLinearRegression": {"epsilon": 1e6, "random_state": 0},
+    "DPGANSynthesizer": {
+        "epsilon": 1e6,
+        "hidden_size": 8,
+        "latent_dim": 4,
+        "code_dim": 4,
+        "max_steps": 4,
+        "batch_size": 20,
+        "n_critic": 2,
+        "device": "cpu",
+        "dtype": "float64",
+        "random_state": 0,
+    },
     "DPHistogramSynthesizer": {"epsilon": 1e6, "random_state": 0},
     "DPFlowVI": {
         "epsilon": 1e6,
