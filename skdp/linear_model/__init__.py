@@ -1,7 +1,8 @@
 """Differentially private linear models.
 
-:class:`DPLinearRegression` (functional mechanism) needs only numpy. Estimators that need
-torch (:class:`ExpMFlowRegressor`, :class:`ExpMFlowClassifier`, through ``skdp.sampling``) are imported lazily through ``__getattr__`` so that
+:class:`DPLinearRegression` (functional mechanism) needs only numpy. Estimators that
+need torch (:class:`ExpMFlowRegressor`, :class:`ExpMFlowClassifier`, through
+``skdp.sampling``) are imported lazily through ``__getattr__`` so that
 ``import skdp.linear_model`` never imports torch.
 """
 

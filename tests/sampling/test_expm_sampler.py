@@ -86,9 +86,7 @@ def _rkl(flow, log_p, log_z, n=8192, seed=5):
         return float((lq - log_p(th)).mean()) + log_z
 
 
-@pytest.mark.parametrize(
-    "d, n_flows", [(1, 0), (3, 0), pytest.param(2, 2, marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("d, n_flows", [(1, 0), (3, 0), pytest.param(2, 2, marks=pytest.mark.slow)])
 def test_flow_recovers_gaussian_closed_form(d, n_flows):
     """T7 and T8 on case A. The Sylvester layers (n_flows > 0) start near the identity but are
     free to bend; they slow the convergence to the Gaussian, not its end point."""
