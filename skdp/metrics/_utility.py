@@ -351,7 +351,7 @@ def marginal_total_variation(X_real, X_syn, *, way=1, bins=10, max_pairs=None, r
 
     Numeric columns with more than ``bins`` distinct values (over both tables) are cut into
     ``bins`` equal-width bins over their joint range; other columns use their values.
-    TV = ½ Σ |p_real − p_syn| over the cells of each marginal, averaged over columns
+    ``TV = ½ Σ |p_real − p_syn|`` over the cells of each marginal, averaged over columns
     (``way=1``) or pairs of columns (``way=2``). 0 = identical, 1 = disjoint.
 
     Parameters
