@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import resolve_bounds
+from skdp.mechanisms import resolve_schema_bounds
 from skdp.utils._random import make_rng, spawn_streams
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -22,7 +22,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.schema import TabularEncoder, TabularSchema, fill_missing_bounds
+from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["DPFlowDensity"]
 
@@ -302,23 +302,9 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         schema = TabularSchema.from_data(
             X, bounds=bounds, categories=self.categories, column_types=self.column_types
         )
-        eps_bounds = [0.0]
-
-        def _resolve(V, names):
-            lo, hi, used = resolve_bounds(
-                None,
-                V,
-                epsilon=epsilon,
-                rng=streams["bounds"],
-                name="bounds",
-                columns=names,
-                fraction=BOUNDS_FRACTION,
-            )
-            eps_bounds[0] = float(used)
-            return lo, hi
-
-        schema = fill_missing_bounds(schema, X, _resolve)
-        eps_bounds = eps_bounds[0]
+        schema, eps_bounds = resolve_schema_bounds(
+            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=BOUNDS_FRACTION
+        )
         encoder = TabularEncoder(
             schema, categorical="onehot", numeric_range=NUMERIC_RANGE, integer_margin=0.5
         )

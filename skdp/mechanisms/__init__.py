@@ -23,6 +23,7 @@ from skdp.mechanisms._bounds import (
     private_quantile,
     private_quantile_log_probs,
     resolve_bounds,
+    resolve_schema_bounds,
 )
 from skdp.mechanisms._exponential import (
     exponential_mechanism,
@@ -62,6 +63,7 @@ __all__ = [
     "private_quantile_log_probs",
     "report_noisy_max",
     "resolve_bounds",
+    "resolve_schema_bounds",
     "sensitivity",
     "smooth_sensitivity_beta",
     "smooth_sensitivity_logpdf",

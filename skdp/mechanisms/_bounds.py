@@ -498,3 +498,44 @@ def resolve_bounds(
         X, epsilon=used, rng=rng, search_range=search_range, quantiles=quantiles, method=method
     )
     return lo, hi, used
+
+
+def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
+    """Fill a tabular schema's missing numeric bounds privately; return the spend.
+
+    The one place the synthesizers (histogram, flow, GAN) turn ``bounds=None`` for some
+    columns into a private estimate: :func:`resolve_bounds` on just those columns with
+    ``fraction * epsilon``. Columns whose bounds were declared are not read.
+
+    Parameters
+    ----------
+    schema : skdp.utils.schema.TabularSchema
+    X : DataFrame or array-like
+        The private data.
+    epsilon : float
+        The estimator's total budget (the estimate spends ``fraction * epsilon`` of it).
+    rng : numpy.random.Generator
+    fraction : float, default=0.1
+
+    Returns
+    -------
+    schema : TabularSchema
+        With every numeric column bounded.
+    epsilon_used : float
+        What the estimate spent (0 when nothing was missing, or for ``epsilon=inf``);
+        the caller charges it inside its budget.
+    """
+    from skdp.utils.schema import fill_missing_bounds
+
+    used = 0.0
+
+    def _resolve(values, names):
+        nonlocal used
+        lo, hi, used = resolve_bounds(
+            None, values, epsilon=epsilon, rng=rng, name="bounds", columns=names, fraction=fraction
+        )
+        return lo, hi
+
+    if schema.missing_bounds():
+        schema = fill_missing_bounds(schema, X, _resolve)
+    return schema, float(used)

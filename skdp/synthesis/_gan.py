@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.mechanisms import add_laplace, report_noisy_max, resolve_bounds
+from skdp.mechanisms import add_laplace, report_noisy_max, resolve_schema_bounds
 from skdp.utils._random import make_rng, spawn_streams
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -27,7 +27,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.schema import TabularEncoder, TabularSchema, fill_missing_bounds
+from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["DPGANSynthesizer"]
 
@@ -594,23 +594,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         schema = TabularSchema.from_data(
             X, bounds=bounds, categories=self.categories, column_types=self.column_types
         )
-        eps_bounds = [0.0]
-
-        def _resolve(V, names):
-            lo, hi, used = resolve_bounds(
-                None,
-                V,
-                epsilon=epsilon,
-                rng=streams["bounds"],
-                name="bounds",
-                columns=names,
-                fraction=BOUNDS_FRACTION,
-            )
-            eps_bounds[0] = float(used)
-            return lo, hi
-
-        schema = fill_missing_bounds(schema, X, _resolve)
-        eps_bounds = eps_bounds[0]
+        schema, eps_bounds = resolve_schema_bounds(
+            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=BOUNDS_FRACTION
+        )
         encoder = TabularEncoder(
             schema, categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5
         )

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import laplace_noise, resolve_bounds, two_sided_geometric
+from skdp.mechanisms import laplace_noise, resolve_schema_bounds, two_sided_geometric
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.utils._random import make_rng, spawn_streams
 from skdp.utils._sklearn_compat import (
@@ -24,7 +24,6 @@ from skdp.utils.schema import (
     TabularEncoder,
     TabularSchema,
     assemble,
-    fill_missing_bounds,
 )
 
 __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
@@ -390,17 +389,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         streams = spawn_streams(self.random_state, ["bounds", "noise", "sample"])
         schema = self._build_schema(X)
 
-        eps_bounds = 0.0
-        if schema.missing_bounds():
-
-            def resolve(V, names):
-                nonlocal eps_bounds
-                lo, hi, eps_bounds = resolve_bounds(
-                    None, V, epsilon=epsilon, rng=streams["bounds"], columns=names
-                )
-                return lo, hi
-
-            schema = fill_missing_bounds(schema, X, resolve)
+        schema, eps_bounds = resolve_schema_bounds(
+            schema, X, epsilon=epsilon, rng=streams["bounds"]
+        )
         schema.check_complete()
         eps_hist = epsilon - float(eps_bounds)
 

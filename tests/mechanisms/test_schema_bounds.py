@@ -1,0 +1,42 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp.mechanisms import resolve_schema_bounds
+from skdp.utils.schema import TabularSchema
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"a": rng.uniform(0, 10, 5000), "b": rng.normal(50, 5, 5000)})
+
+
+def test_declared_bounds_cost_nothing_and_are_kept(frame):
+    schema = TabularSchema.from_data(frame, bounds={"a": (0, 10), "b": (0, 100)})
+    out, used = resolve_schema_bounds(schema, frame, epsilon=1.0, rng=np.random.default_rng(1))
+    assert used == 0.0
+    assert out.to_dict() == schema.to_dict()
+
+
+def test_missing_bounds_spend_the_fraction_and_fill(frame):
+    schema = TabularSchema.from_data(frame, bounds={"a": (0, 10)})
+    assert schema.missing_bounds()
+    out, used = resolve_schema_bounds(
+        schema, frame, epsilon=2.0, rng=np.random.default_rng(1), fraction=0.1
+    )
+    assert used == pytest.approx(0.2)
+    assert not out.missing_bounds()
+    spec = {c["name"]: c for c in out.to_dict()["columns"]}
+    assert spec["a"]["bounds"] == [0.0, 10.0] or tuple(spec["a"]["bounds"]) == (0.0, 10.0)
+    lo, hi = spec["b"]["bounds"]
+    assert lo < 50 < hi
+
+
+def test_infinite_epsilon_spends_nothing(frame):
+    schema = TabularSchema.from_data(frame, bounds=None)
+    out, used = resolve_schema_bounds(schema, frame, epsilon=math.inf, rng=np.random.default_rng(1))
+    assert used == 0.0
+    assert not out.missing_bounds()
