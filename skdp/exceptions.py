@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "ApproximateGuaranteeWarning",
+    "BoundsEstimateWarning",
     "BudgetExceededError",
     "DeltaTooLargeWarning",
     "PrivacyAdvisoryWarning",
@@ -40,6 +41,11 @@ class ApproximateGuaranteeWarning(PrivacyAdvisoryWarning):
 
 class DeltaTooLargeWarning(PrivacyAdvisoryWarning):
     """``delta`` is at least ``1/n``: the guarantee then permits releasing a record."""
+
+
+class BoundsEstimateWarning(PrivacyAdvisoryWarning):
+    """Missing bounds are being estimated privately with too little data or budget for the
+    estimate to be useful. Depends only on public quantities (n, d, epsilon)."""
 
 
 class BudgetExceededError(ValueError):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from skdp.exceptions import BoundsEstimateWarning
 from skdp.mechanisms._validation import check_epsilon, check_rng
 from skdp.utils.validation import check_bounds, check_finite, data_bounds
 
@@ -408,6 +410,30 @@ def private_bounds(
     return lo, hi
 
 
+#: Warn when n * tail quantile * per-query epsilon falls below this. Measured on U(0, 10)
+#: data, 30 seeds, default search range: at 0.5 and above no estimate missed the data or
+#: returned a bound beyond +-100; at 0.25 a third did; at 0.15, 80 %.
+_RELIABLE_ROWS_PER_NOISE = 0.5
+
+
+def _warn_if_bounds_estimate_unreliable(n, d, epsilon_bounds, quantiles, name):
+    """Advise declaring bounds when the private estimate cannot be good.
+
+    Uses only public quantities (n, d, the budget, the quantiles), so the warning itself
+    reveals nothing about the data.
+    """
+    q_tail = min(min(quantiles), 1.0 - max(quantiles))
+    eps_query = epsilon_bounds / (2 * d)
+    if n * q_tail * eps_query < _RELIABLE_ROWS_PER_NOISE:
+        warnings.warn(
+            f"{name}=None: estimating bounds privately for {d} column(s) from {n} rows with "
+            f"epsilon={epsilon_bounds:.3g} is unreliable (the bounds may be far too wide or "
+            "too narrow, and utility poor). Declare public bounds instead.",
+            BoundsEstimateWarning,
+            stacklevel=4,
+        )
+
+
 def resolve_bounds(
     bounds,
     X,
@@ -494,6 +520,7 @@ def resolve_bounds(
         return lo, np.where(lo >= hi, lo + 1.0, hi), 0.0
     check_rng(rng)
     used = fraction * epsilon
+    _warn_if_bounds_estimate_unreliable(X.shape[0], d, used, quantiles, name)
     lo, hi = private_bounds(
         X, epsilon=used, rng=rng, search_range=search_range, quantiles=quantiles, method=method
     )

@@ -40,3 +40,22 @@ def test_infinite_epsilon_spends_nothing(frame):
     out, used = resolve_schema_bounds(schema, frame, epsilon=math.inf, rng=np.random.default_rng(1))
     assert used == 0.0
     assert not out.missing_bounds()
+
+
+def test_unreliable_private_bounds_warn_from_public_quantities_only():
+    from skdp.exceptions import BoundsEstimateWarning
+    from skdp.mechanisms import resolve_bounds
+
+    small = np.random.default_rng(0).uniform(0, 1, size=(300, 10))
+    with pytest.warns(BoundsEstimateWarning, match="Declare public bounds"):
+        resolve_bounds(None, small, epsilon=1.0, rng=np.random.default_rng(1))
+    large = np.random.default_rng(0).uniform(0, 1, size=(100_000, 2))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BoundsEstimateWarning)
+        resolve_bounds(None, large, epsilon=1.0, rng=np.random.default_rng(1))
+    # declared bounds never warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BoundsEstimateWarning)
+        resolve_bounds((0, 1), small, epsilon=1.0, rng=np.random.default_rng(1))
