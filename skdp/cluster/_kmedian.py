@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
-from skdp.utils._random import make_rng
+from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -362,7 +362,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                 "the public domain has diameter 0; pass a positive sensitivity or a "
                 "larger candidate set / box"
             )
-        rng = make_rng(self.random_state)
+        rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X)["noise"]
         chunk = self.chunk_size
 
         if V is not None and self.n_candidates is None:

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import resolve_schema_bounds
-from skdp.utils._random import make_rng, spawn_streams
+from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -33,7 +33,7 @@ NUMERIC_RANGE = (-2.0, 2.0)
 CATEGORICAL_TAU = 0.15
 #: Share of epsilon spent on a private estimate of missing bounds (spec README §2 row 8).
 BOUNDS_FRACTION = 0.1
-_STREAMS = ["bounds", "init", "training", "dequant", "sample"]
+_STREAMS = ["bounds", "init", "training", "dequant"]
 
 
 def _is_dataframe(X) -> bool:
@@ -291,7 +291,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         epsilon, delta = self._check_privacy_params(
             n_samples=n, require_delta=math.isfinite(self.epsilon)
         )
-        streams = spawn_streams(self.random_state, _STREAMS)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
         device = resolve_device(self.device)
         tdtype = resolve_dtype(self.dtype)
 
@@ -367,7 +367,6 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
             "epsilon": list(result.history["epsilon"]),
         }
         self.loss_curve_ = np.asarray(result.history.get("loss", []), dtype=float)
-        self._sample_rng = streams["sample"]
         if math.isfinite(epsilon):
             self.privacy_breakdown_ = {"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
             self._record_privacy_spent(
@@ -478,8 +477,9 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         ----------
         n_samples : int, default=1
         random_state : None, int, SeedSequence or Generator, default=None
-            ``None`` continues the sampling stream spawned at ``fit``; a value makes the
-            draw reproducible on its own.
+            ``None`` draws fresh OS entropy (the fitted model keeps no generator); a
+            value makes the draw reproducible. Sampling is post-processing of the
+            private fit.
 
         Returns
         -------
@@ -494,7 +494,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         check_is_fitted(self)
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        rng = self._sample_rng if random_state is None else make_rng(random_state)
+        rng = make_rng(random_state)
         p = next(self.flow_.parameters())
         D = self.n_encoded_features_
         Z = np.empty((int(n_samples), D))

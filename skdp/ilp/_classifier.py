@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import type_of_target
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
-from skdp.utils._random import make_rng
+from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -382,7 +382,9 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         y = y.astype(np.int64)
         epsilon, _ = self._check_privacy_params()
         atoms = self._resolve_bottom_clause(X.shape[1])
-        rng = make_rng(self.random_state)
+        rng = fit_streams(
+            self.random_state, ["noise"], estimator=self, X=X, y=y, order_invariant=True
+        )["noise"]
         k = self.n_clauses
         eps_round = epsilon / k
 

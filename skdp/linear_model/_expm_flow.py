@@ -22,7 +22,7 @@ from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
 from skdp.mechanisms import resolve_bounds
 from skdp.mechanisms.sensitivity import expm_squared_loss_sensitivity
 from skdp.sampling import draw_from_flow, sample_expm_linear
-from skdp.utils._random import spawn_streams
+from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -33,7 +33,7 @@ from skdp.utils._sklearn_compat import (
 
 __all__ = ["ExpMFlowClassifier", "ExpMFlowRegressor"]
 
-_STREAMS = ["init", "train", "diagnostics", "release", "batches", "bounds", "extra"]
+_STREAMS = ["init", "train", "diagnostics", "release", "batches", "bounds"]
 
 _APPROX_MSG = (
     "ExpMFlow: epsilon is the nominal budget of the exponential mechanism; the released "
@@ -112,7 +112,6 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         self.epsilon_per_sample_ = eps_each
         if self.keep_flow and out["flow"] is not None:
             self.flow_ = out["flow"]
-        self._extra_rng = streams["extra"]
         if out["diagnostics"] is not None and out["diagnostics"]["collapsed"]:
             dg = out["diagnostics"]
             warnings.warn(
@@ -171,7 +170,9 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-        thetas = draw_from_flow(self.flow_, extra, self._extra_rng)
+        # fresh OS entropy: a seeded draw from a non-private flow would be a
+        # deterministic function of the training data
+        thetas = draw_from_flow(self.flow_, extra, make_rng(None))
         d = self.coef_.shape[0]
         ints = thetas[:, d] if self.fit_intercept else np.zeros(extra)
         return (
@@ -436,7 +437,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
                 raise ValueError("y contains labels that are not in classes")
         self.classes_ = classes
         y01 = (y == classes[1]).astype(np.float64)
-        streams = spawn_streams(self.random_state, _STREAMS)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
         self._fit_expm(X, y01, epsilon, streams)
         if math.isinf(epsilon):
             self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
@@ -588,7 +589,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         epsilon, _ = self._check_privacy_params()
-        streams = spawn_streams(self.random_state, _STREAMS)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
         bounds = self.bounds_y
         if isinstance(bounds, (tuple, list, np.ndarray)):
             if np.ndim(bounds) != 1 or len(bounds) != 2:

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import laplace_noise, resolve_bounds
 from skdp.mechanisms.sensitivity import functional_mechanism_sensitivity
-from skdp.utils._random import spawn_streams
+from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -200,7 +200,9 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
         epsilon, _ = self._check_privacy_params()
         n, p = X.shape
-        streams = spawn_streams(self.random_state, ["bounds", "noise"])
+        streams = fit_streams(
+            self.random_state, ["bounds", "noise"], estimator=self, X=X, y=y, order_invariant=True
+        )
         columns = list(getattr(self, "feature_names_in_", range(p)))
 
         (lo, hi), (ylo, yhi), eps_bounds = self._resolve_bounds(

@@ -29,7 +29,7 @@ from skdp.mechanisms.sensitivity import (
     auc_local_sensitivity,
     count_smooth_sensitivity,
 )
-from skdp.utils._random import make_rng
+from skdp.utils._random import release_rng
 from skdp.utils.validation import check_finite, check_privacy_params
 
 __all__ = [
@@ -62,9 +62,11 @@ def _distinct_labels(y):
 def _positive_mask(y_true, pos_label):
     """Boolean mask of the positive rows; never raises on single-class ``y_true``.
 
-    Errors depend only on the declared label format (dtype, more than two labels, a
-    ``pos_label`` that is absent while two other labels are present), never on how many
-    rows each class has.
+    Errors depend only on public facts and on the label domain (dtype, the type of
+    ``pos_label``, more than two labels), never on which labels are present or how many
+    rows each class has: a ``pos_label`` of the right type that no row carries means
+    "no positive rows" (raising only when the other class is present would tell a
+    neighbouring data set apart).
     """
     y = column_or_1d(y_true)
     if y.dtype.kind in "fc":
@@ -87,9 +89,25 @@ def _positive_mask(y_true, pos_label):
             pos_label = 1
         else:
             raise ValueError("pos_label must be given when y_true holds non-numeric labels")
-    elif labels.shape[0] == 2 and not np.any(labels == pos_label):
-        raise ValueError("pos_label is not one of the two labels in y_true")
+    else:
+        _check_pos_label_type(pos_label, y.dtype)
     return np.asarray(y == pos_label, dtype=bool)
+
+
+def _check_pos_label_type(pos_label, dtype):
+    """``pos_label`` must be comparable with labels of ``dtype`` (a public check)."""
+    numeric = isinstance(pos_label, bool | np.bool_ | int | float | np.number)
+    if dtype.kind == "b":
+        ok = isinstance(pos_label, bool | np.bool_) or pos_label in (0, 1)
+    elif dtype.kind in "iuf":
+        ok = numeric
+    else:
+        ok = not numeric or dtype.kind == "O"
+    if not ok:
+        raise ValueError(
+            f"pos_label of type {type(pos_label).__name__} cannot match labels of dtype "
+            f"{dtype}; pass a pos_label of the labels' type"
+        )
 
 
 def _check_scores(y_score, n_rows):
@@ -176,7 +194,15 @@ def _dp_ranking_metric(
     scores = _check_scores(y_score, N)
     epsilon, delta = check_privacy_params(epsilon, delta, n_samples=N)
     gamma = _check_gamma(gamma)
-    rng = make_rng(random_state)
+    # the metric, its budget and its inputs are bound into the seed material: two
+    # metrics (or two budgets) on one input never share noise under one seed
+    rng = release_rng(
+        random_state,
+        tag=f"dp_{which}_score",
+        params={"epsilon": epsilon, "delta": delta, "gamma": gamma, "form": form},
+        data=(pos_mask, scores),
+        order_invariant=True,
+    )
     if ledger is not None:
         ledger.spend(epsilon, delta, label=f"dp_{which}_score")
     auc, ap, n = _exact_auc_ap(pos_mask, scores)
@@ -482,7 +508,13 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     if yp.dtype.kind in "fc":
         check_finite(yp, name="y_pred")
     epsilon, delta = check_privacy_params(epsilon, delta)
-    rng = make_rng(random_state)
+    rng = release_rng(
+        random_state,
+        tag="dp_accuracy_score",
+        params={"epsilon": epsilon, "delta": delta},
+        data=(yt, yp),
+        order_invariant=True,
+    )
     if ledger is not None:
         ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
     value = float(np.mean(yt == yp))

@@ -5,7 +5,6 @@ Spec: ``lantz.md`` §0 item 7, spec README §2 row 20.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -17,7 +16,6 @@ from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
-from skdp.utils._random import seed_sequence
 from skdp.utils.validation import check_privacy_params
 
 __all__ = ["DPScorer", "cv_privacy_spend", "make_dp_scorer"]
@@ -31,20 +29,6 @@ _METRICS = {
     "accuracy": (dp_accuracy_score, "predict", False),
 }
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
-
-
-def _digest_words(*arrays):
-    """64-bit words of a SHA-256 digest of the arrays' values (independent of their dtype)."""
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.asarray(a)
-        if a.dtype.kind in "biuf":
-            h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
-        else:
-            h.update("\x1f".join(map(str, a.ravel().tolist())).encode())
-        h.update(b"\x1e")
-    d = h.digest()
-    return [int.from_bytes(d[i : i + 4], "little") for i in range(0, len(d), 4)]
 
 
 class DPScorer:
@@ -153,10 +137,9 @@ class DPScorer:
         return out, pos_label
 
     def _call_random_state(self, y_true, y_score):
-        if self.random_state is None:
-            return None
-        base = seed_sequence(self.random_state).generate_state(4).tolist()
-        return np.random.SeedSequence(base + _digest_words(y_true, y_score))
+        # the metric functions bind the seed to the metric, its budget and the
+        # call's inputs (skdp.utils._random.release_rng); nothing to add here
+        return self.random_state
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``."""

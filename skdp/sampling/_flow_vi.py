@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch
 
 from skdp.base import DPEstimatorMixin
-from skdp.utils._random import make_rng, spawn_streams
+from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -38,7 +38,7 @@ __all__ = [
     "paper_reg_dp_vi",
 ]
 
-_STREAMS = ["init", "sampling", "noise", "mc", "sample"]
+_STREAMS = ["init", "sampling", "noise", "mc"]
 _LOG_2PI = math.log(2.0 * math.pi)
 _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
@@ -612,7 +612,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             sigma = 0.0
         C = float(self.max_grad_norm)
         B = q * n  # expected batch size (public)
-        streams = spawn_streams(self.random_state, _STREAMS)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
         device = resolve_device(self.device)
         tdtype = resolve_dtype(self.dtype)
         m = int(self.n_mc)
@@ -701,7 +701,6 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.history_ = history
         self.elbo_curve_ = np.asarray(elbo_curve, dtype=float)
         self.elbo_ = float(elbo_curve[-1]) if elbo_curve else math.nan
-        self._sample_rng = streams["sample"]
         if private:
             self.mu_gdp_ = float(gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T))
             self._record_privacy_spent(
@@ -778,7 +777,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        rng = self._sample_rng if random_state is None else make_rng(random_state)
+        rng = make_rng(random_state)
         z = rng.standard_normal((int(n_samples), self.n_params_))
         ref = self._param_tensor()
         with torch.no_grad():

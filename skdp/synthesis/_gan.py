@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import add_laplace, report_noisy_max, resolve_schema_bounds
-from skdp.utils._random import make_rng, spawn_streams
+from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -39,7 +39,7 @@ PRIOR_FRACTION = 0.05
 SELECTION_FRACTION = 0.2
 #: Rows generated per batch in ``sample`` (spec §6.10).
 _SAMPLE_CHUNK = 4096
-_STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection", "sample"]
+_STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
 
 _PRESETS = {
     # Beaulieu-Jones et al. (2019), spec dp_gan.md §1, §6.12 (conv2d over the 3 x 12 grid is
@@ -585,7 +585,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         n = int(X.shape[0])
         private = math.isfinite(self.epsilon)
         epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
-        streams = spawn_streams(self.random_state, _STREAMS)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
         device = resolve_device(self.device)
         tdtype = resolve_dtype(self.dtype)
 
@@ -690,7 +690,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         }
         self.loss_curves_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
         self.device_ = str(device)
-        self._sample_rng = streams["sample"]
         if private:
             self.privacy_breakdown_ = {
                 "bounds": eps_bounds,
@@ -836,7 +835,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             Only for conditional models: the labels the rows were generated for.
         """
         check_is_fitted(self)
-        rng = self._sample_rng if random_state is None else make_rng(random_state)
+        rng = make_rng(random_state)
         conditional = self.classes_ is not None
         if y is not None and not conditional:
             raise ValueError("y can only be given to a conditional (acgan) model")

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import laplace_noise, resolve_schema_bounds, two_sided_geometric
 from skdp.mechanisms.sensitivity import histogram_sensitivity
-from skdp.utils._random import make_rng, spawn_streams
+from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -386,7 +386,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
         n = len(X)
-        streams = spawn_streams(self.random_state, ["bounds", "noise", "sample"])
+        streams = fit_streams(
+            self.random_state, ["bounds", "noise"], estimator=self, X=X, order_invariant=True
+        )
         schema = self._build_schema(X)
 
         schema, eps_bounds = resolve_schema_bounds(
@@ -437,7 +439,6 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             int(np.rint(histograms[0]["counts"]).sum()) if len(groups) == 1 else None
         )
         self._binners = binners
-        self._sample_rng = streams["sample"]
         self.privacy_breakdown_ = {"bounds": float(eps_bounds)}
         for h in histograms:
             self.privacy_breakdown_["histogram" + repr(tuple(h["columns"]))] = h["epsilon"]
@@ -505,14 +506,15 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             ``None`` returns the synthetic data set ``D_eps`` itself: ``rint(count)``
             copies of every surviving cell, shuffled (single projection only).
         random_state : None, int, Generator or SeedSequence, default=None
-            ``None`` continues the stream spawned at ``fit``.
+            ``None`` draws fresh OS entropy (the fitted model keeps no generator); a
+            value makes the draw reproducible. Sampling is post-processing.
 
         Returns
         -------
         DataFrame (same columns and dtypes as the training data) or ndarray
         """
         check_is_fitted(self)
-        rng = self._sample_rng if random_state is None else make_rng(random_state)
+        rng = make_rng(random_state)
         if n_samples is None:
             if len(self.histograms_) != 1:
                 raise ValueError("n_samples=None (the data set D_eps) needs a single projection")

@@ -1,24 +1,53 @@
-"""Random streams.
+"""Random streams, and the seed material of a private release.
 
 ``random_state`` is stored on estimators as given. ``fit`` turns it into
-:class:`numpy.random.Generator` objects with :func:`make_rng` or, when an estimator
-needs several independent streams (data sampling, noise, initialisation, ...), with
-:func:`spawn_streams`, which derives named child streams in a fixed order so that the
-same seed always gives the same streams. ``None`` means fresh OS entropy, never a
-global random state.
+:class:`numpy.random.Generator` objects with :func:`fit_streams`, which derives named
+child streams in a fixed order. Functions that release a noisy statistic (the DP
+scorers) use :func:`release_rng`. Both bind the seed to **what is released**:
 
-For a real release the seed must stay secret: anyone holding the seed can subtract
-the noise.
+* ``random_state=None`` draws fresh OS entropy and nothing else is added: each call
+  gets independent noise. This is what a real release uses.
+* any other ``random_state`` (an int, a ``SeedSequence``, a ``Generator`` or a
+  ``RandomState``) is hashed (BLAKE2b) together with the estimator's class, all of its
+  ``get_params()``, a release tag and canonical bytes of the training data. The same
+  seed, data and parameters reproduce a fit bit for bit; a different training set
+  (another cross-validation fold, a neighbouring data set) or a different parameter
+  set (another point of a grid over ``epsilon``) gets noise that is independent of it.
+  Without this, ``clone`` copies the int seed into every fold of a cross-validation and
+  the difference of two fold models' noisy statistics is noise-free.
+
+The digest is never stored: re-hashing candidate data sets against a stored digest would
+be a membership test. A fitted estimator keeps **no** generator and no seed material
+(pickles are shared); its ``sample(random_state=None)`` draws fresh OS entropy.
+
+An int seed protects nothing against anyone who knows it -- it is in every pickle's
+``get_params()``, and with it and a candidate data set anyone can recompute the noise.
+Seeds are for tests and for reproducing a non-public analysis; a real release uses
+``random_state=None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import math
+import re
+import struct
+from collections.abc import Mapping, Sequence
 from numbers import Integral
 
 import numpy as np
 
-__all__ = ["make_rng", "seed_sequence", "spawn_streams", "draw_seed"]
+__all__ = [
+    "make_rng",
+    "seed_sequence",
+    "spawn_streams",
+    "fit_streams",
+    "release_rng",
+    "draw_seed",
+]
+
+_DIGEST_SIZE = 32
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def seed_sequence(random_state) -> np.random.SeedSequence:
@@ -37,7 +66,7 @@ def seed_sequence(random_state) -> np.random.SeedSequence:
         return random_state
     if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be non-negative, got {random_state}")
+            raise ValueError("random_state must be a non-negative int")
         return np.random.SeedSequence(int(random_state))
     if isinstance(random_state, np.random.Generator):
         return np.random.SeedSequence(random_state.integers(0, 2**63 - 1, size=4).tolist())
@@ -52,10 +81,13 @@ def seed_sequence(random_state) -> np.random.SeedSequence:
 def make_rng(random_state) -> np.random.Generator:
     """Return a :class:`numpy.random.Generator` for ``random_state``.
 
+    For post-processing and for non-private code (simulators, audits). A release of
+    private data uses :func:`fit_streams` or :func:`release_rng`.
+
     Examples
     --------
     >>> from skdp.utils._random import make_rng
-    >>> make_rng(0).integers(10) == make_rng(0).integers(10)
+    >>> bool(make_rng(0).integers(10) == make_rng(0).integers(10))
     True
     """
     return np.random.default_rng(seed_sequence(random_state))
@@ -66,7 +98,8 @@ def spawn_streams(random_state, names: Sequence[str]) -> dict[str, np.random.Gen
 
     The mapping name -> stream depends only on ``random_state`` and the position of the
     name in ``names``: keep the order fixed in an estimator (append new streams at the
-    end) so that results stay reproducible across versions.
+    end) so that results stay reproducible across versions. Estimators call
+    :func:`fit_streams`, which binds the seed to the data and the parameters first.
 
     Examples
     --------
@@ -75,10 +108,287 @@ def spawn_streams(random_state, names: Sequence[str]) -> dict[str, np.random.Gen
     >>> sorted(s)
     ['noise', 'sampling']
     """
+    return _spawn(seed_sequence(random_state), names)
+
+
+def _spawn(seq, names):
+    names = list(names)
     if len(set(names)) != len(names):
         raise ValueError("stream names must be unique")
-    children = seed_sequence(random_state).spawn(len(names))
+    children = seq.spawn(len(names))
     return {name: np.random.default_rng(child) for name, child in zip(names, children, strict=True)}
+
+
+# ----------------------------------------------------------------- seed material
+def _seed_bytes(random_state) -> bytes:
+    """Bytes that stand for a non-None ``random_state`` (advances a Generator)."""
+    if isinstance(random_state, np.random.SeedSequence):
+        return b"ss:" + random_state.generate_state(8, np.uint32).tobytes()
+    if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError("random_state must be a non-negative int")
+        return b"int:" + str(int(random_state)).encode()
+    return b"gen:" + seed_sequence(random_state).generate_state(8, np.uint32).tobytes()
+
+
+class _Hasher:
+    """Canonical, type-tagged, length-prefixed serialisation into one BLAKE2b digest."""
+
+    def __init__(self):
+        self._h = hashlib.blake2b(digest_size=_DIGEST_SIZE, person=b"skdp-seed-v1")
+
+    def raw(self, tag: str, data: bytes):
+        tag = tag.encode()
+        self._h.update(struct.pack("<Q", len(tag)) + tag + struct.pack("<Q", len(data)))
+        self._h.update(data)
+
+    def value(self, obj):  # noqa: C901 - one branch per type
+        if obj is None or isinstance(obj, bool | str):
+            self.raw(type(obj).__name__, repr(obj).encode())
+        elif isinstance(obj, Integral):
+            self.raw("int", str(int(obj)).encode())
+        elif isinstance(obj, float | np.floating):
+            self.raw("float", struct.pack("<d", float(obj)))
+        elif isinstance(obj, bytes):
+            self.raw("bytes", obj)
+        elif isinstance(obj, np.ndarray):
+            self.array(obj)
+        elif isinstance(obj, Mapping):
+            self.raw("map", str(len(obj)).encode())
+            for key in sorted(obj, key=repr):
+                self.value(key)
+                self.value(obj[key])
+        elif isinstance(obj, list | tuple | set | frozenset):
+            items = sorted(obj, key=repr) if isinstance(obj, set | frozenset) else obj
+            self.raw(type(obj).__name__, str(len(items)).encode())
+            for item in items:
+                self.value(item)
+        elif hasattr(obj, "get_params") and callable(obj.get_params):
+            self.raw("estimator", _qualname(type(obj)).encode())
+            self.value(obj.get_params(deep=False))
+        elif _is_pandas(obj):
+            self.pandas(obj)
+        elif hasattr(obj, "tocsr") and hasattr(obj, "shape"):  # scipy sparse
+            m = obj.tocsr()
+            self.raw("sparse", repr(m.shape).encode())
+            for part in (m.data, m.indices, m.indptr):
+                self.array(np.asarray(part))
+        elif hasattr(obj, "to_dict") and callable(obj.to_dict):  # e.g. TabularSchema
+            self.raw("to_dict", _qualname(type(obj)).encode())
+            self.value(obj.to_dict())
+        elif isinstance(obj, np.random.SeedSequence | np.random.Generator | np.random.RandomState):
+            self.raw("rng", type(obj).__name__.encode())  # never its state: it is not a parameter
+        else:
+            self.raw("repr", _ADDRESS.sub("", f"{_qualname(type(obj))}:{obj!r}").encode())
+
+    def array(self, a: np.ndarray):
+        self.raw("shape", repr(a.shape).encode())
+        kind = a.dtype.kind
+        if kind == "b":
+            self.raw("bool", np.ascontiguousarray(a, dtype=np.uint8).tobytes())
+        elif kind in "iu":
+            if kind == "u" and a.dtype.itemsize == 8:
+                self.raw("uint", np.ascontiguousarray(a, dtype="<u8").tobytes())
+            else:
+                self.raw("int", np.ascontiguousarray(a, dtype="<i8").tobytes())
+        elif kind == "f":
+            # float16/32 widen exactly; float128 keeps its own bytes
+            dt = "<f8" if a.dtype.itemsize <= 8 else a.dtype.newbyteorder("<")
+            self.raw("float", np.ascontiguousarray(a, dtype=dt).tobytes())
+        elif kind == "c":
+            self.raw("complex", np.ascontiguousarray(a, dtype="<c16").tobytes())
+        elif kind in "mM":
+            self.raw(a.dtype.str, np.ascontiguousarray(a).view("<i8").tobytes())
+        else:  # object, strings: each value on its own, type-tagged
+            self.raw("values", str(a.size).encode())
+            for v in a.ravel(order="C").tolist():
+                if isinstance(v, float) and math.isnan(v):
+                    self.raw("nan", b"")
+                else:
+                    self.value(v)
+
+    def pandas(self, obj):
+        import pandas as pd
+
+        if isinstance(obj, pd.Series):
+            obj = obj.to_frame()
+        if not isinstance(obj, pd.DataFrame):  # Index, Categorical, ...
+            self.array(np.asarray(obj, dtype=object))
+            return
+        self.raw("frame", repr(obj.shape).encode())
+        for name in obj.columns:
+            col = obj[name]
+            self.value(name)
+            if isinstance(col.dtype, pd.CategoricalDtype) or col.dtype.kind not in "biufcmM":
+                self.array(np.asarray(col.astype(object)))
+            else:
+                self.array(col.to_numpy())
+
+    def digest(self) -> bytes:
+        return self._h.digest()
+
+
+def _qualname(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_pandas(obj) -> bool:
+    return type(obj).__module__.split(".")[0] == "pandas"
+
+
+def _row_keys(part, n):
+    """uint64 sort keys, one column per feature, of the rows of ``part`` (or None)."""
+    if part is None:
+        return []
+    if _is_pandas(part):
+        import pandas as pd
+
+        frame = part.to_frame() if isinstance(part, pd.Series) else pd.DataFrame(part)
+        cols = [frame.iloc[:, j] for j in range(frame.shape[1])]
+    else:
+        a = np.asarray(part)
+        if a.ndim == 0 or a.shape[0] != n:
+            return []
+        a = a.reshape(n, -1)
+        cols = [a[:, j] for j in range(a.shape[1])]
+    keys = []
+    for c in cols:
+        c = np.asarray(c)
+        if c.dtype.kind in "biuf":
+            keys.append(np.ascontiguousarray(c, dtype=np.float64).view(np.uint64))
+        else:
+            import pandas as pd
+
+            keys.append(pd.util.hash_array(np.asarray(c, dtype=object)))
+    return keys
+
+
+def _rows_sorted(parts: Mapping, names) -> dict:
+    """``parts`` with the rows of ``names`` put in one canonical (sorted) order."""
+    present = [k for k in names if parts.get(k) is not None]
+    if not present:
+        return dict(parts)
+    n = len(parts[present[0]])
+    keys = [k for name in present for k in _row_keys(parts[name], n)]
+    if not keys:
+        return dict(parts)
+    perm = np.lexsort(keys[::-1])
+    out = dict(parts)
+    for name in present:
+        part = parts[name]
+        if _is_pandas(part):
+            out[name] = part.iloc[perm].reset_index(drop=True)
+        elif np.ndim(part) and len(part) == n:
+            out[name] = np.asarray(part)[perm]
+    return out
+
+
+def _seed_from(random_state, tag: str, parts: Mapping) -> np.random.SeedSequence:
+    if random_state is None:
+        return np.random.SeedSequence()  # fresh OS entropy; nothing else is added
+    h = _Hasher()
+    h.raw("seed", _seed_bytes(random_state))
+    h.raw("tag", tag.encode())
+    for name, part in parts.items():
+        h.raw("part", name.encode())
+        h.value(part)
+    return np.random.SeedSequence(int.from_bytes(h.digest(), "little"))
+
+
+def fit_streams(
+    random_state,
+    names: Sequence[str],
+    *,
+    estimator,
+    X=None,
+    y=None,
+    sample_weight=None,
+    tag: str = "fit",
+    order_invariant: bool = False,
+) -> dict[str, np.random.Generator]:
+    """Named noise streams for one private release by ``estimator``.
+
+    Parameters
+    ----------
+    random_state : None, int, SeedSequence, Generator or RandomState
+        ``None``: fresh OS entropy. Otherwise the seed is hashed with the class of
+        ``estimator``, all of its ``get_params(deep=False)`` except ``random_state``,
+        ``tag``, and canonical bytes of ``X``, ``y`` and ``sample_weight``.
+    names : sequence of str
+        Stream names, in a fixed order (append new ones at the end).
+    estimator : estimator
+        The estimator that releases.
+    X, y, sample_weight : array-like, DataFrame or None
+        The private inputs of the release, as validated by the estimator.
+    tag : str, default="fit"
+        What is released (``"fit"``, ``"partial_fit"``, ...).
+    order_invariant : bool, default=False
+        Digest the rows of ``X``, ``y``, ``sample_weight`` as a multiset (sorted into a
+        canonical order first). Only for releases that are functions of the multiset of
+        rows (histograms, sufficient statistics, counts): a permuted data set then gets
+        the identical release. An order-dependent release (Poisson batches of DP-SGD)
+        must keep the default, or a permuted copy would reuse the noise on other rows.
+
+    Returns
+    -------
+    dict of str -> numpy.random.Generator
+        Nothing derived from the data is kept by this function; do not store the
+        streams on the fitted estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skdp.utils._random import fit_streams
+    >>> X = np.arange(6.0).reshape(3, 2)
+    >>> a = fit_streams(0, ["noise"], estimator=LinearRegression(), X=X)["noise"].random()
+    >>> b = fit_streams(0, ["noise"], estimator=LinearRegression(), X=X)["noise"].random()
+    >>> c = fit_streams(0, ["noise"], estimator=LinearRegression(), X=X[:2])["noise"].random()
+    >>> bool(a == b), bool(a == c)
+    (True, False)
+    """
+    if random_state is None:
+        return _spawn(np.random.SeedSequence(), names)
+    params = dict(estimator.get_params(deep=False))
+    params.pop("random_state", None)
+    parts = {
+        "class": _qualname(type(estimator)),
+        "params": params,
+        "X": X,
+        "y": y,
+        "sample_weight": sample_weight,
+    }
+    if order_invariant:
+        parts = _rows_sorted(parts, ("X", "y", "sample_weight"))
+    return _spawn(_seed_from(random_state, tag, parts), names)
+
+
+def release_rng(
+    random_state, *, tag: str, params: Mapping, data: Sequence = (), order_invariant=False
+):
+    """A generator for one noisy release by a function (e.g. a DP scorer call).
+
+    ``None`` gives fresh OS entropy. Otherwise the seed is hashed with ``tag`` (the
+    metric's name), ``params`` (``epsilon``, ``delta``, ...) and the private ``data``,
+    so two metrics, two budgets or two inputs never share noise. With
+    ``order_invariant=True`` the rows of the ``data`` arrays (all of one length) are
+    digested as a multiset (see :func:`fit_streams`).
+
+    Examples
+    --------
+    >>> from skdp.utils._random import release_rng
+    >>> a = release_rng(0, tag="auc", params={"epsilon": 1.0}, data=([0, 1],)).random()
+    >>> b = release_rng(0, tag="ap", params={"epsilon": 1.0}, data=([0, 1],)).random()
+    >>> bool(a != b)
+    True
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    rows = {f"data{i}": d for i, d in enumerate(data)}
+    if order_invariant:
+        rows = _rows_sorted(rows, list(rows))
+    parts = {"params": dict(params), "data": tuple(rows.values())}
+    return np.random.default_rng(_seed_from(random_state, tag, parts))
 
 
 def draw_seed(rng: np.random.Generator) -> int:

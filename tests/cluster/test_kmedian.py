@@ -105,15 +105,13 @@ def test_convergence_to_the_best_candidate_as_epsilon_grows():
     for seed in range(5):
         assert tuple(em.set_params(random_state=seed).fit(X).center_indices_) == best
     assert tuple(em.set_params(epsilon=math.inf).fit(X).center_indices_) == best
-    # SSEM at huge epsilon picks the best candidate of its sample: same seed, same sample
+    # SSEM at huge epsilon picks the best candidate of its sample of 20 subsets (out of
+    # 66): below the median cost unless all 20 lie above it (probability < 2^-20). The
+    # same seed at another epsilon draws another sample (no noise shared across a grid).
     ss = SubsampledExpMedian(n_clusters=2, epsilon=1e6, candidates=V, n_candidates=20)
-    ss_inf = SubsampledExpMedian(n_clusters=2, epsilon=math.inf, candidates=V, n_candidates=20)
     for seed in range(5):
         a = ss.set_params(random_state=seed).fit(X)
-        b = ss_inf.set_params(random_state=seed).fit(X)
-        assert a.score(X) >= b.score(X) - 1e-9 or np.array_equal(
-            a.center_indices_, b.center_indices_
-        )
+        assert _ref_cost(X, V[list(a.center_indices_)], np.inf) <= np.median(costs)
     # and as epsilon -> 0 the output is (close to) uniform over subsets
     tiny = SubsampledExpMedian(n_clusters=2, epsilon=1e-9, candidates=V4, n_candidates=None)
     counts = np.zeros(6)
@@ -193,6 +191,7 @@ def test_sensitivity_is_public_and_no_private_attribute_is_stored():
         "epsilon_spent_",
         "delta_spent_",
         "privacy_guarantee_",
+        "nonprivate_options_",
         "n_features_in_",
     }
     for name in fitted - {"cluster_centers_", "center_indices_"}:
@@ -215,11 +214,13 @@ def test_chunk_size_does_not_change_the_result():
     rng = np.random.default_rng(9)
     V = rng.uniform(-1, 1, size=(15, 2))
     X = rng.uniform(-1.5, 1.5, size=(30, 2))  # some points outside the hull: truncation
-    for m in (None, 40):
+    # the seed material includes every parameter (chunk_size too), so the private fits
+    # draw independent noise; the exhaustive non-private fit is deterministic
+    for m in (None,):
         fits = [
             SubsampledExpMedian(
                 n_clusters=3,
-                epsilon=2.0,
+                epsilon=math.inf,
                 candidates=V,
                 n_candidates=m,
                 chunk_size=c,

@@ -115,7 +115,7 @@ def test_label_conventions():
         (["a", "b"], [0.1, 0.2], {}, "pos_label"),
         ([0, 1, 2], [0.1, 0.2, 0.3], {}, "binary"),
         ([2, 3], [0.1, 0.2], {}, "pos_label"),
-        ([0, 1], [0.1, 0.2], {"pos_label": 5}, "pos_label"),
+        ([0, 1], [0.1, 0.2], {"pos_label": "yes"}, "pos_label"),
         ([0, 1], [0.1, np.nan], {}, "y_score contains NaN"),
         ([0, 1], [0.1, np.inf], {}, "y_score contains NaN or infinity"),
         ([0.0, np.nan], [0.1, 0.2], {}, "y_true contains NaN"),

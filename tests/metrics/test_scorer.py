@@ -68,8 +68,9 @@ def test_dict_of_scorers_in_cross_validate(data):
         assert res[key].shape == (3,)
         assert np.all((res[key] >= 0) & (res[key] <= 1))
     exact = cross_val_score(model(), X, y, cv=CV, scoring="roc_auc")
-    # N ~ 190 per fold, ~70 positives: Laplace noise scale ~ 2/70; 0.2 is over 7 scales
-    assert np.all(np.abs(res["test_auc"] - exact) < 0.2)
+    # N ~ 190 per fold: the smooth-sensitivity noise at epsilon=1, delta=1e-4 has median
+    # |error| ~ 0.045 and P(|error| > 0.4) ~ 0.004 (measured over 2000 draws)
+    assert np.all(np.abs(res["test_auc"] - exact) < 0.4)
 
 
 def test_grid_search_with_dp_scorer(data):
