@@ -15,7 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
@@ -65,6 +65,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "init": [StrOptions({"laplace", "prior"})],
         "keep_flow": ["boolean"],
+        "diagnostics": ["boolean"],
         "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "dtype": [StrOptions({"float32", "float64"})],
@@ -72,8 +73,23 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    def _extra_nonprivate_options(self):
+        # the diagnostics and the trained flow are un-noised functions of the data
+        return [name for name in ("diagnostics", "keep_flow") if getattr(self, name)]
+
+    def _warn_nonprivate_options(self):
+        for name in self._extra_nonprivate_options():
+            warnings.warn(
+                f"ExpMFlow: {name}=True keeps un-noised functions of the private data on the "
+                "fitted model (flow_diagnostics_ / flow_); the fit is reported as not "
+                "private (epsilon_spent_=inf, privacy_guarantee_='none').",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
+
     def _fit_expm(self, X, y01, epsilon, streams):
         """Sample ``n_release_samples`` parameter vectors at ``epsilon / k`` each."""
+        self._warn_nonprivate_options()
         k = self.n_release_samples
         eps_each = epsilon / k
         out = sample_expm_linear(
@@ -96,6 +112,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             learning_rate=self.learning_rate,
             init=self.init,
             n_diagnostic_samples=self.n_diagnostic_samples,
+            diagnostics=self.diagnostics,
             verbose=self.verbose,
         )
         thetas = out["samples"]
@@ -113,15 +130,12 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         if self.keep_flow and out["flow"] is not None:
             self.flow_ = out["flow"]
         if out["diagnostics"] is not None and out["diagnostics"]["collapsed"]:
-            dg = out["diagnostics"]
+            # only with the diagnostics=True opt-in; no data-dependent value in the text
             warnings.warn(
                 "ExpMFlow: the trained flow is collapsed or measurably far from the "
-                "exponential-mechanism density (importance ESS fraction "
-                f"{dg['ess_fraction']:.3g}; its log-density differs from the target's by at "
-                f"least {dg['dp_distance_lower_bound']:.3g} nats somewhere, against "
-                f"epsilon={self.epsilon_per_sample_:g} per sample). The released model may be "
-                "less noisy than the mechanism requires; increase n_iter or n_flows, use "
-                "init='laplace', or treat the guarantee as void.",
+                "exponential-mechanism density (see flow_diagnostics_). The released model "
+                "may be less noisy than the mechanism requires; increase n_iter or n_flows, "
+                "use init='laplace', or treat the guarantee as void.",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -221,12 +235,23 @@ _COMMON_PARAMS_DOC = """
         reverse-KL training) or the data-independent prior.
     keep_flow : bool, default=False
         Keep the trained flow as ``flow_`` (needed by :meth:`sample_models` beyond the
-        released models). The flow is a function of the private data: keep it private.
+        released models). The flow is an un-noised function of the private data, so this
+        is a non-private opt-in: :class:`~skdp.exceptions.PrivacyLeakWarning`,
+        ``epsilon_spent_ = inf`` and ``privacy_guarantee_ = "none"``.
+    diagnostics : bool, default=False
+        Compute ``flow_diagnostics_`` (how well the flow fits the mechanism's density on
+        this data set). They are un-noised functions of the private data (``log_z_estimate``
+        alone tells a data set from its neighbour), so this is a non-private opt-in for
+        the data curator: :class:`~skdp.exceptions.PrivacyLeakWarning`,
+        ``epsilon_spent_ = inf`` and ``privacy_guarantee_ = "none"``. A collapsed flow then
+        also triggers a :class:`~sklearn.exceptions.ConvergenceWarning`.
     n_diagnostic_samples : int, default=2048
         Flow samples used by ``flow_diagnostics_`` (two draws of this size).
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
     verbose : int, default=0
+        Print the reverse-KL loss; it is marked "not private" (an un-noised function of
+        the training data).
     random_state : None, int or Generator, default=None
         Seeds the flow initialisation, training noise, diagnostics and the release draw.
         The seed must stay secret for a real release."""
@@ -262,7 +287,7 @@ _COMMON_ATTRS_DOC = """
         than 1 nat, or the ESS fraction is below :data:`skdp.sampling.MIN_ESS_FRACTION`;
         a :class:`~sklearn.exceptions.ConvergenceWarning` is emitted). These
         are un-noised functions of the private data for the data curator: do not publish
-        them. ``None`` for ``epsilon=inf``.
+        them. ``None`` unless ``diagnostics=True``, and for ``epsilon=inf``.
     n_iter_ : int
         Reverse-KL steps run.
     flow_ : skdp.flows.Flow
@@ -308,9 +333,14 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
     epsilon : float, default=1.0
         Nominal total privacy loss of one ``fit`` (all released models together).
         ``math.inf`` releases the mode (non-private).
-    classes : None or array-like of 2 labels, default=None
-        The public label set ``[negative, positive]``. ``None`` takes the two labels present
-        in ``y`` (as scikit-learn classifiers do; ``y`` must then hold exactly two labels).
+    classes : None, "data" or array-like of 2 labels, default=None
+        The public label set ``[negative, positive]`` (``y`` may hold either or both).
+        It must be declared: ``None`` raises ``ValueError`` at ``fit``, because which
+        labels occur in ``y`` is a fact about the private rows. ``"data"`` is the explicit
+        opt-in that reads the two labels off ``y`` (as scikit-learn classifiers do; ``y``
+        must then hold exactly two labels): it emits
+        :class:`~skdp.exceptions.PrivacyLeakWarning` and the fit is recorded as
+        non-private (``epsilon_spent_ = inf``).
 {_COMMON_PARAMS_DOC}
 
     Attributes
@@ -338,8 +368,8 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
     >>> from skdp.linear_model import ExpMFlowClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 2)); y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0).astype(int)
-    >>> clf = ExpMFlowClassifier(epsilon=5.0, n_iter=100, dtype="float64", device="cpu",
-    ...                          random_state=0)
+    >>> clf = ExpMFlowClassifier(epsilon=5.0, classes=[0, 1], n_iter=100, dtype="float64",
+    ...                          device="cpu", random_state=0)
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
@@ -350,7 +380,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
 
     _parameter_constraints: dict = {
         **_BaseExpMFlow._parameter_constraints,
-        "classes": [None, "array-like"],
+        "classes": [None, StrOptions({"data"}), "array-like"],
     }
 
     def __init__(
@@ -371,6 +401,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         learning_rate=1e-2,
         init="laplace",
         keep_flow=False,
+        diagnostics=False,
         n_diagnostic_samples=2048,
         device="auto",
         dtype="float32",
@@ -392,6 +423,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.learning_rate = learning_rate
         self.init = init
         self.keep_flow = keep_flow
+        self.diagnostics = diagnostics
         self.n_diagnostic_samples = n_diagnostic_samples
         self.device = device
         self.dtype = dtype
@@ -407,7 +439,8 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         X : array-like of shape (n_samples, n_features)
             Finite features (no bounds needed; scale them with public constants).
         y : array-like of shape (n_samples,)
-            Two labels (or a subset of the declared ``classes``).
+            Labels among the declared ``classes`` (with ``classes="data"``: exactly two
+            labels).
 
         Returns
         -------
@@ -416,18 +449,28 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         epsilon, _ = self._check_privacy_params()
         check_classification_targets(y)
-        if type_of_target(y, input_name="y") not in ("binary", "unknown") and self.classes is None:
-            raise ValueError(
-                "Only binary classification is supported. ExpMFlowClassifier needs exactly two "
-                "classes (pass classes=[negative, positive] to declare them)."
-            )
         if self.classes is None:
+            # The label set is public metadata (spec README section 2 row 8): reading it
+            # off y would release which labels occur in the private rows.
+            raise ValueError(
+                "ExpMFlowClassifier needs the public label set: pass "
+                "classes=[negative, positive] (or classes='data' to read the two classes "
+                "off y, which is not private)"
+            )
+        if isinstance(self.classes, str):  # "data": the explicit, non-private opt-in
+            warnings.warn(
+                "classes='data' reads the label set off y: it is released without "
+                "differential privacy and the fit is recorded as non-private. Declare "
+                "classes=[negative, positive] instead.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
             classes = np.unique(y)
             if classes.shape[0] != 2:
                 raise ValueError(
-                    "ExpMFlowClassifier is a binary classifier: y must hold exactly two "
-                    f"classes (got {classes.shape[0]} class); pass classes=[negative, positive] "
-                    "to declare them"
+                    "ExpMFlowClassifier is a binary classifier: with classes='data', y must "
+                    "hold exactly two classes; pass classes=[negative, positive] to declare "
+                    "them"
                 )
         else:
             classes = np.asarray(self.classes)
@@ -547,6 +590,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         learning_rate=1e-2,
         init="laplace",
         keep_flow=False,
+        diagnostics=False,
         n_diagnostic_samples=2048,
         device="auto",
         dtype="float32",
@@ -568,6 +612,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.learning_rate = learning_rate
         self.init = init
         self.keep_flow = keep_flow
+        self.diagnostics = diagnostics
         self.n_diagnostic_samples = n_diagnostic_samples
         self.device = device
         self.dtype = dtype

@@ -249,6 +249,7 @@ def fit_expm_flow(
     learning_rate: float = 1e-2,
     init: str = "laplace",
     n_diagnostic_samples: int = 2048,
+    diagnostics: bool = True,
     streams: dict,
     device=None,
     dtype=torch.float64,
@@ -270,6 +271,9 @@ def fit_expm_flow(
         Hessian, computed on the same private data as the training that follows) or at the
         data-independent prior.
     n_diagnostic_samples : int, default=2048
+    diagnostics : bool, default=True
+        Compute the diagnostics (un-noised functions of the private data); ``False``
+        returns ``None`` in their place.
     streams : dict of torch.Generator
         Keys ``"init"``, ``"train"``, ``"diagnostics"``, ``"release"``.
     device, dtype
@@ -318,8 +322,12 @@ def fit_expm_flow(
     flow.eval()
     for p in flow.parameters():
         p.requires_grad_(False)
-    diag = expm_diagnostics(
-        flow, target, n_samples=n_diagnostic_samples, generator=streams["diagnostics"]
+    diag = (
+        expm_diagnostics(
+            flow, target, n_samples=n_diagnostic_samples, generator=streams["diagnostics"]
+        )
+        if diagnostics
+        else None
     )
     with torch.no_grad():
         released = flow.sample(n_release, generator=streams["release"])

@@ -157,7 +157,11 @@ def fit_reverse_kl(
             sched.step()
         history.append(float(loss.detach()))
         if verbose > 0 and (step % every == 0 or step == n_iter - 1):
-            print(f"[reverse-KL] step {step + 1}/{n_iter} loss {history[-1]:.4f}")
+            # the target is built from the training data: its loss is not private
+            print(
+                f"[reverse-KL] step {step + 1}/{n_iter} loss {history[-1]:.4f} "
+                "(not private: an un-noised function of the training data)"
+            )
     return history
 
 

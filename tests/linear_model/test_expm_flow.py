@@ -39,7 +39,7 @@ def _binary(n=200, d=3, seed=0):
 def test_classifier_basic_contract():
     X, y = _binary()
     with pytest.warns(ApproximateGuaranteeWarning):
-        clf = ExpMFlowClassifier(epsilon=5.0, random_state=0, **FAST).fit(X, y)
+        clf = ExpMFlowClassifier(classes=[0, 1], epsilon=5.0, random_state=0, **FAST).fit(X, y)
     assert clf.privacy_guarantee_ == "approximate"
     assert clf.epsilon_spent_ == 5.0 and clf.delta_spent_ == 0.0
     assert clf.sensitivity_ == 1.0
@@ -47,16 +47,30 @@ def test_classifier_basic_contract():
     np.testing.assert_allclose(P.sum(1), 1.0)
     assert set(np.unique(clf.predict(X))) <= {0, 1}
     assert roc_auc_score(y, P[:, 1]) > 0.9
+    assert clf.flow_diagnostics_ is None  # an opt-in: un-noised functions of the data
+
+
+def _diagnosed(est, X, y):
+    with pytest.warns(PrivacyLeakWarning, match="diagnostics=True"):
+        return _quiet(est.set_params(diagnostics=True), X, y)
+
+
+def test_diagnostics_are_a_non_private_opt_in():
+    X, y = _binary()
+    clf = _diagnosed(ExpMFlowClassifier(classes=[0, 1], epsilon=5.0, random_state=0, **FAST), X, y)
     dg = clf.flow_diagnostics_
     assert {"ess_fraction", "kl_estimate", "kl_upper_bound", "collapsed"} <= set(dg)
     assert dg["kl_upper_bound"] >= dg["kl_estimate"] - 0.1
+    assert dg["utility_range"] == pytest.approx(5.0 * len(y) / 2)
+    assert clf.epsilon_spent_ == math.inf and clf.privacy_guarantee_ == "none"
+    assert clf.nonprivate_options_ == ["diagnostics"]
 
 
 def test_random_state_reproducible_and_distinct():
     X, y = _binary()
-    a = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=3, **FAST), X, y)
-    b = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=3, **FAST), X, y)
-    c = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=4, **FAST), X, y)
+    a = _quiet(ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, random_state=3, **FAST), X, y)
+    b = _quiet(ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, random_state=3, **FAST), X, y)
+    c = _quiet(ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, random_state=4, **FAST), X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_ == b.intercept_
     assert not np.allclose(a.coef_, c.coef_)
@@ -67,7 +81,9 @@ def test_release_is_random_not_the_mode():
     X, y = _binary(n=100)
     coefs = np.array(
         [
-            _quiet(ExpMFlowClassifier(epsilon=0.5, random_state=s, **FAST), X, y).coef_
+            _quiet(
+                ExpMFlowClassifier(classes=[0, 1], epsilon=0.5, random_state=s, **FAST), X, y
+            ).coef_
             for s in range(6)
         ]
     )
@@ -77,10 +93,15 @@ def test_release_is_random_not_the_mode():
 def test_epsilon_is_total_over_released_samples():
     """README §2 row 7 (replaces T21's k * epsilon): k samples at epsilon / k each."""
     X, y = _binary()
-    clf = _quiet(ExpMFlowClassifier(epsilon=3.0, n_release_samples=3, random_state=0, **FAST), X, y)
+    clf = _quiet(
+        ExpMFlowClassifier(
+            classes=[0, 1], epsilon=3.0, n_release_samples=3, random_state=0, **FAST
+        ),
+        X,
+        y,
+    )
     assert clf.epsilon_spent_ == 3.0
     assert clf.epsilon_per_sample_ == pytest.approx(1.0)
-    assert clf.flow_diagnostics_["utility_range"] == pytest.approx(1.0 * len(y) / 2)
     coefs, ints = clf.sample_models()
     assert coefs.shape == (3, X.shape[1]) and ints.shape == (3,)
     np.testing.assert_array_equal(coefs[0], clf.coef_)
@@ -90,11 +111,17 @@ def test_epsilon_is_total_over_released_samples():
 
 def test_keep_flow_false_leaves_no_flow_in_pickle():
     X, y = _binary()
-    clf = _quiet(ExpMFlowClassifier(epsilon=1.0, random_state=0, **FAST), X, y)
+    clf = _quiet(ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, random_state=0, **FAST), X, y)
     assert "flow_" not in clf.__dict__
     assert b"Sylvester" not in pickle.dumps(clf)
-    kept = _quiet(ExpMFlowClassifier(epsilon=1.0, keep_flow=True, random_state=0, **FAST), X, y)
+    with pytest.warns(PrivacyLeakWarning, match="keep_flow=True"):
+        kept = _quiet(
+            ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, keep_flow=True, random_state=0, **FAST),
+            X,
+            y,
+        )
     assert "flow_" in kept.__dict__
+    assert kept.epsilon_spent_ == math.inf and kept.privacy_guarantee_ == "none"
     with pytest.warns(PrivacyLeakWarning, match="another epsilon"):
         coefs, ints = kept.sample_models(4)
     assert coefs.shape == (4, X.shape[1])
@@ -103,10 +130,10 @@ def test_keep_flow_false_leaves_no_flow_in_pickle():
 
 def test_infinite_epsilon_releases_the_mode():
     X, y = _binary()
-    a = ExpMFlowClassifier(epsilon=math.inf, random_state=0, **FAST).fit(X, y)
-    b = ExpMFlowClassifier(epsilon=math.inf, random_state=1, **FAST).fit(X, y)
+    a = ExpMFlowClassifier(classes=[0, 1], epsilon=math.inf, random_state=0, **FAST).fit(X, y)
+    b = ExpMFlowClassifier(classes=[0, 1], epsilon=math.inf, random_state=1, **FAST).fit(X, y)
     np.testing.assert_allclose(a.coef_, b.coef_)
-    assert a.epsilon_spent_ == math.inf and a.privacy_guarantee_ == "exact"
+    assert a.epsilon_spent_ == math.inf and a.privacy_guarantee_ == "none"
     assert a.flow_diagnostics_ is None
 
 
@@ -123,7 +150,7 @@ def test_infinite_epsilon_releases_the_mode():
 def test_bad_parameters_raise(params, match):
     X, y = _binary(50)
     with pytest.raises(ValueError, match=match):
-        ExpMFlowClassifier(**params, **FAST).fit(X, y)
+        ExpMFlowClassifier(classes=[0, 1], **params, **FAST).fit(X, y)
 
 
 def test_bad_inputs_raise():
@@ -131,9 +158,13 @@ def test_bad_inputs_raise():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError):
-        ExpMFlowClassifier(**FAST).fit(Xn, y)
-    with pytest.raises(ValueError, match="two"):
-        ExpMFlowClassifier(**FAST).fit(X, np.arange(50) % 3)
+        ExpMFlowClassifier(classes=[0, 1], **FAST).fit(Xn, y)
+    # the label set is public metadata: it must be declared (issue 15 item 4)
+    with pytest.raises(ValueError, match="classes=\\[negative, positive\\]"):
+        ExpMFlowClassifier(**FAST).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="two") as err:
+        ExpMFlowClassifier(classes="data", **FAST).fit(X, np.arange(50) % 3)
+    assert "3" not in str(err.value)  # no class count in the message
     with pytest.raises(ValueError, match="not in classes"):
         ExpMFlowClassifier(classes=[0, 2], **FAST).fit(X, y)
     clf = _quiet(
@@ -162,20 +193,22 @@ def test_two_parameter_lr_matches_grid_quadrature():
     p /= p.sum()
     mean_w, mean_b = (p * W).sum(), (p * B).sum()
     var_w = (p * (W - mean_w) ** 2).sum()
-    clf = _quiet(
-        ExpMFlowClassifier(
-            epsilon=eps,
-            alpha=alpha,
-            keep_flow=True,
-            n_iter=300,
-            n_flows=2,
-            dtype="float64",
-            device="cpu",
-            random_state=0,
-        ),
-        x[:, None],
-        y.astype(int),
-    )
+    with pytest.warns(PrivacyLeakWarning, match="keep_flow=True"):
+        clf = _quiet(
+            ExpMFlowClassifier(
+                classes=[0, 1],
+                epsilon=eps,
+                alpha=alpha,
+                keep_flow=True,
+                n_iter=300,
+                n_flows=2,
+                dtype="float64",
+                device="cpu",
+                random_state=0,
+            ),
+            x[:, None],
+            y.astype(int),
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         coefs, ints = clf.sample_models(4000)
@@ -209,9 +242,12 @@ def test_collapse_warning_when_flow_is_untrained_far_from_target():
     with pytest.warns(ConvergenceWarning, match="collapsed or measurably far"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
             clf = ExpMFlowClassifier(
+                classes=[0, 1],
                 epsilon=10.0,
                 init="prior",
+                diagnostics=True,
                 n_iter=0,
                 random_state=0,
                 dtype="float64",
@@ -238,7 +274,11 @@ def test_sklearn_check_estimator(Est):
     params = dict(TEST_PARAMS)
     if Est is ExpMFlowRegressor:
         params["bounds_y"] = (-10.0, 10.0)
+    else:
+        # the checks fit many label sets (0/1, -1/1, strings): only the opt-in fits them all
+        params["classes"] = "data"
     with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", DeltaTooLargeWarning)
         warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -257,7 +297,9 @@ def test_sklearn_check_estimator(Est):
 def test_options_fit_and_predict(kw):
     X, y = _binary(n=150)
     params = {**FAST, "n_iter": 30, **kw}
-    clf = _quiet(ExpMFlowClassifier(epsilon=3.0, random_state=0, **params), X, y)
+    clf = _diagnosed(
+        ExpMFlowClassifier(classes=[0, 1], epsilon=3.0, random_state=0, **params), X, y
+    )
     assert roc_auc_score(y, clf.predict_proba(X)[:, 1]) > 0.85
     assert clf.flow_diagnostics_["ess_fraction"] > 0.1
     if not params.get("fit_intercept", True):
