@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import laplace_noise, resolve_schema_bounds, two_sided_geometric
+from skdp.mechanisms import laplace_noise, resolve_schema_bounds
+from skdp.mechanisms._discrete import (
+    quantize_floor,
+    random_source,
+    sample_discrete_laplace,
+    sample_geometric,
+    uniform_subset,
+)
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -30,6 +38,8 @@ __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 
 #: a flat cell index must fit in int64
 _MAX_DOMAIN = 2**62
+#: lattice of noise="laplace" under secure_mode: exact multiples of 2^-10
+_SECURE_LAPLACE_GRID = Fraction(1, 2**10)
 
 
 def lei_n_bins(n_samples, n_dims):
@@ -158,7 +168,8 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         ``A`` in the filter threshold ``tau = A * log(n) / epsilon_group``.
     n_public : int, default=None
         Public row count used in the bin heuristic and the threshold. ``None`` uses
-        ``len(X)``, which treats the size of the data as public.
+        ``n = len(X)``, which treats the size of the data as public (the library's
+        add/remove relation with ``n`` public).
     representative : {"midpoint", "uniform"}, default="midpoint"
         Numeric values of synthetic rows: the bin midpoint, or uniform within the bin.
         Both are data-independent.
@@ -205,9 +216,11 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
 
     Notes
     -----
-    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public (spec
-    README §2 row 6; ``n`` enters the bin count and the threshold, pass ``n_public``
-    for a public estimate). Mechanism: Laplace noise of scale ``1 / epsilon_g`` (or, with
+    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public (skdp's
+    record of its relations: :ref:`neighbouring-relation`). With ``n_public=None`` the
+    row count ``len(X)`` chooses the bin count and the threshold; pass ``n_public`` to
+    decide them from a declared count. No other count of the data (such as the number
+    of occupied cells) decides anything. Mechanism: Laplace noise of scale ``1 / epsilon_g`` (or, with
     ``noise="geometric"``, two-sided geometric noise ``G(epsilon_g)``) on every cell of
     each histogram; each row falls in exactly one cell, so the L1 sensitivity
     is 1 (:func:`skdp.mechanisms.sensitivity.histogram_sensitivity`) and each
@@ -259,6 +272,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), dict],
         "projections": [None, list],
         "noise": [StrOptions({"laplace", "geometric"})],
+        "secure_mode": ["boolean"],
         "threshold": [Interval(Real, 0, None, closed="left")],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
         "representative": [StrOptions({"midpoint", "uniform"})],
@@ -279,7 +293,8 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         schema=None,
         n_bins="auto",
         projections=None,
-        noise="laplace",
+        noise="geometric",
+        secure_mode=False,
         threshold=0.5,
         n_public=None,
         representative="midpoint",
@@ -297,6 +312,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.n_bins = n_bins
         self.projections = projections
         self.noise = noise
+        self.secure_mode = secure_mode
         self.threshold = threshold
         self.n_public = n_public
         self.representative = representative
@@ -446,52 +462,94 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         return self
 
     def _noisy_cells(self, flat, n_cells, eps, tau, rng):
-        """Noisy filtered histogram: (sorted surviving cells, their values, sparse?)."""
+        """Noisy filtered histogram: (sorted surviving cells, their values, sparse?).
+
+        Exact path (``noise="geometric"``, or any ``noise`` with ``secure_mode``): a
+        cell's value is ``grid * L`` with the integer ``L = count / grid + Z``, ``Z``
+        exact discrete Laplace noise of inverse scale ``alpha = eps' grid / sens`` per
+        lattice step (``grid = 1`` for ``"geometric"``, ``2**-10`` for ``"laplace"``;
+        ``eps' <= eps`` is ``eps`` rounded down to 20 significant bits); the cell
+        survives when ``L >= m = floor(tau / grid) + 1``. Floating-point path
+        (``noise="laplace"`` without ``secure_mode``): ``count + rng.laplace``.
+
+        Sparse path (more than ``max_cells`` cells): the occupied cells are noised
+        explicitly; the surviving *empty* cells are drawn over **all** ``n_cells`` cells
+        from public quantities only -- ``k ~ Binomial(n_cells, p)`` candidate cells
+        (``p = P(noise alone survives)``), a uniform ``k``-subset, tail values
+        ``m + Geometric`` (exact; memoryless tail) or ``tau + Exp`` (float path) -- and
+        candidates that fall on occupied cells are dropped. Each cell is then a
+        candidate independently with probability ``p``, exactly as if every empty cell
+        had been noised.
+        """
         sens = histogram_sensitivity()
         if not math.isfinite(eps):
             cells, counts = np.unique(flat, return_counts=True)
             return cells.astype(np.int64), counts.astype(float), False
-        scale = sens / eps
-        geometric = self.noise == "geometric"
+        source = random_source(rng, secure_mode=self.secure_mode)
+        if self.noise == "geometric" or self.secure_mode:
+            grid = Fraction(1) if self.noise == "geometric" else _SECURE_LAPLACE_GRID
+            alpha = quantize_floor(Fraction(eps) * grid / Fraction(sens))  # = s / t
+            s, t = alpha.numerator, alpha.denominator
+            steps = int(1 / grid)  # lattice steps per count
+            m_min = math.floor(Fraction(tau) / grid) + 1
+            # P(Z >= m) = r^m / (1 + r), r = exp(-s/t): only the binomial's parameter
+            p_survive = math.exp(-m_min * s / t) / (1.0 + math.exp(-s / t))
 
-        def noise(size):
-            if geometric:
-                return two_sided_geometric(size, alpha=eps / sens, rng=rng).astype(float)
-            return laplace_noise(size, scale=scale, rng=rng)
+            def noise(n):
+                return sample_discrete_laplace(source, n, s, t)
+
+            def tail(k):
+                return m_min + sample_geometric(source, k, s, t)
+
+            def survives(v):
+                return v >= m_min
+
+            def values(v):
+                return np.asarray(v, dtype=float) * float(grid)  # exact: grid is 2^-j
+
+            def base(counts):
+                return np.asarray(counts, dtype=np.int64) * steps
+        else:  # floating-point Laplace (documented as unsafe against Mironov's attack)
+            scale = sens / eps
+            p_survive = 0.5 * math.exp(-tau / scale)
+
+            def noise(n):
+                return laplace_noise(n, scale=scale, rng=rng)
+
+            def tail(k):
+                return tau + source.exponential(scale, k)
+
+            def survives(v):
+                return v > tau
+
+            def values(v):
+                return np.asarray(v, dtype=float)
+
+            def base(counts):
+                return np.asarray(counts, dtype=float)
 
         if n_cells <= self.max_cells:
-            h = np.bincount(flat, minlength=n_cells).astype(float)
-            h += noise(n_cells)
-            keep = np.flatnonzero(h > tau)
-            return keep.astype(np.int64), h[keep], False
-        # exact sparse equivalent (spec lantz.md §1.1, README §3 S10): every empty cell's
-        # noise exceeds tau independently with probability p_survive, and given that,
-        # its excess over the threshold is Exp(eps) (Laplace, memoryless tail) or
-        # geometric on {m, m+1, ...} with m = floor(tau) + 1 (two-sided geometric).
-        occupied, counts = np.unique(flat, return_counts=True)
-        noisy = counts + noise(len(occupied))
-        keep = noisy > tau
-        n_empty = n_cells - len(occupied)
-        if geometric:
-            r = math.exp(-eps / sens)
-            m_min = math.floor(tau) + 1
-            p_survive = r**m_min / (1.0 + r)
-        else:
-            p_survive = 0.5 * math.exp(-tau / scale)
-        if n_empty * p_survive > self.max_survivors:
+            h = base(np.bincount(flat, minlength=n_cells)) + noise(n_cells)
+            keep = np.flatnonzero(survives(h))
+            return keep.astype(np.int64), values(h[keep]), False
+        # sparse: decided and drawn from public quantities (n_cells, eps, tau) only
+        expected = n_cells * p_survive
+        if expected > self.max_survivors:
             raise ValueError(
-                f"the histogram has {n_cells} cells and about {n_empty * p_survive:.3g} noisy "
-                "empty cells would survive the threshold; use fewer bins (n_bins), smaller "
-                "projections, or a larger threshold"
+                f"the histogram has {n_cells} cells and noise alone would lift about "
+                f"{expected:.3g} of them over the threshold (computed from the number of "
+                "cells, epsilon and the threshold only); use fewer bins (n_bins), smaller "
+                "projections, a larger threshold, or raise max_survivors"
             )
-        k = int(rng.binomial(n_empty, p_survive))
-        new = _sample_absent(rng, n_cells, occupied, k)
-        if geometric:
-            values = m_min + rng.geometric(-math.expm1(-eps / sens), size=k) - 1.0
-        else:
-            values = tau + rng.exponential(scale, size=k)
-        cells = np.concatenate([occupied[keep], new])
-        vals = np.concatenate([noisy[keep], values])
+        occupied, counts = np.unique(flat, return_counts=True)
+        noisy = base(counts) + noise(len(occupied))
+        keep = survives(noisy)
+        k = source.binomial(n_cells, p_survive)
+        candidates = uniform_subset(source, n_cells, k)
+        cand_values = tail(k)
+        free = ~np.isin(candidates, occupied, assume_unique=True)
+        cells = np.concatenate([occupied[keep].astype(np.int64), candidates[free]])
+        vals = np.concatenate([values(noisy[keep]), values(cand_values[free])])
         order = np.argsort(cells, kind="stable")
         return cells[order].astype(np.int64), vals[order], True
 
