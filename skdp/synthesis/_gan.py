@@ -1039,16 +1039,11 @@ class _Training:
 
     @staticmethod
     def _apply(trainer, grads):
-        """Optimizer step on ``grads`` and one accountant step (as DPSGDTrainer.step)."""
+        """Optimizer step on ``grads`` (``trainer.noisy_gradient`` already accounted it)."""
         for k, p in trainer.params.items():
             p.grad = grads[k].detach()
         trainer.optimizer.step()
         trainer.optimizer.zero_grad(set_to_none=True)
-        if trainer.private:
-            trainer.accountant.step(
-                noise_multiplier=trainer.noise_multiplier, sample_rate=trainer.sample_rate
-            )
-        trainer.n_steps += 1
 
     def epsilon(self, delta):
         """Epsilon of every executed DP-SGD step, composed on one RDP curve."""
@@ -1230,7 +1225,7 @@ class _Training:
         checkpoints = []
         g_loss, fake_mean = math.nan, math.nan
         for t in range(1, steps + 1):
-            g_real, _ = trainer.noisy_gradient(data)
+            g_real = trainer.noisy_gradient(data)  # one accounted release
             with torch.no_grad():
                 x_fake, c_fake = self._fakes(generator, self.m_fake)
             g_fake, fake_mean = self._fake_gradient(critic, trainer, fake_loss, x_fake, c_fake)

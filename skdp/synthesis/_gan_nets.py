@@ -117,7 +117,7 @@ class _ConvTrunk(nn.Module):
         h = x.reshape(b, self.in_channels, self.length)
         if self.padded > self.length:
             h = nn.functional.pad(h, (0, self.padded - self.length))  # exact zeros
-        return self.net(h).reshape(b, -1)
+        return self.net(h).reshape(b, self.out_features)  # no -1: b may be 0
 
 
 class ConvCritic(nn.Module):
@@ -179,7 +179,7 @@ class ConvDecoder(nn.Module):
         u = self.inp[0](h)
         u = self.inp[1](u.reshape(b, self.c_last, self.l_last))
         out = self.net(u)[:, :, : self.length]
-        return self.activation(out.reshape(b, -1))
+        return self.activation(out.reshape(b, self.in_channels * self.length))
 
 
 class MLPCritic(nn.Module):

@@ -5,7 +5,8 @@
 * :class:`DPSGDTrainer`: the normative step (spec ``dp_flow.md`` §2.5) one at a time;
 * :func:`per_sample_gradients`, :func:`clip_and_sum`, :func:`check_per_record_module`;
 * :func:`ghost_clip_and_sum`: the exact clipped sum for linear / masked-linear modules
-  without per-sample gradients (the default ``method="auto"`` uses it when it applies).
+  without per-sample gradients (the default ``method="auto"`` uses it when it applies,
+  after checking it against per-sample gradients on a public probe).
 
 Knows nothing of flows: estimators combine it with :mod:`skdp.flows`.
 """

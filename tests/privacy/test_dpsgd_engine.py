@@ -54,7 +54,7 @@ def _step_scores(noise_multiplier, n_trials, *, with_canary, seed, clip=1.0):
         x[0, 0] = 100.0 * clip
     out = np.empty(n_trials)
     for t in range(n_trials):
-        g, _ = trainer.noisy_gradient([x])
+        g = trainer.noisy_gradient([x])
         out[t] = float(g["weight"].reshape(-1)[0])
     return out
 

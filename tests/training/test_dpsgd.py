@@ -179,7 +179,7 @@ def test_noise_sd_of_g_hat_is_sigma_c_over_expected_batch():
     vals = []
     sizes = []
     for _ in range(3):
-        g, b = tr.noisy_gradient((x, y))
+        g, b = tr._noisy_gradient((x, y))  # white box: the realised size is private
         vals.append(torch.cat([v.reshape(-1) for v in g.values()]))
         sizes.append(b)
     v = torch.cat(vals)
@@ -203,8 +203,7 @@ def test_zero_noise_multiplier_gives_exact_clipped_mean():
         max_grad_norm=1e9,
         random_state=0,
     )
-    g, b = tr.noisy_gradient((x, y))
-    assert b == 10
+    g = tr.noisy_gradient((x, y))
     m.zero_grad()
     (sum(_sq_loss(m(x[i : i + 1])[0], y[i]) for i in range(10)) / 10).backward()
     for k, p in m.named_parameters():
@@ -272,7 +271,7 @@ def test_empty_batches_are_steps_and_are_accounted():
     )
     before = [p.detach().clone() for p in m.parameters()]
     for _ in range(4):
-        assert tr.step((x, y)) == 0
+        tr.step((x, y))
     assert tr.n_steps == 4
     assert tr.accountant.n_steps == 4
     after = list(m.parameters())
@@ -430,7 +429,7 @@ def test_batch_transform_is_applied_outside_vmap():
         random_state=0,
         batch_transform=shift,
     )
-    g, _ = tr.noisy_gradient((x, y))
+    g = tr.noisy_gradient((x, y))
     # loss (w * 1 - 0)^2 -> grad 2 w = 2 per record, sum 8, / B = 4 -> 2
     torch.testing.assert_close(g["weight"], torch.tensor([[2.0]], dtype=DT))
     assert seen == [4]
@@ -548,7 +547,7 @@ def test_ghost_refuses_reused_layers_and_trainer_falls_back_to_vmap():
         random_state=0,
     )
     assert tr.method == "ghost"
-    g, _ = tr.noisy_gradient((x, y))
+    g = tr.noisy_gradient((x, y))
     assert tr.method == "vmap"
     ref = _reference_clipped_sum(m, _sq_loss, x, 0.3, y)
     for k in ref:
