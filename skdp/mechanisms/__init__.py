@@ -2,6 +2,9 @@
 
 * additive noise: :func:`laplace_noise` / :func:`add_laplace`, :func:`gaussian_sigma` /
   :func:`add_gaussian`, :func:`two_sided_geometric` / :func:`add_geometric`,
+  exact integer noise :func:`discrete_laplace_noise` / :func:`discrete_gaussian_noise`
+  (integer arithmetic only, immune to floating-point attacks; ``secure_mode=True`` draws
+  from the OS's cryptographically secure generator),
   :func:`smooth_sensitivity_noise` (density ∝ 1/(1+|z|^γ));
 * selection: :func:`exponential_mechanism` (log space, Gumbel-max),
   :func:`subsampled_exponential_mechanism`, :func:`report_noisy_max`;
@@ -10,7 +13,8 @@
 * :mod:`skdp.mechanisms.sensitivity`: every sensitivity formula, once.
 
 Every function takes ``rng`` (a :class:`numpy.random.Generator`) as a keyword; none
-uses a global random state. ``epsilon`` is always the total guarantee of the call.
+uses a global random state (the noise functions with ``secure_mode=True`` read
+``os.urandom`` instead). ``epsilon`` is always the total guarantee of the call.
 """
 
 from skdp.mechanisms import sensitivity
@@ -25,6 +29,7 @@ from skdp.mechanisms._bounds import (
     resolve_bounds,
     resolve_schema_bounds,
 )
+from skdp.mechanisms._discrete import discrete_gaussian_noise, discrete_laplace_noise
 from skdp.mechanisms._exponential import (
     exponential_mechanism,
     exponential_mechanism_log_probs,
@@ -50,6 +55,8 @@ __all__ = [
     "add_gaussian",
     "add_geometric",
     "add_laplace",
+    "discrete_gaussian_noise",
+    "discrete_laplace_noise",
     "exponential_mechanism",
     "exponential_mechanism_log_probs",
     "gaussian_delta",

@@ -1,18 +1,32 @@
 """Additive noise: Laplace, Gaussian, two-sided geometric, smooth-sensitivity noise.
 
 All samplers are vectorised numpy and take an explicit :class:`numpy.random.Generator`
-(keyword ``rng``). They use floating-point arithmetic; hardening against
-floating-point attacks on the Laplace mechanism (Mironov 2012) is out of scope
-(spec ``lantz.md`` §1 item 6).
+(keyword ``rng``). Integer noise (:func:`two_sided_geometric`, :func:`add_geometric`)
+is exact: it comes from the integer-arithmetic samplers of
+:mod:`skdp.mechanisms._discrete` (Canonne, Kamath & Steinke 2020). The continuous
+samplers (:func:`laplace_noise`, :func:`add_laplace`, :func:`add_gaussian`) use
+floating point and are exposed to the attack of Mironov (2012) -- the set of doubles
+``x + noise`` can produce depends on ``x`` -- except :func:`add_laplace` with
+``secure_mode=True``, which releases exact multiples of a power-of-two grid with exact
+integer noise (:func:`skdp.mechanisms._discrete.grid_laplace`) drawn from the OS's
+cryptographically secure generator.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
+from skdp.mechanisms._discrete import (
+    grid_laplace,
+    quantize_floor,
+    random_source,
+    rational_floor,
+    sample_discrete_laplace,
+)
 from skdp.mechanisms._validation import (
     check_epsilon,
     check_nonneg,
@@ -77,7 +91,7 @@ def laplace_noise(size, *, scale, rng):
     return rng.laplace(0.0, scale, size=size)
 
 
-def add_laplace(value, *, sensitivity, epsilon, rng):
+def add_laplace(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
     """Laplace mechanism: ``value + Laplace(sensitivity / epsilon)`` element-wise.
 
     ε-DP when ``sensitivity`` bounds the L1 change of ``value`` between neighbouring
@@ -92,11 +106,35 @@ def add_laplace(value, *, sensitivity, epsilon, rng):
         L1 sensitivity, ``>= 0``.
     epsilon : float
         ``> 0``.
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator, optional
+        Required unless ``secure_mode=True``.
+    secure_mode : bool, default=False
+        ``False``: floating-point Laplace noise (``rng.laplace``), reproducible with a
+        seed but **not** safe against floating-point attacks (Mironov 2012): which
+        doubles can be released depends on ``value``. ``True``: the floating-point-safe
+        grid mechanism :func:`skdp.mechanisms._discrete.grid_laplace` -- ``value`` is
+        rounded to a power-of-two grid ``Λ <= 2^-10 sensitivity / value.size``, exact
+        integer discrete Laplace noise of scale ``(sensitivity / Λ + value.size) /
+        epsilon`` grid steps is added, and the result (an exact multiple of ``Λ``) is
+        released. Exactly ε-DP whatever the rounding; the noise scale is at most
+        ``(1 + 2^-10) sensitivity / epsilon``. Randomness comes from ``os.urandom``.
 
     Returns
     -------
     float or ndarray of float, same shape as ``value``
+
+    Notes
+    -----
+    With ``secure_mode=True`` ``epsilon`` is first rounded down to a 20-bit rational
+    (relative change below ``2^-19``), which only adds noise.
+
+    References
+    ----------
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
+
+    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+    Privacy." NeurIPS 2020.
 
     Examples
     --------
@@ -105,13 +143,21 @@ def add_laplace(value, *, sensitivity, epsilon, rng):
     >>> out = add_laplace([1.0, 2.0], sensitivity=1.0, epsilon=1.0, rng=np.random.default_rng(0))
     >>> out.shape
     (2,)
+    >>> safe = add_laplace(1.0, sensitivity=1.0, epsilon=1.0, secure_mode=True)
+    >>> safe * 2**10 == round(safe * 2**10)  # an exact multiple of the grid
+    True
     """
-    check_rng(rng)
+    if not secure_mode:
+        check_rng(rng)
     sensitivity = check_nonneg(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
     arr = _as_value(value)
     if math.isinf(epsilon) or sensitivity == 0.0:
         return _shaped(arr.copy(), value)
+    if secure_mode:
+        source = random_source(secure_mode=True)
+        out, _ = grid_laplace(arr, sensitivity=sensitivity, epsilon=epsilon, source=source)
+        return _shaped(out, value)
     out = arr + rng.laplace(0.0, sensitivity / epsilon, size=arr.shape)
     return _shaped(out, value)
 
@@ -228,26 +274,39 @@ def add_gaussian(value, *, sensitivity, epsilon, delta, rng, analytic=True):
 
 
 # ------------------------------------------------------------------------- geometric
-def two_sided_geometric(size, *, alpha, rng):
+def two_sided_geometric(size, *, alpha, rng=None, secure_mode=False):
     """Two-sided geometric noise ``G(alpha)`` (Ghosh et al. 2009; Lantz 2016 eq. 2.4).
 
-    Integer noise with pmf ``P(k) = ((1 - r) / (1 + r)) r^{|k|}``, ``r = exp(-alpha)``.
-    ``alpha`` is the *inverse* scale (spec README §4 item 13): larger ``alpha`` means
-    less noise; ``alpha = epsilon / sensitivity`` gives an ε-DP integer mechanism
-    (Lantz 2016, Thm 6.1). Sampled exactly as the difference of two i.i.d.
-    ``Geometric(1 - r)`` draws. ``alpha=inf`` gives zeros.
+    Integer noise with pmf ``P(k) = ((1 - r) / (1 + r)) r^{|k|}``, ``r = exp(-alpha)``
+    (the discrete Laplace law of scale ``1 / alpha``). ``alpha`` is the *inverse* scale
+    (spec README §4 item 13): larger ``alpha`` means less noise; ``alpha = epsilon /
+    sensitivity`` gives an ε-DP integer mechanism (Lantz 2016, Thm 6.1).
+    ``alpha=inf`` gives zeros.
 
     Parameters
     ----------
     size : int, tuple of int or None
         ``None`` returns one Python ``int``.
-    alpha : float
-        ``> 0``.
-    rng : numpy.random.Generator
+    alpha : float or fractions.Fraction
+        ``> 0``. A float is rounded **down** to a rational ``s/t`` with 20 significant
+        bits (relative change below ``2^-19``; more noise, so still ε-DP); a
+        ``Fraction`` is used exactly.
+    rng : numpy.random.Generator, optional
+        Required unless ``secure_mode=True``.
+    secure_mode : bool, default=False
+        Draw from ``os.urandom`` (cryptographically secure) instead of ``rng``.
 
     Returns
     -------
     int or ndarray of int64
+
+    Notes
+    -----
+    Sampled **exactly**, in integer arithmetic only (Canonne, Kamath & Steinke 2020,
+    Algorithms 1-2, via :func:`skdp.mechanisms.discrete_laplace_noise`'s sampler):
+    ``integer + G`` takes every integer with exactly the stated probability, so the
+    floating-point attack of Mironov (2012) has nothing to exploit. (Earlier versions
+    differenced two ``rng.geometric`` draws, which uses floating point.)
 
     Examples
     --------
@@ -256,24 +315,34 @@ def two_sided_geometric(size, *, alpha, rng):
     >>> two_sided_geometric(4, alpha=1.0, rng=np.random.default_rng(0)).dtype
     dtype('int64')
     """
-    check_rng(rng)
-    alpha = check_positive(alpha, "alpha", allow_inf=True)
-    if math.isinf(alpha):
-        return 0 if size is None else np.zeros(size, dtype=np.int64)
-    p = -math.expm1(-alpha)  # 1 - r, accurate for small alpha
-    a = rng.geometric(p, size=size)
-    b = rng.geometric(p, size=size)
-    out = np.asarray(a, dtype=np.int64) - np.asarray(b, dtype=np.int64)
-    return int(out) if size is None else out
+    source = random_source(check_rng(rng) if not secure_mode else None, secure_mode=secure_mode)
+    if isinstance(alpha, Fraction):
+        if alpha <= 0:
+            raise ValueError(f"alpha must be > 0, got {float(alpha)}")
+    else:
+        alpha = check_positive(alpha, "alpha", allow_inf=True)
+        if math.isinf(alpha):
+            return 0 if size is None else np.zeros(size, dtype=np.int64)
+    a = rational_floor(alpha, "alpha")  # = s / t
+    n = 1 if size is None else int(np.prod(size, dtype=np.int64))
+    out = sample_discrete_laplace(source, n, a.numerator, a.denominator)
+    if out.dtype == object:  # pragma: no cover - needs alpha below ~1e-17
+        if max(abs(int(v)) for v in out) >= 2**63:
+            raise OverflowError("the noise does not fit in int64; use a larger alpha")
+        out = out.astype(np.int64)
+    return int(out[0]) if size is None else out.reshape(size)
 
 
-def add_geometric(value, *, sensitivity, epsilon, rng):
+def add_geometric(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
     """Geometric mechanism: integer ``value + G(epsilon / sensitivity)``.
 
     ε-DP for integer-valued queries whose L1 change between neighbours is at most
     ``sensitivity`` (Ghosh et al. 2009; Lantz 2016 Thm 6.1), under the relation the
     caller used to compute it. ``value`` must hold integers (floats with integral
-    values are accepted). ``epsilon=inf`` returns the value unchanged.
+    values are accepted). ``epsilon=inf`` returns the value unchanged. The noise is
+    exact (:func:`two_sided_geometric`); ``epsilon / sensitivity`` is computed as an
+    exact rational and rounded down to 20 significant bits. ``secure_mode=True`` draws
+    it from ``os.urandom`` (``rng`` is then not needed).
 
     Returns
     -------
@@ -287,7 +356,8 @@ def add_geometric(value, *, sensitivity, epsilon, rng):
     >>> out.dtype
     dtype('int64')
     """
-    check_rng(rng)
+    if not secure_mode:
+        check_rng(rng)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
     arr = np.asarray(value)
@@ -297,7 +367,10 @@ def add_geometric(value, *, sensitivity, epsilon, rng):
     elif arr.dtype.kind not in "iub":
         raise ValueError("add_geometric needs integer values")
     arr = arr.astype(np.int64)
-    noise = two_sided_geometric(arr.shape, alpha=epsilon / sensitivity, rng=rng)
+    if math.isinf(epsilon):
+        return int(arr) if np.ndim(value) == 0 else arr
+    alpha = quantize_floor(Fraction(epsilon) / Fraction(sensitivity))
+    noise = two_sided_geometric(arr.shape, alpha=alpha, rng=rng, secure_mode=secure_mode)
     out = arr + noise
     return int(out) if np.ndim(value) == 0 else out
 

@@ -127,10 +127,11 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
 
     The public schema defines a finite domain: numeric columns are cut into equal-width
     bins within their declared bounds, categorical and binary columns keep their
-    declared levels. The table's histogram over that domain receives Laplace noise on
-    **every** cell (empty cells too), cells at or below ``threshold * log(n) / eps`` are
-    set to 0, and synthetic rows are drawn from the surviving cells (Vinterbo 2012, as
-    used by Lantz 2016 §5.4.1).
+    declared levels. The table's histogram over that domain receives exact integer
+    (discrete Laplace) noise on **every** cell (empty cells too), cells at or below
+    ``threshold * log(n) / eps`` are set to 0, and synthetic rows are drawn from the
+    surviving cells (Vinterbo 2012, as used by Lantz 2016 §5.4.1, with the thesis's
+    Laplace noise replaced by its exact integer analogue).
 
     Parameters
     ----------
@@ -160,10 +161,22 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         split equally between the groups; synthetic rows combine independent draws
         from each group, and unlisted columns are drawn uniformly from their public
         domain. The projections must be chosen without looking at the data.
-    noise : {"laplace", "geometric"}, default="laplace"
-        Laplace noise of scale ``1 / epsilon_g`` (the thesis), or two-sided geometric
-        noise ``G(epsilon_g)`` (integer counts, pmf ``prop. to exp(-epsilon_g |k|)``).
-        Both are ``epsilon_g``-DP for a sensitivity-1 histogram.
+    noise : {"geometric", "laplace"}, default="geometric"
+        ``"geometric"``: exact two-sided geometric (discrete Laplace) noise
+        ``G(epsilon_g)``, pmf ``prop. to exp(-epsilon_g |k|)`` on the integers, drawn in
+        integer arithmetic (Canonne, Kamath & Steinke 2020); released counts are
+        integers. ``"laplace"``: continuous Laplace noise of scale ``1 / epsilon_g`` (the
+        thesis) drawn in floating point, which is **not safe** against the attack of
+        Mironov (2012) -- at ``epsilon=1`` about 10 % of the values released from a
+        true count of 10 could not have come from 11 -- unless ``secure_mode=True``,
+        which replaces it with exact discrete Laplace noise on the grid of multiples
+        of ``2**-10``. All options are ``epsilon_g``-DP for a sensitivity-1 histogram
+        in exact arithmetic.
+    secure_mode : bool, default=False
+        Draw the histogram noise from the operating system's cryptographically
+        secure generator (``os.urandom``) instead of ``random_state``, and make
+        ``noise="laplace"`` floating-point safe (see ``noise``). The noise is then not
+        reproducible; :meth:`sample` still uses ``random_state``.
     threshold : float, default=0.5
         ``A`` in the filter threshold ``tau = A * log(n) / epsilon_group``.
     n_public : int, default=None
@@ -179,8 +192,10 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         Histograms with at most this many cells are noised densely; larger ones use the
         exact sparse sampler (spec ``lantz.md`` §1.1).
     max_survivors : int, default=10**7
-        The sparse sampler refuses (``ValueError``) when the expected number of
-        surviving empty cells exceeds this.
+        The sparse sampler refuses (``ValueError``) when noise alone is expected to
+        lift more than this many cells over the threshold. The decision uses public
+        quantities only (the number of cells, ``epsilon_g`` and the threshold), never
+        the number of occupied cells, and the message carries no count of the data.
     smoothing : float in [0, 1), default=1e-3
         Weight of the uniform density mixed into :meth:`score_samples` so that every
         in-domain point has a finite log-likelihood. Does not affect :meth:`sample`.
@@ -220,9 +235,10 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     record of its relations: :ref:`neighbouring-relation`). With ``n_public=None`` the
     row count ``len(X)`` chooses the bin count and the threshold; pass ``n_public`` to
     decide them from a declared count. No other count of the data (such as the number
-    of occupied cells) decides anything. Mechanism: Laplace noise of scale ``1 / epsilon_g`` (or, with
-    ``noise="geometric"``, two-sided geometric noise ``G(epsilon_g)``) on every cell of
-    each histogram; each row falls in exactly one cell, so the L1 sensitivity
+    of occupied cells) decides anything. Mechanism: two-sided geometric (discrete
+    Laplace) noise ``G(epsilon_g)`` (or, with ``noise="laplace"``, Laplace noise of
+    scale ``1 / epsilon_g``) on every cell of each histogram; each row falls in exactly
+    one cell, so the L1 sensitivity
     is 1 (:func:`skdp.mechanisms.sensitivity.histogram_sensitivity`) and each
     histogram is ``epsilon_g``-DP; with ``g`` projections ``epsilon_g = epsilon_h / g``
     (sequential composition), where ``epsilon_h`` is ``epsilon`` minus what a private
@@ -230,9 +246,30 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     rounding, sampling and decoding are post-processing. The bin edges, the category
     sets and the bin representatives depend only on the public schema, ``n`` and the
     dimension, never on the data. For domains larger than ``max_cells`` the empty cells
-    are handled exactly: their number of survivors is ``Binomial(E, exp(-eps tau)/2)``,
-    placed uniformly among the empty cells with values ``tau + Exp(eps)`` (same
-    distribution as noising every cell; the geometric analogue for ``"geometric"``).
+    are not noised one by one: ``k ~ Binomial(n_cells, p)`` candidate cells
+    (``p = P(noise alone exceeds tau)``: ``r^m / (1 + r)`` with ``r = exp(-eps)``,
+    ``m = floor(tau) + 1`` for the geometric noise, ``exp(-eps tau)/2`` for Laplace)
+    are placed uniformly over **all** cells with the tail values ``m +
+    Geometric(1 - r)`` (``tau + Exp(eps)`` for Laplace; memoryless tails), and those
+    on occupied cells are dropped: the same distribution as noising every cell.
+
+    **Floating point.** With the default ``noise="geometric"`` every released count is
+    an integer ``c + Z`` with ``Z`` drawn exactly (integer arithmetic, no float
+    ``exp``/``log``), so any output reachable from a count ``c`` is reachable from
+    ``c + 1`` with probability ratio at most ``exp(epsilon_g)``: the attack of
+    Mironov (2012) on floating-point Laplace noise does not apply. ``epsilon_g`` is
+    first rounded down to 20 significant bits (relative change below ``2^-19``; more
+    noise). Not exact: in the sparse path the candidate count ``Binomial(n_cells, p)``
+    comes from numpy's floating-point binomial sampler with a floating-point ``p``. Its
+    parameters are public (they do not depend on the data, not even on the number of
+    occupied cells) and the candidate cells (exact uniform integers) and their values
+    (exact) follow it, so no output becomes impossible under a neighbouring data set;
+    what remains is the sampler's rounding error in the law of one count (a ``delta``
+    of the order of double precision), not a difference of support. The dense path (at
+    most ``max_cells`` cells) is exact. ``noise="laplace"`` without ``secure_mode``
+    keeps the thesis's floating-point Laplace and its weakness. With
+    ``secure_mode=True`` the noise comes from ``os.urandom``.
+
     A replace-one guarantee needs ``epsilon / 2``. Only noisy, filtered counts are
     stored.
 
@@ -242,6 +279,12 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     for prediction." ECML PKDD 2012.
 
     J. Lei. "Differentially private M-estimators." NIPS 2011.
+
+    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+    Privacy." NeurIPS 2020.
+
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
 
     E. Lantz. PhD thesis, University of Wisconsin-Madison, 2016, §5.4.1.
 

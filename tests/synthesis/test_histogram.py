@@ -140,7 +140,9 @@ def test_sparse_sampler_matches_dense_in_distribution():
     """Invariant 6: survivors among empty cells ~ Binomial(E, exp(-eps tau)/2) and
     (value - tau) ~ Exp(eps); dense and sparse agree on a small domain."""
     df = _frame(200)
-    kw = dict(epsilon=1.0, n_bins={"age": 30, "bmi": 30}, projections=[["age", "bmi"]])
+    kw = dict(
+        epsilon=1.0, noise="laplace", n_bins={"age": 30, "bmi": 30}, projections=[["age", "bmi"]]
+    )
     n_cells = 30 * 30
     dense_counts, sparse_counts, excess = [], [], []
     for seed in range(60):
@@ -369,7 +371,7 @@ def test_geometric_noise_dense_and_sparse():
 
 def test_fitted_synthesizer_stores_only_noisy_counts():
     df = _frame(500)
-    s = _synth(epsilon=1.0).fit(df)
+    s = _synth(epsilon=1.0, noise="laplace").fit(df)
     h = s.histograms_[0]
     true = Counter(np.ravel_multi_index(np.array(_bins(s, df)).T, h["shape"]).tolist())
     stored = dict(zip(h["cells"].tolist(), h["counts"].tolist(), strict=True))
