@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import time
 
 import pytest
 from hypothesis import given
@@ -16,6 +17,7 @@ from skdp.accounting import (
     compose_parallel,
     compose_sequential,
 )
+from skdp.accounting._ledger import LedgerCopyError
 from skdp.exceptions import BudgetExceededError
 
 # ------------------------------------------------------------------ composition
@@ -165,27 +167,98 @@ def test_ledger_spend_validation():
 @pytest.mark.parametrize(
     "make_copy", [copy.deepcopy, copy.copy, lambda x: pickle.loads(pickle.dumps(x))]
 )
-def test_ledger_copies_record_separately(make_copy):
+def test_ledger_copies_refuse_to_spend(make_copy):
+    """A copy is a read-only snapshot: its spends would never reach the original."""
     ledger = PrivacyLedger(epsilon_budget=3.0).spend(1.0, label="fit")
     other = make_copy(ledger)
+    assert other.is_copy and not ledger.is_copy
     assert other.entries == ledger.entries and other.epsilon_budget == 3.0
-    other.spend(1.5)
-    assert ledger.epsilon_spent == 1.0 and other.epsilon_spent == 2.5
-    other.reset()
-    assert len(ledger) == 1
+    assert other.remaining == (2.0, 1.0) and "copy" in repr(other)
+    for attempt in (
+        lambda: other.spend(1.5),
+        lambda: other.spend_parallel([(0.1, 0.0)]),
+        lambda: other.spend_fitted(_Fitted()),
+        other.reset,
+    ):
+        with pytest.raises(LedgerCopyError, match="n_jobs=1.*cv_privacy_spend"):
+            attempt()
+    assert other.epsilon_spent == 1.0 and len(other) == 1
+    ledger.spend(1.5)  # the original keeps working
+    assert ledger.epsilon_spent == 2.5
+    assert make_copy(other).is_copy  # a copy of a copy too
+
+
+def test_ledger_budget_and_entries_are_read_only():
+    ledger = PrivacyLedger(epsilon_budget=1.0).spend(0.5)
+    with pytest.raises(AttributeError):
+        ledger.epsilon_budget = 100.0
+    ledger.entries.append({"label": None, "epsilon": -5.0, "delta": 0.0})
+    ledger.entries[0]["epsilon"] = 0.0
+    assert ledger.entries == [{"label": None, "epsilon": 0.5, "delta": 0.0}]
+    assert ledger.epsilon_spent == 0.5
+
+
+class _Fitted:
+    epsilon_spent_ = 0.7
+    delta_spent_ = 1e-6
 
 
 def test_ledger_spend_fitted():
-    class Fitted:
-        epsilon_spent_ = 0.7
-        delta_spent_ = 1e-6
-
-    ledger = PrivacyLedger(epsilon_budget=1.0).spend_fitted(Fitted())
-    assert ledger.entries == [{"label": "Fitted.fit", "epsilon": 0.7, "delta": 1e-6}]
+    ledger = PrivacyLedger(epsilon_budget=1.0).spend_fitted(_Fitted())
+    assert ledger.entries == [{"label": "_Fitted.fit", "epsilon": 0.7, "delta": 1e-6}]
     with pytest.raises(ValueError, match="fitted skdp estimator"):
         ledger.spend_fitted(object())
     with pytest.raises(BudgetExceededError):
-        ledger.spend_fitted(Fitted(), label="second fit")
+        ledger.spend_fitted(_Fitted(), label="second fit")
+
+
+def test_ledger_spend_fitted_replace_one_uses_group_privacy():
+    ledger = PrivacyLedger().spend_fitted(_Fitted(), relation="replace")
+    (entry,) = ledger.entries
+    assert entry["epsilon"] == 1.4
+    assert entry["delta"] == pytest.approx((1 + math.exp(0.7)) * 1e-6)
+    with pytest.raises(ValueError, match="relation"):
+        ledger.spend_fitted(_Fitted(), relation="replace_one")
+    with pytest.raises(TypeError, match="relation"):
+        ledger.spend_fitted(_Fitted(), relation=None)
+
+
+@pytest.mark.parametrize(
+    "fitted",
+    [
+        {"epsilon_spent_": math.inf, "delta_spent_": 0.0, "privacy_guarantee_": "none"},
+        # an estimator that forgot to set inf still says "none": refused as non-private
+        {"epsilon_spent_": 0.5, "delta_spent_": 0.0, "privacy_guarantee_": "none"},
+    ],
+)
+def test_ledger_spend_fitted_refuses_non_private_model(fitted):
+    model = type("NonPrivateFit", (), {**fitted, "nonprivate_options_": ["bounds_X"]})()
+    ledger = PrivacyLedger(epsilon_budget=1e6)
+    with pytest.raises(BudgetExceededError, match="without differential privacy") as info:
+        ledger.spend_fitted(model)
+    assert "bounds_X" in str(info.value) and len(ledger) == 0
+    unlimited = PrivacyLedger().spend_fitted(model)  # an infinite budget records it
+    assert unlimited.epsilon_spent == math.inf
+
+
+def test_ledger_spend_is_constant_time():
+    ledger = PrivacyLedger(epsilon_budget=1e6, delta_budget=1.0)
+    start = time.perf_counter()
+    for _ in range(10_000):
+        ledger.spend(0.01, 1e-9)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 1.0  # was quadratic: over a minute
+    assert ledger.epsilon_spent == pytest.approx(100.0, rel=1e-12)
+    assert len(ledger) == 10_000
+
+
+def test_ledger_running_total_is_exact():
+    ledger = PrivacyLedger(epsilon_budget=1.0)
+    for _ in range(10):
+        ledger.spend(0.1)
+    assert ledger.epsilon_spent == 1.0  # compensated: as math.fsum
+    ledger.reset()
+    assert ledger.epsilon_spent == 0.0 and ledger.remaining == (1.0, 1.0)
 
 
 @given(st.lists(st.floats(0, 1), max_size=30), st.floats(0.1, 5))

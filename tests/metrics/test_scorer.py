@@ -233,9 +233,16 @@ def test_cv_privacy_spend_formula():
         4e-6,
     )
     assert cv_privacy_spend(epsilon=0.1, n_splits=5, n_repeats=3)[0] == pytest.approx(0.3)
-    # with a DP estimator: each row is in 4 of 5 training sets, plus the refit
-    eps, _ = cv_privacy_spend(epsilon=0.1, n_splits=5, n_candidates=2, fit_epsilon=1.0, refit=True)
+    # with a DP estimator: each row is in 4 of 5 training sets, plus the refit (the
+    # default, as GridSearchCV's); an add/remove fit epsilon costs 2x under replace-one
+    eps, _ = cv_privacy_spend(epsilon=0.1, n_splits=5, n_candidates=2, fit_epsilon=1.0)
+    assert eps == pytest.approx(2 * (0.1 + 4 * 2.0) + 2.0)
+    eps, _ = cv_privacy_spend(
+        epsilon=0.1, n_splits=5, n_candidates=2, fit_epsilon=1.0, fit_relation="replace"
+    )
     assert eps == pytest.approx(2 * (0.1 + 4 * 1.0) + 1.0)
+    eps, _ = cv_privacy_spend(epsilon=0.1, n_splits=5, fit_epsilon=1.0, refit=False)
+    assert eps == pytest.approx(0.1 + 4 * 2.0)
     for bad in (
         {"n_splits": 0},
         {"n_candidates": 0},
@@ -259,26 +266,25 @@ def test_scorer_privacy_spend_shorthand():
 def test_ledger_records_calls_in_process_and_workers_need_the_helper(data):
     """n_jobs=1: the user's ledger sees every call (a sequential, conservative total).
 
-    n_jobs=2: sklearn pickles the scorer into joblib workers, so the user's ledger misses
-    the calls; cv_privacy_spend gives the same (tighter, parallel-over-folds) total either
-    way, and a fixed random_state gives the same scores whatever n_jobs is.
+    n_jobs=2: sklearn pickles the scorer into joblib workers, whose ledger copies refuse
+    to spend (the run stops: see tests/privacy/test_attack_ledger_cv.py); without a
+    ledger the scores are the same whatever n_jobs is, and cv_privacy_spend gives the
+    (tighter, parallel-over-folds) total either way.
     """
     from skdp.accounting import PrivacyLedger
 
     X, y = data
     grid = {"logisticregression__C": [0.1, 1.0]}
-    results = {}
-    for n_jobs in (1, 2):
-        ledger = PrivacyLedger()
-        scorer = make_dp_scorer("roc_auc", epsilon=0.5, random_state=5, ledger=ledger)
-        gs = GridSearchCV(model(), grid, cv=CV, scoring=scorer, n_jobs=n_jobs).fit(X, y)
-        results[n_jobs] = (gs.cv_results_["split0_test_score"], ledger)
-    scores1, ledger1 = results[1]
-    scores2, ledger2 = results[2]
-    np.testing.assert_array_equal(scores1, scores2)
+    ledger1 = PrivacyLedger()
+    scorer = make_dp_scorer("roc_auc", epsilon=0.5, random_state=5, ledger=ledger1)
+    scores1 = GridSearchCV(model(), grid, cv=CV, scoring=scorer, n_jobs=1).fit(X, y)
+    scorer2 = make_dp_scorer("roc_auc", epsilon=0.5, random_state=5)
+    scores2 = GridSearchCV(model(), grid, cv=CV, scoring=scorer2, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(
+        scores1.cv_results_["split0_test_score"], scores2.cv_results_["split0_test_score"]
+    )
     assert len(ledger1.entries) == 6  # 2 candidates x 3 folds
     assert ledger1.epsilon_spent == pytest.approx(3.0)
-    assert len(ledger2.entries) < 6  # worker copies recorded into their own copies
     eps, delta = scorer.privacy_spend(n_splits=3, n_candidates=2)
     assert (eps, delta) == (1.0, 0.0)
     assert eps <= ledger1.epsilon_spent
@@ -290,6 +296,7 @@ def test_ledger_records_calls_in_process_and_workers_need_the_helper(data):
 
 def test_ledger_budget_is_enforced_before_release(data):
     from skdp.accounting import PrivacyLedger
+    from skdp.accounting._ledger import PrivacySpendAborted
     from skdp.exceptions import BudgetExceededError
 
     X, y = data
@@ -297,9 +304,14 @@ def test_ledger_budget_is_enforced_before_release(data):
     ledger = PrivacyLedger(epsilon_budget=1.0)
     scorer = make_dp_scorer("roc_auc", epsilon=0.6, ledger=ledger, random_state=0)
     scorer(est, X, y)
-    with pytest.raises(BudgetExceededError):
+    with pytest.raises(PrivacySpendAborted) as info:
         scorer(est, X, y)
+    assert isinstance(info.value.error, BudgetExceededError)
+    assert isinstance(info.value.__cause__, BudgetExceededError)
     assert ledger.epsilon_spent == pytest.approx(0.6)
+    # the plain metric functions keep raising the ledger's own error
+    with pytest.raises(BudgetExceededError):
+        dp_roc_auc_score(y, est.decision_function(X), epsilon=0.6, ledger=ledger)
 
 
 @pytest.mark.parametrize("n_candidates", [1, 4])
@@ -331,14 +343,15 @@ def test_cv_privacy_spend_agrees_with_accounting_composition(n_candidates, n_spl
     assert got_seq == pytest.approx(expected_seq)
 
 
-def test_budget_error_propagates_from_grid_search_with_error_score_raise(data):
+@pytest.mark.parametrize("error_score", ["raise", np.nan])
+def test_budget_error_propagates_from_grid_search(data, error_score):
     from skdp.accounting import PrivacyLedger
-    from skdp.exceptions import BudgetExceededError
+    from skdp.accounting._ledger import PrivacySpendAborted
 
     X, y = data
     ledger = PrivacyLedger(epsilon_budget=1.0)
     scorer = make_dp_scorer("roc_auc", epsilon=0.4, ledger=ledger, random_state=0)
     grid = {"logisticregression__C": [0.1, 1.0]}
-    with pytest.raises(BudgetExceededError):
-        GridSearchCV(model(), grid, cv=CV, scoring=scorer, error_score="raise").fit(X, y)
+    with pytest.raises(PrivacySpendAborted, match="budget exceeded"):
+        GridSearchCV(model(), grid, cv=CV, scoring=scorer, error_score=error_score).fit(X, y)
     assert ledger.epsilon_spent <= 1.0
