@@ -34,3 +34,23 @@ settings.load_profile(os.environ.get("SKDP_HYPOTHESIS_PROFILE", "ci"))
 def rng():
     """A seeded numpy Generator."""
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def coupled_noise(monkeypatch):
+    """White-box tests only: make the named modules' ``fit_streams`` depend on the seed alone.
+
+    The library binds each fit's noise to its data and parameters (two fits never share
+    noise). Tests that compare two fits *under the same noise* on purpose (an invariance,
+    or the exact noise of one step) call ``coupled_noise(module, ...)`` to undo that.
+    """
+    from skdp.utils import _random
+
+    def streams(random_state, names, **kwargs):
+        return _random.spawn_streams(random_state, names)
+
+    def apply(*modules):
+        for module in modules:
+            monkeypatch.setattr(module, "fit_streams", streams)
+
+    return apply

@@ -217,13 +217,18 @@ def test_same_seed_same_result_different_seed_differs(privatize):
     c = DPFlowVI(random_state=4, **kw).fit(X)
     for pa, pb in zip(a.flow_.parameters(), b.flow_.parameters(), strict=True):
         assert torch.equal(pa, pb)
-    np.testing.assert_array_equal(a.sample(10), b.sample(10))
+    np.testing.assert_array_equal(a.sample(10, random_state=3), b.sample(10, random_state=3))
+    # the fitted model keeps no generator: unseeded draws use fresh OS entropy
+    assert not np.array_equal(a.sample(10), b.sample(10))
     assert not np.array_equal(a.sample(10, random_state=0), c.sample(10, random_state=0))
     np.testing.assert_array_equal(a.sample(4, random_state=9), a.sample(4, random_state=9))
     assert a.epsilon_spent_ == b.epsilon_spent_ == c.epsilon_spent_
 
 
-def test_privatize_options_differ_only_in_the_privatised_part():
+def test_privatize_options_differ_only_in_the_privatised_part(coupled_noise):
+    import skdp.sampling._flow_vi as module
+
+    coupled_noise(module)  # the same draws for both options, on purpose
     X = np.random.default_rng(2).normal(size=(80, 2))
     full = DPFlowVI(epsilon=1.0, privatize="per_record_full", random_state=3, **FAST).fit(X)
     lik = DPFlowVI(epsilon=1.0, privatize="likelihood_only", random_state=3, **FAST).fit(X)
@@ -239,9 +244,12 @@ def _zero_log_lik(theta, X):
     return theta[:, :1] * 0.0 + X[None, :, 0] * 0.0
 
 
-def test_noise_scale_of_one_step():
+def test_noise_scale_of_one_step(coupled_noise):
     """B4 on g_hat: with a zero likelihood (``likelihood_only``), a DP step differs from the
     non-private one by ``-lr * N(0, sigma^2 C^2 I) / (q n)`` exactly (SGD, same init and draws)."""
+    import skdp.sampling._flow_vi as module
+
+    coupled_noise(module)  # the same init and draws for both fits, on purpose
     X = np.random.default_rng(0).normal(size=(200, 8))
     kw = dict(
         log_lik=_zero_log_lik,
