@@ -13,8 +13,10 @@ __all__ = [
     "BoundsEstimateWarning",
     "BudgetExceededError",
     "DeltaTooLargeWarning",
+    "LedgerCopyError",
     "PrivacyAdvisoryWarning",
     "PrivacyLeakWarning",
+    "PrivacySpendAborted",
 ]
 
 
@@ -51,3 +53,47 @@ class BoundsEstimateWarning(PrivacyAdvisoryWarning):
 class BudgetExceededError(ValueError):
     """A spend would take a :class:`~skdp.accounting.PrivacyLedger` past its budget,
     or the requested budget is too small for the mechanism to be run at all."""
+
+
+class LedgerCopyError(RuntimeError):
+    """A copy of a :class:`~skdp.accounting.PrivacyLedger` was asked to spend.
+
+    Pickling, :func:`copy.copy`, :func:`copy.deepcopy` (and so
+    :func:`sklearn.base.clone` of an object holding a ledger) and joblib worker
+    processes make copies; spends recorded there would never reach the original ledger,
+    so copies refuse to spend.
+    """
+
+
+class PrivacySpendAborted(BaseException):
+    """A DP scorer's ledger refused a spend: the model-selection run stops.
+
+    Raised by :class:`skdp.metrics.DPScorer` when its ledger refuses a spend (budget
+    exhausted, :class:`~skdp.exceptions.BudgetExceededError`; or the ledger is a copy
+    in a worker, :class:`~skdp.exceptions.LedgerCopyError`). The ledger's error is kept
+    as :attr:`error` (and as ``__cause__`` in the process that raised it).
+
+    It derives from :class:`BaseException`, not :class:`Exception`, on purpose:
+    scikit-learn's model selection catches every :class:`Exception` a scorer raises and,
+    unless ``error_score="raise"``, records the score as NaN and carries on, so that
+    ``GridSearchCV`` would still return a ``best_params_`` chosen from the scores
+    released before the budget ran out. Like :class:`KeyboardInterrupt`, this error
+    passes through ``except Exception``; catch it by name.
+
+    Attributes
+    ----------
+    error : Exception or None
+        The ledger's refusal.
+    """
+
+    def __init__(self, message, error=None):
+        super().__init__(message)
+        self.error = error
+
+    def __reduce__(self):  # keep ``error`` through pickling (joblib workers)
+        return (type(self), (self.args[0] if self.args else "", self.error))
+
+    @classmethod
+    def from_refusal(cls, error):
+        """Wrap a ledger's refusal (``error``) into an abort."""
+        return cls(f"DP scorer stopped the run: its PrivacyLedger refused a spend. {error}", error)

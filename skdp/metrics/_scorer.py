@@ -11,13 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from skdp.accounting._ledger import (
-    LedgerCopyError,
-    PrivacySpendAborted,
-    _check_relation,
-    _replace_one_from_add_remove,
-)
-from skdp.exceptions import BudgetExceededError
+from skdp.accounting._ledger import _check_relation, _replace_one_from_add_remove
+from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
 from skdp.metrics._ranking import (
     dp_accuracy_score,
     dp_average_precision_score,
@@ -62,7 +57,7 @@ class DPScorer:
     ledger : PrivacyLedger or None
         Charged on each call (``ledger.spend(epsilon, delta)``). A refusal (budget
         exhausted, or the ledger is a copy in a joblib worker) raises
-        :class:`~skdp.accounting._ledger.PrivacySpendAborted`, which stops a search.
+        :class:`~skdp.exceptions.PrivacySpendAborted`, which stops a search.
     response_method : str or tuple of str
         Estimator method(s) giving the scores, the first one available is used.
     pos_label : label or None
@@ -249,7 +244,7 @@ def make_dp_scorer(
     so a copy refuses to spend and the run stops. A scorer given ``ledger=`` suits
     ``n_jobs=1`` (the same scorer object is called in your process and charges your
     ledger). When the ledger refuses a spend, the scorer raises
-    :class:`~skdp.accounting._ledger.PrivacySpendAborted`, a :class:`BaseException`
+    :class:`~skdp.exceptions.PrivacySpendAborted`, a :class:`BaseException`
     that scikit-learn's ``error_score`` cannot turn into a NaN score: the search fails
     instead of returning a selection made from the scores released so far. Wrapping
     the scorer in an object that scikit-learn clones (``sklearn.base.clone`` deep-copies
@@ -334,8 +329,8 @@ class _AbortOnRefusal:
     ``error_score`` (NaN by default) and carries on, so a refused spend would leave a
     search that selects among the scores released before the budget ran out. The
     ledger's :class:`~skdp.exceptions.BudgetExceededError` or
-    :class:`~skdp.accounting._ledger.LedgerCopyError` is therefore re-raised as
-    :class:`~skdp.accounting._ledger.PrivacySpendAborted` (a :class:`BaseException`).
+    :class:`~skdp.exceptions.LedgerCopyError` is therefore re-raised as
+    :class:`~skdp.exceptions.PrivacySpendAborted` (a :class:`BaseException`).
     """
 
     __slots__ = ("ledger",)

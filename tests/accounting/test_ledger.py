@@ -17,7 +17,7 @@ from skdp.accounting import (
     compose_parallel,
     compose_sequential,
 )
-from skdp.accounting._ledger import LedgerCopyError
+from skdp.exceptions import LedgerCopyError
 from skdp.exceptions import BudgetExceededError
 
 # ------------------------------------------------------------------ composition

@@ -296,7 +296,7 @@ def test_ledger_records_calls_in_process_and_workers_need_the_helper(data):
 
 def test_ledger_budget_is_enforced_before_release(data):
     from skdp.accounting import PrivacyLedger
-    from skdp.accounting._ledger import PrivacySpendAborted
+    from skdp.exceptions import PrivacySpendAborted
     from skdp.exceptions import BudgetExceededError
 
     X, y = data
@@ -346,7 +346,7 @@ def test_cv_privacy_spend_agrees_with_accounting_composition(n_candidates, n_spl
 @pytest.mark.parametrize("error_score", ["raise", np.nan])
 def test_budget_error_propagates_from_grid_search(data, error_score):
     from skdp.accounting import PrivacyLedger
-    from skdp.accounting._ledger import PrivacySpendAborted
+    from skdp.exceptions import PrivacySpendAborted
 
     X, y = data
     ledger = PrivacyLedger(epsilon_budget=1.0)
