@@ -205,7 +205,7 @@ def _absmax(arr):
 def _mul(arr, k):
     """``arr * k`` (``k`` a Python int), on the object path when it could overflow."""
     k = int(k)
-    if arr.dtype != object and _absmax(arr) * abs(k) < _LIMIT:
+    if arr.dtype != object and abs(k) < _LIMIT and _absmax(arr) * abs(k) < _LIMIT:
         return arr * np.int64(k)
     return _ints(arr.astype(object) * k)
 
@@ -414,8 +414,11 @@ def bernoulli_exp(source, num, den):
         num, den = _ints(np.ravel(num)), int(den)
         if den <= 0 or (num.size and np.any(num < 0)):
             raise ValueError("bernoulli_exp needs num >= 0 and den > 0")
-        q = num // den if num.dtype != object or den >= _LIMIT else _ints(num // den)
-        r = _ints(num % den) if num.dtype == object or den >= _LIMIT else num - q * den
+        if num.dtype == object or den >= _LIMIT:
+            q, r = _ints(num.astype(object) // den), _ints(num.astype(object) % den)
+        else:
+            q = num // den
+            r = num - q * den
         den_idx = lambda idx: den  # noqa: E731
     else:
         num, den = np.broadcast_arrays(_ints(num), _ints(den))
