@@ -248,7 +248,11 @@ class DPSGDTrainer:
     accountant : str, default="rdp"
         Registry key (:func:`skdp.accounting.get_accountant`).
     random_state : None, int, SeedSequence or Generator
-        Seeds the ``sampling`` and ``noise`` streams (spawned in that order).
+        Seeds the ``sampling`` and ``noise`` streams (spawned in that order). The
+        trainer sees the data one batch at a time, so it cannot bind the seed to the
+        training set as the estimators do (:func:`skdp.utils._random.fit_streams`): the
+        same int seed on two data sets draws the same noise. Pass ``None`` for a release,
+        or a ``Generator`` derived per training set, as the estimators do.
     method : {"auto", "ghost", "vmap", "loop"}, default="auto"
         How the clipped sum is computed. ``"vmap"``: per-sample gradients with
         ``torch.func.vmap(grad(...))``; ``"loop"``: one ``grad`` per record (reference);
