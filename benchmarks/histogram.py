@@ -139,6 +139,7 @@ def utility_table(seeds):
             s = DPHistogramSynthesizer(
                 epsilon=eps,
                 bounds=FEATURES,
+                categories={TARGET: list(CLASSES)},  # public; a category dtype is not
                 n_bins=n_bins,
                 representative="uniform",
                 random_state=seed,

@@ -47,6 +47,7 @@ with warnings.catch_warnings():
         for seed in range(2):
             clf = ExpMFlowClassifier(
                 epsilon=eps,
+                classes=[0, 1],  # the label set is public metadata: declare it
                 n_iter=60,  # short flow training so that the example runs quickly
                 n_diagnostic_samples=256,
                 device="cpu",

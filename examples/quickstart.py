@@ -262,6 +262,7 @@ def job_expm_flow(eps, seed, fast):
         est, dt = _timed(
             lambda: ExpMFlowClassifier(
                 epsilon=eps,
+                classes=[0, 1],  # the public label set
                 n_iter=20 if fast else 100,
                 n_diagnostic_samples=256,
                 device="cpu",

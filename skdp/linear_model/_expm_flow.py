@@ -467,10 +467,11 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
             )
             classes = np.unique(y)
             if classes.shape[0] != 2:
+                # one fixed message whatever the number of labels (no count is printed)
                 raise ValueError(
-                    "ExpMFlowClassifier is a binary classifier: with classes='data', y must "
-                    "hold exactly two classes; pass classes=[negative, positive] to declare "
-                    "them"
+                    "Only binary classification is supported. With classes='data', y must "
+                    "hold exactly two classes (not one class, not three or more); pass "
+                    "classes=[negative, positive] to declare them"
                 )
         else:
             classes = np.asarray(self.classes)

@@ -23,17 +23,21 @@ bounds, integers rounded, categoricals decoded by argmax (one-hot) or rounding
 
 Where the metadata come from (spec README §2 rows 8, 9, 19; ARCHITECTURE.md):
 
-* column kinds come from ``column_types`` or from dtypes only (bool -> binary,
-  pandas ``Categorical`` -> categorical with the dtype's categories, which count as
-  declared; object/string -> categorical, integer -> integer, float -> continuous),
-  never from values;
+* column kinds come from ``column_types`` or from dtypes only (bool -> binary with the
+  levels ``{False, True}`` that the dtype itself fixes; pandas ``Categorical``,
+  object/string -> categorical; integer -> integer; float -> continuous), never from
+  values;
 * bounds are declared (``{column: (lo, hi)}``, a ``(lo, hi)`` pair for every numeric
   column, or per-feature arrays); ``bounds="data"`` reads them off the data with a
   :class:`~skdp.exceptions.PrivacyLeakWarning`; ``bounds=None`` leaves them missing so
   that the *estimator* can fill them with a private estimate (this module is layer 0
   and cannot import :mod:`skdp.mechanisms`), see :func:`fill_missing_bounds`;
-* categories missing for a categorical column raise ``ValueError``, unless the user
-  opts in with ``categories="data"`` (warns).
+* categories come only from ``categories=`` (or a complete schema); missing ones raise
+  ``ValueError``, unless the user opts in with ``categories="data"`` (warns). A pandas
+  ``CategoricalDtype`` does *not* count as declared: ``df.astype("category")`` builds
+  its categories from the private rows, so one extra row with a rare level would change
+  the schema, the encoding width and the dtype of every synthetic sample (issue 15
+  item 4). Only the dtype's ``ordered`` flag is kept.
 
 Error messages name the column, never a value.
 
@@ -354,9 +358,12 @@ class TabularSchema:
             then missing. ``"data"`` reads the missing ones off ``X`` (warns).
         categories : None, "data", dict {column: list}, or list of lists
             Declared levels of categorical columns (a list of lists is in the order
-            of the categorical columns). Categoricals whose pandas dtype carries
-            categories need no entry. ``"data"`` reads the missing ones off ``X``
-            (warns). Binary columns may declare their two levels here.
+            of the categorical columns). Every categorical column needs an entry,
+            including those with a pandas ``category`` dtype (whose categories may
+            have been read off the rows, so they are never trusted as public).
+            ``"data"`` reads the missing ones off ``X`` (warns). Binary columns may
+            declare their two levels here; a bool column's levels are
+            ``(False, True)``, fixed by its dtype.
         column_types : None, dict {column: kind}, or list of kinds
             Overrides the dtype-based kinds.
         other : dict {column: level}, optional
@@ -409,12 +416,13 @@ class TabularSchema:
         cat_names = [n for n, k in zip(names, kinds, strict=True) if k == "categorical"]
         declared: dict = {}
         for n, dt in zip(names, dtypes, strict=True):
-            if isinstance(dt, pd.CategoricalDtype) and kinds[index[n]] in (
-                "categorical",
-                "binary",
+            # A bool dtype fixes its levels. A pandas CategoricalDtype's categories are
+            # NOT taken: astype("category") reads them off the (private) rows.
+            if (
+                kinds[index[n]] == "binary"
+                and not isinstance(dt, pd.CategoricalDtype)
+                and getattr(dt, "kind", None) == "b"
             ):
-                declared[n] = list(dt.categories)
-            elif kinds[index[n]] == "binary" and getattr(dt, "kind", None) == "b":
                 declared[n] = [False, True]
         data_categories = False
         if isinstance(categories, str):
@@ -442,10 +450,19 @@ class TabularSchema:
         missing_cats = [n for n in cat_names if n not in declared]
         if missing_cats:
             if not data_categories:
+                in_dtype = [
+                    n for n in missing_cats if isinstance(dtypes[index[n]], pd.CategoricalDtype)
+                ]
+                note = (
+                    f" A pandas 'category' dtype does not declare them (column(s) {in_dtype}):"
+                    " astype('category') takes its categories from the rows."
+                    if in_dtype
+                    else ""
+                )
                 raise ValueError(
                     f"no declared categories for categorical column(s) {missing_cats}. "
                     "Category sets are public metadata: pass categories={column: [...]} "
-                    '(or categories="data" to read them off the data, which leaks).'
+                    '(or categories="data" to read them off the data, which leaks).' + note
                 )
             warnings.warn(
                 'categories="data" reads the category sets off the private data; a rare '
@@ -583,6 +600,9 @@ class TabularSchema:
 
 
 def _numeric_column(col, name) -> np.ndarray:
+    if np.asarray(col).dtype.kind == "c":
+        # np.asarray(..., dtype=float) would silently drop the imaginary part
+        raise ValueError(f"column {_label(name)} is declared numeric but holds complex numbers")
     try:
         v = np.asarray(col, dtype=float)
     except (TypeError, ValueError):

@@ -21,7 +21,8 @@ from skdp.utils.schema import (
 )
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0)}
-CATS = {"sex": ["F", "M"]}
+# "grp" has a pandas category dtype, whose categories are not trusted: declared here too
+CATS = {"sex": ["F", "M"], "grp": ["a", "b", "c"]}
 
 
 def _frame(n=6, seed=0):
@@ -52,7 +53,7 @@ def test_kinds_come_from_dtypes_and_declared_metadata():
     ]
     assert s["age"].bounds == (18.0, 90.0)
     assert s["sex"].categories == ("F", "M")
-    # a pandas Categorical's categories count as declared, including the unseen "c"
+    # the declared categories, including the level "c" that no row has
     assert s["grp"].categories == ("a", "b", "c")
     assert s["smoker"].categories == (False, True)
     assert s.numeric_names == ["age", "bmi"]
