@@ -15,7 +15,7 @@ from numbers import Real
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.utils import check_consistent_length, column_or_1d
+from sklearn.utils import check_consistent_length
 
 from skdp.mechanisms import (
     add_laplace,
@@ -30,7 +30,7 @@ from skdp.mechanisms.sensitivity import (
     count_smooth_sensitivity,
 )
 from skdp.utils._random import release_rng
-from skdp.utils.validation import check_finite, check_privacy_params
+from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
 
 __all__ = [
     "binormal_roc_curve",
@@ -68,7 +68,7 @@ def _positive_mask(y_true, pos_label):
     "no positive rows" (raising only when the other class is present would tell a
     neighbouring data set apart).
     """
-    y = column_or_1d(y_true)
+    y = column_or_1d(y_true, input_name="y_true")
     if y.dtype.kind in "fc":
         check_finite(y, name="y_true")
     if y.shape[0] == 0:
@@ -111,7 +111,7 @@ def _check_pos_label_type(pos_label, dtype):
 
 
 def _check_scores(y_score, n_rows):
-    s = column_or_1d(y_score)
+    s = column_or_1d(y_score, input_name="y_score")
     if s.dtype.kind not in "biuf":
         raise ValueError("y_score must be numeric")
     s = s.astype(np.float64, copy=False)
@@ -497,8 +497,8 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     >>> abs(acc - 0.75) < 0.05
     True
     """
-    yt = column_or_1d(y_true)
-    yp = column_or_1d(y_pred)
+    yt = column_or_1d(y_true, input_name="y_true")
+    yp = column_or_1d(y_pred, input_name="y_pred")
     check_consistent_length(yt, yp)
     N = yt.shape[0]
     if N == 0:
