@@ -398,6 +398,30 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     fix, never a cell or the array, and with nothing chained (``from None`` outside the
     ``except`` block: neither ``__cause__`` nor ``__context__`` holds the original).
 
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator whose ``n_features_in_`` / ``feature_names_in_`` are set or checked.
+    X : array-like or "no_validation", default="no_validation"
+        Features.
+    y : array-like, None or "no_validation", default="no_validation"
+        Targets.
+    reset : bool, default=True
+        Whether to (re)set ``n_features_in_`` and ``feature_names_in_``.
+    **check_params : dict
+        Passed to scikit-learn's ``validate_data`` (``dtype``, ``y_numeric``, ...).
+
+    Returns
+    -------
+    out : ndarray or tuple of ndarray
+        As scikit-learn's ``validate_data``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As scikit-learn's, with the data values removed from the message. Subclasses
+        (``NotFittedError``, ``InvalidParameterError``) pass through unchanged.
+
     Examples
     --------
     >>> import numpy as np
