@@ -184,8 +184,9 @@ class _Hasher:
     def array(self, a: np.ndarray):
         self.raw("shape", repr(a.shape).encode())
         kind = a.dtype.kind
-        if kind == "b":
-            self.raw("bool", np.ascontiguousarray(a, dtype=np.uint8).tobytes())
+        if kind in "biu" and (a.size == 0 or np.abs(a.astype(np.float64)).max() <= 2.0**53):
+            # exactly representable: the same values as bool, int or float digest alike
+            self.raw("float", np.ascontiguousarray(a, dtype="<f8").tobytes())
         elif kind in "iu":
             if kind == "u" and a.dtype.itemsize == 8:
                 self.raw("uint", np.ascontiguousarray(a, dtype="<u8").tobytes())
