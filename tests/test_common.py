@@ -94,27 +94,6 @@ _ILP_LABELS = (
     "the check fits with other labels"
 )
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "ExpMFlowClassifier": {
-        "epsilon": 1e3,
-        "n_iter": 5,
-        "n_flows": 1,
-        "batch_size": 16,
-        "n_diagnostic_samples": 64,
-        "dtype": "float64",
-        "device": "cpu",
-        "random_state": 0,
-    },
-    "ExpMFlowRegressor": {
-        "epsilon": 1e3,
-        "bounds_y": (-10.0, 10.0),
-        "n_iter": 5,
-        "n_flows": 1,
-        "batch_size": 16,
-        "n_diagnostic_samples": 64,
-        "dtype": "float64",
-        "device": "cpu",
-        "random_state": 0,
-    },
     "SubsampledExpMedian": {
         "check_clustering": "no labels_ attribute: training labels are a per-record function "
         "of the private data and are not stored (fit_predict returns them)",
