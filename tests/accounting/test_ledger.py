@@ -17,8 +17,7 @@ from skdp.accounting import (
     compose_parallel,
     compose_sequential,
 )
-from skdp.exceptions import LedgerCopyError
-from skdp.exceptions import BudgetExceededError
+from skdp.exceptions import BudgetExceededError, LedgerCopyError
 
 # ------------------------------------------------------------------ composition
 

@@ -296,8 +296,7 @@ def test_ledger_records_calls_in_process_and_workers_need_the_helper(data):
 
 def test_ledger_budget_is_enforced_before_release(data):
     from skdp.accounting import PrivacyLedger
-    from skdp.exceptions import PrivacySpendAborted
-    from skdp.exceptions import BudgetExceededError
+    from skdp.exceptions import BudgetExceededError, PrivacySpendAborted
 
     X, y = data
     est = model().fit(X, y)

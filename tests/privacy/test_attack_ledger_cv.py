@@ -35,8 +35,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skdp.accounting import PrivacyLedger
-from skdp.accounting._ledger import LedgerCopyError, PrivacySpendAborted
-from skdp.exceptions import BudgetExceededError, PrivacyLeakWarning
+from skdp.exceptions import (
+    BudgetExceededError,
+    LedgerCopyError,
+    PrivacyLeakWarning,
+    PrivacySpendAborted,
+)
 from skdp.metrics import cv_privacy_spend, make_dp_scorer
 
 CV = KFold(3, shuffle=True, random_state=0)

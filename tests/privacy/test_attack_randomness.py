@@ -87,9 +87,7 @@ IDS = [name for name, _ in ESTIMATORS]
 
 
 # ------------------------------------------------------------ item 1: no seed material
-_FORBIDDEN_CLASSES = re.compile(
-    r"^numpy\.random\..*|^torch\..*Generator.*|^torch\..*generator.*"
-)
+_FORBIDDEN_CLASSES = re.compile(r"^numpy\.random\..*|^torch\..*Generator.*|^torch\..*generator.*")
 
 
 class _AuditUnpickler(pickle.Unpickler):
