@@ -264,14 +264,14 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         {
             # one fit (~0.3 s); predict_proba gives the logit-scaled confidence score
             "label": "one-run",
-            "params": {"epsilon": 1.0, **_EXPM_FAST},
+            "params": {"epsilon": 1.0, "classes": [0, 1], **_EXPM_FAST},
             "data": _classification_pool,
             "audit": "one-run",
         },
         {
             # the flow-sampled ExpM guarantee is approximate (expm_flow.md §3.4): audit it
             "label": "distinguishing",
-            "params": {"epsilon": 0.5, **_EXPM_FAST},
+            "params": {"epsilon": 0.5, "classes": [0, 1], **_EXPM_FAST},
             "data": _classification_far_canary,
             "n_trials": 160,
             "power_params": {"epsilon": 1e3},
