@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import laplace_noise, resolve_bounds
+from skdp.mechanisms._discrete import grid_laplace, random_source
 from skdp.mechanisms.sensitivity import functional_mechanism_sensitivity
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -67,9 +68,22 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         Constant added to the diagonal of the noisy quadratic form (in the scaled
         space). ``"zhang"`` is the authors' ``5 * sqrt(2) * sensitivity / epsilon``
         (five noise standard deviations); a float is used as is (``0.0`` allowed).
+    secure_mode : bool, default=False
+        ``False``: the coefficients get floating-point Laplace noise
+        (``rng.laplace``), reproducible with ``random_state`` but exposed to the attack
+        of Mironov (2012). ``True``: the coefficient vector is released with the
+        floating-point-safe grid mechanism of :func:`skdp.mechanisms.add_laplace`
+        (``secure_mode=True``): every coefficient is rounded to a power-of-two grid
+        ``Λ <= 2^-10 sensitivity_ / (d'^2 + d')`` and receives exact integer discrete
+        Laplace noise (Canonne, Kamath & Steinke 2020) drawn from ``os.urandom``, so
+        the released coefficients are exact multiples of ``Λ``. The noise is then not
+        reproducible, and ``noise_scale_`` exceeds the floating-point scale by less
+        than 0.1 %. A private bound estimate (``bounds_X``/``bounds_y``
+        ``None``) still draws its noise in floating point from ``random_state``.
     random_state : None, int, Generator or SeedSequence, default=None
-        Seed of the noise. ``None`` draws fresh OS entropy. Keep it secret for a real
-        release: the seed lets anyone subtract the noise.
+        Seed of the noise (of the private bound estimate only, with ``secure_mode``).
+        ``None`` draws fresh OS entropy. Keep it secret for a real release: the seed
+        lets anyone subtract the noise.
 
     Attributes
     ----------
@@ -85,7 +99,12 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         L1 sensitivity ``d'^2 + 2 d'`` of the released coefficients, ``d' = p + 1``
         (``p`` without intercept).
     noise_scale_ : float
-        Laplace scale ``sensitivity_ / epsilon_objective`` (0 when non-private).
+        Laplace scale ``sensitivity_ / epsilon_objective`` (0 when non-private); each
+        coefficient's noise has standard deviation ``sqrt(2) * noise_scale_``. With
+        ``secure_mode`` the scale of the discrete Laplace noise, ``D Λ / epsilon'`` with
+        ``D = floor(sensitivity_ / Λ) + d'^2 + d'`` grid steps and ``epsilon'`` the
+        objective's share rounded down to 20 significant bits
+        (:func:`skdp.mechanisms._discrete.grid_laplace`).
     regularization_ : float
         The diagonal constant actually added.
     n_components_ : int
@@ -117,6 +136,14 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     sphere row scaling of the paper is not applied (the box bound suffices). Sample
     weights are rejected: they would change the sensitivity.
 
+    **Floating point.** With ``secure_mode=True`` the released coefficients are exact
+    multiples of a power-of-two grid plus exact integer discrete Laplace noise, so the
+    guarantee holds in floating point (Mironov 2012 does not apply); everything after
+    the release is post-processing. With the default ``secure_mode=False`` the Laplace
+    noise is drawn in floating point, and the private bound estimate (sparse vector,
+    ``bounds_X``/``bounds_y`` ``None``) always is: the guarantee is for the mathematical
+    mechanism.
+
     At small ``epsilon`` the regulariser ``5 sqrt(2) Delta / epsilon`` dominates
     ``X~^T X~`` unless ``n`` is large, which shrinks the coefficients towards 0.
 
@@ -127,6 +154,12 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
 
     E. Lantz. "Machine learning for risk prediction and privacy in electronic health
     records." PhD thesis, University of Wisconsin-Madison, 2016, §5.4.2.
+
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
+
+    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+    Privacy." NeurIPS 2020.
 
     Examples
     --------
@@ -150,6 +183,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "clip": ["boolean"],
         "regularization": [StrOptions({"zhang"}), Interval(Real, 0, None, closed="left")],
+        "secure_mode": ["boolean"],
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
 
@@ -162,6 +196,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         fit_intercept=True,
         clip=True,
         regularization="zhang",
+        secure_mode=False,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -170,6 +205,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.clip = clip
         self.regularization = regularization
+        self.secure_mode = secure_mode
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
@@ -228,6 +264,8 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         delta_l1 = functional_mechanism_sensitivity(p, fit_intercept=self.fit_intercept)
         if math.isinf(eps_obj):
             scale = 0.0
+        elif self.secure_mode:
+            M, alpha, scale = _grid_laplace_release(M, alpha, delta_l1, eps_obj)
         else:
             scale = delta_l1 / eps_obj
             rng = streams["noise"]
@@ -358,6 +396,22 @@ def _objective_coefficients(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercep
         M[p, p] = n
         alpha[p] = -2.0 * sy
     return M, alpha
+
+
+def _grid_laplace_release(M, alpha, sensitivity, epsilon):
+    """Release ``[vec(M), alpha]`` with the floating-point-safe grid Laplace mechanism.
+
+    One call on the whole vector (its L1 sensitivity is ``sensitivity``), noise from
+    ``os.urandom``; returns the noisy ``M``, ``alpha`` and the noise scale ``D Λ / ε'``.
+    """
+    d = alpha.size
+    flat = np.concatenate([M.ravel(), alpha])
+    source = random_source(secure_mode=True)
+    out, (grid, big_d, eps_q) = grid_laplace(
+        flat, sensitivity=sensitivity, epsilon=epsilon, source=source
+    )
+    scale = big_d * grid / float(eps_q)
+    return out[: d * d].reshape(d, d), out[d * d :], float(scale)
 
 
 def _trimmed_minimiser(M, alpha):

@@ -317,3 +317,98 @@ def test_dict_bounds_for_dataframes():
     np.testing.assert_array_equal(reg.bounds_X_[1], [3, 2])
     with pytest.raises(ValueError, match="'b'"):
         DPLinearRegression(bounds_X={"a": (-2, 3)}, bounds_y=BY).fit(df, y)
+
+
+def _capture_grid_release(monkeypatch):
+    """Record every (value, output, (grid, D, eps')) of the grid mechanism in a fit."""
+    from skdp.linear_model import _functional
+
+    calls = []
+    real = _functional.grid_laplace
+
+    def spy(value, **kw):
+        out, params = real(value, **kw)
+        calls.append((np.array(value, dtype=float), out, params, kw["source"]))
+        return out, params
+
+    def no_float_laplace(*args, **kwargs):
+        raise AssertionError("secure_mode must not draw floating-point Laplace noise")
+
+    monkeypatch.setattr(_functional, "grid_laplace", spy)
+    monkeypatch.setattr(_functional, "laplace_noise", no_float_laplace)
+    return calls
+
+
+def test_secure_mode_releases_grid_multiples_from_the_discrete_sampler(monkeypatch):
+    """secure_mode: one grid release of all d'^2 + d' coefficients, exact multiples of
+    the power-of-two grid, drawn from os.urandom (not reproducible with random_state)."""
+    calls = _capture_grid_release(monkeypatch)
+    X, y = _data(500, 3)
+    reg = _fit(X, y, secure_mode=True)
+    assert len(calls) == 1
+    value, out, (grid, big_d, eps_q), source = calls[0]
+    d = 4
+    assert value.shape == out.shape == (d * d + d,)
+    np.testing.assert_array_equal(value, _coefs(X, y, BX, BY))
+    assert source.secure
+    assert math.frexp(grid)[0] == 0.5  # a power of two
+    assert grid * value.size <= 2**-10 * reg.sensitivity_
+    steps = out / grid
+    np.testing.assert_array_equal(steps, np.round(steps))  # exact multiples of the grid
+    assert big_d == math.floor(reg.sensitivity_ / grid) + value.size
+    assert reg.noise_scale_ == pytest.approx(big_d * grid / float(eps_q), rel=1e-15)
+    assert reg.sensitivity_ <= reg.noise_scale_ <= (1 + 2**-9) * reg.sensitivity_  # epsilon=1
+    assert reg.regularization_ == pytest.approx(5 * math.sqrt(2) * reg.noise_scale_)
+    assert reg.epsilon_spent_ == 1.0 and reg.privacy_guarantee_ == "exact"
+    # the noise comes from the OS, not from random_state
+    again = _fit(X, y, secure_mode=True)
+    assert not np.array_equal(again.coef_, reg.coef_)
+    # epsilon=inf: no noise, no sampler
+    calls.clear()
+    assert _fit(X, y, secure_mode=True, epsilon=math.inf).noise_scale_ == 0.0
+    assert calls == []
+
+
+def test_secure_mode_keeps_the_model_quality():
+    X, y = _data(3000, 3, noise=0.5)
+    ols = LinearRegression().fit(np.clip(X, *BX), np.clip(y, *BY))
+    for secure in (False, True):
+        reg = _fit(X, y, epsilon=1e9, secure_mode=secure)
+        np.testing.assert_allclose(reg.coef_, ols.coef_, atol=1e-5)
+        assert reg.intercept_ == pytest.approx(ols.intercept_, abs=1e-5)
+    # at a moderate epsilon both modes have the same error on average
+    errs = {
+        secure: np.mean(
+            [
+                np.abs(
+                    _fit(X, y, epsilon=30.0, secure_mode=secure, random_state=s).coef_ - ols.coef_
+                ).sum()
+                for s in range(20)
+            ]
+        )
+        for secure in (False, True)
+    }
+    assert errs[True] == pytest.approx(errs[False], rel=0.35)
+
+
+def test_secure_mode_noise_has_the_documented_scale(monkeypatch):
+    """Discrete Laplace noise of scale noise_scale_: mean |Z| = b, SD = sqrt(2) b."""
+    calls = _capture_grid_release(monkeypatch)
+    X, y = _data(100, 40)
+    for _ in range(3):
+        reg = _fit(X, y, epsilon=0.5, secure_mode=True, bounds_X=(-2.0, 2.0))
+    z = np.concatenate([out - value for value, out, _, _ in calls])
+    b = reg.noise_scale_
+    assert z.size == 3 * (41 * 41 + 41)
+    assert reg.noise_scale_ == pytest.approx(reg.sensitivity_ / 0.5, rel=2e-3)
+    # n = 5166 draws: relative standard errors 1.4 % (mean |Z|) and 1.6 % (SD)
+    assert np.mean(np.abs(z)) == pytest.approx(b, rel=0.06)
+    assert np.std(z) == pytest.approx(math.sqrt(2) * b, rel=0.07)
+    assert abs(np.mean(z)) < 5 * math.sqrt(2) * b / math.sqrt(z.size)
+    assert np.mean(np.abs(z) > b) == pytest.approx(math.exp(-1), abs=0.03)
+
+
+def test_secure_mode_param_validation():
+    X, y = _data(50, 2)
+    with pytest.raises(ValueError, match="secure_mode"):
+        DPLinearRegression(secure_mode="yes", bounds_X=BX, bounds_y=BY).fit(X, y)
