@@ -237,54 +237,120 @@ def _is_pandas(obj) -> bool:
     return type(obj).__module__.split(".")[0] == "pandas"
 
 
-def _row_keys(part, n):
-    """uint64 sort keys, one column per feature, of the rows of ``part`` (or None)."""
-    if part is None:
-        return []
+# ------------------------------------------------------------ data digest (vectorised)
+_CHUNK_ROWS = 1 << 15
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_INT_TAG = np.uint64(0xD6E8FEB86659FD93)
+_LANES = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))
+
+
+def _mix(x):
+    """splitmix64's finaliser, vectorised (uint64 arithmetic wraps)."""
+    x = x + _GOLD
+    x = (x ^ (x >> np.uint64(30))) * _M1
+    x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def _cell_keys(values) -> np.ndarray:
+    """One uint64 key per cell; equal values give equal keys whatever the dtype."""
+    v = np.asarray(values)
+    kind = v.dtype.kind
+    if kind in "biu":
+        as_float = np.ascontiguousarray(v, dtype=np.float64)
+        exact = np.abs(as_float) <= 2.0**53
+        keys = as_float.view(np.uint64).copy()
+        if not exact.all():  # large integers keep their exact bits
+            big = np.ascontiguousarray(v[~exact]).astype(np.uint64, casting="unsafe")
+            keys[~exact] = big ^ _INT_TAG
+        return keys
+    if kind == "f":
+        return np.ascontiguousarray(v, dtype=np.float64).view(np.uint64)
+    if kind == "c":
+        c = np.ascontiguousarray(v, dtype=np.complex128)
+        return np.ascontiguousarray(c.real).view(np.uint64) ^ _mix(
+            np.ascontiguousarray(c.imag).view(np.uint64)
+        )
+    if kind in "mM":
+        return np.ascontiguousarray(v).view(np.int64).view(np.uint64) ^ _INT_TAG
+    import pandas as pd
+
+    return pd.util.hash_array(np.asarray(v, dtype=object).ravel())
+
+
+def _columns(part):
+    """``(n_rows, [(column name, rows(start, stop) -> values)])``, or None if not tabular."""
     if _is_pandas(part):
         import pandas as pd
 
-        frame = part.to_frame() if isinstance(part, pd.Series) else pd.DataFrame(part)
-        cols = [frame.iloc[:, j] for j in range(frame.shape[1])]
+        frame = part.to_frame() if isinstance(part, pd.Series) else part
+        if not isinstance(frame, pd.DataFrame):
+            return None
+        cols = []
+        for j, name in enumerate(frame.columns):
+            col = frame.iloc[:, j]
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                col = col.astype(object)
+            cols.append((name, lambda a, b, c=col: c.iloc[a:b].to_numpy()))
+        return frame.shape[0], cols
+    if hasattr(part, "tocsr") or isinstance(part, Mapping | str | bytes):
+        return None
+    a = np.asarray(part)
+    if a.ndim == 0:
+        return None
+    a = a.reshape(a.shape[0], -1)
+    return a.shape[0], [(j, lambda s, e, j=j: a[s:e, j]) for j in range(a.shape[1])]
+
+
+def _digest_rows(h, parts: Mapping, order_invariant: bool):
+    """Digest the rows of the tabular ``parts`` (all of one length) into ``h``.
+
+    Ordered: BLAKE2b over the row-major key matrix. Multiset (``order_invariant``): two
+    64-bit lanes, each the sum mod 2**64 of a mixed hash of every row. Both are computed
+    in chunks of rows (memory O(chunk)) and do not depend on the chunking.
+    """
+    tables = {name: _columns(p) for name, p in parts.items() if p is not None}
+    rest = {name: parts[name] for name, t in tables.items() if t is None}
+    tables = {name: t for name, t in tables.items() if t is not None}
+    lengths = {t[0] for t in tables.values()}
+    if len(lengths) > 1:  # not one table: digest each part on its own, in order
+        rest.update({name: parts[name] for name in tables})
+        tables = {}
+    for name, part in rest.items():
+        h.raw("part", str(name).encode())
+        h.value(part)
+    if not tables:
+        return
+    n = lengths.pop()
+    cols = [(pname, cname, get) for pname, (_, cs) in tables.items() for cname, get in cs]
+    h.raw("rows", f"{n}:{len(cols)}:{int(order_invariant)}".encode())
+    for pname, cname, _ in cols:
+        h.value((pname, cname))
+    lanes = [0, 0]
+    stream = hashlib.blake2b(digest_size=_DIGEST_SIZE)  # the row-major key stream
+    offsets = [np.uint64(((j + 1) * 0x9E3779B97F4A7C15) % 2**64) for j in range(len(cols))]
+    for start in range(0, n, _CHUNK_ROWS):
+        stop = min(n, start + _CHUNK_ROWS)
+        keys = [_cell_keys(get(start, stop)) for _, _, get in cols]
+        if not order_invariant:
+            stream.update(np.ascontiguousarray(np.column_stack(keys)).tobytes())
+            continue
+        for i, seed in enumerate(_LANES):
+            row = np.full(stop - start, seed, dtype=np.uint64)
+            for k, off in zip(keys, offsets, strict=True):
+                row = _mix(row ^ (k + off))
+            lanes[i] = (lanes[i] + int(row.sum(dtype=np.uint64))) % 2**64
+    if order_invariant:
+        h.raw("multiset", struct.pack("<QQ", *lanes))
     else:
-        a = np.asarray(part)
-        if a.ndim == 0 or a.shape[0] != n:
-            return []
-        a = a.reshape(n, -1)
-        cols = [a[:, j] for j in range(a.shape[1])]
-    keys = []
-    for c in cols:
-        c = np.asarray(c)
-        if c.dtype.kind in "biuf":
-            keys.append(np.ascontiguousarray(c, dtype=np.float64).view(np.uint64))
-        else:
-            import pandas as pd
-
-            keys.append(pd.util.hash_array(np.asarray(c, dtype=object)))
-    return keys
+        h.raw("ordered", stream.digest())
 
 
-def _rows_sorted(parts: Mapping, names) -> dict:
-    """``parts`` with the rows of ``names`` put in one canonical (sorted) order."""
-    present = [k for k in names if parts.get(k) is not None]
-    if not present:
-        return dict(parts)
-    n = len(parts[present[0]])
-    keys = [k for name in present for k in _row_keys(parts[name], n)]
-    if not keys:
-        return dict(parts)
-    perm = np.lexsort(keys[::-1])
-    out = dict(parts)
-    for name in present:
-        part = parts[name]
-        if _is_pandas(part):
-            out[name] = part.iloc[perm].reset_index(drop=True)
-        elif np.ndim(part) and len(part) == n:
-            out[name] = np.asarray(part)[perm]
-    return out
-
-
-def _seed_from(random_state, tag: str, parts: Mapping) -> np.random.SeedSequence:
+def _seed_from(
+    random_state, tag: str, parts: Mapping, rows: Mapping, order_invariant: bool
+) -> np.random.SeedSequence:
     if random_state is None:
         return np.random.SeedSequence()  # fresh OS entropy; nothing else is added
     h = _Hasher()
@@ -293,6 +359,7 @@ def _seed_from(random_state, tag: str, parts: Mapping) -> np.random.SeedSequence
     for name, part in parts.items():
         h.raw("part", name.encode())
         h.value(part)
+    _digest_rows(h, rows, order_invariant)
     return np.random.SeedSequence(int.from_bytes(h.digest(), "little"))
 
 
@@ -324,8 +391,8 @@ def fit_streams(
     tag : str, default="fit"
         What is released (``"fit"``, ``"partial_fit"``, ...).
     order_invariant : bool, default=False
-        Digest the rows of ``X``, ``y``, ``sample_weight`` as a multiset (sorted into a
-        canonical order first). Only for releases that are functions of the multiset of
+        Digest the rows of ``X``, ``y``, ``sample_weight`` as a multiset (a sum of
+        per-row hashes). Only for releases that are functions of the multiset of
         rows (histograms, sufficient statistics, counts): a permuted data set then gets
         the identical release. An order-dependent release (Poisson batches of DP-SGD)
         must keep the default, or a permuted copy would reuse the noise on other rows.
@@ -352,16 +419,9 @@ def fit_streams(
         return _spawn(np.random.SeedSequence(), names)
     params = dict(estimator.get_params(deep=False))
     params.pop("random_state", None)
-    parts = {
-        "class": _qualname(type(estimator)),
-        "params": params,
-        "X": X,
-        "y": y,
-        "sample_weight": sample_weight,
-    }
-    if order_invariant:
-        parts = _rows_sorted(parts, ("X", "y", "sample_weight"))
-    return _spawn(_seed_from(random_state, tag, parts), names)
+    parts = {"class": _qualname(type(estimator)), "params": params}
+    rows = {"X": X, "y": y, "sample_weight": sample_weight}
+    return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)
 
 
 def release_rng(
@@ -386,10 +446,8 @@ def release_rng(
     if random_state is None:
         return np.random.default_rng()
     rows = {f"data{i}": d for i, d in enumerate(data)}
-    if order_invariant:
-        rows = _rows_sorted(rows, list(rows))
-    parts = {"params": dict(params), "data": tuple(rows.values())}
-    return np.random.default_rng(_seed_from(random_state, tag, parts))
+    seq = _seed_from(random_state, tag, {"params": dict(params)}, rows, order_invariant)
+    return np.random.default_rng(seq)
 
 
 def draw_seed(rng: np.random.Generator) -> int:

@@ -226,7 +226,7 @@ def test_cross_validation_folds_do_not_share_noise():
     train = [folds[1], folds[0]]  # fold k trains on the other half
     h1, h2 = m1.histograms_[0], m2.histograms_[0]
     common, i1, i2 = np.intersect1d(h1["cells"], h2["cells"], return_indices=True)
-    assert len(common) >= 10
+    assert len(common) >= 5  # cells kept by both folds (noise of scale 20 drops some)
     release_diff = h1["counts"][i1] - h2["counts"][i2]
     true_diff = _true_counts(m1, train[0])[common] - _true_counts(m2, train[1])[common]
     exact = np.isclose(release_diff, true_diff, atol=1e-9)
