@@ -12,6 +12,8 @@ Pure numpy/scipy (layer L1; never imports torch).
 * :func:`rdp_subsampled_gaussian`, :func:`rdp_to_epsilon`, ... : the RDP building
   blocks (exact integer *and* fractional orders, improved or classic conversion).
 * :func:`compose_sequential`, :func:`compose_parallel`, :func:`compose_advanced`.
+* :func:`zcdp_rho`, :func:`zcdp_epsilon`, :func:`zcdp_delta`: zero-concentrated DP and its
+  tight conversion to (epsilon, delta) (Canonne, Kamath & Steinke 2020).
 * :class:`PrivacyLedger`: charge fits and scorer calls against a budget.
 
 Throughout: add/remove-one-row neighbours with ``n`` public; ``noise_multiplier`` is
@@ -48,6 +50,7 @@ from skdp.accounting._rdp import (
     rdp_to_delta,
     rdp_to_epsilon,
 )
+from skdp.accounting._zcdp import zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
     "Accountant",
@@ -75,4 +78,7 @@ __all__ = [
     "rdp_to_epsilon",
     "register_accountant",
     "resolve_noise_multiplier",
+    "zcdp_delta",
+    "zcdp_epsilon",
+    "zcdp_rho",
 ]
