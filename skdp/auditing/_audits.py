@@ -14,10 +14,10 @@
   Bonferroni correction over target models.
 
 All randomness comes from ``random_state``: every fit gets its own explicit seed.
-Bugs of the companion code in expm_flow.md §4.7 are avoided on purpose: scores are
-computed on the *trained* model (a), the top scores are guessed IN (b), and every
+Bugs of the companion code of Bridges, Tombs & Stanley (2023) are avoided on purpose:
+scores are computed on the *trained* model, the top scores are guessed IN, and every
 reported bound is a per-run bound at a stated confidence, never a percentile of
-bounds (c, §4.6 "3rd-highest of 50").
+bounds (their "3rd-highest of 50").
 """
 
 from __future__ import annotations
@@ -395,7 +395,7 @@ def one_run_audit(
     X, y : array-like or DataFrame
     n_canaries : int, optional
     k_pos, k_neg : int, optional
-        Default ``min(m // 10, 500)`` each (expm_flow.md §5 row 20).
+        Default ``min(m // 10, 500)`` each (abstain on the other canaries).
     score : "auto", str or callable, default="auto"
     delta : float, optional
         Default: the estimator's ``delta`` (0 if it has none). Note the ``2 m delta``
@@ -406,7 +406,7 @@ def one_run_audit(
     reference : None or "fixed", default=None
         ``"fixed"``: score the *loss drop* ``score(trained) - score(reference)``, where
         the reference is fitted on the always-included rows only, with its own seed
-        (expm_flow.md §4.6 step 3: a reference independent of the inclusion bits *and*
+        (Steinke, Nasr & Jagielski 2023: a reference independent of the inclusion bits *and*
         of the target's randomness keeps the test valid; the same seed would replay and
         cancel the target's noise). Needs ``n_canaries < len(X)``.
 

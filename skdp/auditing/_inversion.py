@@ -1,4 +1,4 @@
-"""Attribute-inference attacks on released models and data (Lantz 2016, §5.3; lantz.md §3).
+"""Attribute-inference attacks on released models and data (Lantz 2016, §5.3).
 
 * :class:`ModelInversionAttack` -- maximised response likelihood against a released
   linear model ``y = c.x + d + r``, ``r ~ N(0, RSE^2)`` (eqs. 5.1--5.4): the adversary
@@ -10,7 +10,8 @@
   distribution among the matches.
 
 Both are post-processing of a release: they measure what a release lets an adversary
-infer (accuracy and multi-class AUC against the truth, §3.4), they spend no budget.
+infer (accuracy and multi-class AUC against the truth, Lantz 2016 §5.3.2), they spend
+no budget.
 """
 
 from __future__ import annotations
@@ -287,7 +288,7 @@ class DeidentifiedDataAttack:
 def attribute_inference_scores(y_true, proba, classes):
     """Accuracy and multi-class AUC (Hand & Till, "ovo" macro) of an attribute attack.
 
-    The measures of lantz.md §3.4. AUC is ``nan`` when fewer than two classes occur in
+    The measures of Lantz (2016, §5.3.2). AUC is ``nan`` when fewer than two classes occur in
     ``y_true``.
 
     Returns

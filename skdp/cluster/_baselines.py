@@ -1,11 +1,11 @@
-"""k-median baselines for ``benchmarks/kmedian.py`` (spec ``lantz.md`` §6.2, §6.4f).
+"""k-median baselines for ``benchmarks/kmedian.py`` (Lantz 2016, §8.3.1).
 
 Not public API. All work on public candidate points ``V`` and a private point set
 ``X`` through the distance matrix ``D = d(X, V)`` (shape ``(n_private, |V|)``).
 
 * ``random_centers`` / ``random_kpp_centers``: data-agnostic (DP for any epsilon).
 * ``gupta_local_search``: Gupta et al. (2010) private local 1-swap search, as the
-  thesis summarises it (spec §6.2 [EXT]): ``T = ceil(6 k ln |V|)`` swap steps and a final
+  thesis summarises it (Lantz 2016, §8.3.1.1): ``T = ceil(6 k ln |V|)`` swap steps and a final
   selection, each an exponential mechanism with budget ``epsilon / (T + 1)``.
 * ``local_search``: non-private 1-swap local search (Arya et al. 2004), best of
   ``n_restarts`` runs; ``optimal_k2``: brute force for ``k = 2``.

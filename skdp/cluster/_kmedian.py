@@ -1,6 +1,6 @@
 """SubsampledExpMedian: private k-median with the subsampled exponential mechanism.
 
-Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015); spec ``lantz.md`` §6.
+Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _kpp_subsets(V, k, m, rng, metric, weighting):
 
     ``weighting="square"``: later centres with probability proportional to the squared
     distance to the nearest chosen centre (Arthur and Vassilvitskii 2007);
-    ``"inverse"``: to its inverse (the thesis's literal wording, spec §6.4c). Chosen
+    ``"inverse"``: to its inverse (the literal wording of Lantz 2016, §8.3.1.1). Chosen
     points get weight 0, so a set never repeats a point.
     """
     n_points = V.shape[0]
@@ -192,8 +192,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         needed). Either way it is independent of the private data.
     kpp_weighting : {"square", "inverse"}, default="square"
         k-means++ weighting of later centres by the squared distance to the nearest
-        chosen one (standard), or by its inverse (the thesis's literal description,
-        spec §8 item 6; spreads centres less).
+        chosen one (standard), or by its inverse (the literal description of Lantz
+        2016, §8.3.1.1; spreads centres less).
     sensitivity : float or None, default=None
         Cap ``Delta`` on each point's contribution to the cost and sensitivity of the
         quality. ``None``: the diameter of the public domain, i.e. of ``candidates``
@@ -233,7 +233,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     Quality ``q(F) = -sum_x min(Delta, d(x, F))``: the truncation at ``Delta`` makes the
     sensitivity exactly ``Delta`` for any data, and it changes nothing when every private
     point lies in the convex hull of ``candidates`` (Euclidean metric; the default
-    ``Delta`` is then the diameter of ``candidates``, spec §6.2). Accountant: a single
+    ``Delta`` is then the diameter of ``candidates``). Accountant: a single
     pure-DP mechanism, ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``,
     ``privacy_guarantee_ = "exact"``. The fitted estimator stores no private statistic:
     in particular no cost, ``inertia_`` or training ``labels_`` (``fit_predict`` returns

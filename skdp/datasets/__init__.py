@@ -1,7 +1,7 @@
 """Simulated data sets (numpy only, layer 0; nothing is downloaded).
 
 * :func:`make_nonlinear_repeated_measures`: the simulated nonlinear repeated-measures model of
-  Su et al. (spec ``dp_flow.md`` §5.5), with the Eq. (12) typo fixed;
+  Su et al. (2023, §4.2), with the Eq. (12) typo fixed;
 * :func:`nonlinear_regression_function` and :func:`nonlinear_log_likelihood`: its regression
   function and per-subject Gaussian log-likelihood (numpy reference implementations).
 """

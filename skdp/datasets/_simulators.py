@@ -1,6 +1,7 @@
-"""Simulators for the experiments of the specs (numpy only; layer 0).
+"""Simulators for published experiments (numpy only; layer 0).
 
-Spec ``dp_flow.md`` §5.5 (paper §4.2, Eq. (11)-(13), the authors' ``RegressionModels.py``).
+The nonlinear model of Su, Wang, Schiavazzi & Liu (2023), §4.2, Eq. (11)-(13), as the
+authors' ``RegressionModels.py`` generates it.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ _N_REPEATS = 5
 
 
 def nonlinear_regression_function(W, beta):
-    """Regression function of the simulated nonlinear model (spec ``dp_flow.md`` §5.5).
+    """Regression function of the simulated nonlinear model (Su et al. 2023, Eq. (12)).
 
     ``f(w, beta) = beta0 + exp(beta1 w1) + log(w2 + exp(beta2)) + beta3 exp(w3)
     + log(w4 + exp(beta4))``.
 
     The paper's Eq. (12) prints the fourth term as ``exp(beta2 w3)``, which leaves ``beta3``
     unidentified; the data behind the paper's Table 6 were generated with ``beta3 exp(w3)``
-    (spec §5.5), which is what this function computes.
+    (the authors' ``RegressionModels.py``), which is what this function computes.
 
     Parameters
     ----------
@@ -77,7 +78,7 @@ def nonlinear_log_likelihood(X, beta, *, sigma=0.2, sigma0=0.2):
 
     The subject's five measurements are ``N_5(f(w_i, beta) 1, sigma^2 I + sigma0^2 1 1^T)``
     (the random effect ``r_i ~ N(0, sigma0^2)`` integrated out); ``sigma`` and ``sigma0`` are
-    known constants, never estimated from the data (spec ``dp_flow.md`` §2.4 H12).
+    known constants, never estimated from the data (estimating them would leak).
 
     Parameters
     ----------
@@ -111,7 +112,7 @@ def nonlinear_log_likelihood(X, beta, *, sigma=0.2, sigma0=0.2):
 def make_nonlinear_repeated_measures(
     n_samples=6000, *, beta=NONLINEAR_BETA_TRUE, sigma=0.2, sigma0=0.2, random_state=None
 ):
-    """Simulate the nonlinear repeated-measures data of Su et al. §4.2 (spec ``dp_flow.md`` §5.5).
+    """Simulate the nonlinear repeated-measures data of Su et al. (2023), §4.2.
 
     For subject ``i``: covariates ``w_ij ~ U(0, a_j)`` with ``a = (1, 3, 0.5, 2)``, a random
     effect ``r_i ~ N(0, sigma0^2)`` and five measurements

@@ -1,7 +1,8 @@
 """DPFlowDensity: a normalizing flow trained with DP-SGD, for density estimation and data synthesis.
 
-Spec ``dp_flow.md`` §0, §1.6, §1.8, §2.5, §3.1-3.4, §6, §7, §9 as superseded by the spec
-README (§2 rows 1, 8-12, 17-19, 21; §4 items 5, 9, 14).
+DP-NF density estimation of Su, Wang, Schiavazzi & Liu (2023), Section 3, with the changes
+listed in the class Notes (Poisson sampling, division by the expected batch size, RDP
+accounting, no BatchNorm, declared or privately estimated bounds).
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["DPFlowDensity"]
 
-#: Encoded numeric range: declared bounds map onto [-2, 2] (spec dp_flow.md §3.4).
+#: Encoded numeric range: declared bounds map onto [-2, 2] (about the N(0, 1) base's range).
 NUMERIC_RANGE = (-2.0, 2.0)
 #: Gaussian dequantisation SD of one-hot/binary coordinates, in units of the {0, 1} code
-#: (spec dp_flow.md §3.4: tau = 0.15); on the [-2, 2] encoding it is 0.15 * 4.
+#: (skdp's default tau = 0.15); on the [-2, 2] encoding it is 0.15 * 4.
 CATEGORICAL_TAU = 0.15
-#: Share of epsilon spent on a private estimate of missing bounds (spec README §2 row 8).
+#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
 BOUNDS_FRACTION = 0.1
 _STREAMS = ["bounds", "init", "training", "dequant"]
 
@@ -128,7 +129,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
     privacy_guarantee_ : {"exact", "approximate"}
     history_ : dict
         ``"step"`` and ``"epsilon"`` (DP-SGD epsilon spent so far) at the logged steps: no
-        quantity computed from the training data (spec README §2 row 18).
+        quantity computed from the training data.
     loss_curve_ : ndarray
         Mean training negative log-likelihood (encoded space) at the logged steps, for
         ``epsilon=inf`` only; empty for a private fit, whose real-data loss is never
@@ -160,7 +161,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] X. Su, Y. Wang, D. Schiavazzi, F. Liu, "Differentially Private Normalizing Flows
+    .. [1] B. Su, Y. Wang, D. E. Schiavazzi, F. Liu, "Differentially Private Normalizing Flows
        for Density Estimation, Data Synthesis, and Variational Inference with Application
        to Electronic Health Records", 2023.
     .. [2] M. Abadi et al., "Deep Learning with Differential Privacy", CCS 2016.
@@ -455,7 +456,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         return lp + self._encoder.log_jacobian_
 
     def score(self, X, y=None):
-        """Mean log-likelihood of ``X`` (spec README §2 row 12).
+        """Mean log-likelihood of ``X`` (the mean, as ``GaussianMixture.score``).
 
         Parameters
         ----------

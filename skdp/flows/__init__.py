@@ -1,6 +1,6 @@
 """Normalizing flows in torch (no privacy concepts).
 
-One convention everywhere (ARCHITECTURE.md, spec README §2 row 14): ``forward(x) -> (z,
+One convention everywhere (:doc:`architecture`, "Flow direction"): ``forward(x) -> (z,
 log_abs_det)`` maps data to latent, ``inverse(z) -> x`` maps latent to data, and
 ``inverse_and_ladj(z) -> (x, log_abs_det)`` gives the sampling direction's log-determinant.
 Composite flows provide ``log_prob(x)``, ``sample(n, generator)`` and ``sample_and_log_prob``;

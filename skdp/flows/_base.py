@@ -1,6 +1,6 @@
 """Base classes: the single flow convention shared by every transform.
 
-Convention (ARCHITECTURE.md "Torch"; spec README §2 row 14):
+Convention (:doc:`architecture`, "Flow direction"):
 
 * ``forward(x) -> (z, log_abs_det)`` maps data to latent; ``log_abs_det`` is
   ``log|det dz/dx|`` with the input's leading (batch) shape.

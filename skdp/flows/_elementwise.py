@@ -32,7 +32,7 @@ class Affine(Transform):
 
     Notes
     -----
-    This is the DP-safe replacement for BatchNorm/ActNorm (spec §1.8 ``'affine'``): it does not
+    This is the DP-safe replacement for BatchNorm/ActNorm (``normalization='affine'``): it does not
     mix records and its initialisation does not look at data.
 
     Examples
@@ -97,7 +97,7 @@ class InverseTransform(Transform):
     """Swap the two directions of a transform.
 
     ``InverseTransform(t).forward = t.inverse_and_ladj`` and vice versa. An IAF layer is
-    ``InverseTransform(MAFLayer(...))`` (spec README §2 row 14): its sampling direction is then
+    ``InverseTransform(MAFLayer(...))`` (Kingma et al. 2016): its sampling direction is then
     one parallel pass and its density direction is sequential.
 
     Parameters

@@ -1,6 +1,7 @@
 """MADE: masked autoencoder for distribution estimation (Germain et al., 2015).
 
-Spec: ``dp_flow.md`` §1.1 (masks, sequential degrees), §1.8, §9 item 5; §8 A1, A7.
+Masks as in Germain et al. (2015), with the sequential degrees of the DP-NF code of Su et al.
+(2023).
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class MADE(nn.Module):
         Input dimension ``d`` (``d = 1`` is allowed: all outputs are then bias-only).
     hidden_features : tuple of int
         Widths of the hidden layers (may be empty). For ``d >= 2`` every width must be at least
-        ``d - 1`` so that every degree ``0..d-2`` has a hidden unit (spec §1.1, §8 A7).
+        ``d - 1`` so that every degree ``0..d-2`` has a hidden unit.
     n_outputs_per_feature : int, default=2
         Number of outputs per feature (2 for the affine MAF: shift ``mu`` and log-scale).
     order : None, "reversed" or permutation, default=None
@@ -125,7 +126,8 @@ class MADE(nn.Module):
 
     Notes
     -----
-    Hidden degrees are assigned deterministically ("sequential", spec §1.1): in every hidden
+    Hidden degrees are assigned deterministically ("sequential", as in the code of Su et al.
+    2023): in every hidden
     layer unit ``u`` gets degree ``u mod (d - 1)``. Masks: hidden ``M[u, v] = 1[m(u) >= m(v)]``;
     output (strict) ``M[i, v] = 1[order[i] > m(v)]``, repeated for each output block. With no
     hidden layers the single masked layer has mask ``1[order[i] > order[j]]``. For ``d = 1``

@@ -1,7 +1,8 @@
 """Masked autoregressive flow (Papamakarios et al., 2017) built from MADE conditioners.
 
-Spec: ``dp_flow.md`` §1.2 (one layer), §1.4 (stacking, order reversed between blocks),
-§1.8 (soft clamp, no BatchNorm), spec README §2 rows 13-14.
+One layer and stacking with the order reversed between blocks as in Papamakarios et al.
+(2017) and the DP-NF code of Su et al. (2023); skdp adds a soft clamp of the log-scale and
+leaves out BatchNorm (it mixes records); direction convention: :doc:`architecture`.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ class MAFLayer(Transform):
     activation : {"relu", "tanh"}, default="relu"
     alpha_clamp : float or None, default=3.0
         Soft-clamp bound ``c`` of the log-scale: ``alpha = c * tanh(a / c)`` so each layer scales
-        by at most ``exp(c)`` per coordinate (guards ``exp`` overflow under noisy DP-SGD; spec
-        §1.8 proposes 5, the issue 3; ``None`` = no clamp, the paper's code).
+        by at most ``exp(c)`` per coordinate (guards ``exp`` overflow under noisy DP-SGD;
+        ``None`` = no clamp, as in the code of Su et al. 2023).
     generator : torch.Generator, optional
         Source of the initial weights.
     zero_init_output : bool, default=False
@@ -142,12 +143,13 @@ class MAF(Flow):
     alpha_clamp : float or None, default=3.0
         Soft-clamp bound of every layer's log-scale (see :class:`MAFLayer`).
     order : {"reversed", "random"}, default="reversed"
-        How layer orders vary: ``"reversed"`` alternates ``0..d-1`` and its reverse (spec §1.4,
-        essential for expressiveness); ``"random"`` draws a fixed random permutation per layer
-        from ``generator`` at construction (never from data), kept as a buffer.
+        How layer orders vary: ``"reversed"`` alternates ``0..d-1`` and its reverse
+        (Papamakarios et al. 2017; essential for expressiveness); ``"random"`` draws a fixed
+        random permutation per layer from ``generator`` at construction (never from data),
+        kept as a buffer.
     normalization : {"none", "affine"}, default="none"
         ``"affine"`` appends an :class:`Affine` layer (identity init) after each MADE layer.
-        There is deliberately no BatchNorm/ActNorm (spec README §2 row 13).
+        There is deliberately no BatchNorm/ActNorm (they mix records or initialise from data).
     generator : torch.Generator, optional
         Source of the initial weights (and of random orders).
     zero_init_output : bool, default=False
@@ -230,7 +232,7 @@ class IAF(Flow):
     Each layer is ``InverseTransform(MAFLayer(...))``: sampling (``inverse``,
     ``sample_and_log_prob``) is one parallel pass per layer, while density evaluation
     (``forward``, ``log_prob``) needs ``d`` sequential passes per layer. This is the flow used as
-    a variational sampler (spec dp_flow.md §1.7, spec README §2 row 14).
+    a variational sampler (Kingma et al. 2016; Su et al. 2023, Section 4).
 
     Parameters
     ----------

@@ -1,7 +1,8 @@
 """Planar (Rezende & Mohamed, 2015) and orthogonal Sylvester (van den Berg et al., 2018) flows.
 
-Spec: ``expm_flow.md`` §2.3 (architecture, invertibility conditions not enforced by the paper's
-code), spec README §2 row 14: these flows are defined in the sampling direction ``z -> x``
+The sampling flows of Bridges, Tombs & Stanley (2023), whose code does not enforce the
+invertibility conditions. Under skdp's convention (:doc:`architecture`, "Flow direction")
+these flows are defined in the sampling direction ``z -> x``
 (closed form), so here that closed form is :meth:`inverse` / :meth:`inverse_and_ladj`, and the
 density direction :meth:`forward` (``x -> z``) is computed numerically.
 

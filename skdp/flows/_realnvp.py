@@ -1,6 +1,7 @@
 """RealNVP affine coupling flows (Dinh et al., 2017), without BatchNorm.
 
-Spec: ``dp_flow.md`` §1.8; spec README §2 rows 13-14 (no BatchNorm/ActNorm, one convention).
+BatchNorm is left out because it mixes the rows of a batch (unusable under DP-SGD); the
+direction convention is skdp's (:doc:`architecture`, "Flow direction").
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class RealNVP(Flow):
         Soft-clamp bound of the log-scales.
     normalization : {"none", "affine"}, default="none"
         ``"affine"`` appends an :class:`Affine` layer (identity init) after each coupling layer.
-        No BatchNorm (spec README §2 row 13; the original RealNVP uses it).
+        No BatchNorm (it mixes records; the original RealNVP uses it).
     generator : torch.Generator, optional
         Source of the initial weights.
     zero_init_output : bool, default=False

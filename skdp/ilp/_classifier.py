@@ -1,6 +1,7 @@
 """DPILPClassifier: differentially private propositional ILP (Lantz 2016 ch. 6).
 
-Spec ``lantz.md`` §4 (Zeng, Naughton, Cai, Page and Lantz 2014), errata §8 items 1-2.
+Zeng, Naughton, Cai, Page and Lantz (2014); Algorithm 4's ``beta`` counts the clauses at
+level ``i`` (the thesis prints ``k``, a typo).
 """
 
 from __future__ import annotations

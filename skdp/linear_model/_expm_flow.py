@@ -1,5 +1,5 @@
 """ExpMFlowRegressor / ExpMFlowClassifier: the exponential mechanism over the parameters of a
-bounded-output linear model, sampled by a normalizing flow (ExpM+NF; spec ``expm_flow.md``).
+bounded-output linear model, sampled by a normalizing flow (ExpM+NF; Bridges et al. 2023).
 
 This module itself does not import torch: the torch work (target, flow, reverse-KL training)
 lives in :mod:`skdp.sampling`, which is imported here (a documented L4 -> L4 exception, see
@@ -205,8 +205,8 @@ _COMMON_PARAMS_DOC = """
         Regulariser strength, ``> 0``. ``u(theta) = -(sum_i l_i + alpha r(theta))``, so the
         regulariser is inside the utility and scaled by ``epsilon / 2`` like the loss: the
         data-independent prior is ``pi ∝ exp(-epsilon alpha r / 2)`` (``alpha = 0`` would make
-        the target improper, spec E §1.5). Scale features with *public* constants: the
-        prior acts on the raw coefficients.
+        the target improper: McSherry & Talwar need a finite base measure). Scale features
+        with *public* constants: the prior acts on the raw coefficients.
     penalty : {"l2", "l1"}, default="l2"
         ``r = ||theta||_2^2`` or ``||theta||_1`` over all coefficients and the intercept.
     fit_intercept : bool, default=True
@@ -280,7 +280,7 @@ _COMMON_ATTRS_DOC = """
         ``kl_upper_bound`` (``log Z_prior - elbo``, a bound up to Monte-Carlo error),
         ``ess``/``ess_fraction`` (importance-weight effective sample size),
         ``utility_range`` ``R = epsilon n / 2``, ``max_abs_log_ratio_to_prior``
-        (``max |log q - log pi|`` over flow samples; exact ExpM has it ``<= R``, spec E §1.6),
+        (``max |log q - log pi|`` over flow samples; exact ExpM has it ``<= R``),
         ``sandwich_violated`` (that max exceeds ``R``: ``q`` is certainly not the mechanism's
         density), ``dp_distance_lower_bound`` (``max(0, max - R)``, a lower bound on
         ``sup |log q - log p|`` on this dataset), ``collapsed`` (the max exceeds ``R`` by more
@@ -302,7 +302,7 @@ _PRIVACY_NOTES = """
     squared error of a sigmoid-bounded output against a target in ``[0, 1]``, density
     ``∝ exp(epsilon u / (2 s k))`` for each of the ``k = n_release_samples`` released models.
     Neighbouring relation: add/remove one row (library default) with ``n`` public; the
-    sensitivity ``s = 1`` (Bridges et al. Thm 3.1, spec E §1.4;
+    sensitivity ``s = 1`` (Bridges et al. Thm 3.1;
     :func:`skdp.mechanisms.sensitivity.expm_squared_loss_sensitivity`) and the factor 2 hold
     under add/remove and under replace-one alike. No bound on the features is needed
     (the output is squashed). Accounting: basic composition of ``k`` pure-DP samples at
@@ -358,7 +358,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
 
     References
     ----------
-    .. [1] L. Bridges, V. Tombs, C. Stanley, "Are Normalizing Flows the Key to Unlocking
+    .. [1] R. A. Bridges, V. J. Tombs, C. B. Stanley, "Are Normalizing Flows the Key to Unlocking
        the Exponential Mechanism?" (2023).
     .. [2] F. McSherry, K. Talwar, "Mechanism Design via Differential Privacy", FOCS 2007.
 
@@ -450,7 +450,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         epsilon, _ = self._check_privacy_params()
         check_classification_targets(y)
         if self.classes is None:
-            # The label set is public metadata (spec README section 2 row 8): reading it
+            # The label set is public metadata (:doc:`privacy_guarantees`): reading it
             # off y would release which labels occur in the private rows.
             raise ValueError(
                 "ExpMFlowClassifier needs the public label set: pass "
@@ -550,7 +550,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
 
     References
     ----------
-    .. [1] L. Bridges, V. Tombs, C. Stanley, "Are Normalizing Flows the Key to Unlocking
+    .. [1] R. A. Bridges, V. J. Tombs, C. B. Stanley, "Are Normalizing Flows the Key to Unlocking
        the Exponential Mechanism?" (2023).
 
     Examples

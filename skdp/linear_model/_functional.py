@@ -122,11 +122,12 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public (spec
-    README §2 row 6). Each row is clipped to the bounds and scaled to ``[-1, 1]``; a row
-    then changes the ``d'^2 + d'`` coefficients ``[vec(X~^T X~), -2 X~^T y]`` by at most
-    ``d'^2 + 2 d'`` in L1 (:func:`skdp.mechanisms.sensitivity.functional_mechanism_sensitivity`;
-    tight). Every coefficient receives i.i.d. Laplace noise of scale
+    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public
+    (:ref:`neighbouring-relation`). Each row is clipped to the bounds and scaled to
+    ``[-1, 1]``; a row then changes the ``d'^2 + d'`` coefficients
+    ``[vec(X~^T X~), -2 X~^T y]`` by at most ``d'^2 + 2 d'`` in L1
+    (:func:`skdp.mechanisms.sensitivity.functional_mechanism_sensitivity`; tight). Every
+    coefficient receives i.i.d. Laplace noise of scale
     ``sensitivity_ / epsilon_objective``: pure ``epsilon``-DP by the Laplace mechanism,
     so ``privacy_guarantee_ = "exact"``; no accountant is needed beyond basic
     composition with the private bound estimate (``bounds_X``/``bounds_y`` ``None``).

@@ -454,7 +454,7 @@ def resolve_bounds(
     * ``"data"``: :func:`skdp.utils.validation.data_bounds` (min/max of the data, emits
       :class:`~skdp.exceptions.PrivacyLeakWarning`); nothing is charged because the
       guarantee no longer covers the bounds.
-    * ``None``: :func:`private_bounds` with ``fraction * epsilon`` (spec README §2 row 8:
+    * ``None``: :func:`private_bounds` with ``fraction * epsilon`` (skdp's default
       0.1); returns that spend, which the caller charges to ``epsilon_spent_`` and
       subtracts from what remains for the estimator. With ``epsilon=inf`` (privacy
       off) the data min/max are used without a warning and nothing is spent

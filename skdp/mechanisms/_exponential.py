@@ -88,7 +88,7 @@ def exponential_mechanism(utilities, *, epsilon, sensitivity, rng, log_base_meas
 
     ε-DP whenever every utility changes by at most ``sensitivity`` between
     neighbouring datasets (under the caller's relation) and the base measure ``μ`` is
-    data-independent (Lantz 2016 Thm 2.6 with exponent ``ε / (2Δ)``, spec README S5).
+    data-independent (McSherry & Talwar 2007; Lantz 2016 Thm 2.6 with exponent ``ε / (2Δ)``).
     Sampled exactly in log space with the Gumbel-max trick: ``argmax_i(log w_i + G_i)``
     with i.i.d. standard Gumbel ``G_i``; utilities as large as ``±1e300`` and ``-inf``
     log-measures are handled. ``epsilon=inf`` picks uniformly among the maximisers
@@ -123,7 +123,7 @@ def exponential_mechanism(utilities, *, epsilon, sensitivity, rng, log_base_meas
 def subsampled_exponential_mechanism(
     sample_candidates, utility, *, m, epsilon, sensitivity, rng, replace=True
 ):
-    """Subsampled exponential mechanism (SSEM; Lantz 2016 ch. 8, spec ``lantz.md`` §6.1).
+    """Subsampled exponential mechanism (SSEM; Lantz 2016 ch. 8; Lantz, Boyd & Page 2015).
 
     Draws ``m`` candidates from a **data-independent** base distribution with
     ``sample_candidates(m, rng)`` and selects one of them with the exponential
@@ -134,8 +134,9 @@ def subsampled_exponential_mechanism(
     neighbouring datasets. This is Thm 8.2 (stated there as ``2εΔ``-DP for weights
     ``exp(ε q)``), rescaled so that ``epsilon`` is the total guarantee; the proof only
     needs the candidate draw to be data-independent, so it holds with duplicates
-    (spec §8 item 5) and for sampling without replacement (§6.1). Exact
-    enumeration on small instances confirms it (spec README S6). The guarantee is
+    (counted with multiplicity; the proof's ``I[z* in Z]`` ignores them) and for
+    sampling without replacement; skdp's tests confirm it by exact enumeration on small
+    instances. The guarantee is
     *not* that of the exponential mechanism over the whole base distribution: with
     replacement the output law differs from it, but the privacy bound is the same.
 
@@ -196,7 +197,7 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
 
     ``b = sensitivity / epsilon`` when the utilities are *monotone* (between neighbours
     they all move in the same direction, e.g. counts under add/remove: Dwork & Roth 2014,
-    Claim 3.9; spec ``dp_gan.md`` §6.9), else ``b = 2 sensitivity / epsilon``. Either way
+    Claim 3.9), else ``b = 2 sensitivity / epsilon``. Either way
     ε-DP (exact) for utilities whose change between neighbouring datasets is at most
     ``sensitivity``. For peeling (top-k), call it ``k`` times with ``exclude`` holding
     the indices already chosen and ``epsilon / k`` each (sequential composition).

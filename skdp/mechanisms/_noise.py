@@ -278,8 +278,8 @@ def two_sided_geometric(size, *, alpha, rng=None, secure_mode=False):
     """Two-sided geometric noise ``G(alpha)`` (Ghosh et al. 2009; Lantz 2016 eq. 2.4).
 
     Integer noise with pmf ``P(k) = ((1 - r) / (1 + r)) r^{|k|}``, ``r = exp(-alpha)``
-    (the discrete Laplace law of scale ``1 / alpha``). ``alpha`` is the *inverse* scale
-    (spec README §4 item 13): larger ``alpha`` means less noise; ``alpha = epsilon /
+    (the discrete Laplace law of scale ``1 / alpha``). ``alpha`` is the *inverse* scale:
+    larger ``alpha`` means less noise; ``alpha = epsilon /
     sensitivity`` gives an ε-DP integer mechanism (Lantz 2016, Thm 6.1).
     ``alpha=inf`` gives zeros.
 

@@ -7,10 +7,11 @@
 * :func:`make_dp_scorer`: scorers for ``cross_val_score``, ``cross_validate`` and
   ``GridSearchCV``; :func:`cv_privacy_spend`: the total ``(epsilon, delta)`` of such a run.
 
-Neighbouring relation of the scorers: replace one row, the number of rows public (spec
-README §2 row 6). numpy/scipy/scikit-learn only (no torch).
+Neighbouring relation of the scorers: replace one row, the number of rows public
+(:ref:`neighbouring-relation`). numpy/scipy/scikit-learn only (no torch).
 
-Synthetic-data utility metrics (spec ``dp_gan.md`` §4.1; non-private evaluation helpers
+Synthetic-data utility metrics (Beaulieu-Jones et al. 2019; Torfi et al. 2022; non-private
+evaluation helpers
 that read real data, never part of a release): :func:`dimension_wise_statistics`,
 :func:`dimension_wise_probability`, :func:`dimension_wise_prediction`,
 :func:`correlation_distance`, :func:`correlation_similarity`,

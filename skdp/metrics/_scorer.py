@@ -1,6 +1,7 @@
 """DP scorers for scikit-learn model selection and the privacy spend of a CV / grid search.
 
-Spec: ``lantz.md`` §0 item 7, spec README §2 row 20.
+Composition: sequential over candidates scored on the same rows, parallel over disjoint
+folds (McSherry 2009); relations: :ref:`neighbouring-relation`.
 """
 
 from __future__ import annotations
@@ -233,7 +234,7 @@ def make_dp_scorer(
     rows scored, their number public; pure ``epsilon``-DP with ``delta=0``, otherwise
     ``(epsilon, delta)``-DP; exact guarantee) -- see :func:`dp_roc_auc_score`.
 
-    Accounting across model selection (skdp spec ``lantz.md`` §0 item 7): the
+    Accounting across model selection (McSherry 2009, parallel composition): the
     test folds of one cross-validation are disjoint, so one candidate's calls compose in
     **parallel** (one ``(epsilon, delta)`` per candidate); candidates of a grid are scored
     on the same rows, so they compose **sequentially**. :func:`cv_privacy_spend` (or

@@ -1,4 +1,4 @@
-"""Utility metrics for synthetic data (spec ``dp_gan.md`` §4.1).
+"""Utility metrics for synthetic data (Beaulieu-Jones et al. 2019; Torfi et al. 2022).
 
 These compare synthetic records with *real* ones. They are **not** private: they read the
 real data without noise, so they are evaluation tools for benchmarks and for a data holder
@@ -9,9 +9,10 @@ into numbers by :func:`numeric_view`: numeric and boolean columns as they are, o
 columns one-hot over the levels seen in either table (fine here: nothing is released).
 
 * :func:`dimension_wise_statistics`, :func:`dimension_wise_probability`
-* :func:`dimension_wise_prediction` (003 §V-D)
-* :func:`correlation_distance`, :func:`correlation_similarity` (002 Fig. 2)
-* :func:`maximum_mean_discrepancy` (003 §V-D)
+* :func:`dimension_wise_prediction` (Torfi et al. 2022, §V-D)
+* :func:`correlation_distance`, :func:`correlation_similarity` (Beaulieu-Jones et al. 2019,
+  Fig. 2)
+* :func:`maximum_mean_discrepancy` (Torfi et al. 2022, §V-D)
 * :func:`marginal_total_variation` (1- and 2-way)
 * :func:`tstr_score` (train on synthetic, test on real, any scikit-learn estimator)
 """
@@ -94,7 +95,7 @@ def numeric_view(X_real, X_syn):
 
 
 def dimension_wise_statistics(X_real, X_syn):
-    """Per-column mean, median and standard deviation of both tables (002 Fig. 1).
+    """Per-column mean, median and SD of both tables (Beaulieu-Jones et al. 2019, Fig. 1).
 
     Returns
     -------
@@ -120,7 +121,8 @@ def dimension_wise_statistics(X_real, X_syn):
 
 def dimension_wise_probability(X_real, X_syn):
     """Column means (probabilities for binary columns) of both tables, with their Pearson
-    correlation and RMSE across columns (MedGAN/003 "dimension-wise probability").
+    correlation and RMSE across columns ("dimension-wise probability" of MedGAN and of
+    Torfi et al. 2022).
 
     Returns
     -------
@@ -154,10 +156,10 @@ def dimension_wise_probability(X_real, X_syn):
 def dimension_wise_prediction(
     X_syn, X_test, *, columns=None, top_k=10, estimator=None, X_train=None, random_state=0
 ):
-    """Dimension-wise prediction F1 (003 §V-D): predict each binary column from the others.
+    """Dimension-wise prediction F1 (Torfi et al. 2022, §V-D): each binary column from the rest.
 
     For each chosen binary column ``k``, a classifier is trained on the synthetic table
-    (features: the other chosen columns, as in 003's code) and scored with F1 on the real
+    (features: the other chosen columns, as in Torfi et al.'s code) and scored with F1 on the real
     test table. With ``X_train``, the same is done on real training data as a reference.
 
     Parameters
@@ -274,7 +276,8 @@ def correlation_distance(X_real, X_syn, *, norm="frobenius"):
 
 def correlation_similarity(X_real, X_syn):
     """Spearman correlation between the strict upper triangles of the two Pearson
-    correlation matrices, and its p-value (002 Fig. 2: 630 pairs for 36 columns).
+    correlation matrices, and its p-value (Beaulieu-Jones et al. 2019, Fig. 2: 630 pairs for
+    36 columns).
 
     Returns
     -------
@@ -291,10 +294,10 @@ def correlation_similarity(X_real, X_syn):
 
 
 def maximum_mean_discrepancy(X_real, X_syn, *, max_samples=10000, random_state=0):
-    """Gaussian-kernel MMD between the tables (003 §V-D; lower is better).
+    """Gaussian-kernel MMD between the tables (Torfi et al. 2022, §V-D; lower is better).
 
     Kernel ``exp(-||x - y||^2 / (2 s))`` with ``s`` the mean squared distance between
-    pairs of real rows (003's code); biased estimator; returns ``sqrt(max(MMD^2, 0))``.
+    pairs of real rows (Torfi et al.'s code); biased estimator; returns ``sqrt(max(MMD^2, 0))``.
     Each table is subsampled to ``max_samples`` rows.
 
     Examples
@@ -404,7 +407,7 @@ def marginal_total_variation(X_real, X_syn, *, way=1, bins=10, max_pairs=None, r
 def tstr_score(
     estimator, X_syn, y_syn, X_test, y_test, *, scoring="roc_auc", X_train=None, y_train=None
 ):
-    """Train on synthetic, test on real (002 Fig. 4, 003 Tables IV-VI).
+    """Train on synthetic, test on real (Beaulieu-Jones et al. 2019; Torfi et al. 2022).
 
     ``estimator`` (any scikit-learn estimator; cloned) is fitted on ``(X_syn, y_syn)`` and
     scored on the real ``(X_test, y_test)`` with the scorer named ``scoring``

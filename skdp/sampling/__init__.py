@@ -7,7 +7,7 @@
   estimators built on it are :class:`skdp.linear_model.ExpMFlowClassifier` and
   :class:`skdp.linear_model.ExpMFlowRegressor`.
 * :class:`DPFlowVI`: DP variational inference with a normalizing flow (DP-NF-VI), and
-  :func:`gaussian_divergence` / :func:`gaussian_divergence_profile` (the DP-NF paper's §4.3).
+  :func:`gaussian_divergence` / :func:`gaussian_divergence_profile` (Su et al. 2023, §4.3).
 """
 
 from skdp.sampling._expm import (

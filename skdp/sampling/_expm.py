@@ -1,7 +1,7 @@
 """The exponential mechanism over the parameters of a bounded-output linear model, sampled by a
-normalizing flow trained by reverse KL (ExpM+NF, Bridges et al.; spec ``expm_flow.md``).
+normalizing flow trained by reverse KL (ExpM+NF, Bridges, Tombs & Stanley 2023).
 
-Target (spec E §1.2, §1.7; spec README §2 row 7, §3 S5):
+Target (Bridges et al. 2023, Sec. 3; McSherry & Talwar 2007):
 
 ``log p~(theta) = (epsilon / (2 s)) * u(theta),  u(theta) = -(sum_i l_i(theta) + alpha r(theta))``
 
@@ -9,7 +9,7 @@ with ``l_i = (sigmoid(x_i^T w + b) - y_i)^2`` for ``y_i`` in ``[0, 1]`` (targets
 public bounds), so ``l_i`` is in ``[0, 1]`` and ``s = 1`` (Thm 3.1, under add/remove *and*
 replace-one; :func:`skdp.mechanisms.sensitivity.expm_squared_loss_sensitivity`), and
 ``r = ||theta||_2^2`` or ``||theta||_1`` (data independent; ``alpha > 0`` keeps the target
-proper, spec E §1.5). ``epsilon`` here is the budget of **one** released sample.
+proper). ``epsilon`` here is the budget of **one** released sample.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class ExpMLinearTarget:
         ``theta`` has ``d + 1`` coordinates, the last one the intercept (penalised too).
     data_batch_size : int or None, default=None
         During training, estimate the summed loss from a random batch of this many rows,
-        scaled by ``n / b`` (unbiased, spec E §5 row 11). Diagnostics always use all rows.
+        scaled by ``n / b`` (unbiased). Diagnostics always use all rows.
     generator : torch.Generator, optional
         Source of the data batches.
 
@@ -166,7 +166,7 @@ class ExpMLinearTarget:
         return math.sqrt(0.5 / c) if self.penalty == "l2" else math.sqrt(2.0) / c
 
     def utility_range(self):
-        """``R = epsilon * n * l_max / (2 s)`` with ``l_max = 1`` (spec E §1.6)."""
+        """``R = epsilon * n * l_max / (2 s)`` with ``l_max = 1`` (see :func:`expm_diagnostics`)."""
         return self.beta * self.n
 
     # -- Laplace approximation ---------------------------------------------------------------
@@ -213,7 +213,7 @@ def expm_diagnostics(flow, target, *, n_samples=2048, generator=None) -> dict:
     """Fit of a sampling flow ``q`` to the ExpM target ``p`` (see :func:`fit_expm_flow`).
 
     :func:`skdp.sampling.importance_diagnostics` (full data, ``kl_upper_bound`` from
-    ``log Z <= log Z_prior``) plus the utility-range sandwich of spec E §1.6: exact ExpM has
+    ``log Z <= log Z_prior``) plus the utility-range sandwich: exact ExpM has
     ``|log p(theta) - log pi(theta)| <= R = epsilon n / (2 s)`` everywhere, so a larger
     ``max |log q - log pi|`` over flow samples proves ``q`` is not the mechanism's density.
     Uses ``generator`` for two draws of ``n_samples`` (importance weights, then the sandwich).
@@ -286,8 +286,8 @@ def fit_expm_flow(
         ``samples`` (ndarray ``(n_release, D)``), ``flow`` (trained, eval mode),
         ``diagnostics`` (dict: :func:`skdp.sampling.importance_diagnostics` plus
         ``utility_range`` ``R``, ``max_abs_log_ratio_to_prior`` (over flow samples),
-        ``sandwich_violated`` (that max ``> R``: ``q`` is certainly not the ExpM density, spec
-        E §1.6), ``dp_distance_lower_bound`` (``max(0, that max - R)``, a lower bound on
+        ``sandwich_violated`` (that max ``> R``: ``q`` is certainly not the ExpM density),
+        ``dp_distance_lower_bound`` (``max(0, that max - R)``, a lower bound on
         ``sup |log q - log p|`` for this dataset), ``collapsed`` (that max ``> R +``
         :data:`SANDWICH_SLACK` or ESS fraction ``<`` :data:`MIN_ESS_FRACTION`)),
         ``history`` (losses).

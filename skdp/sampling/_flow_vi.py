@@ -1,12 +1,12 @@
 """DPFlowVI: differentially private variational inference with normalizing flows (DP-NF-VI).
 
-Spec ``dp_flow.md`` §4.1-4.6, §5.5-5.6 as superseded by the spec README (§2 rows 1, 2, 10-15,
-18, 21; §4 item 6): the estimator lives in :mod:`skdp.sampling`, has ``log_prob(theta)`` and
+DP-NF-VI of Su, Wang, Schiavazzi & Liu (2023), Section 4 (Algorithm 2). The estimator
+lives in :mod:`skdp.sampling`, has ``log_prob(theta)`` and
 no ``score``/``score_samples``, uses no BatchNorm (``normalization="affine"`` replaces the
 paper's BN), and trains the flow's sampling direction (``inverse_and_ladj``) with the shared
 DP-SGD engine of :mod:`skdp.training`.
 
-Also here: the closed-form Gaussian divergence profiles of the paper's §4.3
+Also here: the closed-form Gaussian divergence profiles of Su et al. (2023), §4.3
 (:func:`gaussian_divergence`, :func:`gaussian_divergence_profile`).
 """
 
@@ -81,7 +81,7 @@ class GaussianLocationLogLik:
 
 
 class NonlinearRepeatedMeasuresLogLik:
-    """Per-subject log-likelihood of the simulated nonlinear model (spec ``dp_flow.md`` §5.5).
+    """Per-subject log-likelihood of the simulated nonlinear model (Su et al. 2023, §4.2).
 
     ``log N_5(x_i; f(w_i, beta) 1, sigma^2 I + sigma0^2 1 1^T)`` with
     ``f(w, beta) = beta0 + exp(beta1 w1) + log(w2 + exp(beta2)) + beta3 exp(w3)
@@ -339,7 +339,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     n_mc : int, default=100
         Monte Carlo draws ``m`` of ``z0`` per step (shared by the step's records).
     flow : {"iaf", "maf", "realnvp", "planar"}, default="iaf"
-        Flow family. ``"iaf"`` samples in one parallel pass (the paper's VI flow, spec §1.7);
+        Flow family. ``"iaf"`` samples in one parallel pass (the paper's VI flow);
         :meth:`log_prob` is then sequential.
     n_layers : int, default=1
         Flow layers (the paper's "Reg DP-VI": 1 MADE block).
@@ -348,7 +348,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     normalization : {"affine", "none"}, default="affine"
         ``"affine"`` ends the sampling direction with a learnable elementwise location-scale
         map ``theta = loc + exp(log_scale) * F(z)`` (identity initialisation, never
-        data-driven); it replaces the paper's BatchNorm (spec README §2 row 13) and lets the
+        data-driven); it replaces the paper's BatchNorm (which mixes records) and lets the
         flow reach posterior locations and scales far from those of ``N(0, I)``.
     optimizer : {"rmsprop", "adam", "sgd"}, default="rmsprop"
     learning_rate : float, default=0.01
@@ -358,8 +358,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         ``"per_record_full"``: each record's gradient of its whole term ``l_i`` is clipped
         and noised (the paper's Algorithm 2). ``"likelihood_only"``: only the likelihood
         part is clipped and noised; the exact gradient of the data-free part (entropy and
-        prior, weight ``1/n``) is added afterwards (spec §4.4; same privacy, since that
-        part does not touch the data).
+        prior, weight ``1/n``) is added afterwards (same privacy: post-processing, since
+        that part does not touch the data).
     accountant : {"rdp", "gdp_clt"}, default="rdp"
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
@@ -400,21 +400,21 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     -----
     **Privacy.** Neighbouring datasets differ by adding or removing one record (one privacy
     unit: for repeated measures, one subject with all its rows); ``n`` is treated as public,
-    since the per-record terms carry ``1/n`` weights (spec §2.4 H13). Mechanism: ``n_iter``
-    steps of the Poisson-subsampled Gaussian mechanism: each sampled record's gradient of
-    its own term ``l_i`` (with ``privatize="likelihood_only"``: of its likelihood part) is
-    clipped to L2 norm ``max_grad_norm`` -- the L2 sensitivity of the summed gradient under
-    add/remove -- ``N(0, sigma^2 C^2 I)`` is added once to the sum and the result is divided
-    by the expected batch size ``q n``. The MC draws ``z0``, the entropy and prior terms are
-    independent of the data (their exact gradient may be added by post-processing). The
-    flow has no BatchNorm or other cross-record layer, and ``log_lik`` must not mix
-    records. Accountant: RDP of the subsampled Gaussian (a proven bound, ``"exact"``);
-    ``"gdp_clt"`` is the paper's CLT approximation (``"approximate"``). What is released:
-    the flow's parameters, hence :meth:`sample` and :meth:`log_prob` (post-processing).
-    The fitted object keeps no un-noised statistic of the data (no training loss or ELBO
-    of a private fit, no realised batch sizes). :meth:`elbo` evaluates whatever data it is
-    given; calling it on the private data and publishing the value is a further release
-    that is not covered by ``epsilon``.
+    since the per-record terms carry ``1/n`` weights (:ref:`neighbouring-relation`).
+    Mechanism: ``n_iter`` steps of the Poisson-subsampled Gaussian mechanism: each sampled
+    record's gradient of its own term ``l_i`` (with ``privatize="likelihood_only"``: of its
+    likelihood part) is clipped to L2 norm ``max_grad_norm`` -- the L2 sensitivity of the
+    summed gradient under add/remove -- ``N(0, sigma^2 C^2 I)`` is added once to the sum and
+    the result is divided by the expected batch size ``q n``. The MC draws ``z0``, the
+    entropy and prior terms are independent of the data (their exact gradient may be added
+    by post-processing). The flow has no BatchNorm or other cross-record layer, and
+    ``log_lik`` must not mix records. Accountant: RDP of the subsampled Gaussian (a proven
+    bound, ``"exact"``); ``"gdp_clt"`` is the paper's CLT approximation (``"approximate"``).
+    What is released: the flow's parameters, hence :meth:`sample` and :meth:`log_prob`
+    (post-processing). The fitted object keeps no un-noised statistic of the data (no
+    training loss or ELBO of a private fit, no realised batch sizes). :meth:`elbo` evaluates
+    whatever data it is given; calling it on the private data and publishing the value is a
+    further release that is not covered by ``epsilon``.
 
     **Accuracy.** Clipping and noise inflate the variational variances; with the free
     energy (KL(q||p)) as loss the inflated optimum also distorts the correlations (paper
@@ -426,7 +426,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] X. Su, Y. Wang, D. Schiavazzi, F. Liu, "Differentially Private Normalizing Flows
+    .. [1] B. Su, Y. Wang, D. E. Schiavazzi, F. Liu, "Differentially Private Normalizing Flows
        for Density Estimation, Data Synthesis, and Variational Inference with Application
        to Electronic Health Records", 2023 (Sections 4.1-4.3, Algorithm 2).
     .. [2] D. Rezende, S. Mohamed, "Variational Inference with Normalizing Flows", ICML 2015.
@@ -847,13 +847,13 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
 
 def paper_reg_dp_vi(**overrides):
-    """:class:`DPFlowVI` with the paper's "Reg DP-VI" settings (Table 9, spec §1.6, §5.5).
+    """:class:`DPFlowVI` with the paper's "Reg DP-VI" settings (Su et al. 2023, Table 9).
 
     1 MADE block with 10 hidden units, m = 1000 MC draws, q = 500/6000 (``batch_size=500``
     for the paper's n = 6000), RMSprop with learning rate 0.01 and decay 0.999, T = 8000,
     C = 10, and the likelihood of the simulated nonlinear model
     (:class:`NonlinearRepeatedMeasuresLogLik`). Deviation: the paper's BatchNorm layer is
-    replaced by a learnable affine layer (``normalization="affine"``; spec README §2 row 13).
+    replaced by a learnable affine layer (``normalization="affine"``; BatchNorm mixes records).
 
     Parameters
     ----------
@@ -892,7 +892,7 @@ def paper_reg_dp_vi(**overrides):
     return DPFlowVI(**params)
 
 
-# ----------------------------------------------------- §4.3 divergence profiles
+# -------------------------------------- divergence profiles (Su et al. 2023, §4.3)
 _METRICS = ("kl", "reverse_kl", "w2", "l1")
 
 
@@ -937,7 +937,7 @@ def _l1_distance(lp, lm, mp, mm, n_nodes=2001):
 
 
 def gaussian_divergence(rho, sigma, *, rho0=0.0, sigma0=1.0, metric="kl"):
-    """Divergence between two equicorrelated bivariate Gaussians (paper §4.3, spec §4.6).
+    """Divergence between two equicorrelated bivariate Gaussians (Su et al. 2023, §4.3).
 
     Target ``p = N(0, Sigma0)``, ``Sigma0 = sigma0^2[(1 - rho0)I + rho0 11^T]``;
     approximation ``q = N(0, Sigma)``, ``Sigma = sigma^2[(1 - rho)I + rho 11^T]``. Both share

@@ -29,7 +29,7 @@ def build_sampling_flow(
     box=None,
     generator: torch.Generator | None = None,
 ) -> Flow:
-    """Affine + Householder-Sylvester flow for sampling ``theta`` (spec E §5 row 9).
+    """Affine + Householder-Sylvester flow for sampling ``theta`` (after Bridges et al. 2023).
 
     Sampling direction: ``z ~ N(0, I)`` -> ``n_flows`` :class:`skdp.flows.Sylvester` layers
     (invertibility enforced, initialised near the identity) -> :class:`CholeskyAffine`
@@ -94,8 +94,8 @@ def fit_reverse_kl(
     """Train ``flow`` by Monte-Carlo reverse KL against an unnormalised log-density.
 
     Minimises ``mean_i [log q(theta_i) - log p~(theta_i)]`` over ``theta_i = g(z_i)``,
-    ``z_i ~ N(0, I)`` fresh each step (spec E §2.1; the ``log p_z`` term is kept, so the value
-    is ``KL(q || p) - log Z``), with Adam.
+    ``z_i ~ N(0, I)`` fresh each step (Bridges et al. 2023, Sec. 2.2; the ``log p_z`` term is
+    kept, so the value is ``KL(q || p) - log Z``), with Adam.
 
     Parameters
     ----------

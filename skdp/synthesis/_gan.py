@@ -1,9 +1,8 @@
 """DPGANSynthesizer: DP AC-GAN (Beaulieu-Jones et al.) and RDP-CGAN (Torfi et al.) in one estimator.
 
-Spec ``dp_gan.md`` §0, §3, §6.1-6.12, §7, §9 as superseded by the spec README (§2 rows 1,
-8-13, 18-21; §4 item 7). Only the modules that read private rows (the critic and, with
-``autoencoder=True``, the autoencoder) are trained with the DP-SGD engine
-(:mod:`skdp.training`); the generator is post-processing of the private critic.
+The class Notes list where skdp departs from the papers. Only the modules that read private
+rows (the critic and, with ``autoencoder=True``, the autoencoder) are trained with the DP-SGD
+engine (:mod:`skdp.training`); the generator is post-processing of the private critic.
 """
 
 from __future__ import annotations
@@ -31,18 +30,18 @@ from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["DPGANSynthesizer"]
 
-#: Share of epsilon spent on a private estimate of missing bounds (spec README §2 row 8).
+#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
 BOUNDS_FRACTION = 0.1
-#: Share of epsilon spent on the DP class prior (spec dp_gan.md §6.2 ``budget_split``).
+#: Share of epsilon spent on the DP class prior (skdp's default).
 PRIOR_FRACTION = 0.05
-#: Share of epsilon spent on DP checkpoint selection (spec dp_gan.md §6.2, 002: 0.5 / 2.5).
+#: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
 SELECTION_FRACTION = 0.2
-#: Rows generated per batch in ``sample`` (spec §6.10).
+#: Rows generated per batch in ``sample``.
 _SAMPLE_CHUNK = 4096
 _STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
 
 _PRESETS = {
-    # Beaulieu-Jones et al. (2019), spec dp_gan.md §1, §6.12 (conv2d over the 3 x 12 grid is
+    # Beaulieu-Jones et al. (2019) (conv2d over the 3 x 12 grid is
     # replaced by conv1d over 3 channels x 12 visits; Poisson sampling replaces the paper's
     # with-replacement draws; declared bounds scale the data to [0, 1]).
     "sprint_acgan": dict(
@@ -70,7 +69,7 @@ _PRESETS = {
         selection_scorers=("logistic_regression", "random_forest"),
         integer_rounding="floor",
     ),
-    # Torfi et al. (2022), spec dp_gan.md §2, §6.12 (sigma calibrated: the paper gives none).
+    # Torfi et al. (2022) (sigma calibrated: the paper gives none).
     "rdp_cgan": dict(
         architecture="conv1d",
         autoencoder=True,
@@ -98,7 +97,7 @@ def _is_dataframe(X) -> bool:
 class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     """Differentially private GAN synthesizer for tabular (and longitudinal) data.
 
-    One estimator covers both papers of spec ``dp_gan.md`` as options: a DP AC-GAN
+    One estimator covers two papers as options: a DP AC-GAN
     (``conditional="acgan"``, ``loss="gan"``; Beaulieu-Jones et al.) and RDP-CGAN (a
     DP-trained convolutional autoencoder whose decoder maps generator codes to records, and
     a WGAN critic; ``autoencoder=True``, ``loss="wgan"``; Torfi et al.). Use
@@ -142,7 +141,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     code_dim : int, default=128
     latent_dim : int, default=100
     latent_distribution : {"normal", "uniform"}, default="normal"
-        ``N(0, I)`` (003) or ``U(-1, 1)`` (002).
+        ``N(0, I)`` ([2]) or ``U(-1, 1)`` ([1]).
     loss : {"wgan", "gan"}, default="wgan"
         WGAN critic (critic minimises ``D(fake) - D(real)``, generator ``-D(fake)``) or the
         non-saturating GAN (binary cross-entropy with logits).
@@ -154,7 +153,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         ``loss="gan"``; ``None`` disables it.
     conditional : {None, "acgan"}, default=None
         ``"acgan"``: ``fit`` needs ``y``; the critic gets an auxiliary classifier head and
-        the generator a label input (AC-GAN). Use it with ``loss="gan"`` as in paper 002:
+        the generator a label input (AC-GAN). Use it with ``loss="gan"`` as in [1]:
         with the WGAN critic's weight clipping the auxiliary head stays weak and, in our
         benchmark runs, the label-feature relation was learned poorly (even reversed).
     classes : None, "data" or array-like, default=None
@@ -164,13 +163,13 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         Label distribution of the fake rows: Laplace-noised class counts at
         ``0.05 * epsilon`` (``"dp"``), uniform, or a public user prior. Never real labels.
     label_embedding : {"concat", "multiply"}, default="concat"
-        How the generator takes the label: ``[z, one_hot(c)]`` or ``z * Embedding(c)`` (002).
+        How the generator takes the label: ``[z, one_hot(c)]`` or ``z * Embedding(c)`` ([1]).
     aux_loss_weight : float, default=1.0
     clip_fake_gradients : bool, default=True
         Also clip each fake row's critic gradient to ``max_grad_norm`` (balances the real
         and fake sides; not needed for privacy).
     checkpoint_selection : {None, "noisy_topk"}, default=None
-        Paper 002's DP checkpoint selection (needs ``conditional="acgan"``): snapshots of the
+        The DP checkpoint selection of [1] (needs ``conditional="acgan"``): snapshots of the
         generator at ``n_checkpoints`` evenly spaced steps are scored by the number of
         private training rows that a classifier trained on their synthetic rows labels
         correctly, and the top ``selection_top_k`` per scorer are chosen by report-noisy-max
@@ -179,7 +178,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     n_checkpoints : int, default=10
     selection_top_k : int, default=5
     selection_scorers : tuple, default=("logistic_regression",)
-        Any of ``"logistic_regression"`` and ``"random_forest"`` (002 used both).
+        Any of ``"logistic_regression"`` and ``"random_forest"`` ([1] used both).
     selection_n_samples : int, default=1000
         Synthetic rows generated to train each selection scorer.
     epochs : float, default=50
@@ -195,7 +194,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     betas : tuple of float, default=(0.5, 0.999)
         Adam betas of all three optimizers.
     integer_rounding : {"round", "floor"}, default="round"
-        How integer columns are decoded (002 floors).
+        How integer columns are decoded ([1] floors).
     accountant : {"rdp", "gdp_clt"}, default="rdp"
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
@@ -273,11 +272,11 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     privacy for people with several rows).
 
     Deviations from the papers: Poisson sampling (both used other samplers), declared
-    bounds scale the data to [0, 1] (002 used raw values), noise once per step on the
-    sum (003's algorithm adds it per micro-batch, its code under-noises), no BatchNorm in
-    the critic (003), GroupNorm instead of BatchNorm in the generator, no dropout in the
-    critic (002), conv1d instead of 002's conv2d, and the classic-conversion epsilon of
-    002 is reported with the tighter improved conversion.
+    bounds scale the data to [0, 1] ([1] used raw values), noise once per step on the
+    sum ([2]'s algorithm adds it per micro-batch, its code under-noises), no BatchNorm in
+    the critic ([2]), GroupNorm instead of BatchNorm in the generator, no dropout in the
+    critic ([1]), conv1d instead of [1]'s conv2d, and the classic-conversion epsilon of
+    [1] is reported with the tighter improved conversion.
 
     References
     ----------
@@ -439,7 +438,8 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------ presets
     @classmethod
     def from_paper(cls, name, **overrides):
-        """An estimator configured as in one of the two papers (spec ``dp_gan.md`` §6.12).
+        """An estimator configured as in one of the two papers (Beaulieu-Jones et al. 2019;
+        Torfi et al. 2022).
 
         Parameters
         ----------
@@ -771,7 +771,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
 
     # -------------------------------------------------------- checkpoint selection
     def _select(self, run, checkpoints, Z, codes, eps_sel, streams):
-        """Report-noisy-max peeling over the checkpoints (spec dp_gan.md §6.9)."""
+        """Report-noisy-max peeling over the checkpoints (Beaulieu-Jones et al. 2019, corrected)."""
         from sklearn.ensemble import RandomForestClassifier
         from sklearn.linear_model import LogisticRegression
 

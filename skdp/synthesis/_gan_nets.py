@@ -1,4 +1,4 @@
-"""Torch networks of :class:`~skdp.synthesis.DPGANSynthesizer` (spec ``dp_gan.md`` §6.4).
+"""Torch networks of :class:`~skdp.synthesis.DPGANSynthesizer` (after Torfi et al. 2022, §IV-C).
 
 Modules that see real rows (critic, encoder, decoder during autoencoder pre-training) are
 per-record: no BatchNorm, only GroupNorm (a per-record normalisation) or nothing, so that
@@ -29,12 +29,12 @@ __all__ = [
     "conv_plan",
 ]
 
-#: Channel multipliers of the five conv blocks (spec §6.4: 16, 32, 64, 128, 128 at width 16).
+#: Channel multipliers of the five conv blocks (16, 32, 64, 128, 128 at width 16).
 _CONV_MULT = (1, 2, 4, 8, 8)
 
 
 def conv_plan(length: int, n_blocks: int = 5) -> tuple[int, list[bool], list[int]]:
-    """Down-sampling plan of the conv1d trunk (spec §6.4).
+    """Down-sampling plan of the conv1d trunk (five blocks, as in Torfi et al. 2022).
 
     Block ``i`` halves the length (``Conv1d(k=4, s=2, p=1)``) while the current length is
     at least 8, otherwise keeps it (``Conv1d(k=3, s=1, p=1)``). The input is zero-padded
@@ -121,7 +121,7 @@ class _ConvTrunk(nn.Module):
 
 
 class ConvCritic(nn.Module):
-    """1-D conv critic/discriminator: trunk -> Linear(1 + n_classes) (spec §6.4)."""
+    """1-D conv critic/discriminator: trunk -> Linear(1 + n_classes)."""
 
     def __init__(self, in_channels: int, length: int, width: int, n_classes: int = 0):
         super().__init__()
@@ -183,7 +183,7 @@ class ConvDecoder(nn.Module):
 
 
 class MLPCritic(nn.Module):
-    """``[Linear -> LeakyReLU(0.2)] x 2 -> Linear(1 + n_classes)`` (spec §6.4 ``mlp``)."""
+    """``[Linear -> LeakyReLU(0.2)] x 2 -> Linear(1 + n_classes)``."""
 
     def __init__(self, in_features: int, hidden: int, n_classes: int = 0):
         super().__init__()
@@ -231,7 +231,7 @@ class MLPDecoder(nn.Module):
 
 
 class CodeGenerator(nn.Module):
-    """003's generator: latent ``(latent, 1)`` -> 1-D transposed convs -> Tanh code.
+    """Generator of Torfi et al. (2022): ``(latent, 1)`` -> 1-D transposed convs -> Tanh code.
 
     ``ConvTranspose1d(k4, s1, p0)`` to length 4, then ``ConvTranspose1d(k4, s2, p1)``
     blocks (channels halving, GroupNorm + LeakyReLU(0.2)) until the length reaches
@@ -267,7 +267,7 @@ class CodeGenerator(nn.Module):
 class ConditionalGenerator(nn.Module):
     """Wraps a generator body with the AC-GAN label input.
 
-    ``label_embedding="multiply"``: ``h = z * Embedding(c)`` (paper 002);
+    ``label_embedding="multiply"``: ``h = z * Embedding(c)`` (Beaulieu-Jones et al. 2019);
     ``"concat"``: ``h = [z, one_hot(c)]``. Unconditional when ``n_classes == 0``.
     """
 

@@ -46,7 +46,7 @@ def lei_n_bins(n_samples, n_dims):
     """Number of equal-width bins per numeric attribute from Lei's (2011) heuristic.
 
     ``k = ceil(1 / h)`` with ``h = (log(n) / n) ** (1 / (d + 1))`` (natural log), the
-    rule Vinterbo's projected histograms use (spec ``lantz.md`` §1.1 step 1). It
+    rule Vinterbo's projected histograms use (Lei 2011; Vinterbo 2012). It
     depends only on the public ``n`` and the dimension ``d``.
 
     Examples
@@ -190,7 +190,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.
     max_cells : int, default=10**7
         Histograms with at most this many cells are noised densely; larger ones use the
-        exact sparse sampler (spec ``lantz.md`` §1.1).
+        exact sparse sampler (see Notes).
     max_survivors : int, default=10**7
         The sparse sampler refuses (``ValueError``) when noise alone is expected to
         lift more than this many cells over the threshold. The decision uses public
@@ -715,7 +715,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         return logp
 
     def score(self, X, y=None):
-        """Mean log-likelihood of ``X`` (spec README §2 row 12)."""
+        """Mean log-likelihood of ``X`` (the mean, as ``GaussianMixture.score``)."""
         return float(np.mean(self.score_samples(X)))
 
 

@@ -2,7 +2,7 @@
 
 * :func:`train_dpsgd`: calibrate the noise from (epsilon, delta), run exactly ``n_iter``
   accounted DP-SGD steps, return a :class:`TrainingResult`;
-* :class:`DPSGDTrainer`: the normative step (spec ``dp_flow.md`` §2.5) one at a time;
+* :class:`DPSGDTrainer`: the DP-SGD step (Abadi et al. 2016) one at a time;
 * :func:`per_sample_gradients`, :func:`clip_and_sum`, :func:`check_per_record_module`;
 * :func:`ghost_clip_and_sum`: the exact clipped sum for linear / masked-linear modules
   without per-sample gradients (the default ``method="auto"`` uses it when it applies,

@@ -1,6 +1,7 @@
 """The DP-SGD engine: Poisson sampling, per-sample gradients, flat clipping, noise once.
 
-Normative step (spec ``dp_flow.md`` §2.5; spec README §3 S1; ``dp_gan.md`` §6.6): for
+The step (DP-SGD of Abadi et al. 2016, with Poisson sampling as analysed by Mironov,
+Talwar & Zhang 2019): for
 parameters ``w``, a per-record loss ``l(w; x_i)``, public ``n``, sample rate ``q`` and
 expected batch size ``B = q n``:
 
@@ -64,7 +65,7 @@ def check_per_record_module(module: nn.Module) -> nn.Module:
 
     BatchNorm (any variant) couples the rows of a batch, so one record's clipped gradient no
     longer bounds its influence, and its running statistics are un-noised functions of the
-    data (spec ``dp_flow.md`` §2.4 H1, ``dp_gan.md`` H3). Any layer that tracks running
+    data. Any layer that tracks running
     statistics (``track_running_stats=True``, ``running_mean`` buffers) is refused for the
     second reason.
     """

@@ -1,7 +1,7 @@
 """The torch boundary: device and dtype resolution, numpy <-> torch conversion, generators.
 
 This is the only module of layer 0 that imports torch, and the only numpy <-> torch
-converter of the library (ARCHITECTURE.md, "Torch"). It is imported lazily by the layers
+converter of the library (:doc:`architecture`). It is imported lazily by the layers
 that need torch (``training``, ``density``, ...), never by ``import skdp``.
 
 Examples

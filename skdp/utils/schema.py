@@ -8,8 +8,7 @@ remembers the input's dtypes so that synthetic output round-trips to a DataFrame
 with the same columns, order and dtypes.
 
 :class:`TabularEncoder` maps a table to a float matrix and back, per record and
-using only the schema (no statistic of the data), so it costs no privacy
-(spec ``dp_flow.md`` §3.3):
+using only the schema (no statistic of the data), so it costs no privacy:
 
 * numeric columns are clipped to their declared bounds (or, with ``clip=False``,
   out-of-bounds values raise) and scaled affinely to ``numeric_range``;
@@ -21,7 +20,7 @@ The inverse map is post-processing: numeric values are unscaled and clipped to t
 bounds, integers rounded, categoricals decoded by argmax (one-hot) or rounding
 (ordinal), binaries thresholded at the midpoint.
 
-Where the metadata come from (spec README §2 rows 8, 9, 19; ARCHITECTURE.md):
+Where the metadata come from (:doc:`privacy_guarantees`, "Metadata"):
 
 * column kinds come from ``column_types`` or from dtypes only (bool -> binary with the
   levels ``{False, True}`` that the dtype itself fixes; pandas ``Categorical``,
@@ -673,7 +672,7 @@ class TabularEncoder:
         data fact). ``False`` raises ``ValueError`` naming the column instead.
     integer_margin : float, default=0.0
         Integer columns are scaled from ``(lo - margin, hi + margin)``; use 0.5 for
-        uniform dequantization (spec ``dp_flow.md`` §3.4).
+        uniform dequantization.
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 """Validation of privacy parameters, public bounds and data.
 
-The rules (ARCHITECTURE.md, spec README §2 rows 8 and 19):
+The rules (:doc:`privacy_guarantees`, "Metadata"):
 
 * ``epsilon`` > 0 (``inf`` means non-private), ``0 <= delta < 1``.
 * Bounds are public metadata: ``(lo, hi)`` scalars, per-feature arrays, a dict
