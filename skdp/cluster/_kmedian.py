@@ -240,6 +240,11 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     the labels without storing them). ``score`` evaluates the cost of the data it is
     given and is not private.
 
+    **Floating point.** Not exact in floating point: the exponential-mechanism choice
+    among the candidate sets uses floating-point log-weights and Gumbel draws
+    (Gumbel-max); the guarantee is for the mathematical mechanism (Mironov 2012). The
+    candidate sets themselves are drawn without looking at the data.
+
     References
     ----------
     .. [1] Lantz, E. (2016). Machine learning for risk prediction and privacy in

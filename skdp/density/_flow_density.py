@@ -153,6 +153,11 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
     costs nothing. Sampling is post-processing. The fitted object stores no un-noised
     statistic of the data: no training loss of a private fit, no realised batch sizes.
 
+    **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
+    (torch) and Poisson sampling, and with ``bounds=None`` the sparse-vector Laplace noise
+    of the bound estimate, are drawn in floating point; the guarantee is for the
+    mathematical mechanism (Mironov 2012).
+
     **Densities.** ``score_samples`` returns ``log p(x)`` in the original units: the flow's
     log-density of the encoded record plus the log-Jacobian of the affine scaling of the
     numeric columns. Numeric values outside the declared bounds are evaluated where they

@@ -278,6 +278,12 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     count is stored. Any epsilon-DP learner that is (delta, eta)-useful needs at least
     :func:`ilp_epsilon_lower_bound` (Thm 6.5).
 
+    **Floating point.** Every release is exact in floating point: each is an integer
+    count plus two-sided geometric noise sampled in integer arithmetic (Canonne, Kamath
+    and Steinke 2020; ``alpha`` rounded down to 20 significant bits, which only adds
+    noise), so the attack of Mironov (2012) does not apply. The noise comes from
+    ``random_state``, not from a cryptographically secure source.
+
     ``decision_function`` returns the number of satisfied clauses minus 0.5 (so
     ``predict`` is ``decision_function > 0``); there is no ``predict_proba``: calibrated
     probabilities would need further noisy counts.

@@ -316,7 +316,12 @@ _PRIVACY_NOTES = """
     the target leaks more. ``flow_diagnostics_`` measures the fit on this dataset only (the
     guarantee would need it for every dataset). Also not covered: hyperparameters tuned
     on the private data, pickles of ``flow_``, extra models from :meth:`sample_models`, and
-    the diagnostics themselves."""
+    the diagnostics themselves.
+
+    **Floating point.** No release is exact in floating point: the flow is trained and
+    sampled in floating point (torch), and a private bound estimate (the regressor's
+    ``bounds_y=None``) draws sparse-vector Laplace noise in floating point; even an exact
+    sampler would give the guarantee only for the mathematical mechanism (Mironov 2012)."""
 
 
 class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):

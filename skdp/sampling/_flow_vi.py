@@ -416,6 +416,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     whatever data it is given; calling it on the private data and publishing the value is a
     further release that is not covered by ``epsilon``.
 
+    **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
+    (torch) and Poisson sampling are drawn in floating point; the guarantee is for the
+    mathematical mechanism (Mironov 2012).
+
     **Accuracy.** Clipping and noise inflate the variational variances; with the free
     energy (KL(q||p)) as loss the inflated optimum also distorts the correlations (paper
     §4.2-4.3, :func:`gaussian_divergence_profile`). The paper's alternative losses (the

@@ -266,6 +266,12 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     separate forward passes and no private module has BatchNorm. The fitted object holds
     no un-noised statistic of the data (no critic, no encoder, no real-data loss).
 
+    **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
+    (torch) and Poisson sampling, the Laplace noise on the class counts
+    (``class_prior="dp"``), the report-noisy-max Laplace noise of checkpoint selection and
+    the sparse-vector noise of a private bound estimate are all drawn in floating point;
+    the guarantee is for the mathematical mechanism (Mironov 2012).
+
     Each ``fit`` is a new release (a refit does not compose with the previous one inside
     this object: charge both to a :class:`~skdp.accounting.PrivacyLedger`). Rows of one
     person must be aggregated beforehand, otherwise the guarantee is per row (group

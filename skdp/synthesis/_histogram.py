@@ -268,7 +268,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     of the order of double precision), not a difference of support. The dense path (at
     most ``max_cells`` cells) is exact. ``noise="laplace"`` without ``secure_mode``
     keeps the thesis's floating-point Laplace and its weakness. With
-    ``secure_mode=True`` the noise comes from ``os.urandom``.
+    ``secure_mode=True`` the noise comes from ``os.urandom``. A private bound estimate
+    (``bounds=None`` for a numeric column) draws its sparse-vector Laplace noise in
+    floating point whatever ``noise`` and ``secure_mode`` say.
 
     A replace-one guarantee needs ``epsilon / 2``. Only noisy, filtered counts are
     stored.
