@@ -23,6 +23,7 @@ _LAZY = {
     "ExpMFlowRegressor": "skdp.linear_model",
     "ExpMFlowClassifier": "skdp.linear_model",
     "DPHistogramSynthesizer": "skdp.synthesis",
+    "DPMarginalSynthesizer": "skdp.synthesis",
     "DPGANSynthesizer": "skdp.synthesis",
     "DPFlowDensity": "skdp.density",
     "DPFlowVI": "skdp.sampling",

@@ -32,6 +32,7 @@ TEST_PARAMS: dict[str, dict] = {
         "random_state": 0,
     },
     "DPHistogramSynthesizer": {"epsilon": 1e6, "random_state": 0},
+    "DPMarginalSynthesizer": {"epsilon": 1e6, "random_state": 0},
     "DPFlowVI": {
         "epsilon": 1e6,
         "n_iter": 5,

@@ -45,12 +45,17 @@ def _log_delta_at(log_am1, rho, eps):
     """``log`` of the bound at order ``alpha = 1 + exp(log_am1)`` (any order is valid).
 
     ``(alpha - 1)(alpha rho - eps) + alpha log(1 - 1/alpha) - log(alpha - 1)``, written
-    as ``t (alpha rho - eps) + t log t - alpha log alpha`` with ``t = alpha - 1`` so
-    that orders close to 1 lose no precision.
+    with ``t = alpha - 1`` as ``t (alpha rho - eps) + t log t - alpha log alpha`` (and,
+    for large ``t``, ``t log t - alpha log alpha = -t log(1 + 1/t) - log(1 + t)``) so that
+    neither orders close to 1 nor huge orders lose precision.
     """
     t = math.exp(log_am1)
     alpha = 1.0 + t
-    return t * (alpha * rho - eps) + t * log_am1 - alpha * math.log1p(t)
+    if log_am1 < 0.0:
+        entropy = t * log_am1 - alpha * math.log1p(t)
+    else:
+        entropy = -t * math.log1p(1.0 / t) - math.log1p(t)
+    return t * (alpha * rho - eps) + entropy
 
 
 def _log_delta(rho, eps):
@@ -182,7 +187,13 @@ def zcdp_rho(epsilon, delta):
     hi = eps + 1.0
     while _log_delta(hi, eps) <= log_delta:
         hi *= 2.0
-    rho = brentq(lambda r: _log_delta(r, eps) - log_delta, 0.0 + 1e-300, hi, xtol=1e-300)
+    # the classic conversion eps = rho + 2 sqrt(rho log(1/delta)) is valid: a lower bracket
+    lo = (math.sqrt(math.log(1.0 / delta) + eps) - math.sqrt(math.log(1.0 / delta))) ** 2
+    while lo > 0 and _log_delta(lo, eps) > log_delta:  # rounding at the edge
+        lo *= 0.5
+    if lo <= 0:
+        lo = 1e-300
+    rho = brentq(lambda r: _log_delta(r, eps) - log_delta, lo, hi, xtol=1e-300)
     while rho > 0 and zcdp_delta(rho, eps) > delta:  # round down: must be valid
         rho *= 1.0 - 1e-14
     return float(rho)

@@ -1,8 +1,8 @@
 """Differentially private synthetic data.
 
-:class:`DPHistogramSynthesizer` needs only numpy/pandas. Torch-based synthesizers (a later
-``DPGANSynthesizer``) are imported lazily through ``__getattr__``, so that
-``import skdp.synthesis`` never imports torch.
+:class:`DPHistogramSynthesizer` and :class:`DPMarginalSynthesizer` need only
+numpy/pandas. Torch-based synthesizers (a later ``DPGANSynthesizer``) are imported
+lazily through ``__getattr__``, so that ``import skdp.synthesis`` never imports torch.
 """
 
 from __future__ import annotations
@@ -10,8 +10,15 @@ from __future__ import annotations
 import importlib
 
 from skdp.synthesis._histogram import DPHistogramSynthesizer, lei_n_bins
+from skdp.synthesis._marginal import DPMarginalSynthesizer, marginal_n_bins
 
-__all__ = ["DPGANSynthesizer", "DPHistogramSynthesizer", "lei_n_bins"]
+__all__ = [
+    "DPGANSynthesizer",
+    "DPHistogramSynthesizer",
+    "DPMarginalSynthesizer",
+    "lei_n_bins",
+    "marginal_n_bins",
+]
 
 # Public name -> private module, imported on first access (torch-using estimators go here).
 _LAZY: dict[str, str] = {"DPGANSynthesizer": "skdp.synthesis._gan"}

@@ -1,0 +1,886 @@
+"""DPMarginalSynthesizer: MST, marginal-based synthetic data (McKenna, Miklau & Sheldon 2021)."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, DensityMixin
+
+from skdp.accounting import zcdp_delta, zcdp_rho
+from skdp.base import DPEstimatorMixin
+from skdp.mechanisms import (
+    discrete_gaussian_noise,
+    discrete_laplace_noise,
+    exponential_mechanism,
+    resolve_schema_bounds,
+)
+from skdp.utils._random import fit_streams, make_rng
+from skdp.utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    validate_data,
+)
+from skdp.utils.schema import TabularEncoder, TabularSchema, assemble
+
+__all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
+
+#: numeric columns get between these many bins under n_bins="auto"
+_MIN_BINS, _MAX_BINS = 4, 32
+#: an integer column whose declared range holds at most this many integers (or at most
+#: the column's bin count) gets one bin per value
+_SMALL_INTEGER_DOMAIN = 32
+#: MST's compression threshold: 1-way cells with a noisy count below this many noise
+#: standard deviations are merged into one "rare" value
+_COMPRESS_SDS = 3.0
+#: the sensitivity of every measured marginal (L1 and L2) and of the selection score
+_SENSITIVITY = 1.0
+
+
+def marginal_n_bins(n_samples, noise_sd):
+    """Bins per numeric column used by :class:`DPMarginalSynthesizer` (``n_bins="auto"``).
+
+    ``k = floor(sqrt(n / (2 sd)))`` clipped to ``[4, 32]``, where ``sd`` is the noise
+    standard deviation of one cell of a measured 2-way marginal: a ``k x k`` table then
+    has an average count of at least about twice the noise in each cell. It depends
+    only on the public ``n`` and on the noise scale (a function of ``epsilon``,
+    ``delta``, the budget split and the number of columns), never on the data.
+
+    Parameters
+    ----------
+    n_samples : int
+        Public row count.
+    noise_sd : float
+        Noise standard deviation per cell of a 2-way marginal (0: no noise).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from skdp.synthesis import marginal_n_bins
+    >>> marginal_n_bins(5000, 20.0), marginal_n_bins(5000, 3.0), marginal_n_bins(5000, 0.0)
+    (11, 28, 32)
+    """
+    n, sd = float(n_samples), float(noise_sd)
+    if sd <= 0:
+        return _MAX_BINS
+    k = math.floor(math.sqrt(max(n, 1.0) / (2.0 * sd)))
+    return int(min(max(k, _MIN_BINS), _MAX_BINS))
+
+
+class _Discretizer:
+    """Data-independent bins of one column, from the public schema."""
+
+    def __init__(self, spec, k):
+        self.kind = spec.kind
+        if spec.kind == "continuous":
+            lo, hi = spec.bounds
+            self.edges = lo + (hi - lo) * np.arange(k + 1) / k
+            self.edges[-1] = hi
+            self.lo, self.hi = lo, hi
+            self.n_levels = k
+        elif spec.kind == "integer":
+            lo, hi = spec.bounds
+            first, last = math.ceil(lo), math.floor(hi)
+            m = last - first + 1
+            if m < 1:
+                raise ValueError(f"integer column {spec.name!r} has no integer inside its bounds")
+            if m <= max(k, _SMALL_INTEGER_DOMAIN):
+                k = m  # one bin per value
+            # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1
+            self.starts = first + (np.arange(k + 1) * m) // k
+            self.edges = self.starts.astype(float)
+            self.n_levels = k
+        else:
+            self.n_levels = len(spec.categories)
+
+    def index(self, v):
+        """Bin of clipped numeric values, or the level codes themselves."""
+        if self.kind == "continuous":
+            k = self.n_levels
+            idx = np.floor((v - self.lo) / (self.hi - self.lo) * k).astype(np.int64)
+            return np.clip(idx, 0, k - 1)
+        if self.kind == "integer":
+            v = np.clip(np.rint(v), self.starts[0], self.starts[-1] - 1)
+            return np.searchsorted(self.starts, v, side="right").astype(np.int64) - 1
+        return np.asarray(v).astype(np.int64)
+
+    def values(self, idx, rng):
+        """Values drawn uniformly within the bins (integer-aware), or the codes."""
+        if self.kind == "continuous":
+            left, right = self.edges[idx], self.edges[idx + 1]
+            return left + (right - left) * rng.random(len(idx))
+        if self.kind == "integer":
+            return rng.integers(self.starts[idx], self.starts[idx + 1]).astype(float)
+        return np.asarray(idx, dtype=float)
+
+    def log_width(self, idx):
+        """log of the bin's width (Lebesgue or counting measure); 0 for levels."""
+        if self.kind == "continuous":
+            return np.log(self.edges[idx + 1] - self.edges[idx])
+        if self.kind == "integer":
+            return np.log((self.starts[idx + 1] - self.starts[idx]).astype(float))
+        return np.zeros(len(idx))
+
+
+# ---------------------------------------------------------------- projections
+def _simplex_rows(V, r):
+    """Euclidean projection of each row of ``V`` onto ``{x >= 0, sum(x) = r_i}``."""
+    n, k = V.shape
+    U = -np.sort(-V, axis=1)
+    css = np.cumsum(U, axis=1) - r[:, None]
+    j = np.arange(1, k + 1)
+    cond = U * j > css
+    last = k - 1 - np.argmax(cond[:, ::-1], axis=1)
+    theta = css[np.arange(n), last] / (last + 1)
+    X = np.maximum(V - theta[:, None], 0.0)
+    X[r <= 0] = 0.0
+    return X
+
+
+def _simplex(v, total=1.0):
+    """Euclidean projection of a vector onto ``{x >= 0, sum(x) = total}``."""
+    return _simplex_rows(np.asarray(v, dtype=float)[None, :], np.array([float(total)]))[0]
+
+
+def _transport_projection(Y, r, c, *, tol=1e-10, max_iter=3000):
+    """Euclidean projection of ``Y`` onto ``{X >= 0, X 1 = r, X^T 1 = c}`` (Dykstra).
+
+    Alternates exact projections onto the row set (each row on its scaled simplex) and
+    the column set; Dykstra's corrections make the limit the projection onto their
+    intersection (the transportation polytope, non-empty since ``sum r = sum c``).
+    """
+    X = np.array(Y, dtype=float)
+    P = np.zeros_like(X)
+    Q = np.zeros_like(X)
+    for _ in range(max_iter):
+        Z = _simplex_rows(X + P, r)
+        P = X + P - Z
+        Xn = _simplex_rows((Z + Q).T, c).T
+        Q = Z + Q - Xn
+        X = Xn
+        if np.abs(X.sum(axis=1) - r).max() <= tol:
+            break
+    return X
+
+
+class _DisjointSet:
+    def __init__(self, n):
+        self.parent = list(range(n))
+
+    def find(self, i):
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i, j):
+        self.parent[self.find(i)] = self.find(j)
+
+
+class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
+    """Synthetic data from private 1- and 2-way marginals on a tree (MST).
+
+    The MST method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
+    differential-privacy synthetic-data challenge, with numpy/scipy only:
+
+    1. **Discretise** every column from the public schema: numeric columns into
+       equal-width bins within their declared bounds (integer columns with a small
+       declared range get one bin per value), categorical and binary columns keep their
+       declared levels.
+    2. **Measure all 1-way marginals** with noise. Cells whose noisy count is below
+       three noise standard deviations are merged into one "rare" value per column
+       (MST's domain compression; post-processing).
+    3. **Select** ``d - 1`` pairs of columns forming a spanning tree: Kruskal's
+       algorithm where each edge is picked by the exponential mechanism, scored by how
+       badly the independent model (from the noisy 1-way marginals) fits the pair's
+       2-way marginal (L1 distance).
+    4. **Measure the chosen 2-way marginals** with noise.
+    5. **Estimate** a consistent, non-negative tree model: every 1-way marginal is the
+       inverse-variance weighted combination of its own measurement and of the
+       margins of the measured 2-way marginals that contain it, projected onto the
+       probability simplex (least squares); every 2-way marginal is the least-squares
+       projection of its measurement onto the tables with exactly those margins (the
+       transportation polytope; Dykstra's algorithm). On a tree the edges are the
+       junction tree's cliques, and these locally consistent marginals define the
+       distribution ``p(x) = prod_edges p(x_i, x_j) / prod_nodes p(x_i)^(deg - 1)``.
+    6. **Sample** ancestrally along the tree, undo the compression (a rare value is
+       one of the merged cells, uniformly), and draw numeric values uniformly within
+       their bin (integers uniformly among the bin's integers).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy loss of one ``fit`` (including a private bound estimate).
+    delta : float, default=1e-5
+        ``delta > 0``: (discrete) Gaussian measurements and the zCDP accountant, with
+        the exact conversion of the total zCDP to ``(epsilon, delta)``. ``delta = 0``:
+        pure ``epsilon``-DP with (discrete) Laplace measurements.
+    bounds : None, "data", (lo, hi), or dict {column: (lo, hi)}, default=None
+        Public bounds of the numeric columns (see
+        :meth:`skdp.utils.schema.TabularSchema.from_data`). Missing bounds are
+        estimated privately with 10 % of ``epsilon``
+        (:func:`skdp.mechanisms.resolve_schema_bounds`); ``"data"`` reads them off the
+        data with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
+    categories : None, "data", dict {column: list} or list of lists, default=None
+        Declared levels of categorical columns. Missing categories raise
+        ``ValueError`` (``"data"``: the leaky opt-in, with a warning).
+    column_types : None, dict or list, default=None
+        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column
+        (default: from the dtypes).
+    schema : TabularSchema or dict, default=None
+        A complete public schema instead of ``bounds``/``categories``/``column_types``.
+    n_bins : "auto", int or dict {column: int}, default="auto"
+        Bins per numeric column. ``"auto"``: :func:`marginal_n_bins` from the public
+        ``n`` and the noise scale of the 2-way measurements (4 to 32 bins). Integer
+        columns whose declared range holds at most ``max(n_bins, 32)`` integers get
+        one bin per value, larger ones at most one bin per integer.
+    budget_split : tuple of three floats, default=(1/3, 1/3, 1/3)
+        Relative shares of the budget (of ``rho`` under zCDP, of ``epsilon`` under
+        pure DP) for the 1-way measurements, the selection and the 2-way
+        measurements, as in MST. With one column everything goes to the 1-way
+        marginal; with two columns the selection is free (one candidate) and its
+        share is spread over the measurements in proportion.
+    compress : bool, default=True
+        Merge the 1-way cells whose noisy count is below three noise standard
+        deviations before selecting and measuring the 2-way marginals (MST).
+    n_public : int, default=None
+        Public row count used by ``n_bins="auto"``. ``None`` uses ``len(X)`` (the
+        library's add/remove relation with ``n`` public). With an int ``n_bins`` no
+        decision reads ``n``.
+    clip : bool, default=True
+        Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.
+    smoothing : float in [0, 1), default=1e-3
+        Weight of the uniform distribution mixed into every factor of the model in
+        :meth:`score_samples` (so that in-domain rows have a finite log-likelihood).
+        Does not affect :meth:`sample`.
+    random_state : None, int, Generator or SeedSequence, default=None
+        Seed of the noise and of the selection. ``None``: fresh OS entropy (what a
+        real release uses). Nothing of it is stored.
+
+    Attributes
+    ----------
+    schema_ : TabularSchema
+        The public schema used (bounds filled in).
+    bounds_ : dict {column: (lo, hi)}
+        Bounds of the numeric columns (declared or privately estimated).
+    n_bins_ : dict {column: int}
+        Number of bins (numeric) or levels (categorical, binary) per column.
+    bin_edges_ : dict {column: ndarray}
+        Bin edges of numeric columns (integer columns: the first integer of each bin,
+        then one past the last).
+    noisy_one_way_ : dict {column: ndarray of int}
+        The released noisy 1-way counts (one per bin).
+    supports_ : dict {column: ndarray of bool}
+        Bins kept by the compression; the others form the column's rare value (the
+        last value of its compressed domain).
+    tree_ : list of (column, column)
+        The selected pairs, in the order Kruskal's algorithm picked them.
+    node_marginals_ : dict {column: ndarray}
+        The estimated 1-way distributions over the compressed domains.
+    edge_marginals_ : dict {(column, column): ndarray}
+        The estimated 2-way distributions of the tree's pairs (rows: first column),
+        consistent with ``node_marginals_``.
+    n_records_ : float
+        Noisy estimate of the number of rows (from the measurements).
+    noise_ : dict
+        The noise of each stage: ``"mechanism"`` (``"gaussian"``, ``"laplace"`` or
+        ``"none"``), ``"one_way_scale"`` and ``"two_way_scale"`` (the discrete
+        Gaussian's ``sigma`` or the discrete Laplace's scale ``b``), and
+        ``"select_epsilon"`` (of each exponential-mechanism round).
+    rho_ : float or None
+        zCDP spent by the noisy stages (``None`` under pure DP).
+    rho_breakdown_ : dict or None
+        ``rho`` of each stage (``None`` under pure DP).
+    epsilon_spent_, delta_spent_, privacy_guarantee_ :
+        The ``(epsilon, delta)`` guarantee (``"exact"``).
+    privacy_breakdown_ : dict
+        Epsilon attributed to ``"bounds"``, ``"one_way"``, ``"select"`` and
+        ``"two_way"``; sums to ``epsilon_spent_``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+        Only when ``X`` has string column names.
+
+    Notes
+    -----
+    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public (skdp's
+    record: :ref:`neighbouring-relation`); ``n`` is read only by ``n_bins="auto"`` (or
+    ``n_public`` replaces it). Every marginal is a histogram of the rows over a
+    data-independent grid (the bins and, after the noisy 1-way release, the
+    compressed domains), so one row changes one cell by one: **L1 and L2
+    sensitivity 1**. The selection score of a pair is ``||M_ij(D) - n_hat
+    p_i p_j||_1``, where the product model ``n_hat p_i p_j`` is computed from the noisy
+    1-way marginals only (its total ``n_hat`` too, so it does not read ``n``); a row
+    changes ``M_ij(D)`` by one in one cell, so the score's **sensitivity is 1**.
+
+    *Approximate DP* (``delta > 0``, the default): the budget left after a private
+    bound estimate is a zCDP budget ``rho`` split by ``budget_split`` into ``rho_1``,
+    ``rho_s`` and ``rho_2``. The ``d`` 1-way marginals get exact discrete Gaussian
+    noise with ``sigma_1^2 = d / (2 rho_1)`` per cell, and the ``d - 1`` 2-way marginals
+    ``sigma_2^2 = (d - 1) / (2 rho_2)``: each is ``1 / (2 sigma^2)``-zCDP (Canonne,
+    Kamath & Steinke 2020, Thm. 4: the discrete Gaussian has the Gaussian's zCDP).
+    Each of the ``d - 1`` selection rounds is an exponential mechanism with
+    ``epsilon_r = sqrt(8 rho_s / (d - 1))``, which is ``epsilon_r^2 / 8``-zCDP (it is
+    ``epsilon_r``-bounded-range; Cesar & Rogers 2021). zCDP composes additively, and
+    the total is converted to ``(epsilon, delta)`` with the tight conversion of
+    Canonne, Kamath & Steinke (2020, Prop. 12) minimised over all real orders
+    (:func:`skdp.accounting.zcdp_rho`). A private bound estimate (pure
+    ``epsilon_b``-DP) is charged whichever way leaves more ``rho``: sequentially in
+    ``(epsilon, delta)`` (``rho = zcdp_rho(epsilon - epsilon_b, delta)``), or inside
+    zCDP as ``epsilon_b^2 / 2`` (``rho = zcdp_rho(epsilon, delta) - epsilon_b^2 / 2``).
+    ``privacy_breakdown_`` attributes ``epsilon_b`` to the bounds and the rest of
+    ``epsilon`` to the stages in proportion to their ``rho``.
+
+    *Pure DP* (``delta = 0``): the budget left after the bounds is split by
+    ``budget_split`` into ``epsilon_1 + epsilon_s + epsilon_2`` and composed
+    sequentially: exact discrete Laplace noise of scale ``d / epsilon_1`` on every
+    1-way cell and ``(d - 1) / epsilon_2`` on every 2-way cell, and
+    ``epsilon_s / (d - 1)`` per exponential-mechanism round.
+
+    The guarantee is exact: every released count is an integer plus noise drawn in
+    integer arithmetic (no floating-point gaps, Mironov 2012), the discrete
+    Gaussian's ``sigma^2`` and the discrete Laplace's scale are rounded up, and the
+    conversion's ``rho`` is checked in floating point. The exponential mechanism
+    samples with the Gumbel-max trick in floating point. Compression, selection
+    scores' model, estimation, sampling and decoding are post-processing of the noisy
+    measurements; only noisy quantities are stored. A replace-one guarantee needs
+    ``epsilon / 2`` (group privacy).
+
+    **Utility.** The tree keeps every 1-way marginal and the ``d - 1`` strongest pair
+    dependencies (as judged privately); dependencies not on the tree are only kept
+    through the tree's paths. MST's follow-up AIM (McKenna et al. 2022) adds
+    adaptive rounds and higher-order marginals.
+
+    References
+    ----------
+    R. McKenna, G. Miklau, D. Sheldon. "Winning the NIST Contest: A scalable and
+    general approach to differentially private synthetic data." Journal of Privacy
+    and Confidentiality 11(3), 2021.
+
+    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+    Privacy." NeurIPS 2020.
+
+    M. Bun, T. Steinke. "Concentrated Differential Privacy: Simplifications,
+    Extensions, and Lower Bounds." TCC 2016.
+
+    M. Cesar, R. Rogers. "Bounding, Concentrating, and Truncating: Unifying Privacy
+    Loss Composition for Data Analytics." ALT 2021.
+
+    R. McKenna, B. Mullins, D. Sheldon, G. Miklau. "AIM: An Adaptive and Iterative
+    Mechanism for Differentially Private Synthetic Data." VLDB 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from skdp.synthesis import DPMarginalSynthesizer
+    >>> rng = np.random.default_rng(0)
+    >>> age = rng.integers(20, 80, 2000)
+    >>> df = pd.DataFrame({"age": age,
+    ...                    "sex": rng.choice(["F", "M"], 2000),
+    ...                    "sbp": 100 + 0.6 * age + rng.normal(0, 8, 2000)})
+    >>> synth = DPMarginalSynthesizer(
+    ...     epsilon=1.0, bounds={"age": (18, 90), "sbp": (80.0, 200.0)},
+    ...     categories={"sex": ["F", "M"]}, random_state=0).fit(df)
+    >>> fake = synth.sample(5, random_state=0)
+    >>> list(fake.columns), list(fake.dtypes) == list(df.dtypes)
+    (['age', 'sex', 'sbp'], True)
+    >>> bool(fake["age"].between(18, 90).all())
+    True
+    >>> synth.privacy_guarantee_, synth.epsilon_spent_, synth.delta_spent_
+    ('exact', 1.0, 1e-05)
+    """
+
+    _parameter_constraints: dict = {
+        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
+        "delta": DPEstimatorMixin._privacy_parameter_constraints["delta"],
+        "bounds": [None, StrOptions({"data"}), dict, tuple, list, np.ndarray],
+        "categories": [None, StrOptions({"data"}), dict, list],
+        "column_types": [None, dict, list],
+        "schema": [None, TabularSchema, dict],
+        "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), dict],
+        "budget_split": [tuple, list],
+        "compress": ["boolean"],
+        "n_public": [None, Interval(Integral, 1, None, closed="left")],
+        "clip": ["boolean"],
+        "smoothing": [Interval(Real, 0, 1, closed="left")],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        bounds=None,
+        categories=None,
+        column_types=None,
+        schema=None,
+        n_bins="auto",
+        budget_split=(1 / 3, 1 / 3, 1 / 3),
+        compress=True,
+        n_public=None,
+        clip=True,
+        smoothing=1e-3,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.categories = categories
+        self.column_types = column_types
+        self.schema = schema
+        self.n_bins = n_bins
+        self.budget_split = budget_split
+        self.compress = compress
+        self.n_public = n_public
+        self.clip = clip
+        self.smoothing = smoothing
+        self.random_state = random_state
+
+    # ------------------------------------------------------------ validation
+    def _validate_X(self, X, reset):
+        if hasattr(X, "columns") and hasattr(X, "dtypes"):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if len(X) == 0:
+                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+            return X
+        return validate_data(self, X, reset=reset, dtype="numeric")
+
+    def _build_schema(self, X):
+        if self.schema is not None:
+            if any(v is not None for v in (self.bounds, self.categories, self.column_types)):
+                raise ValueError("pass either schema or bounds/categories/column_types")
+            schema = self.schema
+            if isinstance(schema, dict):
+                schema = TabularSchema.from_dict(schema)
+            return schema
+        return TabularSchema.from_data(
+            X, bounds=self.bounds, categories=self.categories, column_types=self.column_types
+        )
+
+    def _split(self):
+        split = self.budget_split
+        if isinstance(split, str) or len(split) != 3:
+            raise ValueError("budget_split must be three positive shares")
+        try:
+            s = np.array([float(v) for v in split])
+        except (TypeError, ValueError):
+            raise ValueError("budget_split must be three positive shares") from None
+        if not np.all(np.isfinite(s)) or np.any(s <= 0):
+            raise ValueError("budget_split must be three positive shares")
+        return s / s.sum()
+
+    # ---------------------------------------------------------------- budget
+    def _budget(self, epsilon, delta, eps_bounds, d):
+        """Noise of every stage and the privacy facts, from public quantities only."""
+        share = self._split()
+        if d == 1:
+            share = np.array([1.0, 0.0, 0.0])
+        elif d == 2:  # one candidate pair: the selection is data-independent
+            share = np.array([share[0], 0.0, share[2]]) / (share[0] + share[2])
+        names = ("one_way", "select", "two_way")
+        n_edges = d - 1
+        out = {"rho": None, "rho_breakdown": None}
+        if math.isinf(epsilon):
+            out.update(mechanism="none", sd1=0.0, sd2=0.0, scale1=0.0, scale2=0.0)
+            out["select_epsilon"] = math.inf
+            out["epsilon_spent"] = math.inf
+            out["breakdown"] = {"bounds": float(eps_bounds)}
+            out["breakdown"].update({k: math.inf for k in names})
+            return out
+        eps_rest = epsilon - eps_bounds
+        if delta > 0:
+            rho = zcdp_rho(eps_rest, delta)  # bounds charged sequentially in (eps, delta)
+            if eps_bounds > 0:  # or inside zCDP (eps_b-DP is eps_b^2/2-zCDP): the larger
+                rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
+                while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
+                    rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
+                rho = max(rho, rho_in)
+            rhos = rho * share
+            sigma1 = math.sqrt(d / (2 * rhos[0]))
+            sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
+            sel = math.sqrt(8 * rhos[1] / n_edges) if rhos[1] > 0 else math.inf
+            out.update(mechanism="gaussian", scale1=sigma1, scale2=sigma2, sd1=sigma1, sd2=sigma2)
+            out["select_epsilon"] = sel
+            out["rho"] = float(rho)
+            out["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
+            out["epsilon_spent"] = float(epsilon)
+            parts = eps_rest * share
+        else:
+            parts = eps_rest * share
+            b1 = d / parts[0]
+            b2 = n_edges / parts[2] if parts[2] > 0 else 0.0
+            out.update(
+                mechanism="laplace",
+                scale1=b1,
+                scale2=b2,
+                sd1=math.sqrt(2) * b1,
+                sd2=math.sqrt(2) * b2,
+            )
+            out["select_epsilon"] = parts[1] / n_edges if parts[1] > 0 else math.inf
+            out["epsilon_spent"] = float(eps_bounds + parts.sum())
+        out["breakdown"] = {"bounds": float(eps_bounds)}
+        out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
+        return out
+
+    def _noise(self, size, scale, budget, rng):
+        if scale == 0 or budget["mechanism"] == "none":
+            return np.zeros(size, dtype=np.int64)
+        if budget["mechanism"] == "gaussian":
+            return discrete_gaussian_noise(size, sigma=scale, rng=rng)
+        return discrete_laplace_noise(size, scale=scale, rng=rng)
+
+    def _discretizers(self, schema, n_pub, sd2):
+        if isinstance(self.n_bins, dict):
+            unknown = [c for c in self.n_bins if c not in set(schema.names)]
+            if unknown:
+                raise ValueError(f"n_bins names unknown column(s) {unknown}")
+        auto = marginal_n_bins(n_pub, sd2)
+        out = {}
+        for spec in schema:
+            if self.n_bins == "auto":
+                k = auto
+            elif isinstance(self.n_bins, dict):
+                k = self.n_bins.get(spec.name, auto)
+                if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+                    raise ValueError(f"n_bins for column {spec.name!r} must be an int >= 1")
+            else:
+                k = self.n_bins
+            out[spec.name] = _Discretizer(spec, int(k))
+        return out
+
+    # ------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Measure the marginals, select the tree and estimate the model.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+            The private table (a response column is just another column).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X, reset=True)
+        epsilon, delta = self._check_privacy_params()
+        self._split()
+        n = len(X)
+        streams = fit_streams(
+            self.random_state,
+            ["bounds", "one_way", "select", "two_way"],
+            estimator=self,
+            X=X,
+            order_invariant=True,
+        )
+        schema = self._build_schema(X)
+        schema, eps_bounds = resolve_schema_bounds(
+            schema, X, epsilon=epsilon, rng=streams["bounds"]
+        )
+        schema.check_complete()
+        names = list(schema.names)
+        d = len(names)
+        budget = self._budget(epsilon, delta, float(eps_bounds), d)
+
+        n_pub = int(self.n_public) if self.n_public is not None else n
+        discs = self._discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"])
+        C = TabularEncoder(schema, categorical="ordinal", clip=self.clip).codes(X)
+        B = np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
+        sizes = [discs[c].n_levels for c in names]
+
+        # 1. all 1-way marginals (one noise draw for all cells)
+        counts1 = np.concatenate([np.bincount(B[:, j], minlength=k) for j, k in enumerate(sizes)])
+        noisy1 = counts1 + self._noise(len(counts1), budget["scale1"], budget, streams["one_way"])
+        del counts1
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        y1 = [noisy1[offsets[j] : offsets[j + 1]] for j in range(d)]
+        sd1, sd2 = budget["sd1"], budget["sd2"]
+
+        # 2. compression (post-processing of the noisy 1-way marginals)
+        supports, maps, csizes, y1c, v1c = [], [], [], [], []
+        for j in range(d):
+            if self.compress and sd1 > 0:
+                sup = y1[j] >= _COMPRESS_SDS * sd1
+            else:
+                sup = np.ones(sizes[j], dtype=bool)
+            s = int(sup.sum())
+            rare = sizes[j] - s
+            cmap = np.full(sizes[j], s, dtype=np.int64)
+            cmap[sup] = np.arange(s)
+            yc = y1[j][sup].astype(float)
+            vc = np.full(s, sd1**2)
+            if rare:
+                yc = np.append(yc, float(y1[j][~sup].sum()))
+                vc = np.append(vc, rare * sd1**2)
+            supports.append(sup)
+            maps.append(cmap)
+            csizes.append(s + (1 if rare else 0))
+            y1c.append(yc)
+            v1c.append(vc)
+        Bc = np.column_stack([maps[j][B[:, j]] for j in range(d)])
+        del B
+
+        # total from the 1-way releases (inverse-variance weights; no read of n)
+        totals = [float(y1[j].sum()) for j in range(d)]
+        t_var = [sizes[j] * sd1**2 for j in range(d)]
+        n_hat1 = _weighted_total(totals, t_var)
+        p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
+
+        # 3. tree selection (exponential mechanism inside Kruskal)
+        edges = self._select(Bc, csizes, p1, n_hat1, budget, streams["select"])
+
+        # 4. the chosen 2-way marginals (one noise draw for all cells)
+        counts2 = [
+            np.bincount(Bc[:, a] * csizes[b] + Bc[:, b], minlength=csizes[a] * csizes[b])
+            for a, b in edges
+        ]
+        cells2 = int(sum(len(c) for c in counts2))
+        noise2 = self._noise(cells2, budget["scale2"], budget, streams["two_way"])
+        y2, pos = [], 0
+        for (a, b), cnt in zip(edges, counts2, strict=True):
+            size = csizes[a] * csizes[b]
+            y2.append((cnt + noise2[pos : pos + size]).reshape(csizes[a], csizes[b]))
+            pos += size
+        del counts2, Bc
+
+        # 5. estimation (post-processing)
+        nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)
+
+        self.schema_ = schema
+        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
+        self.n_bins_ = {c: discs[c].n_levels for c in names}
+        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
+        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
+        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+        self.tree_ = [(names[a], names[b]) for a, b in edges]
+        self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
+        self.edge_marginals_ = {
+            (names[a], names[b]): t for (a, b), t in zip(edges, tables, strict=True)
+        }
+        self.n_records_ = float(n_hat)
+        self.noise_ = {
+            "mechanism": budget["mechanism"],
+            "one_way_scale": float(budget["scale1"]),
+            "two_way_scale": float(budget["scale2"]),
+            "select_epsilon": float(budget["select_epsilon"]),
+        }
+        self.rho_ = budget["rho"]
+        self.rho_breakdown_ = budget["rho_breakdown"]
+        self.privacy_breakdown_ = budget["breakdown"]
+        self._discs = discs
+        self._record_privacy_spent(
+            budget["epsilon_spent"], delta if budget["mechanism"] == "gaussian" else 0.0
+        )
+        return self
+
+    def _select(self, Bc, csizes, p1, n_hat, budget, rng):
+        """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism."""
+        d = len(csizes)
+        if d < 2:
+            return []
+        pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
+        if d == 2:
+            return pairs
+        score = np.empty(len(pairs))
+        for i, (a, b) in enumerate(pairs):
+            ka, kb = csizes[a], csizes[b]
+            x = np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb)
+            score[i] = np.abs(x - n_hat * np.outer(p1[a], p1[b]).ravel()).sum()
+        ds = _DisjointSet(d)
+        chosen = []
+        for _ in range(d - 1):
+            cand = [i for i, (a, b) in enumerate(pairs) if ds.find(a) != ds.find(b)]
+            pick = exponential_mechanism(
+                score[cand],
+                epsilon=budget["select_epsilon"],
+                sensitivity=_SENSITIVITY,
+                rng=rng,
+            )
+            a, b = pairs[cand[pick]]
+            ds.union(a, b)
+            chosen.append((a, b))
+        return chosen
+
+    # ---------------------------------------------------------------- sample
+    def _orientation(self):
+        """Root, then (parent, child, conditional table) in breadth-first order."""
+        names = list(self.schema_.names)
+        index = {c: j for j, c in enumerate(names)}
+        adj = {j: [] for j in range(len(names))}
+        for (a, b), t in self.edge_marginals_.items():
+            ia, ib = index[a], index[b]
+            adj[ia].append((ib, t))
+            adj[ib].append((ia, t.T))
+        order, seen, queue = [], {0}, [0]
+        while queue:
+            u = queue.pop(0)
+            for v, t in adj[u]:
+                if v not in seen:
+                    seen.add(v)
+                    queue.append(v)
+                    rows = t.sum(axis=1, keepdims=True)
+                    child = self.node_marginals_[names[v]]
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        cond = np.where(rows > 0, t / np.where(rows > 0, rows, 1.0), child)
+                    order.append((u, v, cond))
+        return order
+
+    def sample(self, n_samples=1, *, random_state=None):
+        """Draw synthetic rows (post-processing of the noisy marginals).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of rows, drawn i.i.d. from the tree model.
+        random_state : None, int, Generator or SeedSequence, default=None
+            ``None`` draws fresh OS entropy (the fitted model keeps no generator); a
+            value makes the draw reproducible.
+
+        Returns
+        -------
+        DataFrame (same columns and dtypes as the training data) or ndarray
+        """
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral | np.integer):
+            raise ValueError("n_samples must be a non-negative int")
+        m = int(n_samples)
+        if m < 0:
+            raise ValueError("n_samples must be a non-negative int")
+        rng = make_rng(random_state)
+        names = list(self.schema_.names)
+        comp = [None] * len(names)
+        root = self.node_marginals_[names[0]]
+        comp[0] = _draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
+        for u, v, cond in self._orientation():
+            comp[v] = _draw(rng, np.cumsum(cond, axis=1), comp[u])
+        codes = []
+        for j, c in enumerate(names):
+            sup = self.supports_[c]
+            kept = np.flatnonzero(sup)
+            rare = np.flatnonzero(~sup)
+            bins = np.empty(m, dtype=np.int64)
+            is_rare = comp[j] >= len(kept)
+            bins[~is_rare] = kept[comp[j][~is_rare]]
+            if is_rare.any():
+                bins[is_rare] = rare[rng.integers(0, len(rare), size=int(is_rare.sum()))]
+            codes.append(self._discs[c].values(bins, rng))
+        encoder = TabularEncoder(self.schema_, categorical="ordinal")
+        return assemble(self.schema_, encoder.decode_codes(codes))
+
+    # ----------------------------------------------------------------- score
+    def score_samples(self, X):
+        """Log-likelihood of each row under the tree model.
+
+        ``log p(x) = log p(root) + sum log p(child | parent)`` over the compressed
+        values (each factor mixed with weight ``smoothing`` with the uniform law),
+        minus ``log`` of the number of bins merged into a rare value, minus ``log``
+        of the bin widths of numeric columns (uniform within a bin; counting measure
+        for integers). ``-inf`` for numeric values outside the bounds.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        schema = self.schema_
+        names = list(schema.names)
+        raw = schema.numeric_matrix(X)
+        outside = np.zeros(len(raw), dtype=bool)
+        for j, c in enumerate(schema.numeric_names):
+            lo, hi = schema[c].bounds
+            outside |= (raw[:, j] < lo) | (raw[:, j] > hi)
+        C = TabularEncoder(schema, categorical="ordinal", clip=True).codes(X)
+        s = float(self.smoothing)
+        logp = np.zeros(len(C))
+        comp = []
+        for j, c in enumerate(names):
+            bins = self._discs[c].index(C[:, j])
+            sup = self.supports_[c]
+            cmap = np.full(len(sup), int(sup.sum()), dtype=np.int64)
+            cmap[sup] = np.arange(int(sup.sum()))
+            comp.append(cmap[bins])
+            n_rare = int((~sup).sum())
+            if n_rare:
+                logp -= np.where(~sup[bins], math.log(n_rare), 0.0)
+            logp -= self._discs[c].log_width(bins)
+        root = self.node_marginals_[names[0]]
+        with np.errstate(divide="ignore"):
+            logp += np.log((1 - s) * root[comp[0]] + s / len(root))
+            for u, v, cond in self._orientation():
+                k = cond.shape[1]
+                logp += np.log((1 - s) * cond[comp[u], comp[v]] + s / k)
+        logp[outside] = -np.inf
+        return logp
+
+    def score(self, X, y=None):
+        """Mean log-likelihood of ``X`` under the tree model."""
+        return float(np.mean(self.score_samples(X)))
+
+
+def _draw(rng, cdf, parent):
+    """One categorical draw per row from the CDF ``cdf[parent[i]]``."""
+    u = rng.random(len(parent))
+    out = np.empty(len(parent), dtype=np.int64)
+    for a in np.unique(parent):
+        mask = parent == a
+        row = cdf[a]
+        out[mask] = np.searchsorted(row, u[mask] * row[-1], side="right")
+    return np.minimum(out, cdf.shape[1] - 1)
+
+
+def _weighted_total(totals, variances):
+    totals, variances = np.asarray(totals, float), np.asarray(variances, float)
+    if np.any(variances == 0):
+        t = float(totals[variances == 0].mean())
+    else:
+        w = 1.0 / variances
+        t = float((w * totals).sum() / w.sum())
+    return max(t, 1.0)
+
+
+def _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2):
+    """Consistent non-negative marginals on the tree from the noisy measurements.
+
+    The total ``n_hat`` is the inverse-variance weighted mean of every measurement's
+    total. Each node's distribution combines (per cell, inverse-variance weights) its
+    own compressed measurement and the margins of its incident 2-way measurements,
+    divided by ``n_hat`` and projected onto the simplex; each edge table is its
+    measurement divided by ``n_hat``, projected onto the tables with those margins.
+    """
+    totals = list(totals) + [float(t.sum()) for t in y2]
+    t_var = list(t_var) + [csizes[a] * csizes[b] * sd2**2 for a, b in edges]
+    n_hat = _weighted_total(totals, t_var)
+    d = len(y1c)
+    num = [np.zeros(k) for k in csizes]
+    den = [np.zeros(k) for k in csizes]
+    exact = sd2 == 0 or any(np.all(v == 0) for v in v1c)
+    for j in range(d):
+        w = 1.0 if exact else 1.0 / v1c[j]
+        num[j] += w * y1c[j]
+        den[j] += w
+    if not exact:
+        for (a, b), t in zip(edges, y2, strict=True):
+            num[a] += t.sum(axis=1) / (csizes[b] * sd2**2)
+            den[a] += 1.0 / (csizes[b] * sd2**2)
+            num[b] += t.sum(axis=0) / (csizes[a] * sd2**2)
+            den[b] += 1.0 / (csizes[a] * sd2**2)
+    nodes = [_simplex(num[j] / den[j] / n_hat) for j in range(d)]
+    tables = [
+        _transport_projection(t / n_hat, nodes[a], nodes[b])
+        for (a, b), t in zip(edges, y2, strict=True)
+    ]
+    return nodes, tables, n_hat
