@@ -279,6 +279,9 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     supports_ : dict {column: ndarray of bool}
         Bins kept by the compression; the others form the column's rare value (the
         last value of its compressed domain).
+    noisy_two_way_ : dict {(column, column): ndarray of int}
+        The released noisy 2-way counts of the tree's pairs, over the compressed
+        domains (rows: first column).
     tree_ : list of (column, column)
         The selected pairs, in the order Kruskal's algorithm picked them.
     node_marginals_ : dict {column: ndarray}
@@ -524,7 +527,7 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
                 sd2=math.sqrt(2) * b2,
             )
             out["select_epsilon"] = parts[1] / n_edges if parts[1] > 0 else math.inf
-            out["epsilon_spent"] = float(eps_bounds + parts.sum())
+            out["epsilon_spent"] = float(epsilon)  # eps_bounds + sum(parts), sequentially
         out["breakdown"] = {"bounds": float(eps_bounds)}
         out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
         return out
@@ -661,6 +664,7 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
         self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
         self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+        self.noisy_two_way_ = {(names[a], names[b]): t for (a, b), t in zip(edges, y2, strict=True)}
         self.tree_ = [(names[a], names[b]) for a, b in edges]
         self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
         self.edge_marginals_ = {

@@ -173,6 +173,24 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             **_LIRA,
         },
     ],
+    "DPMarginalSynthesizer": [
+        {
+            # an int n_bins: no decision reads n; the canary's corner cells are empty
+            # without it (pure DP: discrete Laplace measurements)
+            "label": "pure-dp",
+            "params": {"epsilon": 1.0, "delta": 0.0, "bounds": (0.0, 1.0), "n_bins": 8},
+            "data": _packed_corner_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "zcdp",
+            "params": {"epsilon": 1.0, "delta": 1e-5, "bounds": (0.0, 1.0), "n_bins": 8},
+            "data": _packed_corner_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+    ],
     "SubsampledExpMedian": [
         {
             "label": "exact-em",
