@@ -38,7 +38,9 @@ __all__ = [
 ]
 
 #: The TF-Privacy order grid (dp_gan.md §3.2) united with the integers 2..256
-#: (spec README §2 row 4), sorted, as float64.
+#: (spec README §2 row 4) and the orders 2.0, 2.1, ..., 11.9 (issue 19: the optimum
+#: of the usual DP-SGD settings often lies between two integers, e.g. alpha ~ 8.6 at
+#: q=0.001, sigma=0.8), sorted, as float64.
 DEFAULT_ORDERS = np.unique(
     np.concatenate(
         [
@@ -46,6 +48,7 @@ DEFAULT_ORDERS = np.unique(
             np.arange(5, 64),
             [128, 256, 512],
             np.arange(2, 257),
+            np.arange(20, 120) / 10.0,
         ]
     ).astype(np.float64)
 )
@@ -273,7 +276,8 @@ def rdp_subsampled_gaussian(*, noise_multiplier, sample_rate, orders=None):
         ``q = 1`` gives the full-batch Gaussian mechanism, ``alpha / (2 sigma^2)``.
     orders : array-like of float, optional
         Rényi orders (> 1). Default :data:`DEFAULT_ORDERS` (the TF-Privacy grid
-        united with the integers 2..256). Integer orders use the exact binomial sum,
+        united with the integers 2..256 and the tenths 2.0..11.9). Integer orders use
+        the exact binomial sum,
         fractional orders the exact integral (computed numerically to near machine
         precision); no order is dropped.
 
