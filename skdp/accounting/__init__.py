@@ -1,4 +1,4 @@
-"""Privacy accounting: RDP / GDP maths, composition, calibration and a user-held ledger.
+"""Privacy accounting: RDP / PLD / GDP maths, composition, calibration and a user-held ledger.
 
 Pure numpy/scipy (layer L1; never imports torch).
 
@@ -6,9 +6,11 @@ Pure numpy/scipy (layer L1; never imports torch).
   noise for, ``steps`` Poisson-subsampled Gaussian (DP-SGD) steps.
 * :func:`resolve_noise_multiplier`: the DP-SGD estimators' shared rule (calibrate, or
   check a user-fixed noise multiplier against the budget before training).
-* :func:`get_accountant`: stateful accountants by registry key -- ``"rdp"`` (exact,
-  the default everywhere) and ``"gdp_clt"`` (the DP-NF paper's central-limit formula;
-  approximate, warns).
+* :func:`get_accountant`: stateful accountants by registry key -- ``"rdp"`` (exact;
+  the default of the pure functions), ``"pld"`` (exact and tighter: numerical
+  composition of privacy loss distributions, reported as ``min(PLD, RDP)``; the
+  default of the DP-SGD estimators) and ``"gdp_clt"`` (the DP-NF paper's
+  central-limit formula; approximate, warns).
 * :func:`rdp_subsampled_gaussian`, :func:`rdp_to_epsilon`, ... : the RDP building
   blocks (exact integer *and* fractional orders, improved or classic conversion).
 * :func:`compose_sequential`, :func:`compose_parallel`, :func:`compose_advanced`.
@@ -24,6 +26,7 @@ sampling probability ``q`` and ``steps`` the number of noisy steps ``T``.
 from skdp.accounting._accountant import (
     Accountant,
     GDPCLTAccountant,
+    PLDAccountant,
     RDPAccountant,
     available_accountants,
     calibrate_noise_multiplier,
@@ -57,6 +60,7 @@ __all__ = [
     "CONVERSIONS",
     "DEFAULT_ORDERS",
     "GDPCLTAccountant",
+    "PLDAccountant",
     "PrivacyLedger",
     "RDPAccountant",
     "available_accountants",

@@ -7,7 +7,14 @@ import warnings
 
 import numpy as np
 
-from skdp.accounting._gdp import _mu_sq_per_step, gdp_delta, gdp_epsilon
+from skdp.accounting._gdp import (
+    _mu_sq_per_step,
+    gdp_clt_noise_multiplier,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+)
+from skdp.accounting._pld import PLDTooLargeError, default_grid_step, pld_subsampled_gaussian
 from skdp.accounting._rdp import (
     _check_conversion,
     _check_orders,
@@ -22,6 +29,7 @@ from skdp.exceptions import ApproximateGuaranteeWarning, BudgetExceededError
 __all__ = [
     "Accountant",
     "GDPCLTAccountant",
+    "PLDAccountant",
     "RDPAccountant",
     "available_accountants",
     "calibrate_noise_multiplier",
@@ -258,6 +266,179 @@ class GDPCLTAccountant(Accountant):
         return gdp_delta(epsilon, self.get_mu())
 
 
+class PLDAccountant(Accountant):
+    """Privacy-loss-distribution accountant (registry key ``"pld"``); exact upper bound.
+
+    Composes the privacy loss distributions of the recorded Poisson-subsampled Gaussian
+    steps numerically and reports the smaller of that epsilon and the RDP bound of the
+    same steps (both are proven upper bounds, so their minimum is one too).
+
+    Parameters
+    ----------
+    grid_step : float, optional
+        Privacy-loss grid step. ``None`` (default) chooses it from the history:
+        ``0.05`` times the root-mean-square standard deviation of one step's privacy
+        loss, within ``[1e-6, 0.05]`` (see Notes).
+
+    Attributes
+    ----------
+    history : list of (float, float, int)
+        See :class:`Accountant`.
+    guarantee : str
+        ``"exact"``: the result is a proven upper bound (see Notes for the floating-point
+        caveat).
+
+    Notes
+    -----
+    Add/remove-one-row neighbours, ``n`` public. Each step is the sampled Gaussian
+    mechanism with L2 sensitivity 1 relative to the noise. The remove direction
+    (``P = (1 - q) N(0, s^2) + q N(1, s^2)`` against ``Q = N(0, s^2)``) and the add
+    direction (the pair swapped) are composed separately and the larger delta is
+    reported, which covers both orders of every neighbouring pair, under adaptive
+    composition, and steps with different ``(noise_multiplier, sample_rate)``.
+
+    The algorithm is pessimistic at every stage: connect-the-dots discretisation onto
+    a grid of privacy losses (Doroshenko et al. 2022; its hockey-stick curve is the
+    exact one at the grid points and the chord between them, which lies above the
+    exact convex curve), mass below the grid rounded up, mass above it and the tails
+    truncated after each convolution sent to ``+inf`` (straight into delta), and
+    composition by zero-padded FFT convolution (no wrap-around) with repeated
+    squaring (Koskela et al. 2020, 2021). So, for exact arithmetic, the reported delta
+    is an upper bound on the mechanism's delta and epsilon an upper bound on its
+    epsilon. Floating-point error (FFT round-off, about ``1e-16`` of the largest grid
+    mass per point) is absorbed by clipping negative masses to zero but not bounded
+    rigorously. The error is pessimistic and small: connect-the-dots adds about
+    ``grid_step^2 / 12`` to the mean of each step's loss; with the default grid the
+    result lies within about 0.05 % above a fine-grid PLD (and above dp-accounting's
+    PLD by at most that) in the tests, where the RDP bound is 8-75 % looser. A history
+    that would need more than ``2^23`` grid points falls back to the RDP bound.
+
+    References
+    ----------
+    .. [1] S. Meiser, E. Mohammadi, "Tight on Budget? Tight Bounds for r-Fold
+       Approximate Differential Privacy", CCS 2018.
+    .. [2] A. Koskela, J. Jälkö, A. Honkela, "Computing Tight Differential Privacy
+       Guarantees Using FFT", AISTATS 2020.
+    .. [3] A. Koskela, J. Jälkö, L. Prediger, A. Honkela, "Tight Differential Privacy
+       for Discrete-Valued Mechanisms and for the Subsampled Gaussian Mechanism Using
+       FFT", AISTATS 2021.
+    .. [4] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, "Connect the
+       Dots: Tighter Discrete Approximations of Privacy Loss Distributions", PETS 2022.
+    .. [5] Y. Zhu, J. Dong, Y.-X. Wang, "Optimal Accounting of Differential Privacy via
+       Characteristic Function", AISTATS 2022 (dominating pairs compose).
+
+    Examples
+    --------
+    >>> from skdp.accounting import get_accountant
+    >>> acc = get_accountant("pld").step(
+    ...     noise_multiplier=1.5, sample_rate=0.04, num_steps=2250)
+    >>> round(acc.get_epsilon(1e-5), 3)  # RDP: 7.33
+    6.77
+    """
+
+    name = "pld"
+    guarantee = "exact"
+    _DIRECTIONS = ("remove", "add")
+
+    def __init__(self, *, grid_step=None):
+        super().__init__()
+        if grid_step is not None:
+            grid_step = _check_real(grid_step, "grid_step", low=0.0)
+            if grid_step <= 0.0:
+                raise ValueError("grid_step must be > 0.")
+        self.grid_step = grid_step
+        self._rdp = RDPAccountant()
+        self._powers = {}
+        self._composed = (None, None)
+
+    def _active_groups(self):
+        groups = {}
+        for (sigma, q), n in self._grouped().items():
+            if q > 0.0 and not math.isinf(sigma) and n > 0:
+                groups[(sigma, q)] = n
+        return groups
+
+    def _compose(self):
+        """``{direction: composed PLD}``; ``{}`` if no step has a privacy loss, ``None``
+        if the PLD is infinite or too large (then only the RDP bound is used)."""
+        groups = self._active_groups()
+        key = (self.grid_step, tuple(sorted(groups.items())))
+        if self._composed[0] == key:
+            return self._composed[1]
+        if any(sigma == 0.0 for sigma, _ in groups):
+            result = None
+        elif not groups:
+            result = {}
+        else:
+            step = self.grid_step or default_grid_step(groups)
+            self._powers = {k: v for k, v in self._powers.items() if k[3] == step}
+            try:
+                result = {d: self._compose_direction(groups, d, step) for d in self._DIRECTIONS}
+            except PLDTooLargeError:
+                result = None
+        self._composed = (key, result)
+        return result
+
+    def _compose_direction(self, groups, direction, step):
+        total = None
+        for (sigma, q), n in sorted(groups.items()):
+            cache_key = (sigma, q, direction, step)
+            chain = self._powers.get(cache_key)
+            if chain is None:
+                base = pld_subsampled_gaussian(
+                    noise_multiplier=sigma, sample_rate=q, direction=direction, step=step
+                )
+                chain = [base]
+            chain = chain[0].powers(n, chain=chain)
+            self._powers[cache_key] = chain
+            pld = chain[0].self_compose(n, powers=chain)
+            total = pld if total is None else total.compose(pld)
+        return total
+
+    def _rdp_accountant(self):
+        self._rdp.history = list(self.history)
+        return self._rdp
+
+    def get_epsilon_pld(self, delta):
+        """The PLD epsilon alone (``inf`` where the PLD is unavailable)."""
+        delta = _check_real(delta, "delta", low=0.0)
+        if delta >= 1.0:
+            raise ValueError("delta must be < 1.")
+        plds = self._compose()
+        if plds is None:
+            return math.inf
+        if not plds:
+            return 0.0
+        return max(pld.get_epsilon(delta) for pld in plds.values())
+
+    def get_delta_pld(self, epsilon):
+        """The PLD delta alone (``1`` where the PLD is unavailable)."""
+        eps = _check_real(epsilon, "epsilon", low=0.0, allow_inf=True)
+        plds = self._compose()
+        if plds is None:
+            return 1.0
+        if not plds:
+            return 0.0
+        return max(pld.get_delta(eps) for pld in plds.values())
+
+    def get_epsilon(self, delta):
+        """``min(PLD epsilon, RDP epsilon)`` of the recorded steps at ``delta``."""
+        eps_pld = self.get_epsilon_pld(delta)
+        return min(eps_pld, float(self._rdp_accountant().get_epsilon(delta)))
+
+    def get_delta(self, epsilon):
+        """``min(PLD delta, RDP delta)`` of the recorded steps at ``epsilon``."""
+        delta_pld = self.get_delta_pld(epsilon)
+        return min(delta_pld, float(self._rdp_accountant().get_delta(epsilon)))
+
+    def reset(self):
+        """Forget every recorded step (cached compositions too); return ``self``."""
+        super().reset()
+        self._powers = {}
+        self._composed = (None, None)
+        return self
+
+
 def _gdp_epsilon_checked(delta, mu):
     delta = _check_real(delta, "delta", low=0.0)
     if delta >= 1.0:
@@ -267,7 +448,7 @@ def _gdp_epsilon_checked(delta, mu):
 
 # ------------------------------------------------------------------------ registry
 
-_REGISTRY = {"rdp": RDPAccountant, "gdp_clt": GDPCLTAccountant}
+_REGISTRY = {"rdp": RDPAccountant, "gdp_clt": GDPCLTAccountant, "pld": PLDAccountant}
 
 
 def available_accountants():
@@ -277,7 +458,7 @@ def available_accountants():
     --------
     >>> from skdp.accounting import available_accountants
     >>> available_accountants()
-    ('gdp_clt', 'rdp')
+    ('gdp_clt', 'pld', 'rdp')
     """
     return tuple(sorted(_REGISTRY))
 
@@ -360,7 +541,7 @@ def compute_epsilon(
     accountant : str, default="rdp"
         Registry key, see :func:`available_accountants`.
     orders : array-like of float, optional
-        ``"rdp"`` only: Rényi orders (default the TF-Privacy grid united with 2..256).
+        ``"rdp"`` only: Rényi orders (default :data:`~skdp.accounting.DEFAULT_ORDERS`).
     conversion : {"improved", "classic"}, default="improved"
         ``"rdp"`` only: RDP -> (epsilon, delta) conversion.
 
@@ -386,7 +567,7 @@ def compute_epsilon(
     >>> from skdp.accounting import compute_epsilon
     >>> round(compute_epsilon(noise_multiplier=1.5, sample_rate=0.04, steps=2250,
     ...                       delta=1e-5), 3)
-    7.33
+    7.329
     """
     acc = get_accountant(accountant, **_rdp_only_options(accountant, orders, conversion))
     acc.step(
@@ -465,6 +646,8 @@ def calibrate_noise_multiplier(
         return 0.0
     if accountant == "gdp_clt":
         warnings.warn(_GDP_WARNING, ApproximateGuaranteeWarning, stacklevel=2)
+    if accountant == "pld":
+        return _calibrate_pld(target, delta, sample_rate, steps)
 
     def eps_at(sigma):
         acc = get_accountant(accountant, **options)
@@ -476,15 +659,76 @@ def calibrate_noise_multiplier(
     if eps_at(SIGMA_MIN) <= target:
         return SIGMA_MIN
     if eps_at(SIGMA_MAX) > target:
-        raise BudgetExceededError(
-            f"No noise multiplier in [{SIGMA_MIN}, {SIGMA_MAX}] reaches epsilon={target:g} "
-            f"at delta={delta:g} with sample_rate={sample_rate:g} and steps={steps}: "
-            "increase epsilon or delta, or use fewer steps or a smaller sample rate."
-        )
+        raise _budget_error(target, delta, sample_rate, steps)
     lo, hi = SIGMA_MIN, SIGMA_MAX  # eps(lo) > target >= eps(hi)
     while hi / lo > SIGMA_RATIO:
         mid = math.sqrt(lo * hi)
         if eps_at(mid) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _budget_error(target, delta, sample_rate, steps):
+    return BudgetExceededError(
+        f"No noise multiplier in [{SIGMA_MIN}, {SIGMA_MAX}] reaches epsilon={target:g} "
+        f"at delta={delta:g} with sample_rate={sample_rate:g} and steps={steps}: "
+        "increase epsilon or delta, or use fewer steps or a smaller sample rate."
+    )
+
+
+#: First bracketing factor of the PLD calibration around its initial guess.
+_PLD_BRACKET = 1.1
+
+
+def _calibrate_pld(target, delta, sample_rate, steps):
+    """:func:`calibrate_noise_multiplier` for ``"pld"``: the same rule, few compositions.
+
+    Starts from the CLT noise multiplier (Bu et al. 2020; only a guess), brackets the
+    answer by stepping by factors ``1.1, 1.21, 1.46, ...``, then bisects geometrically
+    until ``hi / lo <= 1.001``, one PLD composition per step, and returns ``hi``. The
+    bisection tests the PLD epsilon alone, so ``hi`` meets the target under
+    ``min(PLD, RDP)`` too (the PLD is the smaller one wherever it is available; where
+    it is not, e.g. a grid too large, the RDP calibration is returned).
+    """
+    if sample_rate == 0.0 or steps == 0:
+        return SIGMA_MIN
+
+    def feasible(sigma):
+        acc = PLDAccountant().step(noise_multiplier=sigma, sample_rate=sample_rate, num_steps=steps)
+        return acc.get_epsilon_pld(delta) <= target
+
+    def rdp_fallback():
+        return calibrate_noise_multiplier(
+            epsilon=target, delta=delta, sample_rate=sample_rate, steps=steps, accountant="rdp"
+        )
+
+    mu = gdp_mu(target, delta)
+    guess = gdp_clt_noise_multiplier(mu=mu, sample_rate=sample_rate, steps=steps)
+    guess = min(SIGMA_MAX, max(SIGMA_MIN, guess if math.isfinite(guess) else SIGMA_MAX))
+    factor = _PLD_BRACKET
+    if feasible(guess):
+        hi = guess
+        while True:  # feasible(hi)
+            if hi <= SIGMA_MIN:
+                return SIGMA_MIN
+            lo = max(SIGMA_MIN, hi / factor)
+            if not feasible(lo):
+                break
+            hi, factor = lo, factor * factor
+    else:
+        lo = guess
+        while True:  # not feasible(lo)
+            if lo >= SIGMA_MAX:
+                return rdp_fallback()  # raises BudgetExceededError if RDP fails too
+            hi = min(SIGMA_MAX, lo * factor)
+            if feasible(hi):
+                break
+            lo, factor = hi, factor * factor
+    while hi / lo > SIGMA_RATIO:  # feasible(hi), not feasible(lo)
+        mid = math.sqrt(lo * hi)
+        if feasible(mid):
             hi = mid
         else:
             lo = mid
@@ -539,7 +783,7 @@ def resolve_noise_multiplier(
     >>> sigma, spent = resolve_noise_multiplier(epsilon=3.0, delta=1e-5,
     ...                                         sample_rate=0.01, steps=1000)
     >>> round(sigma, 3), spent <= 3.0
-    (0.869, True)
+    (0.865, True)
     >>> resolve_noise_multiplier(epsilon=1.0, delta=1e-5, sample_rate=0.01, steps=1000,
     ...                          noise_multiplier=0.5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):

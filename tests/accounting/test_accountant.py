@@ -71,7 +71,7 @@ def test_exact_signatures():
 
 
 def test_registry():
-    assert available_accountants() == ("gdp_clt", "rdp")
+    assert available_accountants() == ("gdp_clt", "pld", "rdp")
     rdp = get_accountant("rdp")
     gdp = get_accountant("gdp_clt")
     assert isinstance(rdp, RDPAccountant) and isinstance(rdp, Accountant)
@@ -79,8 +79,9 @@ def test_registry():
     assert (rdp.guarantee, gdp.guarantee) == ("exact", "approximate")
     assert (rdp.name, gdp.name) == ("rdp", "gdp_clt")
     assert get_accountant("rdp") is not rdp  # fresh object every time
-    with pytest.raises(ValueError, match="Unknown accountant 'pld'"):
-        get_accountant("pld")
+    assert get_accountant("pld").guarantee == "exact"
+    with pytest.raises(ValueError, match="Unknown accountant 'prv'"):
+        get_accountant("prv")
     with pytest.raises(ValueError, match="Unknown accountant"):
         compute_epsilon(
             noise_multiplier=1.0, sample_rate=0.1, steps=1, delta=1e-5, accountant="prv"

@@ -15,6 +15,7 @@ MODULES = [
     "skdp.accounting._composition",
     "skdp.accounting._gdp",
     "skdp.accounting._ledger",
+    "skdp.accounting._pld",
     "skdp.accounting._rdp",
 ]
 
