@@ -3,7 +3,7 @@
 For data custodians who do not write Python::
 
     skdp schema INPUT.csv -o schema.json          # draft a schema; then edit it by hand
-    skdp synthesize INPUT.csv --schema schema.json --method histogram --epsilon 1 \\
+    skdp synthesize INPUT.csv --schema schema.json --method marginal --epsilon 1 \\
         --rows 1000 -o synthetic.csv
     skdp evaluate INPUT.csv synthetic.csv         # utility of the synthetic table
 
@@ -17,9 +17,11 @@ a bound or level taken from the data can reveal a single person. Only with
 because the release is then not differentially private with respect to those values.
 
 ``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
-(``--method histogram``), :class:`~skdp.density.DPFlowDensity` (``flow``) or
+(``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,
+MST), :class:`~skdp.density.DPFlowDensity` (``flow``) or
 :class:`~skdp.synthesis.DPGANSynthesizer` (``gan``) with a total budget of
-``--epsilon`` (and ``--delta`` for the DP-SGD methods), samples ``--rows`` rows and
+``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
+``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
 writes them atomically (a temporary file renamed into place: no half-written output on
 failure). Numeric bounds missing from the schema are an error unless
 ``--estimate-bounds`` lets the estimator spend 10 % of the budget on a private estimate.
@@ -327,6 +329,12 @@ def _cmd_schema(args):
 def _estimator(args, schema):
     method = args.method
     seed = args.seed
+    if method == "marginal":
+        from skdp.synthesis import DPMarginalSynthesizer
+
+        return DPMarginalSynthesizer(
+            epsilon=args.epsilon, delta=args.delta, schema=schema, random_state=seed
+        )
     if method == "histogram":
         from skdp.synthesis import DPHistogramSynthesizer
 
@@ -373,8 +381,10 @@ def _estimator(args, schema):
 def _cmd_synthesize(args):
     if not (args.epsilon > 0):
         raise CLIError("--epsilon must be positive")
-    if args.method != "histogram" and not (0 < args.delta < 1):
+    if args.method in ("flow", "gan") and not (0 < args.delta < 1):
         raise CLIError("--delta must be in (0, 1)")
+    if args.method == "marginal" and not (0 <= args.delta < 1):
+        raise CLIError("--delta must be in [0, 1)")
     if args.rows is not None and args.rows < 1:
         raise CLIError("--rows must be at least 1")
     schema, data_derived = _load_schema(args.schema)
@@ -535,7 +545,9 @@ def build_parser():
     )
     s.add_argument("input", metavar="INPUT.csv")
     s.add_argument("--schema", required=True, metavar="SCHEMA.json")
-    s.add_argument("--method", choices=("histogram", "flow", "gan"), default="histogram")
+    s.add_argument(
+        "--method", choices=("histogram", "marginal", "flow", "gan"), default="histogram"
+    )
     s.add_argument(
         "--epsilon", type=_finite_float, required=True, help="total privacy budget of the run"
     )
@@ -543,7 +555,8 @@ def build_parser():
         "--delta",
         type=_finite_float,
         default=1e-5,
-        help="total delta (flow, gan; default 1e-5, keep it well below 1/rows)",
+        help="total delta (marginal, flow, gan; default 1e-5, keep it well below 1/rows; "
+        "marginal with 0: pure epsilon-DP)",
     )
     s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")

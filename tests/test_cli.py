@@ -174,6 +174,25 @@ def test_synthesize_histogram_end_to_end(tmp_path, table):
     assert "without differential privacy" in res.stderr
 
 
+@pytest.mark.parametrize("delta", ["1e-5", "0"])
+def test_synthesize_marginal_end_to_end(tmp_path, table, delta):
+    schema = _complete_schema(tmp_path, table, via_cli=True)
+    res = run(
+        "synthesize", table, "--schema", schema, "--method", "marginal", "--epsilon", "1",
+        "--delta", delta, "--rows", "300", "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "method marginal, epsilon spent 1," in res.stderr
+    assert f"delta spent {float(delta):.3g}" in res.stderr
+    out = pd.read_csv(tmp_path / "synth.csv")
+    assert list(out.columns) == ["age", "sex", "bmi", "smoker", "score"] and len(out) == 300
+    assert out["age"].dtype.kind == "i"
+    for col, (lo, hi) in BOUNDS.items():
+        assert out[col].between(lo, hi).all()
+    for col, levels in LEVELS.items():
+        assert set(out[col]) == set(levels)
+
+
 def test_synthesize_refuses_placeholders(tmp_path, table):
     run("schema", table, "-o", "draft.json", cwd=tmp_path)
     res = run(
