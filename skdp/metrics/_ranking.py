@@ -1,6 +1,6 @@
 """Differentially private ROC AUC, average precision and accuracy (Lantz 2016, ch. 7).
 
-Spec: ``lantz.md`` §5.1-5.6 (Boyd et al. 2015), spec README §2 row 6 and §4 item 11.
+Boyd, Lantz and Page 2015; smooth sensitivity of Nissim, Raskhodnikova and Smith 2007.
 
 Neighbouring relation of every function here: **replace one row** (its label and/or its
 score may change); the number of rows ``N`` is public, the class counts ``n`` (positives)
@@ -123,11 +123,26 @@ def _check_scores(y_score, n_rows):
 # ------------------------------------------------------------------------- exact metrics
 
 
-def _exact_auc_ap(pos_mask, scores):
-    """Exact AUC (7.1) and AP (7.2) with negatives ranked first on ties; O(N log N).
+def _check_ties(ties):
+    if ties not in ("sklearn", "pessimistic"):
+        raise ValueError("ties must be 'sklearn' or 'pessimistic'")
+    return ties
 
-    Returns ``(auc, ap, n_positive)``; ``auc = 0.5`` if a class is empty, ``ap = 0`` without
-    positives and ``1`` without negatives (spec §5.1).
+
+def _exact_auc_ap(pos_mask, scores, ties="sklearn"):
+    """Exact AUC and AP under the tie convention ``ties``; O(N log N) (two sorts and
+    binary searches).
+
+    ``"sklearn"``: a tied (positive, negative) pair counts 1/2 in the AUC and all rows
+    with one score form one threshold of the AP, as in :func:`~sklearn.metrics.roc_auc_score`
+    and :func:`~sklearn.metrics.average_precision_score`: ``AP = (1/n) sum_j T_j / (T_j +
+    F_j)`` with ``T_j``, ``F_j`` the positives and negatives scored ``>= y_j``.
+    ``"pessimistic"``: negatives rank above tied positives (Lantz 2016, eqs. 7.1-7.2):
+    a tied pair counts 0 and the ``j``-th positive in decreasing order has precision
+    ``j / (j + F_j)``.
+
+    Returns ``(auc, ap, n_positive)``; ``auc = 0.5`` if a class is empty, ``ap = 0``
+    without positives and ``1`` without negatives.
     """
     pos = np.sort(scores[pos_mask])
     neg = np.sort(scores[~pos_mask])
@@ -137,6 +152,14 @@ def _exact_auc_ap(pos_mask, scores):
     if m == 0:
         return 0.5, 1.0, n
     below = np.searchsorted(neg, pos, side="left")  # #{i: x_i < y_j}, y_j increasing
+    if ties == "sklearn":
+        below_or_tied = np.searchsorted(neg, pos, side="right")  # #{i: x_i <= y_j}
+        twice_u = np.sum(below, dtype=np.int64) + np.sum(below_or_tied, dtype=np.int64)
+        auc = float(twice_u) / (2.0 * float(n) * float(m))
+        t = n - np.searchsorted(pos, pos, side="left")  # T_j = #{positives >= y_j}
+        f = m - below  # F_j = #{negatives >= y_j}
+        ap = float(np.mean(t / (t + f)))
+        return auc, ap, n
     auc = float(np.sum(below, dtype=np.int64)) / (float(n) * float(m))
     s = m - below[::-1]  # #{i: x_i >= y_j} for the positives in decreasing score order
     j = np.arange(1, n + 1, dtype=np.float64)
@@ -187,33 +210,40 @@ def _noise_parameters(local_sensitivities, n, N, *, epsilon, delta, gamma):
 
 
 def _dp_ranking_metric(
-    which, y_true, y_score, *, epsilon, delta, random_state, ledger, pos_label, gamma, form
+    which, y_true, y_score, *, epsilon, delta, random_state, ledger, pos_label, gamma, form, ties
 ):
+    ties = _check_ties(ties)
     pos_mask = _positive_mask(y_true, pos_label)
     N = pos_mask.shape[0]
     scores = _check_scores(y_score, N)
     epsilon, delta = check_privacy_params(epsilon, delta, n_samples=N)
     gamma = _check_gamma(gamma)
-    # the metric, its budget and its inputs are bound into the seed material: two
-    # metrics (or two budgets) on one input never share noise under one seed
+    # the metric, its budget, its options and its inputs are bound into the seed
+    # material: two metrics (or two budgets) on one input never share noise under one seed
     rng = release_rng(
         random_state,
         tag=f"dp_{which}_score",
-        params={"epsilon": epsilon, "delta": delta, "gamma": gamma, "form": form},
+        params={
+            "epsilon": epsilon,
+            "delta": delta,
+            "gamma": gamma,
+            "form": form,
+            "ties": ties,
+        },
         data=(pos_mask, scores),
         order_invariant=True,
     )
     if ledger is not None:
         ledger.spend(epsilon, delta, label=f"dp_{which}_score")
-    auc, ap, n = _exact_auc_ap(pos_mask, scores)
+    auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
 
     def local_sensitivities(counts):
-        if which == "roc_auc":
+        if which == "roc_auc":  # the same bound for both tie conventions
             return auc_local_sensitivity(counts, N - counts)
-        return ap_local_sensitivity(counts, form=form, cap=True)
+        return ap_local_sensitivity(counts, ties=ties, form=form, cap=True)
 
     scale, kind = _noise_parameters(
         local_sensitivities, n, N, epsilon=epsilon, delta=delta, gamma=gamma
@@ -236,6 +266,7 @@ def dp_roc_auc_score(
     ledger=None,
     pos_label=None,
     gamma=2.0,
+    ties="sklearn",
 ):
     """Differentially private area under the ROC curve of a binary problem.
 
@@ -261,6 +292,13 @@ def dp_roc_auc_score(
     gamma : float, default=2.0
         Tail exponent (> 1) of the pure-DP noise density ``1 / (1 + |z|^gamma)``; only
         used with ``delta == 0``.
+    ties : {"sklearn", "pessimistic"}, default="sklearn"
+        How a positive and a negative with the same score count. ``"sklearn"``: half a
+        correctly ordered pair, as in :func:`sklearn.metrics.roc_auc_score` (so constant
+        scores give 0.5). ``"pessimistic"``: a mis-ordered pair (Lantz 2016, §7.2.1; the
+        convention of skdp before this option existed), never above the ``"sklearn"``
+        value. Both have
+        the same sensitivity, hence the same noise.
 
     Returns
     -------
@@ -273,11 +311,25 @@ def dp_roc_auc_score(
         For NaN/inf, empty or mismatched inputs, non-binary labels or invalid privacy
         parameters; never because of the class balance.
 
+    See Also
+    --------
+    dp_average_precision_score : The same mechanism for average precision.
+    binormal_roc_curve : A DP ROC curve from the released AUC (post-processing).
+
     Notes
     -----
     Neighbouring relation: replace one row (its label and/or its score), with the number
-    of rows ``N`` public and the class counts private (Lantz 2016, §7.2.2; spec README §2
-    row 6 keeps this relation for the scorers, unlike the library's add/remove default).
+    of rows ``N`` public and the class counts ``n`` (positives) and ``m`` private
+    (Lantz 2016, §7.2.2). Unlike skdp's estimators (add/remove one row), the proof needs
+    replace-one.
+
+    Sensitivity: the local sensitivity of the AUC is ``1 / min(n, m)`` (1 when a class is
+    empty), under either tie convention: the proof only uses that each (negative,
+    positive) pair contributes a value in [0, 1] (Lantz 2016, Thm 7.5; the derivation is
+    in :func:`~skdp.mechanisms.sensitivity.auc_local_sensitivity`). It depends on ``n``
+    only, and a replacement changes ``n`` by at most one, so
+    ``S = max_{0 <= i <= N} LS(i, N - i) exp(-beta |i - n|)`` is a ``beta``-smooth upper
+    bound on it (Thm 7.6).
 
     Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
     Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
@@ -285,19 +337,18 @@ def dp_roc_auc_score(
     Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
     ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
     ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
-    ``beta`` is used, ``S`` is the ``beta``-smooth sensitivity maximised over every class
-    count ``0..N``. The result is clamped to [0, 1] (post-processing). The guarantee is
-    exact (a proven bound), and one call spends exactly ``(epsilon, delta)``; with a
-    ``ledger`` the call is recorded there before the metric is computed.
+    ``beta`` is used. The result is clamped to [0, 1] (post-processing).
+
+    Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``, and
+    with a ``ledger`` the call is recorded there before the metric is computed. Floating
+    point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
+    mathematical mechanism.
 
     The smooth sensitivity depends on the private class counts, so it is neither returned
     nor stored. The function never raises because ``y_true`` has a single class (that
-    would reveal a private count): the exact value is then taken as 0.5 (AUC), 0 (AP
-    without positives) or 1 (AP without negatives) and noised as usual.
-
-    Ties are broken with negatives ranked first (Lantz 2016, §7.2.1), so a tied
-    positive/negative pair counts as a mis-ordering: with tied scores the exact value is
-    lower than scikit-learn's (which gives ties half credit); without ties it is equal.
+    would reveal a private count; scikit-learn raises there): the exact value is then
+    taken as 0.5 and noised as usual. Otherwise, with ``ties="sklearn"`` and
+    ``epsilon=math.inf``, the value is :func:`sklearn.metrics.roc_auc_score`'s.
     ``random_state`` must stay secret for a real release: whoever knows it can subtract
     the noise.
 
@@ -306,12 +357,13 @@ def dp_roc_auc_score(
     .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
        AISec 2015.
     .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
-       Health Records", PhD thesis, ch. 7, 2016.
+       Health Records", PhD thesis, ch. 7, University of Wisconsin-Madison, 2016.
     .. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
        private data analysis". STOC 2007.
 
     Examples
     --------
+    >>> import math
     >>> import numpy as np
     >>> from skdp.metrics import dp_roc_auc_score
     >>> rng = np.random.default_rng(0)
@@ -320,6 +372,11 @@ def dp_roc_auc_score(
     >>> auc = dp_roc_auc_score(y, s, epsilon=1.0, delta=1e-6, random_state=0)
     >>> 0.0 <= auc <= 1.0
     True
+    >>> dp_roc_auc_score([0, 1, 0, 1], [0.2, 0.2, 0.2, 0.2], epsilon=math.inf)
+    0.5
+    >>> dp_roc_auc_score([0, 1, 0, 1], [0.2, 0.2, 0.2, 0.2], epsilon=math.inf,
+    ...                  ties="pessimistic")
+    0.0
     """
     return _dp_ranking_metric(
         "roc_auc",
@@ -332,6 +389,7 @@ def dp_roc_auc_score(
         pos_label=pos_label,
         gamma=gamma,
         form="harmonic",
+        ties=ties,
     )
 
 
@@ -346,11 +404,14 @@ def dp_average_precision_score(
     pos_label=None,
     gamma=2.0,
     sensitivity_form="harmonic",
+    ties="sklearn",
 ):
     """Differentially private average precision of a binary problem.
 
-    ``AP = (1/n) sum_j j / (j + s_j)`` over the positives in decreasing score order, with
-    ``s_j`` the number of negatives scored at least as high (Lantz 2016, eq. 7.2).
+    ``AP = (1/n) sum_j T_j / (T_j + F_j)`` over the ``n`` positives, with ``T_j`` and
+    ``F_j`` the numbers of positives and negatives scored at least as high as positive
+    ``j`` (tied scores form one threshold, as in
+    :func:`sklearn.metrics.average_precision_score`).
 
     Parameters
     ----------
@@ -371,8 +432,16 @@ def dp_average_precision_score(
     gamma : float, default=2.0
         Tail exponent of the pure-DP noise density; only used with ``delta == 0``.
     sensitivity_form : {"harmonic", "log"}, default="harmonic"
-        Local-sensitivity bound of Lantz 2016 Thm 7.7: the proven, tighter harmonic
-        form (7.31) or the logarithmic form (7.8). Both are capped at 1.
+        Local-sensitivity bound: the tighter harmonic form or its logarithmic upper bound
+        (``H_k <= 1 + log k``; for ``ties="pessimistic"`` these are Lantz 2016, eqs. 7.31
+        and 7.8). Both are capped at 1.
+    ties : {"sklearn", "pessimistic"}, default="sklearn"
+        ``"sklearn"``: all rows with one score form one threshold, as in
+        :func:`sklearn.metrics.average_precision_score`. ``"pessimistic"``: negatives rank
+        above tied positives, ``AP = (1/n) sum_j j / (j + F_j)`` with the positives in
+        decreasing order (Lantz 2016, eq. 7.2; the convention of skdp before this option
+        existed), never above the ``"sklearn"`` value. The conventions have different
+        sensitivities (see Notes).
 
     Returns
     -------
@@ -385,11 +454,33 @@ def dp_average_precision_score(
         For NaN/inf, empty or mismatched inputs, non-binary labels or invalid privacy
         parameters; never because of the class balance.
 
+    See Also
+    --------
+    dp_roc_auc_score : The same mechanism for the ROC AUC.
+
     Notes
     -----
     Neighbouring relation: replace one row (its label and/or its score), with the number
-    of rows ``N`` public and the class counts private (Lantz 2016, §7.2.2; spec README §2
-    row 6 keeps this relation for the scorers, unlike the library's add/remove default).
+    of rows ``N`` public and the class counts private (Lantz 2016, §7.2.2). Unlike skdp's
+    estimators (add/remove one row), the proof needs replace-one.
+
+    Sensitivity: the local sensitivity is a function ``LS(n)`` of the number ``n`` of
+    positives, 1 for ``n <= 1``. For ``ties="sklearn"``,
+    ``LS(n) = max((H_n - 1) / (n - 1), (4 + H_{n-1}) / (4 n))`` (harmonic numbers
+    ``H_k``). Derivation (in full in
+    :func:`~skdp.mechanisms.sensitivity.ap_local_sensitivity`): one more negative above a
+    positive lowers its precision ``T / (T + F)`` by at most ``1 / (T + 1)``, one more
+    positive raises it by at most ``1 / (4 T)``, and ``T_j`` is at least the rank of
+    ``j``; so moving a negative changes AP by at most ``(H_{n+1} - 1) / n`` and moving a
+    positive by ``(4 + H_{n-1}) / (4 n)``; turning a positive into a negative changes it
+    by at most ``(H_n - 1) / (n - 1)`` (each remaining positive's precision loss plus
+    its share of the renormalisation is at most ``1 / (T'_j + 1)``), the reverse by
+    ``(H_{n+1} - 1) / n``. For ``n >= 5`` the bound is attained. For
+    ``ties="pessimistic"`` it is Lantz 2016, Thm 7.7 (about twice as large for large
+    ``n``, 2.7 times at ``n = 10``), so that option adds about twice the noise. A
+    replacement changes ``n`` by at most one, so
+    ``S = max_{0 <= i <= N} LS(i) exp(-beta |i - n|)`` is a ``beta``-smooth upper bound
+    (Thm 7.8).
 
     Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
     Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
@@ -397,36 +488,37 @@ def dp_average_precision_score(
     Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
     ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
     ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
-    ``beta`` is used, ``S`` is the ``beta``-smooth sensitivity maximised over every class
-    count ``0..N``. The result is clamped to [0, 1] (post-processing). The guarantee is
-    exact (a proven bound), and one call spends exactly ``(epsilon, delta)``; with a
-    ``ledger`` the call is recorded there before the metric is computed.
+    ``beta`` is used. The result is clamped to [0, 1] (post-processing): the true minimum
+    AP is above 0 but depends on the private counts, so the clamp uses the global range.
+
+    Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``, and
+    with a ``ledger`` the call is recorded there before the metric is computed. Floating
+    point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
+    mathematical mechanism.
 
     The smooth sensitivity depends on the private class counts, so it is neither returned
     nor stored. The function never raises because ``y_true`` has a single class (that
-    would reveal a private count): the exact value is then taken as 0.5 (AUC), 0 (AP
-    without positives) or 1 (AP without negatives) and noised as usual.
-
-    Ties are broken with negatives ranked first (Lantz 2016, §7.2.1), so a tied
-    positive/negative pair counts as a mis-ordering: with tied scores the exact value is
-    lower than scikit-learn's (which gives ties half credit); without ties it is equal.
-    ``random_state`` must stay secret for a real release: whoever knows it can subtract
-    the noise.
+    would reveal a private count): the exact value is then 0 without positives and 1
+    without negatives (scikit-learn's values there, with a warning), noised as usual.
+    With ``ties="sklearn"`` and ``epsilon=math.inf`` the value is
+    :func:`sklearn.metrics.average_precision_score`'s. ``random_state`` must stay secret
+    for a real release: whoever knows it can subtract the noise.
 
     The AP sensitivity carries an extra ``log n`` factor compared with AUC, so for the
-    same budget the DP error of AP is several times larger (Lantz 2016, Fig. 7.5). The
-    true minimum AP is above 0 but depends on the private counts, so the clamp uses the
-    global range [0, 1].
+    same budget the DP error of AP is several times larger (Lantz 2016, Fig. 7.5).
 
     References
     ----------
     .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
        AISec 2015.
     .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
-       Health Records", PhD thesis, ch. 7, 2016.
+       Health Records", PhD thesis, ch. 7, University of Wisconsin-Madison, 2016.
+    .. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
+       private data analysis". STOC 2007.
 
     Examples
     --------
+    >>> import math
     >>> import numpy as np
     >>> from skdp.metrics import dp_average_precision_score
     >>> rng = np.random.default_rng(0)
@@ -435,6 +527,11 @@ def dp_average_precision_score(
     >>> ap = dp_average_precision_score(y, s, epsilon=1.0, delta=1e-6, random_state=0)
     >>> 0.0 <= ap <= 1.0
     True
+    >>> round(dp_average_precision_score([0, 1, 1], [0.9, 0.5, 0.5], epsilon=math.inf), 4)
+    0.6667
+    >>> round(dp_average_precision_score([0, 1, 1], [0.9, 0.5, 0.5], epsilon=math.inf,
+    ...                                  ties="pessimistic"), 4)
+    0.5833
     """
     if sensitivity_form not in ("harmonic", "log"):
         raise ValueError("sensitivity_form must be 'harmonic' or 'log'")
@@ -449,6 +546,7 @@ def dp_average_precision_score(
         pos_label=pos_label,
         gamma=gamma,
         form=sensitivity_form,
+        ties=ties,
     )
 
 

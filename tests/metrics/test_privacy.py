@@ -26,14 +26,16 @@ from skdp.mechanisms.sensitivity import (
 from skdp.metrics._ranking import _exact_auc_ap, _noise_parameters, _smooth_sensitivity
 
 
-def _release_parameters(labels, scores, which, *, epsilon, delta, gamma=2.0, form="harmonic"):
+def _release_parameters(
+    labels, scores, which, *, epsilon, delta, gamma=2.0, form="harmonic", ties="sklearn"
+):
     labels = np.asarray(labels, dtype=bool)
     N = labels.shape[0]
-    auc, ap, n = _exact_auc_ap(labels, np.asarray(scores, dtype=float))
+    auc, ap, n = _exact_auc_ap(labels, np.asarray(scores, dtype=float), ties)
     if which == "auc":
         value, ls = auc, lambda c: auc_local_sensitivity(c, N - c)
     else:
-        value, ls = ap, lambda c: ap_local_sensitivity(c, form=form)
+        value, ls = ap, lambda c: ap_local_sensitivity(c, ties=ties, form=form)
     scale, kind = _noise_parameters(ls, n, N, epsilon=epsilon, delta=delta, gamma=gamma)
     return value, scale, kind
 
@@ -101,18 +103,19 @@ def _distinct_pairs(N, which, **kw):
             yield (p[0], p[1]), (q[0], q[1])
 
 
+@pytest.mark.parametrize("ties", ["sklearn", "pessimistic"])
 @pytest.mark.parametrize(
     ("which", "epsilon", "gamma"),
     [("auc", 0.1, 2.0), ("auc", 2.0, 2.0), ("auc", 1.0, 3.0), ("ap", 0.1, 2.0), ("ap", 2.0, 2.0)],
 )
-def test_pure_dp_density_ratio_exhaustive_small_n(which, epsilon, gamma):
+def test_pure_dp_density_ratio_exhaustive_small_n(which, epsilon, gamma, ties):
     """sup_z |log p_D(z) - log p_D'(z)| <= epsilon for every neighbour pair with N <= 5.
 
     The realised worst case is about 0.15-0.3 epsilon (Thm 7.4 is not tight here).
     """
     worst = 0.0
     for N in range(1, 6):
-        for p, q in _distinct_pairs(N, which, epsilon=epsilon, delta=0.0, gamma=gamma):
+        for p, q in _distinct_pairs(N, which, epsilon=epsilon, delta=0.0, gamma=gamma, ties=ties):
             worst = max(worst, _max_log_ratio(p, q, gamma))
     assert worst <= epsilon * (1 + 1e-9)
     assert worst > 0.1 * epsilon  # the check is not vacuous
@@ -134,22 +137,24 @@ def neighbours(draw):
     neighbours(),
     st.sampled_from(["auc", "ap"]),
     st.sampled_from([0.05, 0.5, 2.0]),
+    st.sampled_from(["sklearn", "pessimistic"]),
 )
-def test_pure_dp_density_ratio_random_neighbours(pair, which, epsilon):
+def test_pure_dp_density_ratio_random_neighbours(pair, which, epsilon, ties):
     (l1, s1), (l2, s2) = pair
-    p = _release_parameters(l1, s1, which, epsilon=epsilon, delta=0.0)
-    q = _release_parameters(l2, s2, which, epsilon=epsilon, delta=0.0)
+    p = _release_parameters(l1, s1, which, epsilon=epsilon, delta=0.0, ties=ties)
+    q = _release_parameters(l2, s2, which, epsilon=epsilon, delta=0.0, ties=ties)
     assert p[2] == "smooth"
     assert _max_log_ratio(p[:2], q[:2], 2.0) <= epsilon * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("ties", ["sklearn", "pessimistic"])
 @pytest.mark.parametrize("which", ["auc", "ap"])
 @pytest.mark.parametrize(("epsilon", "delta"), [(0.5, 1e-2), (1.0, 1e-5), (3.0, 1e-3)])
-def test_laplace_hockey_stick_exhaustive_small_n(which, epsilon, delta):
+def test_laplace_hockey_stick_exhaustive_small_n(which, epsilon, delta, ties):
     """int max(0, p_D - e^eps p_D') <= delta for every neighbour pair with N <= 5."""
     worst = 0.0
     for N in range(1, 6):
-        for p, q in _distinct_pairs(N, which, epsilon=epsilon, delta=delta):
+        for p, q in _distinct_pairs(N, which, epsilon=epsilon, delta=delta, ties=ties):
             worst = max(worst, _hockey_stick(p, q, epsilon), _hockey_stick(q, p, epsilon))
     assert worst <= delta
 
@@ -158,12 +163,13 @@ def test_laplace_hockey_stick_exhaustive_small_n(which, epsilon, delta):
     neighbours(),
     st.sampled_from(["auc", "ap"]),
     st.sampled_from([(0.1, 1e-3), (1.0, 1e-6)]),
+    st.sampled_from(["sklearn", "pessimistic"]),
 )
-def test_laplace_hockey_stick_random_neighbours(pair, which, eps_delta):
+def test_laplace_hockey_stick_random_neighbours(pair, which, eps_delta, ties):
     epsilon, delta = eps_delta
     (l1, s1), (l2, s2) = pair
-    p = _release_parameters(l1, s1, which, epsilon=epsilon, delta=delta)
-    q = _release_parameters(l2, s2, which, epsilon=epsilon, delta=delta)
+    p = _release_parameters(l1, s1, which, epsilon=epsilon, delta=delta, ties=ties)
+    q = _release_parameters(l2, s2, which, epsilon=epsilon, delta=delta, ties=ties)
     assert p[2] == "laplace"
     assert _hockey_stick(p[:2], q[:2], epsilon) <= delta
     assert _hockey_stick(q[:2], p[:2], epsilon) <= delta
@@ -186,13 +192,14 @@ def test_checks_detect_an_under_noised_mechanism():
     frac=st.floats(0, 1),
     beta=st.sampled_from([0.0, 1e-5, 1e-3, 0.0943696, 1 / 6, 2.0, 50.0]),
     which=st.sampled_from(["auc", "ap-harmonic", "ap-log"]),
+    ties=st.sampled_from(["sklearn", "pessimistic"]),
 )
-def test_windowed_smooth_sensitivity_equals_full_maximum(N, frac, beta, which):
+def test_windowed_smooth_sensitivity_equals_full_maximum(N, frac, beta, which, ties):
     """The release scans only a window around n; it must equal the maximum over 0..N."""
     n = int(round(frac * N))
     if which == "auc":
         fn = lambda c: auc_local_sensitivity(c, N - c)  # noqa: E731
     else:
-        fn = lambda c: ap_local_sensitivity(c, form=which[3:])  # noqa: E731
+        fn = lambda c: ap_local_sensitivity(c, ties=ties, form=which[3:])  # noqa: E731
     full = count_smooth_sensitivity(fn(np.arange(N + 1)), n, beta)
     assert _smooth_sensitivity(fn, n, N, beta) == full

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ INF = math.inf
 
 
 def auc_oracle(scores, labels):
+    """Pessimistic AUC (Lantz 2016, eq. 7.1): a tied pair counts 0."""
     pos = [s for s, lab in zip(scores, labels, strict=True) if lab]
     neg = [s for s, lab in zip(scores, labels, strict=True) if not lab]
     if not pos or not neg:
@@ -30,6 +32,7 @@ def auc_oracle(scores, labels):
 
 
 def ap_oracle(scores, labels):
+    """Pessimistic AP (Lantz 2016, eq. 7.2): negatives rank above tied positives."""
     pos = sorted((s for s, lab in zip(scores, labels, strict=True) if lab), reverse=True)
     neg = [s for s, lab in zip(scores, labels, strict=True) if not lab]
     if not pos:
@@ -42,7 +45,11 @@ def binary_problems(draw, ties=False, min_size=2):
     N = draw(st.integers(min_size, 60))
     labels = draw(st.lists(st.integers(0, 1), min_size=N, max_size=N))
     if ties:
-        scores = draw(st.lists(st.integers(0, 4), min_size=N, max_size=N))
+        # heavy ties: a few levels (sometimes one), as integers or as probabilities
+        levels = draw(st.integers(0, 4))
+        scores = draw(st.lists(st.integers(0, levels), min_size=N, max_size=N))
+        if draw(st.booleans()):
+            scores = [v / 7.0 for v in scores]
     else:
         scores = draw(
             st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=N, max_size=N, unique=True)
@@ -53,38 +60,128 @@ def binary_problems(draw, ties=False, min_size=2):
 # ------------------------------------------------------------------------ exact values
 
 
-@given(binary_problems())
-def test_exact_values_equal_sklearn_without_ties(problem):
-    """Spec §5.6 item 6: without ties the non-private values equal scikit-learn's."""
+@given(binary_problems(), st.sampled_from(["sklearn", "pessimistic"]))
+def test_exact_values_equal_sklearn_without_ties(problem, ties):
+    """Without ties both conventions give scikit-learn's values."""
     y, s = problem
     if y.min() == y.max():
+        return
+    kw = {"epsilon": INF, "ties": ties}
+    assert dp_roc_auc_score(y, s, **kw) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert dp_average_precision_score(y, s, **kw) == pytest.approx(
+        average_precision_score(y, s), abs=1e-12
+    )
+
+
+@given(binary_problems(ties=True))
+def test_default_equals_sklearn_with_heavy_ties(problem):
+    """The default (ties="sklearn") at epsilon=inf is roc_auc_score / average_precision_score
+    on data with heavy ties (a few score levels, constant scores included)."""
+    y, s = problem
+    if y.min() == y.max():  # scikit-learn raises (AUC) or warns (AP) there
         return
     assert dp_roc_auc_score(y, s, epsilon=INF) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     assert dp_average_precision_score(y, s, epsilon=INF) == pytest.approx(
         average_precision_score(y, s), abs=1e-12
     )
+    # the same through pos_label and string labels
+    labels = np.where(y == 1, "yes", "no")  # scikit-learn takes the larger label, "yes"
+    assert dp_roc_auc_score(labels, s, epsilon=INF, pos_label="yes") == pytest.approx(
+        roc_auc_score(labels, s), abs=1e-12
+    )
+
+
+@pytest.mark.filterwarnings("ignore:No positive class found")
+@given(binary_problems(ties=True, min_size=1))
+def test_single_class_keeps_its_documented_values(problem):
+    """One class only: AUC 0.5 (scikit-learn raises), AP 0 without positives and 1
+    without negatives (scikit-learn's values, with a warning); never an exception."""
+    y, s = problem
+    for ties in ("sklearn", "pessimistic"):
+        for yy in (np.zeros_like(y), np.ones_like(y)):
+            assert dp_roc_auc_score(yy, s, epsilon=INF, ties=ties) == 0.5
+            ap = dp_average_precision_score(yy, s, epsilon=INF, ties=ties)
+            assert ap == float(yy[0])
+            assert ap == average_precision_score(yy, s)
 
 
 @given(binary_problems(ties=True, min_size=1))
-def test_exact_values_with_ties_follow_negatives_first(problem):
-    """With ties the values follow (7.1)/(7.2) with negatives ranked first."""
+def test_pessimistic_values_follow_negatives_first(problem):
+    """ties="pessimistic" follows (7.1)/(7.2) with negatives ranked first, and is never
+    above the default."""
     y, s = problem
-    assert dp_roc_auc_score(y, s, epsilon=INF) == pytest.approx(auc_oracle(s, y), abs=1e-12)
-    assert dp_average_precision_score(y, s, epsilon=INF) == pytest.approx(
-        ap_oracle(s, y), abs=1e-12
-    )
+    kw = {"epsilon": INF, "ties": "pessimistic"}
+    auc_p = dp_roc_auc_score(y, s, **kw)
+    ap_p = dp_average_precision_score(y, s, **kw)
+    assert auc_p == pytest.approx(auc_oracle(s, y), abs=1e-12)
+    assert ap_p == pytest.approx(ap_oracle(s, y), abs=1e-12)
+    assert auc_p <= dp_roc_auc_score(y, s, epsilon=INF) + 1e-12
+    assert ap_p <= dp_average_precision_score(y, s, epsilon=INF) + 1e-12
     # breaking every tie by putting the negatives above the positives changes nothing
-    s_broken = s + np.where(y == 0, 0.25, 0.0)
-    auc, ap, _ = _exact_auc_ap(y == 1, s)
-    auc_b, ap_b, _ = _exact_auc_ap(y == 1, s_broken)
+    s_broken = s + np.where(y == 0, 0.25 / 7, 0.0)
+    auc, ap, _ = _exact_auc_ap(y == 1, s, "pessimistic")
+    auc_b, ap_b, _ = _exact_auc_ap(y == 1, s_broken, "pessimistic")
     assert auc == pytest.approx(auc_b) and ap == pytest.approx(ap_b)
 
 
-def test_ties_differ_from_sklearn():
+def test_ties_conventions_on_small_examples():
     y = np.array([0, 1, 0, 1])
     s = np.array([0.5, 0.5, 0.1, 0.9])
     assert roc_auc_score(y, s) == 0.875  # half credit for the tie
-    assert dp_roc_auc_score(y, s, epsilon=INF) == 0.75  # the tie counts as a mis-ordering
+    assert dp_roc_auc_score(y, s, epsilon=INF) == 0.875
+    assert dp_roc_auc_score(y, s, epsilon=INF, ties="pessimistic") == 0.75
+    # tied scores form one threshold of the AP: both tied positives get precision 2/3
+    y, s = np.array([0, 1, 1]), np.array([0.9, 0.5, 0.5])
+    assert dp_average_precision_score(y, s, epsilon=INF) == pytest.approx(2 / 3)
+    assert average_precision_score(y, s) == pytest.approx(2 / 3)
+    assert dp_average_precision_score(y, s, epsilon=INF, ties="pessimistic") == pytest.approx(
+        (1 / 2 + 2 / 3) / 2
+    )
+
+
+def test_ties_option_checked():
+    for fn in (dp_roc_auc_score, dp_average_precision_score):
+        with pytest.raises(ValueError, match="ties"):
+            fn([0, 1], [0.1, 0.2], epsilon=1.0, ties="average")
+        with pytest.raises(ValueError, match="ties"):
+            fn([0, 1], [0.1, 0.2], epsilon=INF, ties=None)
+
+
+def test_issue_examples_constant_and_binary_scores():
+    """Constant scores: DP AUC near 0.5 (was 0.000 with the pessimistic rule); a binary
+    score: the DP AUC centres on scikit-learn's value, not on the pessimistic one."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 2000)
+    const = np.full(2000, 0.3)
+    out = [dp_roc_auc_score(y, const, epsilon=10.0, random_state=k) for k in range(50)]
+    assert abs(np.median(out) - 0.5) < 0.01
+    assert dp_roc_auc_score(y, const, epsilon=INF, ties="pessimistic") == 0.0
+    binary = np.where(rng.random(2000) < 0.85, y, 1 - y)  # 85 % correct 0/1 predictions
+    exact = roc_auc_score(y, binary)
+    out = [dp_roc_auc_score(y, binary, epsilon=10.0, random_state=k) for k in range(50)]
+    assert abs(np.median(out) - exact) < 0.01
+    assert dp_roc_auc_score(y, binary, epsilon=INF, ties="pessimistic") < exact - 0.1
+
+
+@pytest.mark.parametrize("ties", ["sklearn", "pessimistic"])
+def test_exact_metric_is_n_log_n(ties):
+    """_exact_auc_ap is O(N log N): 10 times the rows cost about 10-12 times the time
+    (a quadratic algorithm would cost 100 times), with heavy ties and without."""
+
+    def best_time(N, levels):
+        rng = np.random.default_rng(N)
+        pos = rng.random(N) < 0.3
+        scores = rng.integers(0, levels, N).astype(float) if levels else rng.random(N)
+        best = math.inf
+        for _ in range(3):
+            t0 = time.perf_counter()
+            _exact_auc_ap(pos, scores, ties)
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    for levels in (3, None):
+        ratio = best_time(1_000_000, levels) / best_time(100_000, levels)
+        assert ratio < 40, ratio
 
 
 def test_degenerate_classes_exact_values():
@@ -185,8 +282,20 @@ def test_reproducible_with_seed_and_fresh_without():
     assert len(draws) == 5
 
 
+def test_tie_option_is_bound_into_the_seed():
+    """Under one int seed the two conventions draw independent noise (the option is part
+    of the seed material), and each reproduces itself."""
+    y, s = _simulated(50, 50)  # no ties: both conventions have the same exact value
+    for fn in (dp_roc_auc_score, dp_average_precision_score):
+        kw = {"epsilon": 5.0, "delta": 1e-6, "random_state": 3}
+        a = fn(y, s, ties="sklearn", **kw)
+        b = fn(y, s, ties="pessimistic", **kw)
+        assert a != b
+        assert a == fn(y, s, **kw) and b == fn(y, s, ties="pessimistic", **kw)
+
+
 def _errors(fn, y, s, n_draws, **kw):
-    exact = fn(y, s, epsilon=INF)
+    exact = fn(y, s, epsilon=INF, ties=kw.get("ties", "sklearn"))
     out = np.array([fn(y, s, random_state=seed, **kw) for seed in range(n_draws)])
     return out - exact, exact
 
@@ -212,15 +321,39 @@ def test_cauchy_noise_scale_matches_worked_table():
 
 @pytest.mark.filterwarnings("ignore::skdp.exceptions.DeltaTooLargeWarning")
 def test_ap_noise_scale_log_form_matches_worked_table():
-    """AP (log form), N=200, n=100, eps=1, delta=0.01: scale 0.184605; check before clamping."""
+    """AP (pessimistic ties, log form), N=200, n=100, eps=1, delta=0.01: scale 0.184605
+    (Lantz 2016 ch. 7 worked values); check before clamping."""
     y, s = _simulated(100, 100)
     err, exact = _errors(
-        dp_average_precision_score, y, s, 2000, epsilon=1.0, delta=0.01, sensitivity_form="log"
+        dp_average_precision_score,
+        y,
+        s,
+        2000,
+        epsilon=1.0,
+        delta=0.01,
+        sensitivity_form="log",
+        ties="pessimistic",
     )
     # Clamping distorts the tails, but the median |error| of Laplace(b) is b ln 2 and the
     # exact AP is more than b ln 2 away from both ends, so the median is untouched.
     assert min(exact, 1 - exact) > 0.184605 * math.log(2) * 1.2
     assert np.median(np.abs(err)) == pytest.approx(0.184605 * math.log(2), rel=0.08)
+
+
+@pytest.mark.filterwarnings("ignore::skdp.exceptions.DeltaTooLargeWarning")
+def test_ap_noise_scale_sklearn_ties():
+    """AP (default ties), N=200, n=100, eps=1, delta=0.01: Laplace scale 2 S* with
+    S* = LS_AP(100) = (H_100 - 1) / 99 = 0.04230, less than half the pessimistic 0.0839."""
+    from skdp.mechanisms.sensitivity import ap_local_sensitivity, ap_smooth_sensitivity
+
+    beta = 1.0 / (2.0 * math.log(200.0))
+    s_star = ap_smooth_sensitivity(100, 200, beta)
+    assert s_star == pytest.approx(ap_local_sensitivity(100)) and s_star == pytest.approx(
+        0.0422967, rel=1e-5
+    )
+    y, s = _simulated(100, 100)
+    err, _ = _errors(dp_average_precision_score, y, s, 2000, epsilon=1.0, delta=0.01)
+    assert np.median(np.abs(err)) == pytest.approx(2 * s_star * math.log(2), rel=0.08)
 
 
 def test_delta_at_least_one_over_n_warns():
