@@ -576,11 +576,12 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
 
     Notes
     -----
-    Neighbouring relation: replace one row, ``N`` public (as for the other scorers; spec
-    README §2 row 6). Replacing a row changes the number of correct predictions by at
+    Neighbouring relation: replace one row, ``N`` public (as for the other scorers).
+    Replacing a row changes the number of correct predictions by at
     most one, so the accuracy has global sensitivity ``1 / N``; the Laplace mechanism
     adds ``Laplace(1 / (N epsilon))`` (Lantz 2016, §7.2.2). Pure ``epsilon``-DP, exact
-    guarantee; clamping to [0, 1] is post-processing.
+    guarantee; clamping to [0, 1] is post-processing. Floating point: the Laplace noise is
+    drawn in floating point; the guarantee is for the mathematical mechanism.
 
     References
     ----------
