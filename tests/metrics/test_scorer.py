@@ -56,6 +56,30 @@ def test_exact_scorer_matches_sklearn_in_cross_val_score(data, dp_metric, sk_met
     np.testing.assert_allclose(ours, ref, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("dp_metric", "sk_metric"), [("roc_auc", "roc_auc"), ("average_precision", "average_precision")]
+)
+def test_exact_scorer_matches_sklearn_with_tied_scores(dp_metric, sk_metric):
+    """A model with few distinct decision values (binary features): the default scorer
+    at epsilon=inf still reproduces sklearn's, and ``ties`` is passed on to the metric."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (600, 2)).astype(float)
+    y = (rng.random(600) < 0.2 + 0.3 * X[:, 0] + 0.2 * X[:, 1]).astype(int)
+    ours = cross_val_score(
+        LogisticRegression(), X, y, cv=CV, scoring=make_dp_scorer(dp_metric, epsilon=INF)
+    )
+    ref = cross_val_score(LogisticRegression(), X, y, cv=CV, scoring=sk_metric)
+    np.testing.assert_allclose(ours, ref, atol=1e-12)
+    pessimistic = cross_val_score(
+        LogisticRegression(),
+        X,
+        y,
+        cv=CV,
+        scoring=make_dp_scorer(dp_metric, epsilon=INF, ties="pessimistic"),
+    )
+    assert np.all(pessimistic < ref - 0.01)
+
+
 def test_dict_of_scorers_in_cross_validate(data):
     X, y = data
     scoring = {
