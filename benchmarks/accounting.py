@@ -15,7 +15,13 @@ conversion) the table prints:
 
 Then the time of ``calibrate_noise_multiplier`` (default grid) for a few targets.
 
-Run ``python benchmarks/accounting.py`` (about a minute; ``--quick`` for a smaller grid).
+Then the PLD accountant (``accountant="pld"``, issue 19) on the issue's table and the
+same grid: skdp's RDP epsilon (default grid), skdp's PLD epsilon alone, dp-accounting's
+PLD (``value_discretization_interval=1e-4``), their relative difference, how much
+tighter than RDP the PLD is, and the times; then PLD calibration times (run it under
+``taskset -c 0`` with ``OMP_NUM_THREADS=1`` for one-core numbers).
+
+Run ``python benchmarks/accounting.py`` (a few minutes; ``--quick`` for a smaller grid).
 dp-accounting is optional: without it only the skdp columns are printed.
 """
 
@@ -27,11 +33,12 @@ import logging
 import statistics
 import time
 
-from skdp.accounting import calibrate_noise_multiplier, compute_epsilon
+from skdp.accounting import PLDAccountant, calibrate_noise_multiplier, compute_epsilon
 
 try:
     import dp_accounting
     from dp_accounting import rdp as dp_rdp
+    from dp_accounting.pld import pld_privacy_accountant
 
     logging.getLogger("absl").setLevel(logging.ERROR)  # its dropped-order warnings
 except ImportError:  # pragma: no cover
@@ -63,10 +70,72 @@ def dpacc_eps(sigma, q, steps, orders=None):
     return acc.get_epsilon(DELTA)
 
 
+def skdp_pld_eps(sigma, q, steps):
+    acc = PLDAccountant().step(noise_multiplier=sigma, sample_rate=q, num_steps=steps)
+    return acc.get_epsilon_pld(DELTA)
+
+
+def dpacc_pld_eps(sigma, q, steps, vdi=1e-4):
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=vdi)
+    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
+    acc.compose(event, steps)
+    return acc.get_epsilon(DELTA)
+
+
+# issue 19's table (q, sigma, T)
+ISSUE_ROWS = [(0.001, 0.8, 1000), (0.01, 1.1, 1000), (0.004267, 1.0151, 14062), (0.04, 1.5, 2250)]
+
+
+def pld_section(grid, repeats):
+    header = (
+        f"{'q':>8} {'sigma':>6} {'T':>6} | {'skdp RDP':>9} {'skdp PLD':>9} {'dpacc PLD':>9} "
+        f"{'PLD/dpacc':>10} {'vs RDP':>7} | {'t skdp PLD':>10} {'t dpacc PLD':>11}"
+    )
+    print(f"\nPLD accountant, delta = {DELTA:g}; times in ms (median of {repeats})")
+    print(header)
+    print("-" * len(header))
+    for q, sigma, steps in grid:
+        rdp = skdp_eps(sigma, q, steps)
+        if rdp > 60:  # dp-accounting's PLD cost grows with epsilon / 1e-4
+            continue
+        pld, t_pld = timed(lambda: skdp_pld_eps(sigma, q, steps), repeats)  # noqa: B023
+        line = f"{q:8.4g} {sigma:6.3g} {steps:6d} | {rdp:9.4f} {pld:9.4f} "
+        if dp_accounting is not None:
+            ref, t_ref = timed(lambda: dpacc_pld_eps(sigma, q, steps), 1)  # noqa: B023
+            line += f"{ref:9.4f} {100 * (pld / ref - 1):+9.3f}% "
+        else:
+            line += f"{'-':>9} {'-':>10} "
+        line += f"{100 * (1 - pld / rdp):6.1f}% | {1e3 * t_pld:10.1f} "
+        line += f"{1e3 * t_ref:11.1f}" if dp_accounting is not None else f"{'-':>11}"
+        print(line, flush=True)
+    print("(PLD/dpacc: at epsilon < 0.5 dp-accounting's 1e-4 grid is itself a few tenths of a")
+    print(" percent pessimistic; compare with value_discretization_interval=1e-5 there)")
+
+    print("\ncalibrate_noise_multiplier(accountant='pld') vs 'rdp', time in s:")
+    for eps, q, steps in [
+        (1.0, 0.01, 1000),
+        (3.0, 256 / 60000, 14062),
+        (8.0, 0.04, 2250),
+        (1.0, 0.001, 20_000),
+        (3.0, 0.01, 20_000),
+        (8.0, 0.04, 20_000),
+    ]:
+        kw = {"epsilon": eps, "delta": DELTA, "sample_rate": q, "steps": steps}
+        s_pld, t_pld = timed(
+            lambda kw=kw: calibrate_noise_multiplier(accountant="pld", **kw), repeats
+        )
+        s_rdp, t_rdp = timed(lambda kw=kw: calibrate_noise_multiplier(**kw), repeats)
+        print(
+            f"  eps={eps:g} q={q:.4g} T={steps}: sigma pld {s_pld:.4f} ({t_pld:.2f} s), "
+            f"rdp {s_rdp:.4f} ({t_rdp:.2f} s): {100 * (1 - s_pld / s_rdp):.1f}% less noise"
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller grid")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pld-only", action="store_true", help="only the PLD section")
     args = parser.parse_args(argv)
 
     if args.quick:
@@ -76,6 +145,9 @@ def main(argv=None):
             itertools.product([1e-3, 0.01, 0.04, 0.5], [0.6, 1.0, 1.5, 7.36], [100, 10_000])
         )
         grid += [(1 / 12, 1.3, 8000), (0.1, 0.5, 100), (1.0, 1.0, 1)]
+    if args.pld_only:
+        pld_section(ISSUE_ROWS + grid, args.repeats)
+        return
     dpdefault = None
     if dp_accounting is not None:
         dpdefault = list(dp_rdp.rdp_privacy_accountant.DEFAULT_RDP_ORDERS)
@@ -126,6 +198,8 @@ def main(argv=None):
             f"  eps={eps:g} q={q:.4g} T={steps}: sigma={sigma:.4f} "
             f"(eps at sigma = {check:.4f}) {1e3 * t:.1f} ms"
         )
+
+    pld_section(ISSUE_ROWS + grid, args.repeats)
 
 
 if __name__ == "__main__":

@@ -431,13 +431,6 @@ class PLDAccountant(Accountant):
         delta_pld = self.get_delta_pld(epsilon)
         return min(delta_pld, float(self._rdp_accountant().get_delta(epsilon)))
 
-    def reset(self):
-        """Forget every recorded step (cached compositions too); return ``self``."""
-        super().reset()
-        self._powers = {}
-        self._composed = (None, None)
-        return self
-
 
 def _gdp_epsilon_checked(delta, mu):
     delta = _check_real(delta, "delta", low=0.0)
