@@ -4,7 +4,7 @@ DP normalizing-flow density of BMI and disease progression
 
 :class:`~skdp.density.DPFlowDensity` fits a masked autoregressive flow by maximum
 likelihood with DP-SGD (Poisson sampling, per-record gradient clipping, Gaussian noise
-once per step, RDP accountant). The fitted flow gives log-densities in the original
+once per step, PLD accountant). The fitted flow gives log-densities in the original
 units and synthetic records. The figure shows the real records, the DP density
 (contours) and synthetic records drawn from it.
 

@@ -4,7 +4,7 @@ DP variational inference: a Bayesian logistic regression posterior
 
 :class:`~skdp.sampling.DPFlowVI` fits a normalizing flow ``q(theta)`` to the posterior of
 a model by minimising the free energy with DP-SGD (each record's term clipped, Gaussian
-noise once per step, RDP accountant). Here the model is a Bayesian logistic regression of
+noise once per step, PLD accountant). Here the model is a Bayesian logistic regression of
 *malignant* on two tumour measurements of the breast-cancer data, with a ``N(0, 5^2)``
 prior on each coefficient. The figure compares posterior draws of the DP fit
 (``epsilon = 10``) with ordinary (non-private) variational inference. With only 569

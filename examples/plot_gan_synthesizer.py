@@ -4,7 +4,7 @@ DP GAN synthetic data: correlations and marginals
 
 :class:`~skdp.synthesis.DPGANSynthesizer` trains a GAN whose critic (the only network
 that sees real records) is trained with DP-SGD: Poisson sampling, per-record gradient
-clipping, Gaussian noise once per step, RDP accountant over every critic step. The
+clipping, Gaussian noise once per step, PLD accountant over every critic step. The
 generator only sees the critic, so the synthetic records are post-processing.
 
 The figure compares the correlation matrices and two marginals of the real and the

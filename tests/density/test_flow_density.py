@@ -26,11 +26,13 @@ def test_fit_score_sample_and_privacy_facts():
     X = _gauss()
     est = DPFlowDensity(epsilon=2.0, bounds=(-4, 4), random_state=0, **FAST).fit(X)
     q = 50 / 400
-    sigma = calibrate_noise_multiplier(epsilon=2.0, delta=1e-5, sample_rate=q, steps=20)
-    assert est.noise_multiplier_ == sigma
+    # default accountant "pld" (issue 19): less noise than RDP for the same budget
+    kw = {"delta": 1e-5, "sample_rate": q, "steps": 20}
+    sigma = calibrate_noise_multiplier(epsilon=2.0, accountant="pld", **kw)
+    assert est.noise_multiplier_ == sigma < calibrate_noise_multiplier(epsilon=2.0, **kw)
     assert est.sample_rate_ == q
     assert est.n_steps_ == 20
-    eps = compute_epsilon(noise_multiplier=sigma, sample_rate=q, steps=20, delta=1e-5)
+    eps = compute_epsilon(noise_multiplier=sigma, accountant="pld", **kw)
     assert est.epsilon_spent_ == pytest.approx(eps, rel=1e-12)
     assert est.epsilon_spent_ <= 2.0
     assert est.delta_spent_ == 1e-5
@@ -50,11 +52,24 @@ def test_fit_score_sample_and_privacy_facts():
     assert est.sample(0).shape == (0, 2)
 
 
+def test_rdp_accountant_stays_an_option():
+    X = _gauss(n=200)
+    est = DPFlowDensity(epsilon=2.0, bounds=(-4, 4), accountant="rdp", random_state=0, **FAST)
+    est.fit(X)
+    kw = {"delta": 1e-5, "sample_rate": 50 / 200, "steps": 20}
+    sigma = calibrate_noise_multiplier(epsilon=2.0, **kw)
+    assert est.noise_multiplier_ == sigma
+    assert est.epsilon_spent_ == pytest.approx(compute_epsilon(noise_multiplier=sigma, **kw))
+    assert est.privacy_guarantee_ == "exact"
+
+
 def test_private_bounds_are_charged_inside_epsilon():
     X = _gauss(n=2000, d=2)
     est = DPFlowDensity(epsilon=3.0, bounds=None, random_state=0, **FAST).fit(X)
     assert est.privacy_breakdown_["bounds"] == pytest.approx(0.3)
-    sigma = calibrate_noise_multiplier(epsilon=2.7, delta=1e-5, sample_rate=50 / 2000, steps=20)
+    sigma = calibrate_noise_multiplier(
+        epsilon=2.7, delta=1e-5, sample_rate=50 / 2000, steps=20, accountant="pld"
+    )
     assert est.noise_multiplier_ == sigma
     assert est.epsilon_spent_ == pytest.approx(0.3 + est.privacy_breakdown_["dpsgd"], rel=1e-12)
     assert est.epsilon_spent_ <= 3.0

@@ -170,11 +170,12 @@ def test_e2_non_private_vi_recovers_the_conjugate_posterior():
 def test_private_fit_accounting_facts():
     X = np.random.default_rng(1).normal(size=(100, 2))
     vi = DPFlowVI(epsilon=2.0, delta=1e-5, random_state=0, **FAST).fit(X)
-    sigma, _ = resolve_noise_multiplier(epsilon=2.0, delta=1e-5, sample_rate=0.2, steps=20)
+    kw = {"delta": 1e-5, "sample_rate": 0.2, "steps": 20, "accountant": "pld"}  # the default
+    sigma, _ = resolve_noise_multiplier(epsilon=2.0, **kw)
     assert vi.noise_multiplier_ == pytest.approx(sigma)
     assert vi.sample_rate_ == pytest.approx(0.2)
     assert vi.n_steps_ == 20
-    spent = compute_epsilon(noise_multiplier=sigma, sample_rate=0.2, steps=20, delta=1e-5)
+    spent = compute_epsilon(noise_multiplier=sigma, **kw)
     assert vi.epsilon_spent_ == pytest.approx(spent)
     assert 0.99 * 2.0 <= vi.epsilon_spent_ <= 2.0
     assert vi.delta_spent_ == 1e-5 and vi.privacy_guarantee_ == "exact"
