@@ -29,6 +29,11 @@ _LAZY = {
     "DPFlowVI": "skdp.sampling",
     "DPILPClassifier": "skdp.ilp",
     "SubsampledExpMedian": "skdp.cluster",
+    # preprocessing
+    "PublicBoundsScaler": "skdp.preprocessing",
+    "PublicOneHotEncoder": "skdp.preprocessing",
+    "DPStandardScaler": "skdp.preprocessing",
+    "DPSimpleImputer": "skdp.preprocessing",
     # scorers
     "dp_roc_auc_score": "skdp.metrics",
     "dp_average_precision_score": "skdp.metrics",
@@ -51,6 +56,7 @@ _SUBPACKAGES = (
     "linear_model",
     "mechanisms",
     "metrics",
+    "preprocessing",
     "sampling",
     "synthesis",
     "training",

@@ -79,6 +79,15 @@ TEST_PARAMS: dict[str, dict] = {
     },
     # binarize=0.0: the checks feed continuous X; the estimator itself needs binary atoms.
     "DPILPClassifier": {"epsilon": 1e6, "binarize": 0.0, "random_state": 0},
+    "PublicBoundsScaler": {"bounds": (-100.0, 100.0)},
+    "PublicOneHotEncoder": {"categories": "data"},  # see DATA_OPT_INS
+    "DPStandardScaler": {"epsilon": 1e6, "bounds": (-100.0, 100.0), "random_state": 0},
+    "DPSimpleImputer": {
+        "epsilon": 1e6,
+        "strategy": "mean",
+        "bounds": (-100.0, 100.0),
+        "random_state": 0,
+    },
 }
 
 # {estimator name: reason}: estimators whose TEST_PARAMS use a non-private "data" opt-in, so
@@ -87,6 +96,8 @@ TEST_PARAMS: dict[str, dict] = {
 DATA_OPT_INS: dict[str, str] = {
     "ExpMFlowClassifier": "classes='data': the checks fit many label sets (0/1, -1/1, strings, "
     "one class) that no single declared classes= list covers",
+    "PublicOneHotEncoder": "categories='data': the checks fit float data of many shapes and "
+    "values that no declared categories= list covers",
 }
 
 # {estimator name: {check name: reason}}

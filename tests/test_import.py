@@ -33,6 +33,7 @@ LAYERS = {
     "cluster": 4,
     "metrics": 4,
     "auditing": 4,
+    "preprocessing": 4,
     "cli": 5,
     "quickstart": 5,
 }
@@ -52,6 +53,7 @@ NO_TORCH = {
     "metrics",
     "ilp",
     "cluster",
+    "preprocessing",
     "base",
     "exceptions",
     "datasets",

@@ -14,6 +14,7 @@ ESTIMATOR_PACKAGES = (
     "skdp.density",
     "skdp.ilp",
     "skdp.linear_model",
+    "skdp.preprocessing",
     "skdp.sampling",
     "skdp.synthesis",
 )

@@ -1,0 +1,51 @@
+"""Helpers shared by the preprocessing transformers (feature names, bounds, labels)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skdp.utils._sklearn_compat import StrOptions
+
+__all__ = [
+    "bounds_constraint",
+    "column_labels",
+    "feature_names_in_or_default",
+]
+
+
+def bounds_constraint():
+    """``_parameter_constraints`` entry of a ``bounds`` parameter."""
+    return [None, StrOptions({"data"}), tuple, list, np.ndarray, dict]
+
+
+def column_labels(estimator, n_features):
+    """Column names for messages and dict metadata: ``feature_names_in_`` or positions."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return list(names)
+    return list(range(n_features))
+
+
+def feature_names_in_or_default(estimator, input_features=None):
+    """Input feature names, checked like scikit-learn's ``get_feature_names_out``.
+
+    ``input_features=None`` gives ``feature_names_in_`` when the estimator was fitted on
+    a DataFrame with string column names, else ``x0, x1, ...``. A given
+    ``input_features`` must have ``n_features_in_`` entries and, when the estimator saw
+    names, equal them.
+    """
+    n = estimator.n_features_in_
+    seen = getattr(estimator, "feature_names_in_", None)
+    if input_features is None:
+        if seen is not None:
+            return np.asarray(seen, dtype=object)
+        return np.asarray([f"x{i}" for i in range(n)], dtype=object)
+    input_features = np.asarray(input_features, dtype=object)
+    if seen is not None and not np.array_equal(seen, input_features):
+        raise ValueError("input_features is not equal to feature_names_in_")
+    if len(input_features) != n:
+        raise ValueError(
+            f"input_features should have length equal to number of features "
+            f"({n}), got {len(input_features)}"
+        )
+    return input_features

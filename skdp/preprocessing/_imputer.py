@@ -1,0 +1,429 @@
+"""DPSimpleImputer: fill missing values with a public constant or a private mean/median."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from skdp.base import DPEstimatorMixin
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.mechanisms import add_geometric, add_laplace, private_quantile
+from skdp.mechanisms.sensitivity import bounded_sum_sensitivity, count_sensitivity
+from skdp.preprocessing._common import (
+    bounds_constraint,
+    column_labels,
+    feature_names_in_or_default,
+)
+from skdp.utils._random import fit_streams
+from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
+from skdp.utils.validation import check_array, check_bounds
+
+__all__ = ["DPSimpleImputer"]
+
+
+def _is_nan(value):
+    return value is None or (isinstance(value, Real) and math.isnan(value))
+
+
+def _missing_mask(X, missing_values):
+    """Boolean mask of the missing cells of ``X`` (a per-cell function)."""
+    if _is_nan(missing_values):
+        if X.dtype.kind == "f":
+            return np.isnan(X)
+        if X.dtype.kind == "O":
+            import pandas as pd
+
+            return np.asarray(pd.isna(X), dtype=bool)
+        return np.zeros(X.shape, dtype=bool)
+    if X.dtype.kind in "biuf" and isinstance(missing_values, str):
+        return np.zeros(X.shape, dtype=bool)
+    return np.asarray(X == missing_values, dtype=bool)
+
+
+class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
+    """Impute missing values with a public constant, or a private mean or median.
+
+    The private-data replacement for :class:`sklearn.impute.SimpleImputer` (and, with
+    ``add_indicator=True``, :class:`sklearn.impute.MissingIndicator`). NaN is accepted
+    in the input (other skdp estimators reject it); ``transform`` fills every missing
+    cell of column ``j`` with ``statistics_[j]``:
+
+    * ``strategy="constant"``: ``fill_value``, public: nothing is read off the rows and
+      nothing is spent (``epsilon_spent_ = 0``). Works on strings too (a "missing"
+      category for :class:`PublicOneHotEncoder`).
+    * ``strategy="mean"``: ``c + h S~ / C~`` per column, with ``S~`` the noisy sum of
+      the observed values (clipped to the declared bounds and scaled to ``[-1, 1]``)
+      and ``C~`` the noisy count of observed values: the number of non-missing cells
+      of a column is private, so it is noised too.
+    * ``strategy="median"``: the exponential-mechanism quantile of Smith (2011)
+      (:func:`skdp.mechanisms.private_quantile`) over the declared bounds, ``epsilon /
+      n_features`` per column.
+
+    ``add_indicator=True`` appends one 0/1 missing-indicator column per input column
+    (for *every* column: scikit-learn's default ``features="missing-only"`` would reveal
+    which columns have a missing value).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy loss of one ``fit`` with ``strategy="mean"`` or ``"median"`` (ignored,
+        and nothing spent, with ``"constant"``). ``math.inf`` gives the exact
+        statistics of the clipped observed values.
+    strategy : {"mean", "median", "constant"}, default="mean"
+    bounds : (lo, hi), per-feature arrays, dict {column: (lo, hi)} or "data", default=None
+        Public bounds of every column, needed by ``"mean"`` and ``"median"`` (observed
+        values are clipped to them for the statistic). ``None`` raises ``ValueError``
+        for those strategies: declare the bounds. ``"data"`` reads the observed minimum
+        and maximum off the rows: the non-private opt-in (a
+        :class:`~skdp.exceptions.PrivacyLeakWarning`, ``epsilon_spent_ = inf``).
+    fill_value : str or number, default=None
+        The constant of ``strategy="constant"``; ``None`` means 0 for numeric data and
+        ``"missing_value"`` for strings.
+    missing_values : float, int, str or None, default=np.nan
+        The placeholder of a missing cell (``np.nan`` also matches ``None`` in object
+        columns).
+    add_indicator : bool, default=False
+        Append a 0/1 missing-indicator column for every input column.
+    secure_mode : bool, default=False
+        ``strategy="mean"``: release the sums with the floating-point-safe grid
+        mechanism of :func:`skdp.mechanisms.add_laplace` and draw the integer count
+        noise from ``os.urandom`` (not reproducible with ``random_state``).
+    random_state : None, int, Generator or SeedSequence, default=None
+        Seed of the noise. ``None`` draws fresh OS entropy (what a real release uses).
+
+    Attributes
+    ----------
+    statistics_ : ndarray of shape (n_features,)
+        The fill value of every column (private for ``"mean"``/``"median"``).
+    bounds_ : tuple of two ndarrays of shape (n_features,) or None
+        The declared bounds (``None`` for ``"constant"``).
+    indicator_features_ : ndarray of shape (n_features,) or None
+        With ``add_indicator``: the indices of the columns that get an indicator (all).
+    epsilon_spent_, delta_spent_ : float
+        ``epsilon`` (0 for ``"constant"``) and 0.
+    privacy_guarantee_ : str
+        ``"exact"``.
+    privacy_breakdown_ : dict
+        ``{"sum": epsilon / 2, "count": epsilon / 2}`` (mean), ``{"median": epsilon}``
+        or ``{}`` (constant); the values sum to ``epsilon_spent_``.
+    nonprivate_options_ : list of str
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has string column names.
+
+    Notes
+    -----
+    **Privacy.** Neighbouring relation: add or remove one row, ``n`` public
+    (:ref:`neighbouring-relation`); the number of *observed* cells of each column is
+    not public. A row changes, in each of the ``d`` columns where it is observed, the
+    scaled sum by at most 1 and the observed count by 1, so the sum vector and the count
+    vector each have L1 sensitivity ``d``
+    (:func:`skdp.mechanisms.sensitivity.bounded_sum_sensitivity`,
+    :func:`skdp.mechanisms.sensitivity.count_sensitivity`). ``"mean"`` releases the sums
+    with Laplace noise of scale ``2 d / epsilon`` (:func:`skdp.mechanisms.add_laplace`)
+    and the counts with discrete Laplace noise of the same scale
+    (:func:`skdp.mechanisms.add_geometric`): ``epsilon / 2`` each, pure ``epsilon``-DP
+    by sequential composition (Dwork et al. 2006). The ratio and its clipping to the
+    bounds are post-processing (a noisy count below 1 gives the midpoint of the bounds).
+    ``"median"`` runs the exponential mechanism with the quantile utility (sensitivity
+    1, :func:`skdp.mechanisms.sensitivity.quantile_utility_sensitivity`) on each column
+    with ``epsilon / d``: pure ``epsilon``-DP. ``"constant"`` and the missing indicators
+    are per-record functions of public metadata: 0-DP. All guarantees are exact. Under
+    replace-one the sensitivities double (fit with ``epsilon / 2``). Unlike
+    scikit-learn's imputer no column is ever dropped for being empty (that would reveal
+    it); an empty column gets a noisy statistic like any other.
+
+    **Floating point.** The observed counts get exact integer noise (Canonne, Kamath and
+    Steinke 2020). With ``secure_mode=True`` the sums are released as exact multiples
+    of a power-of-two grid with exact integer noise, so ``"mean"`` holds in floating
+    point. With ``secure_mode=False`` the sums' Laplace noise, and for ``"median"`` the
+    exponential mechanism's Gumbel draws, are drawn in floating point: the guarantee is
+    for the mathematical mechanism (Mironov 2012).
+
+    References
+    ----------
+    C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating Noise to Sensitivity in
+    Private Data Analysis." TCC 2006.
+
+    A. Smith. "Privacy-preserving statistical estimation with optimal convergence
+    rates." STOC 2011.
+
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
+
+    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+    Privacy." NeurIPS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.preprocessing import DPSimpleImputer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(120, 15, size=(4000, 1))
+    >>> X[rng.random(4000) < 0.2] = np.nan
+    >>> imp = DPSimpleImputer(epsilon=1.0, bounds=(60, 220), add_indicator=True,
+    ...                       random_state=0).fit(X)
+    >>> bool(abs(imp.statistics_[0] - 120) < 2)
+    True
+    >>> Xt = imp.transform([[np.nan], [130.0]])
+    >>> bool(Xt[0, 0] == imp.statistics_[0]), Xt[1, 0], Xt[:, 1]
+    (True, np.float64(130.0), array([1., 0.]))
+    >>> list(imp.get_feature_names_out())
+    ['x0', 'missingindicator_x0']
+    >>> imp.privacy_breakdown_
+    {'sum': 0.5, 'count': 0.5}
+    """
+
+    _parameter_constraints: dict = {
+        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
+        "strategy": [StrOptions({"mean", "median", "constant"})],
+        "bounds": bounds_constraint(),
+        "fill_value": [str, Real, None],
+        "missing_values": [Real, str, None],
+        "add_indicator": ["boolean"],
+        "secure_mode": ["boolean"],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        strategy="mean",
+        bounds=None,
+        fill_value=None,
+        missing_values=np.nan,
+        add_indicator=False,
+        secure_mode=False,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.strategy = strategy
+        self.bounds = bounds
+        self.fill_value = fill_value
+        self.missing_values = missing_values
+        self.add_indicator = add_indicator
+        self.secure_mode = secure_mode
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = _is_nan(self.missing_values)
+        tags.input_tags.string = self.strategy == "constant"
+        return tags
+
+    def _validate(self, X, *, reset):
+        finite = "allow-nan" if _is_nan(self.missing_values) else True
+        if self.strategy == "constant":
+            X = validate_data(self, X, dtype=None, ensure_all_finite=finite, reset=reset)
+            if X.dtype.kind in "biuf":
+                X = X.astype(np.float64)
+            return X
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite=finite, reset=reset)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Compute the fill values (privately for ``"mean"`` and ``"median"``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            May hold missing values.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate(X, reset=True)
+        d = X.shape[1]
+        self.indicator_features_ = np.arange(d) if self.add_indicator else None
+        if self.strategy == "constant":
+            self.statistics_ = self._constant(X)
+            self.bounds_ = None
+            self.privacy_breakdown_ = {}
+            self._record_privacy_spent(0.0, 0.0, guarantee="exact")
+            return self
+        epsilon, _ = self._check_privacy_params()
+        mask = _missing_mask(X, self.missing_values)
+        lo, hi = self._bounds(X, mask)
+        streams = fit_streams(
+            self.random_state, ["noise"], estimator=self, X=X, order_invariant=True
+        )
+        if self.strategy == "mean":
+            self.statistics_, self.privacy_breakdown_ = self._mean(
+                X, mask, lo, hi, epsilon, streams
+            )
+        else:
+            self.statistics_, self.privacy_breakdown_ = self._median(
+                X, mask, lo, hi, epsilon, streams
+            )
+        self.bounds_ = (lo, hi)
+        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        return self
+
+    def _constant(self, X):
+        fill = self.fill_value
+        numeric = X.dtype.kind in "biuf"
+        if fill is None:
+            fill = 0.0 if numeric else "missing_value"
+        if numeric and isinstance(fill, str):
+            raise ValueError(
+                f"fill_value={fill!r} is invalid: numeric data need a numeric fill_value"
+            )
+        dtype = np.float64 if numeric else object
+        return np.full(X.shape[1], fill, dtype=dtype)
+
+    def _bounds(self, X, mask):
+        d = X.shape[1]
+        if self.bounds is None:
+            raise ValueError(
+                f"DPSimpleImputer(strategy={self.strategy!r}) needs declared bounds: pass "
+                "bounds=(lo, hi), per-feature arrays or {column: (lo, hi)} (a mean or median "
+                'of unbounded values has unbounded sensitivity); bounds="data" reads them '
+                "off the rows and is not private."
+            )
+        if isinstance(self.bounds, str):
+            warnings.warn(
+                'bounds="data" reads the bounds off the private data without noise; the '
+                "result carries no differential-privacy guarantee for them. Pass public "
+                "bounds instead.",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
+            obs = np.where(mask, np.nan, X)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-missing columns
+                lo, hi = np.nanmin(obs, axis=0), np.nanmax(obs, axis=0)
+            lo = np.where(np.isfinite(lo), lo, 0.0)
+            hi = np.where(np.isfinite(hi), hi, 1.0)
+            return lo, np.where(lo >= hi, lo + 1.0, hi)
+        names = column_labels(self, d) if hasattr(self, "feature_names_in_") else None
+        return check_bounds(self.bounds, d, name="bounds", columns=names)
+
+    def _mean(self, X, mask, lo, hi, epsilon, streams):
+        d = X.shape[1]
+        centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
+        Z = np.where(mask, 0.0, np.clip((np.where(mask, centre, X) - centre) / half, -1, 1))
+        counts = (~mask).sum(axis=0).astype(np.int64)
+        eps_sum = epsilon / 2.0
+        eps_count = epsilon / 2.0 if math.isfinite(epsilon) else math.inf
+        rng = streams["noise"]
+        delta_sum = d * float(bounded_sum_sensitivity(-1.0, 1.0))
+        delta_count = d * count_sensitivity()
+        s = np.asarray(
+            add_laplace(
+                Z.sum(axis=0),
+                sensitivity=delta_sum,
+                epsilon=eps_sum,
+                rng=rng,
+                secure_mode=self.secure_mode,
+            ),
+            dtype=float,
+        )
+        c = np.asarray(
+            add_geometric(
+                counts,
+                sensitivity=delta_count,
+                epsilon=eps_count,
+                rng=rng,
+                secure_mode=self.secure_mode,
+            ),
+            dtype=float,
+        )
+        m = np.where(c >= 1.0, np.clip(s / np.maximum(c, 1.0), -1.0, 1.0), 0.0)
+        return centre + half * m, {"sum": float(eps_sum), "count": float(eps_count)}
+
+    def _median(self, X, mask, lo, hi, epsilon, streams):
+        d = X.shape[1]
+        # a row changes every column's quantile utility by at most
+        # quantile_utility_sensitivity() = 1 (the scale private_quantile assumes): one
+        # exponential mechanism per column with epsilon / d
+        eps_col = epsilon / d
+        rng = streams["noise"]
+        out = np.empty(d)
+        for j in range(d):
+            obs = np.clip(X[~mask[:, j], j], lo[j], hi[j])
+            if math.isinf(eps_col):
+                out[j] = float(np.median(obs)) if obs.size else lo[j] / 2 + hi[j] / 2
+            else:
+                out[j] = private_quantile(
+                    obs, 0.5, lower=lo[j], upper=hi[j], epsilon=eps_col, rng=rng
+                )
+        return out, {"median": float(epsilon)}
+
+    def transform(self, X):
+        """Fill the missing cells (and append the indicators with ``add_indicator``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features) or (n_samples, 2 * n_features)
+            A DataFrame under ``set_output(transform="pandas")``.
+        """
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        mask = _missing_mask(X, self.missing_values)
+        stats = self.statistics_
+        if X.dtype.kind == "O" or stats.dtype.kind == "O":
+            out = np.array(X, dtype=object)
+        else:
+            out = np.array(X, dtype=np.float64)
+        rows, cols = np.nonzero(mask)
+        out[rows, cols] = stats[cols]
+        if self.add_indicator:
+            out = np.hstack([out, mask.astype(out.dtype if out.dtype != object else np.float64)])
+        return out
+
+    def inverse_transform(self, X):
+        """Put the missing values back where the indicators are 1 (needs ``add_indicator``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 2 * n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        if not self.add_indicator:
+            raise ValueError(
+                "inverse_transform needs add_indicator=True (the indicators say which "
+                "cells were missing)"
+            )
+        X = check_array(X, dtype=None, ensure_all_finite="allow-nan")
+        d = self.n_features_in_
+        if X.shape[1] != 2 * d:
+            raise ValueError(
+                f"X has {X.shape[1]} columns, but {type(self).__name__} produces {2 * d}"
+            )
+        out = np.array(X[:, :d], dtype=object if X.dtype.kind == "O" else np.float64)
+        missing = np.asarray(X[:, d:], dtype=np.float64) == 1.0
+        out[missing] = self.missing_values
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """The input names, then ``"missingindicator_{name}"`` with ``add_indicator``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self)
+        names = list(feature_names_in_or_default(self, input_features))
+        if self.add_indicator:
+            names += [f"missingindicator_{name}" for name in names]
+        return np.asarray(names, dtype=object)
