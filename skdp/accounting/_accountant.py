@@ -672,14 +672,14 @@ def _budget_error(target, delta, sample_rate, steps):
 
 
 #: First bracketing factor of the PLD calibration around its initial guess.
-_PLD_BRACKET = 1.1
+_PLD_BRACKET = 1.03
 
 
 def _calibrate_pld(target, delta, sample_rate, steps):
     """:func:`calibrate_noise_multiplier` for ``"pld"``: the same rule, few compositions.
 
     Starts from the CLT noise multiplier (Bu et al. 2020; only a guess), brackets the
-    answer by stepping by factors ``1.1, 1.21, 1.46, ...``, then bisects geometrically
+    answer by stepping by factors ``1.03, 1.061, 1.126, ...``, then bisects geometrically
     until ``hi / lo <= 1.001``, one PLD composition per step, and returns ``hi``. The
     bisection tests the PLD epsilon alone, so ``hi`` meets the target under
     ``min(PLD, RDP)`` too (the PLD is the smaller one wherever it is available; where
