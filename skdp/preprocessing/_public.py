@@ -224,6 +224,12 @@ def _element_error(col, label):
     """The error for a column that is neither all strings nor all numbers (no value shown)."""
     kinds = set()
     for v in col:
+        if v is None or (isinstance(v, float | np.floating) and math.isnan(v)):
+            return ValueError(
+                f"column {label} contains missing values; impute them first (e.g. "
+                "DPSimpleImputer(strategy='constant') with the fill value among the "
+                "declared categories)"
+            )
         if isinstance(v, str):
             kinds.add("str")
         elif isinstance(v, bool | int | float | np.number):
