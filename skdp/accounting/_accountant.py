@@ -459,8 +459,8 @@ def available_accountants():
 def register_accountant(name, factory, *, overwrite=False):
     """Register an accountant class (or factory) under a string key.
 
-    ``factory(**kwargs)`` must return an :class:`Accountant`. Used for ``"pld"``
-    once implemented.
+    ``factory(**kwargs)`` must return an :class:`Accountant` (e.g. a PRV accountant,
+    or an RDP accountant with other orders).
     """
     if not isinstance(name, str) or not name:
         raise ValueError("name must be a non-empty string.")
@@ -475,9 +475,12 @@ def get_accountant(name, **kwargs):
     Parameters
     ----------
     name : str
-        ``"rdp"`` (exact; default everywhere) or ``"gdp_clt"`` (approximate, warns).
+        ``"rdp"`` (exact; the pure functions' default), ``"pld"`` (exact and tighter:
+        ``min(PLD, RDP)``; the DP-SGD estimators' default) or ``"gdp_clt"``
+        (approximate, warns).
     **kwargs
-        Passed to the accountant (``orders``, ``conversion`` for ``"rdp"``).
+        Passed to the accountant (``orders``, ``conversion`` for ``"rdp"``;
+        ``grid_step`` for ``"pld"``).
 
     Returns
     -------
@@ -545,6 +548,8 @@ def compute_epsilon(
     Notes
     -----
     Add/remove-one-row neighbours, ``n`` public. ``"rdp"`` is a proven upper bound;
+    ``"pld"`` is the smaller of the numerically composed privacy loss distribution
+    and ``"rdp"``, also a proven upper bound (see :class:`PLDAccountant`);
     ``"gdp_clt"`` is approximate and emits
     :class:`~skdp.exceptions.ApproximateGuaranteeWarning`.
 
