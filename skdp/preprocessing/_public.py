@@ -372,8 +372,9 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         d = X.shape[1]
         if self.categories is None:
             raise ValueError(
-                "PublicOneHotEncoder needs declared categories: pass categories=[[...], ...] "
-                "or {column: [...]}. A pandas 'category' dtype is not a declaration: "
+                f"PublicOneHotEncoder needs declared categories for column(s) {labels}: pass "
+                "categories=[[...], ...] or {column: [...]}. A pandas 'category' dtype is not "
+                "a declaration: "
                 "astype('category') takes its levels from the rows. "
                 'categories="data" reads them off the rows and is not private.'
             )

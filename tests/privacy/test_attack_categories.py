@@ -47,7 +47,11 @@ def _test_params():
 
 TEST_PARAMS = _test_params()
 
-WITH_CATEGORIES = [(n, c) for n, c in ESTIMATORS if "categories" in c().get_params()]
+# Estimators of mixed tables (numeric bounds and categories: the synthesizers). The
+# one-hot encoder (categorical columns only) is attacked on its own below.
+WITH_CATEGORIES = [
+    (n, c) for n, c in ESTIMATORS if {"categories", "bounds"} <= set(c().get_params())
+]
 WITH_CLASSES = [(n, c) for n, c in ESTIMATORS if "classes" in c().get_params()]
 
 # What each estimator needs for its ``classes`` to be used at all.
@@ -153,6 +157,25 @@ def test_categories_data_opt_in_warns_and_is_not_private(cls):
             warnings.simplefilter("ignore", UserWarning)
             warnings.simplefilter("always", PrivacyLeakWarning)
             est.fit(D)
+    assert est.privacy_guarantee_ == "none" and est.epsilon_spent_ == float("inf")
+
+
+def test_attack_one_hot_encoder_does_not_trust_pandas_categories():
+    """The encoder refuses D and D' alike without a declaration; with one, the fitted
+    encoder (width, names) is the same on both."""
+    from skdp.preprocessing import PublicOneHotEncoder
+
+    D, D2 = (X[["diag"]] for X in _neighbours())
+    for X in (D, D2):
+        with pytest.raises(ValueError, match="diag") as info:
+            PublicOneHotEncoder().fit(X)
+        assert "HIV" not in str(info.value) and "flu" not in str(info.value)
+    a = PublicOneHotEncoder(categories={"diag": LEVELS}).fit(D)
+    b = PublicOneHotEncoder(categories={"diag": LEVELS}).fit(D2)
+    assert list(a.get_feature_names_out()) == list(b.get_feature_names_out())
+    assert a.transform(D).shape[1] == b.transform(D2).shape[1] == len(LEVELS)
+    with pytest.warns(PrivacyLeakWarning, match="categories"):
+        est = PublicOneHotEncoder(categories="data").fit(D2)
     assert est.privacy_guarantee_ == "none" and est.epsilon_spent_ == float("inf")
 
 
