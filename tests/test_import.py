@@ -34,6 +34,8 @@ LAYERS = {
     "metrics": 4,
     "auditing": 4,
     "preprocessing": 4,
+    "pipeline": 5,
+    "model_selection": 5,
     "cli": 5,
     "quickstart": 5,
 }
@@ -54,6 +56,8 @@ NO_TORCH = {
     "ilp",
     "cluster",
     "preprocessing",
+    "pipeline",
+    "model_selection",
     "base",
     "exceptions",
     "datasets",
