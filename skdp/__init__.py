@@ -34,6 +34,12 @@ _LAZY = {
     "PublicOneHotEncoder": "skdp.preprocessing",
     "DPStandardScaler": "skdp.preprocessing",
     "DPSimpleImputer": "skdp.preprocessing",
+    # pipelines and model selection (L5)
+    "DPPipeline": "skdp.pipeline",
+    "make_dp_pipeline": "skdp.pipeline",
+    "check_pipeline_privacy": "skdp.pipeline",
+    "DPGridSearchCV": "skdp.model_selection",
+    "dp_cross_validate": "skdp.model_selection",
     # scorers
     "dp_roc_auc_score": "skdp.metrics",
     "dp_average_precision_score": "skdp.metrics",
@@ -56,6 +62,8 @@ _SUBPACKAGES = (
     "linear_model",
     "mechanisms",
     "metrics",
+    "model_selection",
+    "pipeline",
     "preprocessing",
     "sampling",
     "synthesis",
