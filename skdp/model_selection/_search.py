@@ -20,7 +20,7 @@ from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import DPScorer, cv_privacy_spend
 from skdp.model_selection._folds import _check_n_splits, assign_folds
 from skdp.utils._meta_privacy import check_pipeline_privacy, weakest_guarantee
-from skdp.utils._sklearn_compat import check_is_fitted
+from skdp.utils._sklearn_compat import HasMethods, Interval, check_is_fitted
 
 __all__ = ["DPGridSearchCV", "dp_cross_validate"]
 
@@ -242,7 +242,9 @@ def dp_cross_validate(
     ledger : PrivacyLedger, optional
         Charged once, before any fit, with the total (label ``"dp_cross_validate
         (replace-one)"``). A refusal raises :class:`~skdp.exceptions.BudgetExceededError`
-        (or ``LedgerCopyError`` for a copy) and nothing runs.
+        (or ``LedgerCopyError`` for a copy) and nothing runs. The entry is stated under
+        replace one row: keep the ledger's other entries under the same relation
+        (``spend_fitted(est, relation="replace")``).
     random_state : None, int, SeedSequence or Generator, default=None
         Key of the folds only (see Notes). ``None``: fresh OS entropy. The estimator's
         and the scorers' own ``random_state`` decide their noise.
@@ -397,7 +399,9 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     ledger : PrivacyLedger, optional
         Charged once, before any fit, with ``epsilon_spent_``/``delta_spent_`` (label
         ``"DPGridSearchCV (replace-one)"``); a refusal raises
-        :class:`~skdp.exceptions.BudgetExceededError` and nothing runs. Note that
+        :class:`~skdp.exceptions.BudgetExceededError` and nothing runs. The entry is
+        stated under replace one row: keep the ledger's other entries under the same
+        relation (``spend_fitted(est, relation="replace")``). Note that
         :func:`sklearn.base.clone` copies the ledger, and a copy refuses to spend.
     random_state : None, int, SeedSequence or Generator, default=None
         Key of the folds only (fresh OS entropy if ``None``; see
@@ -420,7 +424,10 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``epsilon_spent_`` is that one fit under add/remove; the search's total counts
         it (as ``2 epsilon`` under replace-one).
     epsilon_spent_, delta_spent_ : float
-        The total of the search under replace one row (see Notes).
+        The total of the search under replace one row (see Notes), already charged to
+        ``ledger``. Do not charge the search again with
+        :meth:`~skdp.accounting.PrivacyLedger.spend_fitted` (its
+        ``relation="replace"`` would convert this replace-one total a second time).
     privacy_breakdown_ : dict
         ``{"scorer_calls": (eps, delta), "cv_fits": ..., "refit": ...}``, replace-one;
         the parts of the total (which is composed by
@@ -517,6 +524,17 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     [('x0', 'x1')]
     """
 
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "param_grid": [dict, list],
+        "scoring": "no_validation",  # checked in fit, with a message about DP scorers
+        "n_splits": [Interval(Integral, 2, None, closed="left")],
+        "refit": ["boolean", str],
+        "ledger": "no_validation",
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        "allow_nonprivate": ["boolean"],
+    }
+
     def __init__(
         self,
         estimator,
@@ -586,6 +604,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         TypeError
             If ``scoring`` is not a DP scorer.
         """
+        self._validate_params()
         _check_common(self.estimator, self.n_splits, X, y, self.allow_nonprivate)
         candidates = list(ParameterGrid(self.param_grid))
         scorers, multimetric = _check_scoring(self.scoring, self.ledger)
