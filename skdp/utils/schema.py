@@ -922,6 +922,8 @@ def assemble(schema: TabularSchema, values: Sequence[np.ndarray]):
     n = len(values[0]) if len(values) else 0
     if schema.input_type == "array":
         dtype = np.dtype(schema.array_dtype) if schema.array_dtype else np.dtype(float)
+        if dtype.kind in "biu" and not all(_holds(dtype, v) for v in values):
+            dtype = np.dtype(float)  # never cast into a dtype that cannot hold the values
         if dtype.kind in "biuf":
             out = np.empty((n, schema.n_columns), dtype=dtype)
         else:
@@ -967,7 +969,31 @@ def _cast(c: ColumnSpec, v):
         dt = pandas_dtype(c.dtype)
     except TypeError:
         return pd.Series(v, dtype=object)
+    if getattr(dt, "kind", None) in ("b", "i", "u") and not _holds(dt, v):
+        # never cast into a dtype that cannot hold the values (numpy truncates
+        # fractions and wraps integers around): keep int64 when it can, else float
+        v = np.asarray(v, dtype=float)
+        if np.all(v == np.rint(v)) and np.all(np.abs(v) < 2.0**63):
+            return pd.Series(v.astype(np.int64))
+        return pd.Series(v)
     try:
         return pd.Series(v).astype(dt)
     except (TypeError, ValueError):
         return pd.Series(v, dtype=object)
+
+
+def _holds(dt, v) -> bool:
+    """Whether the bool/integer dtype ``dt`` holds every value of ``v`` exactly."""
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return True  # not numbers: let astype decide
+    if v.size == 0:
+        return True
+    if not np.all(np.isfinite(v)) or not np.all(v == np.rint(v)):
+        return False
+    np_dt = np.dtype(getattr(dt, "numpy_dtype", dt))
+    if np_dt.kind == "b":
+        return bool(np.all((v == 0) | (v == 1)))
+    info = np.iinfo(np_dt)
+    return bool(v.min() >= info.min and v.max() <= info.max)

@@ -319,3 +319,27 @@ def test_property_inverse_of_any_matrix_is_valid(rows):
     assert set(out["sex"]) <= {"F", "M"}
     assert set(out["grp"]) <= {"a", "b", "c"}
     assert out["smoker"].dtype == bool
+
+
+def test_assemble_never_casts_into_a_dtype_that_cannot_hold_the_values():
+    """Fractions are not truncated and integers do not wrap around (int8 300 -> 44)."""
+    import pandas as pd
+
+    from skdp.utils.schema import ColumnSpec, TabularSchema, assemble
+
+    specs = [
+        ColumnSpec("a", "integer", bounds=(0, 300), dtype="int8"),
+        ColumnSpec("b", "continuous", bounds=(2.5, 7.5), dtype="int64"),
+        ColumnSpec("c", "integer", bounds=(0, 9), dtype="uint8"),
+        ColumnSpec("d", "continuous", bounds=(0, 9), dtype="Int64"),
+    ]
+    schema = TabularSchema(tuple(specs), input_type="dataframe")
+    out = assemble(
+        schema,
+        [np.array([300.0, 1.0]), np.array([2.7, 7.5]), np.array([3.0, 9.0]), np.array([0.5, 2.0])],
+    )
+    assert isinstance(out, pd.DataFrame)
+    assert out["a"].tolist() == [300, 1] and out["a"].dtype == np.int64
+    assert out["b"].tolist() == [2.7, 7.5] and out["b"].dtype == np.float64
+    assert out["c"].tolist() == [3, 9] and out["c"].dtype == np.uint8  # holds: kept
+    assert out["d"].tolist() == [0.5, 2.0] and out["d"].dtype == np.float64
