@@ -40,6 +40,10 @@ __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 _MAX_DOMAIN = 2**62
 #: lattice of noise="laplace" under secure_mode: exact multiples of 2^-10
 _SECURE_LAPLACE_GRID = Fraction(1, 2**10)
+#: one-bin-per-integer rule: a histogram's expected noise-only mass (the total that noise
+#: alone lifts over the threshold on empty cells) may grow to this share of the public n
+#: (see DPHistogramSynthesizer, Notes, "Bins"); Lei's grid itself is always allowed
+_NOISE_MASS_FRACTION = 0.1
 
 
 def lei_n_bins(n_samples, n_dims):
@@ -60,6 +64,12 @@ def lei_n_bins(n_samples, n_dims):
         return 1
     h = (math.log(n) / n) ** (1.0 / (d + 1))
     return max(1, math.ceil(1.0 / h))
+
+
+def _n_integers(spec):
+    """Number of integers inside the declared bounds of an integer column."""
+    lo, hi = spec.bounds
+    return math.floor(hi) - math.ceil(lo) + 1
 
 
 class _Binner:
@@ -153,8 +163,11 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: Lei's heuristic :func:`lei_n_bins` with
-        the public ``n`` and the number of columns of the column's histogram. Integer
-        columns get at most one bin per integer.
+        the public ``n`` and the number of columns of the column's histogram, and one
+        bin per value for integer columns with a small declared domain (see
+        ``max_integer_levels`` and Notes, "Bins"). An int (or a dict entry) is used as
+        given, except that integer columns get at most one bin per integer; columns a
+        dict leaves out follow ``"auto"``.
     projections : None or list of lists of column names, default=None
         ``None``: one joint histogram of all columns. Otherwise each listed group of
         columns (groups are disjoint) gets its own noisy histogram, with ``epsilon``
@@ -183,9 +196,12 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         Public row count used in the bin heuristic and the threshold. ``None`` uses
         ``n = len(X)``, which treats the size of the data as public (the library's
         add/remove relation with ``n`` public).
-    representative : {"midpoint", "uniform"}, default="midpoint"
-        Numeric values of synthetic rows: the bin midpoint, or uniform within the bin.
-        Both are data-independent.
+    representative : {"uniform", "midpoint"}, default="uniform"
+        Numeric values of synthetic rows: drawn uniformly within their bin (integer
+        columns: uniformly among the bin's integers), or the bin's midpoint (the
+        thesis; integer columns: the middle integer of the bin, rounded down), which
+        gives each numeric column only as many distinct values as it has bins. Both
+        are data-independent and stay within the declared bounds.
     clip : bool, default=True
         Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.
     max_cells : int, default=10**7
@@ -199,6 +215,11 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     smoothing : float in [0, 1), default=1e-3
         Weight of the uniform density mixed into :meth:`score_samples` so that every
         in-domain point has a finite log-likelihood. Does not affect :meth:`sample`.
+    max_integer_levels : int >= 0, default=32
+        With ``n_bins="auto"``, an integer column whose declared bounds hold ``m``
+        integers with ``k < m <= max(k, max_integer_levels)`` (``k`` its Lei bin
+        count) may get one bin per value instead of ``k`` groups, within the noise
+        budget of its histogram (Notes, "Bins"). ``0`` keeps Lei's groups.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise and of :meth:`sample`. Keep it secret for a real release.
 
@@ -209,7 +230,8 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     bounds_ : dict {column: (lo, hi)}
         Bounds of the numeric columns (declared or privately estimated).
     n_bins_ : dict {column: int}
-        Number of bins (numeric) or levels (categorical, binary) per column.
+        Number of bins (numeric; an integer column with one bin per value has as many
+        bins as integers in its bounds) or levels (categorical, binary) per column.
     bin_edges_ : dict {column: ndarray}
         Bin edges of numeric columns (integer columns: the first integer of each bin,
         then one past the last).
@@ -231,6 +253,28 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
 
     Notes
     -----
+    **Bins.** The grid is fixed before the data are read, from the public schema, the
+    public ``n`` (``n_public``, or ``len(X)``), ``epsilon`` and the parameters.
+    Categorical and binary columns (ordered categoricals included) have one cell per
+    declared level. A numeric column in a histogram over ``d`` columns gets
+    ``k = lei_n_bins(n, d)`` equal-width bins (integer columns: ``min(k, m)``
+    contiguous groups of near-equal size of the ``m`` integers in the bounds); columns
+    drawn uniformly use ``d`` = the number of columns. With ``n_bins="auto"`` an
+    integer column with ``k < m <= max(k, max_integer_levels)`` then gets one bin per
+    value: always when it is drawn uniformly (no cells are noised), and in a histogram
+    one column at a time, smallest ``m`` first (ties in column order), as long as the
+    histogram's *expected noise-only mass* -- ``n_cells * P(noise > tau) *
+    E[noise | noise > tau]``, the number of synthetic rows that noise alone is
+    expected to put on cells the data do not occupy -- stays at most ``max(0.1 n,
+    that of Lei's grid)``. The cell count enters through this mass: it is ``n_cells``
+    times about ``n^(-threshold) (threshold log(n) + 1) / epsilon_g``, so the
+    expansion is free at large ``epsilon`` and refused where it would let noise
+    outweigh a tenth of the data (at ``epsilon_g = 1`` and ``n = 3750``, a histogram
+    may hold about 13,000 cells). Large grids are handled by the exact sparse sampler
+    (``max_cells``). Synthetic numeric values are drawn uniformly within their bin
+    (``representative="uniform"``), so a column with one bin per value reproduces
+    the value itself.
+
     **Privacy.** Neighbouring relation: add or remove one row, ``n`` public (skdp's
     record of its relations: :ref:`neighbouring-relation`). With ``n_public=None`` the
     row count ``len(X)`` chooses the bin count and the threshold; pass ``n_public`` to
@@ -244,8 +288,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     (sequential composition), where ``epsilon_h`` is ``epsilon`` minus what a private
     bound estimate spent. The guarantee is exact pure ``epsilon``-DP. Filtering,
     rounding, sampling and decoding are post-processing. The bin edges, the category
-    sets and the bin representatives depend only on the public schema, ``n`` and the
-    dimension, never on the data. For domains larger than ``max_cells`` the empty cells
+    sets and the bin representatives depend only on the public schema (with privately
+    estimated bounds, if any), ``n``, the dimension, ``epsilon`` and the parameters,
+    never on the data (Notes, "Bins"). For domains larger than ``max_cells`` the empty cells
     are not noised one by one: ``k ~ Binomial(n_cells, p)`` candidate cells
     (``p = P(noise alone exceeds tau)``: ``r^m / (1 + r)`` with ``r = exp(-eps)``,
     ``m = floor(tau) + 1`` for the geometric noise, ``exp(-eps tau)/2`` for Laplace)
@@ -325,6 +370,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "max_cells": [Interval(Integral, 1, None, closed="left")],
         "max_survivors": [Interval(Integral, 1, None, closed="left")],
         "smoothing": [Interval(Real, 0, 1, closed="left")],
+        "max_integer_levels": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
 
@@ -342,11 +388,12 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         secure_mode=False,
         threshold=0.5,
         n_public=None,
-        representative="midpoint",
+        representative="uniform",
         clip=True,
         max_cells=10**7,
         max_survivors=10**7,
         smoothing=1e-3,
+        max_integer_levels=32,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -365,6 +412,7 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.max_cells = max_cells
         self.max_survivors = max_survivors
         self.smoothing = smoothing
+        self.max_integer_levels = max_integer_levels
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
@@ -408,25 +456,60 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             raise ValueError("projections must contain at least one group")
         return groups, [c for c in names if c not in seen]
 
-    def _column_bins(self, schema, groups, uniform, n_pub):
+    def _column_bins(self, schema, groups, uniform, n_pub, noise_mass):
+        """Bins per column: Lei's rule, then one bin per integer where it is cheap.
+
+        Only public quantities decide: the schema, ``n_pub``, the projections and the
+        parameters (see the class Notes, "Bins").
+        """
         d_of = {c: len(g) for g in groups for c in g}
         d_of.update({c: schema.n_columns for c in uniform})
         if isinstance(self.n_bins, dict):
             unknown = [c for c in self.n_bins if c not in set(schema.names)]
             if unknown:
                 raise ValueError(f"n_bins names unknown column(s) {unknown}")
-        binners = {}
+        levels, small = {}, {}  # levels per column; integer columns that may go per value
         for spec in schema:
-            if self.n_bins == "auto":
-                k = lei_n_bins(n_pub, d_of[spec.name])
+            lei = lei_n_bins(n_pub, d_of[spec.name])
+            auto = self.n_bins == "auto" or (
+                isinstance(self.n_bins, dict) and spec.name not in self.n_bins
+            )
+            if auto:
+                k = lei
             elif isinstance(self.n_bins, dict):
-                k = self.n_bins.get(spec.name, lei_n_bins(n_pub, d_of[spec.name]))
-                if not isinstance(k, Integral) or k < 1:
+                k = self.n_bins[spec.name]
+                if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
                     raise ValueError(f"n_bins for column {spec.name!r} must be an int >= 1")
             else:
                 k = self.n_bins
-            binners[spec.name] = _Binner(spec, int(k))
-        return binners
+            k = int(k)
+            if spec.kind == "integer":
+                m = _n_integers(spec)
+                if m < 1:
+                    raise ValueError(
+                        f"integer column {spec.name!r} has no integer inside its bounds"
+                    )
+                levels[spec.name] = min(k, m)
+                if auto and k < m <= max(k, int(self.max_integer_levels)):
+                    small[spec.name] = m
+            elif spec.is_numeric:
+                levels[spec.name] = k
+            else:
+                levels[spec.name] = len(spec.categories)
+        # columns drawn uniformly cost no cells: one bin per value when the domain is small
+        for c in uniform:
+            if c in small:
+                levels[c] = small[c]
+        # a histogram's columns: smallest domains first, while the cells stay in budget
+        position = {c: j for j, c in enumerate(schema.names)}
+        for g in groups:
+            cells = math.prod(levels[c] for c in g)
+            budget = max(noise_mass(cells), _NOISE_MASS_FRACTION * n_pub)
+            for c in sorted((c for c in g if c in small), key=lambda c: (small[c], position[c])):
+                expanded = cells // levels[c] * small[c]
+                if expanded < _MAX_DOMAIN and noise_mass(expanded) <= budget:
+                    cells, levels[c] = expanded, small[c]
+        return {spec.name: _Binner(spec, levels[spec.name]) for spec in schema}
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -462,11 +545,12 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
         groups, uniform = self._groups(schema)
         n_pub = int(self.n_public) if self.n_public is not None else n
-        binners = self._column_bins(schema, groups, uniform, n_pub)
-        idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
-
         eps_g = eps_hist / len(groups)
         tau = self.threshold * math.log(max(n_pub, 1)) / eps_g if math.isfinite(eps_g) else 0.0
+        binners = self._column_bins(
+            schema, groups, uniform, n_pub, lambda cells: self._noise_mass(cells, eps_g, tau)
+        )
+        idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
         histograms = []
         for g in groups:
             shape = tuple(binners[c].n_levels for c in g)
@@ -505,6 +589,24 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             self.privacy_breakdown_["histogram" + repr(tuple(h["columns"]))] = h["epsilon"]
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
         return self
+
+    def _noise_mass(self, n_cells, eps, tau):
+        """Expected total that noise alone puts on ``n_cells`` empty cells after filtering.
+
+        ``n_cells * P(noise > tau) * E[noise | noise > tau]``, from public quantities
+        only (the number of cells, ``epsilon_g`` and ``tau``); 0 without noise.
+        """
+        if not math.isfinite(eps):
+            return 0.0
+        if self.noise == "geometric" or self.secure_mode:
+            # noise on the lattice grid * Z: P(L >= m) = r^m / (1 + r), E[L - m | L >= m]
+            # = r / (1 - r) with r = exp(-eps grid)
+            grid = 1.0 if self.noise == "geometric" else float(_SECURE_LAPLACE_GRID)
+            m = math.floor(tau / grid) + 1
+            r = math.exp(-eps * grid)
+            p = math.exp(-eps * grid * m) / (1.0 + r)
+            return n_cells * p * grid * (m + r / -math.expm1(-eps * grid))
+        return n_cells * 0.5 * math.exp(-eps * tau) * (tau + 1.0 / eps)
 
     def _noisy_cells(self, flat, n_cells, eps, tau, rng):
         """Noisy filtered histogram: (sorted surviving cells, their values, sparse?).

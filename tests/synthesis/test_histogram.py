@@ -380,3 +380,206 @@ def test_fitted_synthesizer_stores_only_noisy_counts():
         isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.size == len(df)
         for v in vars(s).values()
     )
+
+
+# ------------------------------------------------- bins per integer value, uniform draws
+VISITS_BOUNDS = {**BOUNDS, "visits": (0, 9)}
+
+
+def _visits_frame(n=3000, seed=0):
+    """_frame plus a 10-level integer column that depends on smoking."""
+    df = _frame(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    df["visits"] = np.clip(rng.poisson(2 + 4 * df["smoker"].to_numpy()), 0, 9)
+    return df
+
+
+def test_small_integer_domain_gets_one_bin_per_value():
+    df = _visits_frame()
+    s = _synth(bounds=VISITS_BOUNDS, epsilon=10.0).fit(df)
+    lei = lei_n_bins(len(df), df.shape[1])
+    assert lei < 10
+    assert s.n_bins_["visits"] == 10
+    np.testing.assert_array_equal(s.bin_edges_["visits"], np.arange(11))
+    assert s.n_bins_["age"] == lei  # 73 integers > max(lei, 32): Lei's groups
+    assert s.n_bins_["bmi"] == lei
+    out = s.sample(len(df), random_state=0)
+    assert out["visits"].dtype == df["visits"].dtype
+    assert set(out["visits"]) == set(range(10))  # not 3 representatives
+    # the 2-way marginal (visits, smoker) is kept, not only the 1-way ones
+    real = pd.crosstab(df["visits"], df["smoker"], normalize=True)
+    fake = pd.crosstab(out["visits"], out["smoker"], normalize=True)
+    tv = 0.5 * real.sub(fake, fill_value=0).abs().to_numpy().sum()
+    assert tv < 0.08
+    # the previous rule (Lei's groups, midpoints) loses it
+    old = _synth(
+        bounds=VISITS_BOUNDS, epsilon=10.0, max_integer_levels=0, representative="midpoint"
+    ).fit(df)
+    assert old.n_bins_["visits"] == lei
+    assert len(np.unique(old.sample(500, random_state=0)["visits"])) <= lei
+
+
+def test_integer_bin_rule_options():
+    df = _visits_frame(1000)
+    lei = lei_n_bins(1000, df.shape[1])
+    assert _synth(bounds=VISITS_BOUNDS, max_integer_levels=0).fit(df).n_bins_["visits"] == lei
+    assert _synth(bounds=VISITS_BOUNDS, max_integer_levels=9).fit(df).n_bins_["visits"] == lei
+    assert _synth(bounds=VISITS_BOUNDS, max_integer_levels=10).fit(df).n_bins_["visits"] == 10
+    # an explicit bin count is used as given (at most one bin per integer)
+    assert _synth(bounds=VISITS_BOUNDS, n_bins=4).fit(df).n_bins_["visits"] == 4
+    assert _synth(bounds=VISITS_BOUNDS, n_bins=40).fit(df).n_bins_["visits"] == 10
+    s = _synth(bounds=VISITS_BOUNDS, n_bins={"visits": 5}).fit(df)
+    assert s.n_bins_["visits"] == 5 and s.n_bins_["bmi"] == lei
+    # a dict leaves the other columns to "auto", the per-value rule included
+    s = _synth(bounds={**VISITS_BOUNDS, "age": (30, 39)}, n_bins={"bmi": 7}, epsilon=100.0)
+    s = s.fit(df)
+    assert s.n_bins_["bmi"] == 7 and s.n_bins_["visits"] == 10 and s.n_bins_["age"] == 10
+    # a domain at most Lei's bin count was one bin per value before and still is
+    df2 = df.assign(visits=df["visits"] % 2)
+    s = _synth(bounds={**VISITS_BOUNDS, "visits": (0, 1)}).fit(df2)
+    assert s.n_bins_["visits"] == 2
+    # integer columns drawn uniformly get one bin per value (no cells are noised)
+    s = _synth(bounds=VISITS_BOUNDS, projections=[["age", "bmi"]], max_integer_levels=0).fit(df)
+    assert s.n_bins_["visits"] == lei_n_bins(1000, df.shape[1])
+    s = _synth(bounds=VISITS_BOUNDS, projections=[["age", "bmi"]]).fit(df)
+    assert s.uniform_columns_[-1] == "visits" and s.n_bins_["visits"] == 10
+    counts = np.bincount(s.sample(20000, random_state=0)["visits"], minlength=10)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def _noise_mass_bound(s, n):
+    h = s.histograms_[0]
+    return s._noise_mass(math.prod(h["shape"]), h["epsilon"], h["threshold"])
+
+
+def test_per_value_bins_stay_within_the_noise_budget():
+    """The expansion stops where noise alone would add more than 0.1 n rows."""
+    df = _visits_frame(1000)
+    rng = np.random.default_rng(3)
+    df["stage"] = rng.integers(1, 6, len(df))
+    df["score"] = rng.integers(0, 31, len(df))
+    bounds = {**VISITS_BOUNDS, "stage": (1, 5), "score": (0, 30)}
+    n, d = len(df), df.shape[1]
+    lei = lei_n_bins(n, d)
+    for eps in (0.3, 1.0, 3.0, 30.0):
+        s = _synth(bounds=bounds, epsilon=eps).fit(df)
+        h = s.histograms_[0]
+        grid = {"stage": 5, "visits": 10, "score": 31}
+        # expansions happen smallest domain first
+        expanded = [c for c in grid if s.n_bins_[c] == grid[c]]
+        assert expanded == list(grid)[: len(expanded)]
+        assert all(s.n_bins_[c] == lei for c in grid if c not in expanded)
+        lei_cells = math.prod(h["shape"])
+        for c in expanded:
+            lei_cells = lei_cells // grid[c] * lei
+        budget = max(0.1 * n, s._noise_mass(lei_cells, h["epsilon"], h["threshold"]))
+        assert _noise_mass_bound(s, n) <= budget
+        if len(expanded) < len(grid):  # the next one would break the budget
+            nxt = list(grid)[len(expanded)]
+            cells = math.prod(h["shape"]) // lei * grid[nxt]
+            assert s._noise_mass(cells, h["epsilon"], h["threshold"]) > budget
+        if eps == 0.3:
+            assert expanded == []
+        if eps == 30.0:
+            assert expanded == list(grid)
+    # without noise every small domain gets its values
+    s = _synth(bounds=bounds, epsilon=math.inf).fit(df)
+    assert [s.n_bins_[c] for c in ("stage", "visits", "score")] == [5, 10, 31]
+    # the rule reads n only through n_public: two data sets of different sizes agree
+    a = _synth(bounds=bounds, epsilon=1.0, n_public=1000).fit(df.iloc[:400])
+    b = _synth(bounds=bounds, epsilon=1.0, n_public=1000).fit(
+        _visits_frame(900, seed=5).assign(stage=1, score=0)
+    )
+    assert a.n_bins_ == b.n_bins_
+
+
+@pytest.mark.parametrize(
+    "noise,secure", [("geometric", False), ("laplace", False), ("laplace", True)]
+)
+def test_noise_mass_matches_simulation(noise, secure):
+    """_noise_mass is the mean total of the surviving counts on empty cells."""
+    df = pd.DataFrame({"x": np.zeros(100), "y": np.zeros(100)})
+    kw = {"bounds": (0.0, 1.0), "n_bins": 30, "noise": noise, "secure_mode": secure}
+    totals = []
+    for seed in range(200):
+        s = DPHistogramSynthesizer(epsilon=1.0, random_state=seed, **kw).fit(df)
+        h = s.histograms_[0]
+        totals.append(h["counts"][h["cells"] != 0].sum())
+    expected = s._noise_mass(899, h["epsilon"], h["threshold"])
+    se = np.std(totals) / math.sqrt(len(totals))
+    assert abs(np.mean(totals) - expected) < 4 * se + 1e-9
+    assert expected > 1  # the check has power
+
+
+def test_uniform_draws_within_bins_are_the_default():
+    assert DPHistogramSynthesizer().representative == "uniform"
+    df = _visits_frame(2000)
+    s = _synth(bounds=VISITS_BOUNDS, epsilon=1e6).fit(df)
+    out = s.sample(20000, random_state=1)
+    # continuous: uniform within the bin, never at the midpoint only
+    edges = s.bin_edges_["bmi"]
+    assert len(np.unique(out["bmi"])) > 1000
+    j = np.clip(np.searchsorted(edges, out["bmi"], side="right") - 1, 0, len(edges) - 2)
+    u = (out["bmi"] - edges[j]) / (edges[j + 1] - edges[j])
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    # integer groups (age: Lei's groups): uniform among the group's integers
+    starts = s.bin_edges_["age"].astype(int)
+    assert len(starts) - 1 < 73
+    a = out["age"].to_numpy()
+    g = np.searchsorted(starts, a, side="right") - 1
+    for i in range(len(starts) - 1):
+        counts = np.bincount(a[g == i] - starts[i], minlength=starts[i + 1] - starts[i])
+        assert len(counts) == starts[i + 1] - starts[i]
+        assert stats.chisquare(counts).pvalue > 1e-4
+    # every value an integer within the declared bounds, dtype kept
+    assert out["age"].dtype == df["age"].dtype and out["age"].between(18, 90).all()
+    assert set(out["visits"]) <= set(range(10))
+
+
+def test_values_within_declared_bounds_and_dtypes_that_hold_them():
+    rng = np.random.default_rng(0)
+    n = 2000
+    df = pd.DataFrame(
+        {
+            "small": rng.integers(0, 100, n).astype(np.int8),  # int8 data, bound up to 300
+            "dose": rng.integers(3, 8, n).astype(np.int64),  # int data declared continuous
+            "level": rng.integers(1, 10, n),  # integer bounds that are not integers
+        }
+    )
+    s = DPHistogramSynthesizer(
+        epsilon=1e6,
+        bounds={"small": (0, 300), "dose": (2.5, 7.5), "level": (0.5, 9.7)},
+        column_types={"dose": "continuous"},
+        n_bins={"small": 4},
+        random_state=0,
+    ).fit(df)
+    out = s.sample(5000, random_state=0)
+    # int8 cannot hold 300: the values come back exactly, in a wider integer dtype
+    assert out["small"].max() > 127 and out["small"].between(0, 300).all()
+    assert out["small"].dtype.kind == "i"
+    # a continuous column of int dtype: fractional values are not truncated (2.7 -> 2
+    # would leave the bounds), they come back as float
+    assert out["dose"].dtype == np.float64
+    assert out["dose"].between(2.5, 7.5).all() and (out["dose"] % 1 != 0).any()
+    # integer columns: the integers inside the bounds
+    assert out["level"].dtype == df["level"].dtype and out["level"].between(1, 9).all()
+    assert s.n_bins_["level"] == 9 and set(out["level"]) == set(range(1, 10))
+    # midpoint representatives stay within the bounds too, and keep int8 where it holds
+    m = DPHistogramSynthesizer(
+        epsilon=1e6,
+        bounds={"small": (0, 100), "dose": (2.5, 7.5), "level": (0.5, 9.7)},
+        column_types={"dose": "continuous"},
+        representative="midpoint",
+        random_state=0,
+    ).fit(df.assign(small=df["small"]))
+    mid = m.sample(500, random_state=0)
+    assert mid["small"].dtype == np.int8 and mid["small"].between(0, 100).all()
+    assert mid["dose"].between(2.5, 7.5).all()
+    # numpy input: an int array declared continuous comes back as float, not truncated
+    X = rng.integers(0, 10, size=(500, 2))
+    a = DPHistogramSynthesizer(
+        epsilon=1e6, bounds=(0.0, 9.0), column_types=["continuous", "integer"], random_state=0
+    ).fit(X)
+    Y = a.sample(200, random_state=0)
+    assert Y.dtype == np.float64 and (Y[:, 0] % 1 != 0).any()
+    assert np.all(Y[:, 1] % 1 == 0) and Y.min() >= 0 and Y.max() <= 9
