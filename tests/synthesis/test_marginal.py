@@ -321,6 +321,9 @@ def test_compression_merges_rare_levels_and_still_samples_them():
     assert s.node_marginals_["a"].shape == (s.supports_["a"].sum() + 1,)
     fake = s.sample(20000, random_state=0)
     assert fake["a"].nunique() > 20
+    # the merged levels' law given the rare value keeps the density normalised
+    grid = pd.DataFrame(list(itertools.product(levels, ["u", "v"])), columns=["a", "b"])
+    assert np.exp(s.score_samples(grid)).sum() == pytest.approx(1.0)
 
 
 def test_fit_time_10000_by_10():
