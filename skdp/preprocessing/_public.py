@@ -120,6 +120,9 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
     array([[ 54., 150.]])
     """
 
+    #: Learns nothing from the rows beyond declared metadata (read by skdp.pipeline).
+    _skdp_public_transform = True
+
     _parameter_constraints: dict = {
         "bounds": bounds_constraint(),
         "feature_range": [tuple, list],
@@ -345,6 +348,9 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     >>> enc.epsilon_spent_
     0.0
     """
+
+    #: Learns nothing from the rows beyond declared metadata (read by skdp.pipeline).
+    _skdp_public_transform = True
 
     _parameter_constraints: dict = {
         "categories": [None, StrOptions({"data"}), list, tuple, dict],
