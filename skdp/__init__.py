@@ -20,6 +20,7 @@ _LAZY = {
     "calibrate_noise_multiplier": "skdp.accounting",
     # estimators
     "DPLinearRegression": "skdp.linear_model",
+    "DPLogisticRegression": "skdp.linear_model",
     "ExpMFlowRegressor": "skdp.linear_model",
     "ExpMFlowClassifier": "skdp.linear_model",
     "DPHistogramSynthesizer": "skdp.synthesis",

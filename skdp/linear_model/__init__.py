@@ -11,8 +11,14 @@ from __future__ import annotations
 import importlib
 
 from skdp.linear_model._functional import DPLinearRegression
+from skdp.linear_model._logistic import DPLogisticRegression
 
-__all__ = ["DPLinearRegression", "ExpMFlowClassifier", "ExpMFlowRegressor"]
+__all__ = [
+    "DPLinearRegression",
+    "DPLogisticRegression",
+    "ExpMFlowClassifier",
+    "ExpMFlowRegressor",
+]
 
 # Public name -> private module, imported on first access (torch-using estimators go here).
 _LAZY: dict[str, str] = {
