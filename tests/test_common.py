@@ -19,6 +19,13 @@ TEST_PARAMS: dict[str, dict] = {
     # epsilon=1e6: the checks assert ordinary regression/density behaviour on tiny data, which
     # DP noise at realistic epsilon swamps; privacy at realistic epsilon is tested elsewhere.
     "DPLinearRegression": {"epsilon": 1e6, "random_state": 0},
+    "DPLogisticRegression": {
+        "epsilon": 1e6,
+        "classes": "data",  # see DATA_OPT_INS
+        "bounds_X": (-100.0, 100.0),
+        "C": 1e4,
+        "random_state": 0,
+    },
     "DPGANSynthesizer": {
         "epsilon": 1e6,
         "bounds": (-1e3, 1e3),
@@ -94,6 +101,8 @@ TEST_PARAMS: dict[str, dict] = {
 # that their PrivacyLeakWarning (an error everywhere else in the suite) is ignored in the
 # common checks only. The opt-in and its warning are tested in tests/privacy/.
 DATA_OPT_INS: dict[str, str] = {
+    "DPLogisticRegression": "classes='data': the checks fit many label sets (0/1, -1/1, "
+    "strings, three classes) that no single declared classes= list covers",
     "ExpMFlowClassifier": "classes='data': the checks fit many label sets (0/1, -1/1, strings, "
     "one class) that no single declared classes= list covers",
     "PublicOneHotEncoder": "categories='data': the checks fit float data of many shapes and "

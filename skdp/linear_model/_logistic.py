@@ -339,8 +339,8 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             classes = np.unique(y)
             if classes.shape[0] < 2:
                 raise ValueError(
-                    "With classes='data', y must hold at least two classes; pass "
-                    "classes=[...] to declare them"
+                    "With classes='data', y must hold at least two classes (not one class); "
+                    "pass classes=[...] to declare them"
                 )
             return classes
         classes = np.asarray(self.classes)
@@ -396,7 +396,8 @@ def objective_perturbation_parameters(epsilon, C, smoothness=LOGISTIC_SMOOTHNESS
     ridge = 1.0 / float(C)
     if math.isinf(epsilon):
         return ridge, math.inf
-    ridge = max(ridge, smoothness / math.expm1(epsilon / 2.0))
+    if epsilon < 1400.0:  # beyond, exp(epsilon / 2) overflows and the term is 0
+        ridge = max(ridge, smoothness / math.expm1(epsilon / 2.0))
     beta = epsilon - math.log1p(smoothness / ridge)
     return ridge, beta
 
