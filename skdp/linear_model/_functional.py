@@ -241,17 +241,23 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     multiples of a power-of-two grid plus exact integer discrete Laplace noise, so the
     guarantee holds in floating point (Mironov 2012 does not apply); everything after
     the releases is post-processing. With the default ``secure_mode=False`` the noise
-    is drawn in floating point, and the private bound estimate (sparse vector,
-    ``bounds_X``/``bounds_y`` ``None``) always is: the guarantee is for the
-    mathematical mechanism.
+    is drawn in floating point, as it always is for ``mechanism="gaussian"`` and for
+    the private bound estimate (sparse vector, ``bounds_X``/``bounds_y`` ``None``):
+    the guarantee is then for the mathematical mechanism.
 
     **Accuracy.** ``benchmarks/linear_regression.py`` compares the defaults with
-    ordinary least squares, the previous default (Zhang et al.'s release and ridge)
-    and diffprivlib over 20 seeds. The noise of ``X~^T X~`` grows like ``d'^2 /
-    epsilon`` (Laplace) or ``d' sqrt(log(1/delta)) / epsilon`` (Gaussian) while the
-    signal grows like ``n`` times the variance of the scaled features: the model is
-    close to least squares when ``n`` is large and the features fill a good part of
-    their declared box, and shrinks towards the middle of ``bounds_y`` otherwise.
+    ordinary least squares, the previous default (all ``d'^2 + d'`` coefficients, ridge
+    ``5 sqrt(2) Delta / epsilon``) and diffprivlib over 20 seeds and 82 settings
+    (``n`` 1,000-20,000, ``d`` 1-10, ``epsilon`` 1 and 0.1). The default's median
+    test R^2 is above the previous default's in 76 of them (e.g. 9,000 rows, 3
+    features, OLS 0.986: 0.976 against 0.905 at ``epsilon=1``, 0.509 against 0.347 at
+    ``epsilon=0.1``); the Gaussian release (``delta = 1/n^2``) beats the default in 48
+    (mostly ``d >= 5``), never at ``d = 1``. The noise of
+    ``X~^T X~`` grows like ``d'^2 / epsilon`` (Laplace) or ``d' sqrt(log(1/delta)) /
+    epsilon`` (Gaussian) while the signal grows like ``n`` times the variance of the
+    scaled features: the model is close to least squares when ``n`` is large and the
+    features fill a good part of their declared box, and shrinks towards the middle of
+    ``bounds_y`` otherwise.
 
     References
     ----------
