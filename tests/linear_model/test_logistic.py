@@ -1,0 +1,190 @@
+"""DPLogisticRegression: objective perturbation."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.linear_model import LogisticRegression
+
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.linear_model import DPLogisticRegression
+from skdp.linear_model._logistic import (
+    LOGISTIC_SMOOTHNESS,
+    _scaled_rows,
+    objective_perturbation_parameters,
+    sample_noise,
+)
+
+
+def _binary(n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 3))
+    y = (X @ [2.0, -1.0, 0.5] + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+def test_large_epsilon_matches_sklearn_binary():
+    X, y = _binary()
+    C = 1e3
+    dp = DPLogisticRegression(epsilon=math.inf, classes=[0, 1], bounds_X=(-1, 1), C=C).fit(X, y)
+    # sklearn on the same scaled rows (x~ = (x, 1) / 2), same penalty on the intercept
+    Z = np.hstack([X, np.ones((len(X), 1))]) / 2.0
+    sk = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=10000).fit(Z, y)
+    np.testing.assert_allclose(dp.coef_[0], sk.coef_[0, :3] / 2.0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dp.intercept_[0], sk.coef_[0, 3] / 2.0, rtol=1e-5, atol=1e-6)
+    # finite, large epsilon: close to the non-private fit
+    big = DPLogisticRegression(epsilon=1e3, classes=[0, 1], bounds_X=(-1, 1), C=C, random_state=0)
+    big.fit(X, y)
+    np.testing.assert_allclose(big.coef_, dp.coef_, atol=0.05)
+    assert big.score(X, y) >= LogisticRegression().fit(X, y).score(X, y) - 0.01
+
+
+def test_multinomial_one_vs_rest():
+    rng = np.random.default_rng(1)
+    centers = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 3.0]])
+    y = rng.integers(0, 3, size=3000)
+    X = centers[y] + 0.6 * rng.standard_normal((3000, 2))
+    labels = np.array(["a", "b", "c"])[y]
+    clf = DPLogisticRegression(
+        epsilon=5.0, classes=["a", "b", "c"], bounds_X=(-5, 5), random_state=0
+    ).fit(X, labels)
+    assert clf.coef_.shape == (3, 2) and clf.intercept_.shape == (3,)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.decision_function(X).shape == (3000, 3)
+    assert clf.score(X, labels) > 0.9
+    # epsilon split over the three problems
+    lam, beta = objective_perturbation_parameters(5.0 / 3, 1.0)
+    assert clf.ridge_ == pytest.approx(lam) and clf.noise_rate_ == pytest.approx(beta)
+
+
+def test_noise_norm_is_gamma():
+    d, beta = 4, 0.7
+    rng = np.random.default_rng(0)
+    draws = np.array([sample_noise(d, beta, rng) for _ in range(4000)])
+    norms = np.linalg.norm(draws, axis=1)
+    p = stats.kstest(norms, stats.gamma(a=d, scale=1.0 / beta).cdf).pvalue
+    assert p > 1e-3
+    # uniform direction: mean of the unit vectors near 0, second moment I / d
+    unit = draws / norms[:, None]
+    assert np.abs(unit.mean(axis=0)).max() < 0.05
+    np.testing.assert_allclose(unit.T @ unit / len(unit), np.eye(d) / d, atol=0.02)
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1, 1.0, 5.0, 50.0])
+@pytest.mark.parametrize("C", [1e-2, 1.0, 1e4])
+def test_parameters_give_epsilon(epsilon, C):
+    lam, beta = objective_perturbation_parameters(epsilon, C)
+    c = LOGISTIC_SMOOTHNESS
+    assert lam >= 1.0 / C
+    # privacy loss of one problem: beta (gradient shift <= 1) + log det ratio <= log(1+c/lam)
+    assert beta + math.log1p(c / lam) == pytest.approx(epsilon)
+    assert beta >= epsilon / 2 - 1e-12
+
+
+def test_determinant_ratio_bound_brute_force():
+    """det H_{D'} / det H_D in [1, 1 + c / lambda] for a random added row (add/remove)."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        d = int(rng.integers(1, 5))
+        lam = float(rng.uniform(0.01, 2.0))
+        Z = rng.standard_normal((5, d))
+        Z /= np.maximum(1.0, np.linalg.norm(Z, axis=1))[:, None]
+        w = rng.standard_normal(d) * 3
+        curv = lambda t: 1.0 / (2.0 + np.exp(t) + np.exp(-t))  # noqa: E731
+        H = (Z.T * curv(Z @ w)) @ Z + lam * np.eye(d)
+        z = rng.standard_normal(d)
+        z /= max(1.0, np.linalg.norm(z))
+        H2 = H + curv(z @ w) * np.outer(z, z)
+        ratio = np.linalg.det(H2) / np.linalg.det(H)
+        assert 1.0 - 1e-12 <= ratio <= 1.0 + LOGISTIC_SMOOTHNESS / lam + 1e-12
+        # gradient shift of the added row's loss: |l'| ||z|| <= 1
+        assert abs(1.0 / (1.0 + np.exp(z @ w))) * np.linalg.norm(z) <= 1.0
+
+
+def test_scaled_rows_in_unit_ball():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-10, 10, size=(500, 5))
+    for fit_intercept in (True, False):
+        Z, *_ = _scaled_rows(X, np.full(5, -3.0), np.full(5, 4.0), fit_intercept)
+        assert np.linalg.norm(Z, axis=1).max() <= 1.0 + 1e-15
+
+
+def test_privacy_facts_and_private_bounds():
+    X, y = _binary(n=2000)
+    clf = DPLogisticRegression(epsilon=2.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert clf.epsilon_spent_ == 2.0 and clf.delta_spent_ == 0.0
+    assert clf.privacy_guarantee_ == "exact"
+    assert clf.privacy_breakdown_["bounds"] == pytest.approx(0.2)
+    assert sum(clf.privacy_breakdown_.values()) == pytest.approx(2.0)
+    lam, beta = objective_perturbation_parameters(1.8, 1.0)
+    assert clf.noise_rate_ == pytest.approx(beta)
+    assert not hasattr(clf, "random_state_") and not hasattr(clf, "rng_")
+    declared = DPLogisticRegression(epsilon=2.0, classes=[0, 1], bounds_X=(-1, 1))
+    assert declared.fit(X, y).privacy_breakdown_["bounds"] == 0.0
+
+
+def test_data_opt_ins_are_nonprivate():
+    X, y = _binary(n=300)
+    with pytest.warns(PrivacyLeakWarning):
+        clf = DPLogisticRegression(classes="data", bounds_X=(-1, 1), random_state=0).fit(X, y)
+    assert clf.epsilon_spent_ == math.inf and clf.privacy_guarantee_ == "none"
+    with pytest.warns(PrivacyLeakWarning):
+        clf = DPLogisticRegression(classes=[0, 1], bounds_X="data", random_state=0).fit(X, y)
+    assert clf.epsilon_spent_ == math.inf
+
+
+def test_classes_rules():
+    X, y = _binary(n=200)
+    with pytest.raises(ValueError, match="public label set"):
+        DPLogisticRegression(bounds_X=(-1, 1)).fit(X, y)
+    with pytest.raises(ValueError, match="not in classes"):
+        DPLogisticRegression(classes=[0, 2], bounds_X=(-1, 1)).fit(X, y)
+    with pytest.raises(ValueError, match="distinct"):
+        DPLogisticRegression(classes=[0, 0], bounds_X=(-1, 1)).fit(X, y)
+    with pytest.raises(ValueError, match="at least two"):
+        DPLogisticRegression(classes=[1], bounds_X=(-1, 1)).fit(X, y)
+    # a declared class absent from y is fine; declared order is kept
+    clf = DPLogisticRegression(classes=[1, 0], bounds_X=(-1, 1), random_state=0).fit(
+        X[y == 1], y[y == 1]
+    )
+    assert list(clf.classes_) == [1, 0] and clf.predict_proba(X).shape == (200, 2)
+    clf = DPLogisticRegression(classes=[0, 1, 2], bounds_X=(-1, 1), random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, 3)
+
+
+def test_reproducible_and_independent():
+    X, y = _binary(n=500)
+    kw = dict(epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1))
+    a = DPLogisticRegression(random_state=7, **kw).fit(X, y)
+    b = DPLogisticRegression(random_state=7, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    perm = np.random.default_rng(0).permutation(500)
+    c = DPLogisticRegression(random_state=7, **kw).fit(X[perm], y[perm])
+    np.testing.assert_allclose(a.coef_, c.coef_, atol=1e-8)  # order-invariant streams
+    d = DPLogisticRegression(random_state=8, **kw).fit(X, y)
+    assert not np.allclose(a.coef_, d.coef_)
+    e = DPLogisticRegression(random_state=7, **kw).fit(X[1:], y[1:])
+    assert not np.allclose(a.coef_ - e.coef_, 0.0, atol=1e-3)
+
+
+def test_clip_false_and_sample_weight():
+    X, y = _binary(n=100)
+    with pytest.raises(ValueError, match="outside the declared bounds"):
+        DPLogisticRegression(classes=[0, 1], bounds_X=(-0.5, 0.5), clip=False).fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1)).fit(X, y, sample_weight=np.ones(100))
+
+
+def test_minimiser_is_precise():
+    X, y = _binary(n=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = DPLogisticRegression(
+            epsilon=0.5, classes=[0, 1], bounds_X=(-1, 1), random_state=0
+        ).fit(X, y)
+    assert clf.gradient_norm_ / clf.ridge_ < 1e-8
