@@ -184,6 +184,22 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "audit": "one-run",
         },
     ],
+    "DPLogisticRegression": [
+        {
+            # a far, mislabelled canary (30 rows, small ridge): the tightest cheap pair
+            "label": "declared-bounds",
+            "params": {"epsilon": 1.0, "classes": [0, 1], "bounds_X": (-3.0, 3.0), "C": 1e3},
+            "data": _classification_far_canary,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            "label": "one-run",
+            "params": {"epsilon": 1.0, "classes": [0, 1], "bounds_X": (-3.0, 3.0)},
+            "data": _classification_pool,
+            "audit": "one-run",
+        },
+    ],
     "DPHistogramSynthesizer": [
         {
             "label": "public-n",
