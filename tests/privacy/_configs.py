@@ -166,6 +166,19 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "power_params": {"epsilon": 1e6},
         },
         {
+            "label": "gaussian",
+            "params": {
+                "epsilon": 1.0,
+                "delta": 1e-5,
+                "mechanism": "gaussian",
+                "bounds_X": (-1.0, 1.0),
+                "bounds_y": (-1.0, 1.0),
+            },
+            "data": None,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
             "label": "private-bounds",
             "params": {"epsilon": 1.0},
             "data": _regression_far_canary,
