@@ -16,6 +16,7 @@ from skdp.mechanisms import (
     exponential_mechanism,
     resolve_schema_bounds,
 )
+from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -36,8 +37,11 @@ _SMALL_INTEGER_DOMAIN = 32
 #: MST's compression threshold: 1-way cells with a noisy count below this many noise
 #: standard deviations are merged into one "rare" value
 _COMPRESS_SDS = 3.0
-#: the sensitivity of every measured marginal (L1 and L2) and of the selection score
-_SENSITIVITY = 1.0
+#: add/remove one row changes one cell of a marginal by one: L1 (and L2) sensitivity 1
+_MARGINAL_SENSITIVITY = histogram_sensitivity()
+#: the selection score ||M_ij(D) - fixed model||_1 moves by at most that much
+#: (brute-forced in tests/synthesis/test_marginal.py)
+_SCORE_SENSITIVITY = _MARGINAL_SENSITIVITY
 
 
 def marginal_n_bins(n_samples, noise_sd):
@@ -709,11 +713,7 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
         if d == 2:
             return pairs
-        score = np.empty(len(pairs))
-        for i, (a, b) in enumerate(pairs):
-            ka, kb = csizes[a], csizes[b]
-            x = np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb)
-            score[i] = np.abs(x - n_hat * np.outer(p1[a], p1[b]).ravel()).sum()
+        score = _selection_scores(Bc, csizes, p1, n_hat, pairs)
         ds = _DisjointSet(d)
         chosen = []
         for _ in range(d - 1):
@@ -721,7 +721,7 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             pick = exponential_mechanism(
                 score[cand],
                 epsilon=budget["select_epsilon"],
-                sensitivity=_SENSITIVITY,
+                sensitivity=_SCORE_SENSITIVITY,
                 rng=rng,
             )
             a, b = pairs[cand[pick]]
@@ -870,6 +870,21 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     def score(self, X, y=None):
         """Mean log-likelihood of ``X`` under the tree model."""
         return float(np.mean(self.score_samples(X)))
+
+
+def _selection_scores(Bc, csizes, p1, n_hat, pairs):
+    """MST's scores ``||M_ab(D) - n_hat p_a p_b||_1`` of the pairs of columns.
+
+    ``Bc`` holds the rows' compressed cells (public grid); ``p1`` and ``n_hat`` come from
+    the noisy 1-way release only, so adding or removing a row moves one count of
+    ``M_ab(D)`` by one and each score by at most 1.
+    """
+    score = np.empty(len(pairs))
+    for i, (a, b) in enumerate(pairs):
+        ka, kb = csizes[a], csizes[b]
+        x = np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb)
+        score[i] = np.abs(x - n_hat * np.outer(p1[a], p1[b]).ravel()).sum()
+    return score
 
 
 def _draw(rng, cdf, parent):

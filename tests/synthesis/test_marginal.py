@@ -191,6 +191,26 @@ def test_epsilon_inf_and_data_opt_in_are_not_private():
     assert s.noise_["mechanism"] == "none"
 
 
+def test_selection_score_sensitivity_brute_force():
+    """Adding or removing any one row moves every pair's score by at most 1."""
+    from skdp.synthesis._marginal import _SCORE_SENSITIVITY, _selection_scores
+
+    rng = np.random.default_rng(0)
+    csizes = [3, 2, 4]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    for _ in range(20):
+        Bc = np.column_stack([rng.integers(0, k, 15) for k in csizes])
+        p1 = [rng.dirichlet(np.ones(k)) for k in csizes]  # a fixed (released) model
+        n_hat = rng.uniform(5, 30)
+        base = _selection_scores(Bc, csizes, p1, n_hat, pairs)
+        neighbours = [np.delete(Bc, i, axis=0) for i in range(len(Bc))]
+        neighbours += [np.vstack([Bc, row]) for row in itertools.product(*map(range, csizes))]
+        for other in neighbours:
+            diff = np.abs(_selection_scores(other, csizes, p1, n_hat, pairs) - base)
+            assert diff.max() <= _SCORE_SENSITIVITY + 1e-12
+    assert _SCORE_SENSITIVITY == 1.0
+
+
 def test_one_way_noise_scale():
     # 8 categorical columns of 60 levels, 5 fits: 2400 residuals of the 1-way release
     rng = np.random.default_rng(0)
