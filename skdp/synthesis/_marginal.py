@@ -354,8 +354,9 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
     ``epsilon_s / (d - 1)`` per exponential-mechanism round.
 
     Compression, the selection scores' model, estimation, sampling and decoding are
-    post-processing of the noisy measurements; only noisy quantities are stored. A
-    replace-one guarantee needs ``epsilon / 2`` (group privacy).
+    post-processing of the noisy measurements; only noisy quantities are stored. Under
+    replace-one (a removal and an addition) a fit at ``(epsilon, delta)`` is
+    ``(2 epsilon, (1 + e^epsilon) delta)``-DP by group privacy (pure DP: ``2 epsilon``).
 
     **Floating point.** Every released count (``noisy_one_way_``, ``noisy_two_way_``)
     is an integer count plus integer noise drawn exactly in integer arithmetic
