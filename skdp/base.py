@@ -82,6 +82,16 @@ class DPEstimatorMixin:
         """Estimator-specific non-private opt-ins (override; default none)."""
         return []
 
+    def _planned_privacy_spend(self):
+        """``(epsilon, delta)`` a fit with the current parameters will spend at most.
+
+        Read from parameters only (meta-estimators plan a total before any row is read).
+        Default: the ``epsilon`` / ``delta`` parameters (0 where absent); override where
+        the spend depends on other parameters.
+        """
+        params = self.get_params(deep=False)
+        return params.get("epsilon", 0.0), params.get("delta", 0.0)
+
     def _record_privacy_spent(self, epsilon, delta=0.0, *, guarantee="exact"):
         """Store the fitted privacy facts (called at the end of ``fit``).
 

@@ -216,6 +216,11 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.string = self.strategy == "constant"
         return tags
 
+    def _planned_privacy_spend(self):
+        # a constant fill and the missing indicators read nothing beyond the rows'
+        # own missingness pattern, per row: no budget is spent
+        return (0.0, 0.0) if self.strategy == "constant" else (self.epsilon, 0.0)
+
     def _validate(self, X, *, reset):
         finite = "allow-nan" if _is_nan(self.missing_values) else True
         if self.strategy == "constant":

@@ -172,7 +172,15 @@ def _number(value, default):
 
 
 def _declared(est):
-    """``(epsilon, delta)`` a not-yet-fitted DP estimator may spend, from its parameters."""
+    """``(epsilon, delta)`` a not-yet-fitted DP estimator may spend, from its parameters.
+
+    An estimator whose spend is not its ``epsilon`` parameter (e.g. an imputer with a
+    public constant fill) says so through ``_planned_privacy_spend()``.
+    """
+    planned = getattr(est, "_planned_privacy_spend", None)
+    if callable(planned):
+        eps, delta = planned()
+        return _number(eps, math.inf), _number(delta, 1.0)
     params = est.get_params(deep=False)
     if "epsilon" not in params:
         return 0.0, _number(params.get("delta", 0.0), 1.0)  # no budget: spends 0
