@@ -34,9 +34,31 @@ Data sets:
 
 Run ``OMP_NUM_THREADS=1 python benchmarks/logistic_regression.py [--seeds 5] [--quick]``.
 
-Measured (5 seeds, one thread, 2 shared cores; test AUC median [10th percentile]):
+Measured (5 seeds, one thread, 2 shared cores; test AUC median [10th percentile];
+time per fit is the median over the three eps)::
 
-RESULTS_PLACEHOLDER
+    data           model               eps=0.1          eps=1.0         eps=10.0   time/fit
+    breast_cancer  sklearn    non-private 0.989 [0.987]
+    breast_cancer  objpert       0.442 [0.208]    0.938 [0.892]    0.988 [0.978]   0.01s
+    breast_cancer  objpert-C     0.805 [0.548]    0.777 [0.730]    0.985 [0.981]   0.01s
+    breast_cancer  expm          0.972 [0.741]    0.982 [0.972]    0.986 [0.984]   2.97s
+    breast_cancer  dpsgd         0.966 [0.904]    0.990 [0.985]    0.987 [0.985]   0.82s
+    repeated       sklearn    non-private 0.968 [0.961]
+    repeated       objpert       0.962 [0.949]    0.968 [0.961]    0.968 [0.961]   0.01s
+    repeated       objpert-C     0.959 [0.957]    0.968 [0.961]    0.968 [0.961]   0.01s
+    repeated       expm          0.965 [0.953]    0.968 [0.959]    0.968 [0.960]   8.62s
+    repeated       dpsgd         0.965 [0.958]    0.967 [0.960]    0.967 [0.960]   0.93s
+
+Reading. On the simulator (n = 4500 training rows, 4 features) every private model is
+within 0.01 of the non-private AUC at every eps, objective perturbation included (0.962
+at eps = 0.1), and objective perturbation fits in 10 ms against 1 s (DP-SGD) and 9 s
+(ExpM). On breast_cancer (426 training rows, d' = 31) objective perturbation is the
+worst model at eps <= 1: its noise has norm about ``d' / beta`` (``beta >= eps / 2``), 620
+at eps = 0.1, against a data gradient of norm at most ``n`` = 426, so at eps = 0.1 the
+released direction is mostly noise (median AUC 0.44); at eps = 1 it gets 0.938 against
+DP-SGD's 0.990 and ExpM's 0.982. DP-SGD (an (eps, delta = 1/n^2) guarantee, where objective
+perturbation's is pure eps) accumulates the signal over 300 subsampled steps and is the
+best private model here. A larger ``C`` (weaker ridge) does not help at small n.
 """
 
 from __future__ import annotations
@@ -178,9 +200,8 @@ def main(argv=None):
     for dataset in ("breast_cancer", "repeated"):
         res = run(dataset, seeds, models)
         base = np.array(res[("sklearn", math.inf)])
-        print(
-            f"{dataset:14s} {'sklearn':10s} non-private {np.median(base):.3f} [{np.quantile(base, 0.1):.3f}]"
-        )
+        summary = f"{np.median(base):.3f} [{np.quantile(base, 0.1):.3f}]"
+        print(f"{dataset:14s} {'sklearn':10s} non-private {summary}")
         for name in models:
             cells = []
             for eps in EPSILONS:

@@ -166,7 +166,11 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     about ``d' / beta``, against a Hessian growing like ``n`` times the variance of the
     scaled rows: close to the ridge solution when ``n epsilon`` is large and the
     features fill their declared box. ``benchmarks/logistic_regression.py`` compares
-    it with scikit-learn and :class:`ExpMFlowClassifier`.
+    it with scikit-learn, :class:`ExpMFlowClassifier` and DP-SGD on skdp's engine
+    (test AUC, 5 seeds): on a 4-feature simulator with 4500 rows it is within 0.01 of
+    scikit-learn from ``epsilon = 0.1``; on breast_cancer (426 rows, 30 features) it
+    trails DP-SGD at ``epsilon <= 1`` (0.938 against 0.990 at ``epsilon = 1``; noise
+    dominated at 0.1), because the noise norm grows like ``d' / epsilon``.
 
     References
     ----------
