@@ -47,7 +47,10 @@ class DeltaTooLargeWarning(PrivacyAdvisoryWarning):
 
 class BoundsEstimateWarning(PrivacyAdvisoryWarning):
     """Missing bounds are being estimated privately with too little data or budget for the
-    estimate to be useful. Depends only on public quantities (n, d, epsilon)."""
+    estimate to be useful, or the released estimate is narrower than a public minimum
+    width or collapsed onto one value (a mostly-0 indicator column). Depends only on
+    public quantities (n, d, epsilon, the search grid) and on the released estimate
+    (post-processing); see :func:`skdp.mechanisms.bounds_estimate_unreliable`."""
 
 
 class BudgetExceededError(ValueError):

@@ -20,7 +20,9 @@ uses a global random state (the noise functions with ``secure_mode=True`` read
 from skdp.mechanisms import sensitivity
 from skdp.mechanisms._bounds import (
     above_threshold_bound,
+    bounds_estimate_unreliable,
     grid_quantile_utilities,
+    integer_grid_candidates,
     log_grid_candidates,
     private_bounds,
     private_grid_quantile,
@@ -52,6 +54,7 @@ from skdp.mechanisms._noise import (
 
 __all__ = [
     "above_threshold_bound",
+    "bounds_estimate_unreliable",
     "add_gaussian",
     "add_geometric",
     "add_laplace",
@@ -63,6 +66,7 @@ __all__ = [
     "gaussian_sigma",
     "grid_quantile_utilities",
     "laplace_noise",
+    "integer_grid_candidates",
     "log_grid_candidates",
     "private_bounds",
     "private_grid_quantile",

@@ -13,7 +13,9 @@ from skdp.utils.validation import check_bounds, check_finite, data_bounds
 
 __all__ = [
     "above_threshold_bound",
+    "bounds_estimate_unreliable",
     "grid_quantile_utilities",
+    "integer_grid_candidates",
     "log_grid_candidates",
     "private_bounds",
     "private_grid_quantile",
@@ -169,6 +171,30 @@ def log_grid_candidates(lower, upper, *, ratio=2**0.25, rel_min=1e-9):
     return np.unique(c)
 
 
+def integer_grid_candidates(lower, upper, *, ratio=2**0.25, rel_min=1e-9):
+    """Public candidates for a column declared integer-valued: the rounded log grid.
+
+    :func:`log_grid_candidates` rounded to integers, with ``-1, 0, 1`` added, kept inside
+    ``[ceil(lower), floor(upper)]``. Neighbouring candidates are at least 1 apart, so a
+    bound estimated on this grid never has a width below 1 and never cuts the integer
+    support next to a point mass (a mostly-0 count or 0/1 column keeps its 1s).
+
+    Examples
+    --------
+    >>> from skdp.mechanisms import integer_grid_candidates
+    >>> c = integer_grid_candidates(-1e6, 1e6)
+    >>> [float(v) for v in c[(c >= -2) & (c <= 2)]]
+    [-2.0, -1.0, 0.0, 1.0, 2.0]
+    """
+    lower, upper = _check_range(lower, upper)
+    lo_i, hi_i = math.ceil(lower), math.floor(upper)
+    if not lo_i < hi_i:
+        raise ValueError("an integer column needs two integers inside its search range")
+    c = np.round(log_grid_candidates(lower, upper, ratio=ratio, rel_min=rel_min)) + 0.0
+    c = np.concatenate((c, [-1.0, 0.0, 1.0, float(lo_i), float(hi_i)]))
+    return np.unique(c[(c >= lo_i) & (c <= hi_i)])
+
+
 def grid_quantile_utilities(x, quantile, candidates):
     """Utilities ``−dist(q n, [#{x < c}, #{x <= c}])`` of the candidates ``c``.
 
@@ -318,6 +344,7 @@ def private_bounds(
     search_range=(-1e6, 1e6),
     quantiles=(0.01, 0.99),
     method="sparse_vector",
+    kinds=None,
 ):
     """ε-DP per-column bounds: two private quantile queries per column.
 
@@ -345,6 +372,16 @@ def private_bounds(
     Either way the repair uses public amounts only (post-processing) and
     ``lo < hi`` always holds.
 
+    Declared column kinds (``kinds``, public metadata such as a
+    :class:`~skdp.utils.schema.TabularSchema`'s) shape the search: a ``"binary"``
+    column gets its declared support ``(0, 1)`` without any query (it spends nothing;
+    the budget is split over the other columns' ``2 d'`` queries), and an
+    ``"integer"`` column is searched on :func:`integer_grid_candidates`, so its range
+    is never narrower than 1 and a mostly-0 count or 0/1 column keeps its 1s. A
+    column of undeclared kind is ``"continuous"``: the array's dtype is *not* read,
+    because a dtype inferred from the values (``pandas.read_csv`` gives ``int64`` only
+    when every value is a whole number) can change when one row changes.
+
     Privacy: ε-DP under add/remove one row (and replace-one), exact guarantee.
 
     Parameters
@@ -356,6 +393,8 @@ def private_bounds(
         Public, data-independent range.
     quantiles : (float, float), default=(0.01, 0.99)
     method : {"sparse_vector", "continuous"}, default="sparse_vector"
+    kinds : None, str or sequence of {"continuous", "integer", "binary"}, default=None
+        Declared kind of every column (``None``: all continuous).
 
     Returns
     -------
@@ -370,6 +409,38 @@ def private_bounds(
     >>> bool(np.all(lo < hi))
     True
     """
+    lo, hi, _ = _private_bounds(
+        X,
+        epsilon=epsilon,
+        rng=rng,
+        search_range=search_range,
+        quantiles=quantiles,
+        method=method,
+        kinds=kinds,
+    )
+    return lo, hi
+
+
+_KINDS = ("continuous", "integer", "binary")
+
+
+def _check_kinds(kinds, d):
+    if kinds is None:
+        return ["continuous"] * d
+    if isinstance(kinds, str):
+        kinds = [kinds] * d
+    kinds = list(kinds)
+    if len(kinds) != d or any(k not in _KINDS for k in kinds):
+        raise ValueError(f"kinds must be None or {d} values among {_KINDS}, got {kinds!r}")
+    return kinds
+
+
+def _private_bounds(X, *, epsilon, rng, search_range, quantiles, method, kinds):
+    """:func:`private_bounds`, plus a mask of the columns whose two estimates coincided.
+
+    The mask (``lo == hi`` before the repair: most rows share one value) is a function
+    of the released estimates, so reporting it is post-processing.
+    """
     check_rng(rng)
     epsilon = check_epsilon(epsilon)
     if method not in ("sparse_vector", "continuous"):
@@ -381,33 +452,44 @@ def private_bounds(
         raise ValueError("X must be 1-d or 2-d")
     check_finite(X, name="X")
     d = X.shape[1]
+    kinds = _check_kinds(kinds, d)
     q_lo, q_hi = (float(q) for q in quantiles)
     if not 0.0 <= q_lo < q_hi <= 1.0:
         raise ValueError("quantiles must satisfy 0 <= low < high <= 1")
     s_lo, s_hi = check_bounds(search_range, d, name="search_range")
-    eps_each = epsilon / (2 * d)
+    n_queried = sum(k != "binary" for k in kinds)
+    eps_each = epsilon / (2 * max(n_queried, 1))
     lo = np.empty(d)
     hi = np.empty(d)
+    point_mass = np.zeros(d, dtype=bool)
     for j in range(d):
         a, b = s_lo[j], s_hi[j]
-        if method != "continuous":
-            c = log_grid_candidates(a, b)
+        if kinds[j] == "binary":
+            # declared support {0, 1}: public, nothing is read
+            lo[j], hi[j] = 0.0, 1.0
+        elif method != "continuous" or kinds[j] == "integer":
+            if kinds[j] == "integer":
+                c = integer_grid_candidates(a, b)
+            else:
+                c = log_grid_candidates(a, b)
             kw = dict(candidates=c, epsilon=eps_each, rng=rng)
             lo[j] = above_threshold_bound(X[:, j], q_lo, side="lower", **kw)
             hi[j] = above_threshold_bound(X[:, j], q_hi, side="upper", **kw)
             if lo[j] > hi[j]:
                 lo[j], hi[j] = hi[j], lo[j]
             elif lo[j] == hi[j]:
+                point_mass[j] = True
                 i = int(np.searchsorted(c, lo[j]))
                 lo[j], hi[j] = c[max(i - 1, 0)], c[min(i + 1, c.size - 1)]
         else:
             lo[j] = private_quantile(X[:, j], q_lo, lower=a, upper=b, epsilon=eps_each, rng=rng)
             hi[j] = private_quantile(X[:, j], q_hi, lower=a, upper=b, epsilon=eps_each, rng=rng)
             if not lo[j] < hi[j]:
+                point_mass[j] = True
                 mid = lo[j] / 2 + hi[j] / 2
                 half = DEGENERATE_WIDTH * (b / 2 - a / 2)
                 lo[j], hi[j] = mid - half, mid + half
-    return lo, hi
+    return lo, hi, point_mass
 
 
 #: Warn when n * tail quantile * per-query epsilon falls below this. Measured on U(0, 10)
@@ -415,23 +497,125 @@ def private_bounds(
 #: returned a bound beyond +-100; at 0.25 a third did; at 0.15, 80 %.
 _RELIABLE_ROWS_PER_NOISE = 0.5
 
+#: Warn when the probability that the sparse-vector scan stops before the data (a
+#: candidate below all the data accepted) exceeds this, per column.
+_FALSE_STOP_PROBABILITY = 0.05
 
-def _warn_if_bounds_estimate_unreliable(n, d, epsilon_bounds, quantiles, name):
+
+def _false_stop_probability(x, k):
+    """P(AboveThreshold accepts one of ``k`` queries of value ``-x/ε``) at budget ``ε``.
+
+    In units of ``1/ε``: query noise ``Lap(4)``, threshold noise ``t ~ Lap(2)``;
+    ``P = E_t[1 - (1 - P(Lap(4) >= x + t))^k]``, by a fixed quadrature in ``t``
+    (deterministic; public inputs only).
+    """
+    t = np.linspace(-80.0, 80.0, 16001)
+    w = np.exp(-np.abs(t) / 2.0) / 4.0 * (t[1] - t[0])
+    a = x + t
+    p1 = np.where(a > 0, 0.5 * np.exp(-np.abs(a) / 4.0), 1.0 - 0.5 * np.exp(-np.abs(a) / 4.0))
+    return float(np.sum(w * -np.expm1(k * np.log1p(-np.minimum(p1, 1 - 1e-16)))))
+
+
+#: Default public minimum width of a continuous column's range, relative to the largest
+#: magnitude of its search range (0.01 for the default (-1e6, 1e6)); ten times the
+#: finest step of :func:`log_grid_candidates` there.
+MIN_WIDTH_REL = 1e-8
+
+
+def _grid_size(a, b, kind):
+    if kind == "binary":
+        return 0
+    if kind == "integer":
+        return integer_grid_candidates(a, b).size
+    return log_grid_candidates(a, b).size
+
+
+def bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes):
+    """Why a private bounds estimate cannot be relied on, from public quantities only.
+
+    Returns a reason (str) or ``None``. The arguments are all public: the number of
+    rows ``n``, the estimate's budget, the quantiles and, per column, the number of
+    public candidates the sparse-vector scan may visit (0 for a declared binary
+    column, which is not queried). Two rules:
+
+    * rows per unit of noise: ``n · q_tail · ε_query < 0.5`` (``ε_query`` is the
+      budget over ``2 d'`` queries, ``d'`` the queried columns), measured on uniform
+      data (below it, a third or more of the estimates missed the data);
+    * the grid: the scan visits up to ``K`` candidates before the data, each with query
+      value ``−(1 − q_tail) n``; it stops early if one of their ``Lap(4/ε_query)``
+      noises exceeds that plus the ``Lap(2/ε_query)`` threshold noise. The rule fires
+      when that probability (computed exactly, :func:`_false_stop_probability`) is
+      above 0.05: a wider search range, a finer grid or wider tail quantiles (where
+      the first rule is lenient) need more rows.
+
+    Examples
+    --------
+    >>> from skdp.mechanisms import bounds_estimate_unreliable
+    >>> bounds_estimate_unreliable(5000, 1.0, (0.01, 0.99), [241, 241]) is None
+    True
+    >>> bounds_estimate_unreliable(50, 1.0, (0.01, 0.99), [241]) is not None
+    True
+    """
+    sizes = [int(k) for k in grid_sizes if int(k) > 0]
+    if not sizes:
+        return None
+    d_q = len(sizes)
+    q_tail = min(min(quantiles), 1.0 - max(quantiles))
+    eps_query = epsilon_bounds / (2 * d_q)
+    if n * q_tail * eps_query < _RELIABLE_ROWS_PER_NOISE:
+        return (
+            f"n * tail quantile * per-query epsilon = {n * q_tail * eps_query:.3g} < "
+            f"{_RELIABLE_ROWS_PER_NOISE}"
+        )
+    x = (1.0 - q_tail) * n * eps_query
+    p_false = _false_stop_probability(x, max(sizes))
+    if p_false > _FALSE_STOP_PROBABILITY:
+        return (
+            f"the scan over up to {max(sizes)} public candidates stops before the data "
+            f"with probability {p_false:.2g} > {_FALSE_STOP_PROBABILITY}"
+        )
+    return None
+
+
+def _warn_if_bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes, name):
     """Advise declaring bounds when the private estimate cannot be good.
 
-    Uses only public quantities (n, d, the budget, the quantiles), so the warning itself
-    reveals nothing about the data.
+    Uses only public quantities (:func:`bounds_estimate_unreliable`), so the warning
+    itself reveals nothing about the data.
     """
-    q_tail = min(min(quantiles), 1.0 - max(quantiles))
-    eps_query = epsilon_bounds / (2 * d)
-    if n * q_tail * eps_query < _RELIABLE_ROWS_PER_NOISE:
+    reason = bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes)
+    if reason is not None:
+        d_q = sum(int(k) > 0 for k in grid_sizes)
         warnings.warn(
-            f"{name}=None: estimating bounds privately for {d} column(s) from {n} rows with "
-            f"epsilon={epsilon_bounds:.3g} is unreliable (the bounds may be far too wide or "
-            "too narrow, and utility poor). Declare public bounds instead.",
+            f"{name}=None: estimating bounds privately for {d_q} column(s) from {n} rows with "
+            f"epsilon={epsilon_bounds:.3g} is unreliable ({reason}): the bounds may be far "
+            "too wide or too narrow, and utility poor. Declare public bounds instead.",
             BoundsEstimateWarning,
             stacklevel=4,
         )
+
+
+def _warn_if_bounds_too_narrow(lo, hi, min_width, point_mass, labels, name):
+    """Warn about released ranges narrower than a public minimum width, or collapsed.
+
+    A function of the released estimate and public amounts only (post-processing).
+    """
+    narrow = (hi - lo < min_width) | point_mass
+    if not narrow.any():
+        return
+    cols = ", ".join(
+        f"{labels[j]!r} [{lo[j]:.3g}, {hi[j]:.3g}]" for j in np.nonzero(narrow)[0][:10]
+    )
+    more = "" if narrow.sum() <= 10 else f" and {int(narrow.sum()) - 10} more"
+    warnings.warn(
+        f"{name}=None: the private range of column(s) {cols}{more} is narrower than the "
+        "public minimum width or collapsed onto one value (most rows share it). Values "
+        "away from it are clipped into the range: the 1s of a rare 0/1 indicator, for "
+        "instance, become nearly 0 and utility can be very poor. Declare public bounds, "
+        "or the column's kind (kinds='binary' or 'integer').",
+        BoundsEstimateWarning,
+        stacklevel=4,
+    )
 
 
 def resolve_bounds(
@@ -446,6 +630,8 @@ def resolve_bounds(
     search_range=(-1e6, 1e6),
     quantiles=(0.01, 0.99),
     method="sparse_vector",
+    kinds=None,
+    min_width=None,
 ):
     """Turn an estimator's ``bounds`` parameter into arrays, privately if needed.
 
@@ -460,6 +646,17 @@ def resolve_bounds(
       off) the data min/max are used without a warning and nothing is spent
       (a constant column gets ``hi = lo + 1``).
 
+    With ``None``, :class:`~skdp.exceptions.BoundsEstimateWarning` fires before the
+    estimate when it cannot be reliable by public quantities
+    (:func:`bounds_estimate_unreliable`: n, the budget, the quantiles, the grid), and
+    after it when a released range is narrower than the public ``min_width`` or both
+    estimates fell on one value (a point mass: a mostly-0 one-hot column would have
+    its 1s clipped to about 0.001). The second test reads only the released estimate,
+    so it is post-processing. Declared ``kinds`` avoid that failure: ``"binary"``
+    columns get ``(0, 1)`` unqueried, ``"integer"`` columns an integer grid
+    (:func:`private_bounds`). The dtype of ``X`` is not taken as a declaration: a
+    dtype inferred from the values can change when one row changes.
+
     Parameters
     ----------
     bounds : None, "data", tuple or dict
@@ -472,8 +669,13 @@ def resolve_bounds(
     columns : sequence, optional
         Column names (dict bounds, messages).
     fraction : float in (0, 1), default=0.1
-    search_range, quantiles, method
+    search_range, quantiles, method, kinds
         Passed to :func:`private_bounds`.
+    min_width : None, float or array-like of shape (d,), default=None
+        Public minimum width of an estimated range; narrower ranges are released with a
+        warning. ``None``: ``MIN_WIDTH_REL`` (1e-8) times the largest magnitude of the
+        column's search range (0.01 for the default range) for continuous columns, 1
+        for integer columns.
 
     Returns
     -------
@@ -513,17 +715,37 @@ def resolve_bounds(
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"fraction must be in (0, 1), got {fraction}")
     check_finite(X, name="X")
+    kinds = _check_kinds(kinds, d)
+    binary = np.array([k == "binary" for k in kinds])
     if math.isinf(epsilon):
         if X.shape[0] == 0:
             raise ValueError("cannot read bounds off an empty X")
         lo, hi = X.min(axis=0), X.max(axis=0)
-        return lo, np.where(lo >= hi, lo + 1.0, hi), 0.0
+        hi = np.where(lo >= hi, lo + 1.0, hi)
+        return np.where(binary, 0.0, lo), np.where(binary, 1.0, hi), 0.0
     check_rng(rng)
+    if binary.all():
+        # every column's support is declared: nothing to estimate, nothing spent
+        return np.zeros(d), np.ones(d), 0.0
     used = fraction * epsilon
-    _warn_if_bounds_estimate_unreliable(X.shape[0], d, used, quantiles, name)
-    lo, hi = private_bounds(
-        X, epsilon=used, rng=rng, search_range=search_range, quantiles=quantiles, method=method
+    s_lo, s_hi = check_bounds(search_range, d, name="search_range")
+    sizes = [_grid_size(s_lo[j], s_hi[j], kinds[j]) for j in range(d)]
+    _warn_if_bounds_estimate_unreliable(X.shape[0], used, quantiles, sizes, name)
+    lo, hi, point_mass = _private_bounds(
+        X,
+        epsilon=used,
+        rng=rng,
+        search_range=search_range,
+        quantiles=quantiles,
+        method=method,
+        kinds=kinds,
     )
+    if min_width is None:
+        big = np.maximum(np.abs(s_lo), np.abs(s_hi))
+        min_width = np.where([k == "integer" for k in kinds], 1.0, MIN_WIDTH_REL * big)
+    min_width = np.where(binary, 0.0, np.broadcast_to(np.asarray(min_width, float), (d,)))
+    labels = list(columns) if columns is not None and len(columns) == d else list(range(d))
+    _warn_if_bounds_too_narrow(lo, hi, min_width, point_mass & ~binary, labels, name)
     return lo, hi, used
 
 
@@ -532,7 +754,8 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
 
     The one place the synthesizers (histogram, flow, GAN) turn ``bounds=None`` for some
     columns into a private estimate: :func:`resolve_bounds` on just those columns with
-    ``fraction * epsilon``. Columns whose bounds were declared are not read.
+    ``fraction * epsilon``. Columns whose bounds were declared are not read; a column
+    declared ``"integer"`` is searched on :func:`integer_grid_candidates`.
 
     Parameters
     ----------
@@ -558,8 +781,17 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
 
     def _resolve(values, names):
         nonlocal used
+        # declared kinds are public: integer columns are searched on an integer grid
+        kinds = [schema[n].kind if schema[n].kind in _KINDS else "continuous" for n in names]
         lo, hi, used = resolve_bounds(
-            None, values, epsilon=epsilon, rng=rng, name="bounds", columns=names, fraction=fraction
+            None,
+            values,
+            epsilon=epsilon,
+            rng=rng,
+            name="bounds",
+            columns=names,
+            fraction=fraction,
+            kinds=kinds,
         )
         return lo, hi
 
