@@ -101,6 +101,108 @@ def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
     return out
 
 
+#: candidate sets per round of the box search when ``n_candidates="auto"``
+DEFAULT_ROUND_CANDIDATES = 512
+
+#: largest number of k-subsets of the coarse public grid that the first round of the box
+#: search enumerates (above it, this many uniform k-subsets are sampled instead)
+MAX_COARSE_SETS = 4096
+
+
+def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
+    """Public coarse candidate centres for the first round of the box search.
+
+    The cell centres of the finest regular grid on the box with ``g`` points per axis
+    such that ``C(g**d, k) <= max_sets`` (at least 2 per axis). When even ``g = 2`` gives
+    more than ``max_sets`` subsets and ``2**d > max(64, 2 k)``, ``max(64, 2 k)`` points
+    uniform in the box are drawn from ``rng`` instead. Reads only public quantities.
+    """
+    d = lo.shape[0]
+    g = 2
+    while math.comb((g + 1) ** d, k) <= max_sets and (g + 1) ** d <= 4096:
+        g += 1
+    if g**d >= k and (math.comb(g**d, k) <= max_sets or g**d <= max(64, 2 * k)):
+        axes = [lo[j] + (hi[j] - lo[j]) * (np.arange(g) + 0.5) / g for j in range(d)]
+        V = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
+        return V, (hi - lo) / g
+    n_pts = max(64, 2 * k)
+    V = lo + (hi - lo) * rng.random((n_pts, d))
+    return V, (hi - lo) / n_pts ** (1.0 / d)
+
+
+def _local_candidates(prev, lo, hi, radius, m, rng):
+    """``m`` candidate centre sets around the previous selection ``prev`` (k, d).
+
+    Data-independent given ``prev`` (a previous private release) and the public
+    ``lo``, ``hi`` and ``radius`` (per-axis half-width): set 0 is ``prev`` itself; of
+    the others, half move every centre and half move one random centre, each move
+    uniform in the cube of half-width ``radius``, clipped to the box. No centre moves
+    by more than ``radius`` along any axis.
+    """
+    k, d = prev.shape
+    out = np.broadcast_to(prev, (m, k, d)).copy()
+    if m <= 1:
+        return out
+    step = radius * (2.0 * rng.random((m - 1, k, d)) - 1.0)
+    all_move = rng.random(m - 1) < 0.5
+    one = np.zeros((m - 1, k), dtype=bool)
+    one[np.arange(m - 1), rng.integers(k, size=m - 1)] = True
+    mask = all_move[:, None] | one
+    out[1:] += step * mask[:, :, None]
+    np.clip(out, lo, hi, out=out)
+    return out
+
+
+def local_step_sensitivity(radius, metric="euclidean"):
+    """Sensitivity of a local round's quality: ``2 rho``, ``rho`` the largest move.
+
+    A candidate ``F`` of a local round moves each centre of the public previous choice
+    ``F0`` by at most ``radius`` per axis, so by at most ``rho = ||radius||`` in the
+    metric, and ``|min(Delta, d(x, F)) - min(Delta, d(x, F0))| <= rho`` for every ``x``
+    (both maps are 1-Lipschitz). The exponential mechanism with quality
+    ``q(D, F) = -cost(D, F)`` has the same law as with ``q(D, F) + cost(D, F0)``, a sum of
+    one term per point in ``[-rho, rho]``: it changes by at most ``rho`` when a point is
+    added or removed and by at most ``2 rho`` when one is moved. ``2 rho`` covers all
+    three.
+    """
+    radius = np.asarray(radius, dtype=float)
+    rho = float(np.abs(radius).sum()) if metric == "manhattan" else float(np.linalg.norm(radius))
+    return 2.0 * rho
+
+
+def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
+    """Public schedule of the box search: rounds, radii and the split of ``epsilon``.
+
+    Depends only on the public grid spacing ``h`` (per axis), the box ``width``,
+    ``epsilon`` and the (public) number of points ``n``; never on the data. Round 1
+    selects among k-subsets of a coarse grid; round ``t >= 2`` searches cubes of
+    per-axis half-width ``h / 2**(t - 1)`` around the previous choice. ``"auto"`` halves
+    down to ``r_min = max(width) * max(1e-3, 1 / sqrt(epsilon n))`` (the displacement
+    whose cost the selection can still resolve), with 2 to 8 rounds (7 at
+    ``epsilon = inf``). ``epsilon`` is split equally over the rounds.
+
+    Returns
+    -------
+    n_rounds : int
+    radii : list of ndarray of shape (n_features,)
+        Per-axis half-widths of rounds 2..n_rounds.
+    epsilons : ndarray of shape (n_rounds,)
+        Sums to ``epsilon``.
+    """
+    if n_rounds == "auto":
+        if math.isinf(epsilon):
+            T = 7
+        else:
+            r_min = float(np.max(width)) * max(1e-3, 1.0 / math.sqrt(max(epsilon * n, 1.0)))
+            T = 1 + max(1, math.ceil(math.log2(max(float(np.max(h)) / 2 / r_min, 1.0))))
+            T = min(T, 8)
+    else:
+        T = int(n_rounds)
+    radii = [h / 2.0**t for t in range(1, T)]
+    eps = np.full(T, epsilon / T)
+    return T, radii, eps
+
+
 def _uniform_subsets(n_points, k, m, rng):
     """``m`` i.i.d. uniform ``k``-subsets of ``range(n_points)`` (no repeat within a set)."""
     # argpartition of uniform keys gives a uniform random k-subset per row
@@ -279,6 +381,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         "sensitivity": [Interval(Real, 0, None, closed="neither"), None],
         "metric": [StrOptions(set(_METRICS))],
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_public": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
     _parameter_constraints.pop("delta", None)
@@ -296,6 +400,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         sensitivity=None,
         metric="euclidean",
         chunk_size=1 << 22,
+        n_rounds="auto",
+        n_public=None,
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -308,6 +414,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         self.sensitivity = sensitivity
         self.metric = metric
         self.chunk_size = chunk_size
+        self.n_rounds = n_rounds
+        self.n_public = n_public
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
@@ -331,10 +439,10 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             )
         if self.base != "uniform":
             raise ValueError(f'base="{self.base}" needs candidates')
-        if self.n_candidates is None or self.n_candidates == "auto":
+        if self.n_candidates is None:
             raise ValueError(
-                "with the box base (no candidates) n_candidates must be an int: the "
-                "subsets of a continuous box cannot be enumerated"
+                "with the box base (no candidates) n_candidates must be an int or "
+                '"auto": the subsets of a continuous box cannot be enumerated'
             )
         return None, check_bounds(self.bounds, n_features)
 
@@ -370,6 +478,19 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X)["noise"]
         chunk = self.chunk_size
 
+        if V is None and self.n_rounds != 1:
+            if self.n_public is not None:
+                n_sched = int(self.n_public)
+            else:
+                n_sched = X.shape[0]
+            chosen = self._box_search(X, box, epsilon, delta, n_sched, rng)
+            self.center_indices_ = None
+            self.cluster_centers_ = chosen
+            self.sensitivity_ = float(delta)
+            self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+            return self
+        if V is not None and self.n_rounds not in ("auto", 1):
+            raise ValueError("n_rounds > 1 needs the box base (bounds without candidates)")
         if V is not None and self.n_candidates is None:
             # plain exponential mechanism over all C(|V|, k) subsets
             n_sets = math.comb(V.shape[0], k)
@@ -400,7 +521,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             chosen = subsets[idx]
             self.n_candidates_ = int(n_sets)
         else:
-            if self.n_candidates == "auto":
+            if self.n_candidates == "auto" and V is None:
+                m = DEFAULT_ROUND_CANDIDATES
+            elif self.n_candidates == "auto":
                 m = math.ceil(6 * k * math.log(V.shape[0])) if V.shape[0] > 1 else 1
             else:
                 m = int(self.n_candidates)
@@ -452,8 +575,60 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             self.center_indices_ = None
             self.cluster_centers_ = np.asarray(chosen, dtype=float).copy()
         self.sensitivity_ = float(delta)
+        self.n_rounds_ = 1
+        self.round_epsilons_ = np.array([float(epsilon)])
+        self.round_sensitivities_ = np.array([float(delta)])
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
         return self
+
+    def _box_search(self, X, box, epsilon, delta, n_sched, rng):
+        """Multi-round subsampled exponential mechanism on the public box.
+
+        Round 1: exponential mechanism over the k-subsets of a coarse public grid (all of
+        them when there are at most ``MAX_COARSE_SETS``, else that many uniform draws).
+        Rounds 2..T: subsampled exponential mechanism over candidate sets drawn around
+        the previous round's (private) choice by ``_local_candidates``. Round ``t`` is
+        ``epsilons[t]``-DP with quality ``-sum_x min(Delta, d(x, F))`` and exponent
+        ``epsilons[t] / (2 Delta)``; the rounds compose to ``epsilon``. No candidate
+        depends on ``X`` except through earlier private outputs.
+        """
+        k = self.n_clusters
+        lo, hi = box
+        metric = self.metric
+        chunk = self.chunk_size
+        V1, h = _coarse_grid(lo, hi, k, rng=rng)
+        T, radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
+        m = DEFAULT_ROUND_CANDIDATES if self.n_candidates == "auto" else int(self.n_candidates)
+        total = 0
+        sens = [float(delta)]
+
+        # round 1: coarse public grid
+        n_sets = math.comb(V1.shape[0], k)
+        if n_sets <= MAX_COARSE_SETS:
+            subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
+        else:
+            subsets = _uniform_subsets(V1.shape[0], k, MAX_COARSE_SETS, rng)
+        total += len(subsets)
+        if X.shape[0] * V1.shape[0] <= chunk:
+            D = cdist(X, V1, metric=_METRICS[metric])
+            q = -_subset_costs_from_distances(D, subsets, delta, chunk)
+        else:
+            q = -kmedian_costs(X, V1[subsets], metric=metric, truncate=delta, chunk_size=chunk)
+        current = V1[subsets[self._select(q, eps[0], delta, rng)]]
+
+        # rounds 2..T: local search around the previous private choice
+        for t in range(1, T):
+            cands = _local_candidates(current, lo, hi, radii[t - 1], m, rng)
+            total += m
+            q = -kmedian_costs(X, cands, metric=metric, truncate=delta, chunk_size=chunk)
+            delta_t = min(delta, local_step_sensitivity(radii[t - 1], metric))
+            sens.append(float(delta_t))
+            current = cands[self._select(q, eps[t], delta_t, rng)]
+        self.n_rounds_ = int(T)
+        self.n_candidates_ = int(total)
+        self.round_epsilons_ = np.asarray(eps, dtype=float)
+        self.round_sensitivities_ = np.asarray(sens)
+        return np.asarray(current, dtype=float).copy()
 
     @staticmethod
     def _select(q, epsilon, delta, rng):

@@ -187,6 +187,9 @@ def test_sensitivity_is_public_and_no_private_attribute_is_stored():
         "cluster_centers_",
         "center_indices_",
         "n_candidates_",
+        "n_rounds_",
+        "round_epsilons_",
+        "round_sensitivities_",
         "sensitivity_",
         "epsilon_spent_",
         "delta_spent_",
@@ -257,7 +260,9 @@ def test_reproducible_and_errors():
     with pytest.raises(ValueError, match="public metadata"):
         SubsampledExpMedian().fit(X)
     with pytest.raises(ValueError, match="n_candidates must be an int"):
-        SubsampledExpMedian(bounds=(-1, 1)).fit(X)
+        SubsampledExpMedian(bounds=(-1, 1), n_candidates=None).fit(X)
+    with pytest.raises(ValueError, match="n_rounds > 1 needs the box"):
+        SubsampledExpMedian(candidates=V4, n_rounds=3).fit(X)
     with pytest.raises(ValueError, match="needs candidates"):
         SubsampledExpMedian(bounds=(-1, 1), base="kmeans++", n_candidates=5).fit(X)
     with pytest.raises(ValueError, match="shape"):
@@ -301,3 +306,128 @@ def test_sklearn_common_checks():
         results = check_estimator(est, expected_failed_checks=expected, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert failed == [], failed
+
+
+# ---------------------------------------------------------------- box search (issue 19 §5)
+def _blobs(n, seed, d=3):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.25, 0.25, 0.3], [0.75, 0.3, 0.7], [0.4, 0.75, 0.5]])[:, :d]
+    return np.clip(centres[rng.integers(3, size=n)] + rng.normal(0, 0.08, (n, d)), 0, 1)
+
+
+def test_defaults_from_k_epsilon_and_box_alone():
+    X = _blobs(600, 0)
+    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(X)
+    assert est.cluster_centers_.shape == (3, 3)
+    assert np.all((est.cluster_centers_ >= 0) & (est.cluster_centers_ <= 1))
+    assert est.center_indices_ is None
+    assert est.n_rounds_ >= 2 and len(est.round_epsilons_) == est.n_rounds_
+    assert est.round_epsilons_.sum() == pytest.approx(1.0)
+    assert est.epsilon_spent_ == 1.0 and est.privacy_guarantee_ == "exact"
+    # each round's sensitivity is the public diameter (round 1) or 2 * largest move
+    assert est.round_sensitivities_[0] == pytest.approx(math.sqrt(3))
+    assert np.all(np.diff(est.round_sensitivities_[1:]) < 0)
+    # one seeded fit: three centres, one near each blob
+    labels = est.predict(X)
+    assert len(set(labels)) == 3
+
+
+def test_box_search_single_round_is_the_thesis_ssem():
+    X = _blobs(200, 1)
+    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), n_rounds=1, random_state=0).fit(X)
+    assert est.n_rounds_ == 1 and est.n_candidates_ == 512
+    assert est.round_sensitivities_.tolist() == [pytest.approx(math.sqrt(3))]
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_local_step_sensitivity_bounds_the_per_point_change(metric):
+    from skdp.cluster._kmedian import _local_candidates, local_step_sensitivity
+
+    rng = np.random.default_rng(2)
+    lo, hi = np.zeros(3), np.ones(3)
+    prev = rng.random((3, 3))
+    radius = np.array([0.05, 0.1, 0.02])
+    cands = _local_candidates(prev, lo, hi, radius, 400, rng)
+    assert np.all(np.abs(cands - prev) <= radius + 1e-15)
+    np.testing.assert_array_equal(cands[0], prev)
+    from scipy.spatial.distance import cdist
+
+    scipy_metric = {"euclidean": "euclidean", "manhattan": "cityblock"}[metric]
+    pts = rng.random((300, 3))
+
+    def per_point(F):
+        return np.minimum(1.0, cdist(pts, F, metric=scipy_metric).min(axis=1))
+
+    base = per_point(prev)
+    rho = local_step_sensitivity(radius, metric) / 2
+    worst = max(np.max(np.abs(per_point(F) - base)) for F in cands)
+    assert worst <= rho + 1e-12
+
+
+def test_candidate_generation_is_data_independent(monkeypatch):
+    """Neighbouring data sets under the same stream: the same candidates in every round
+    whose previous choice is the same; round 1 always the same."""
+    import skdp.cluster._kmedian as mod
+
+    X = _blobs(300, 3)
+    Xn = np.vstack([X, [[0.9, 0.1, 0.95]]])  # add one point
+    seen = {}
+    state = {}
+
+    def fixed_streams(random_state, names, **kwargs):
+        return {name: np.random.default_rng(123) for name in names}
+
+    real_local = mod._local_candidates
+
+    def recording_local(prev, lo, hi, radius, m, rng):
+        out = real_local(prev, lo, hi, radius, m, rng)
+        seen.setdefault(state["key"], []).append((prev.copy(), out.copy()))
+        return out
+
+    monkeypatch.setattr(mod, "fit_streams", fixed_streams)
+    monkeypatch.setattr(mod, "_local_candidates", recording_local)
+    real_select = SubsampledExpMedian._select
+    picks = {}
+
+    def recording_select(q, epsilon, delta, rng):
+        i = real_select(q, epsilon, delta, rng)
+        picks.setdefault(state["key"], []).append(i)
+        return i
+
+    monkeypatch.setattr(SubsampledExpMedian, "_select", staticmethod(recording_select))
+    for state["key"], data in (("D", X), ("D'", Xn)):
+        SubsampledExpMedian(n_clusters=3, bounds=(0, 1), n_public=300, epsilon=0.5).fit(data)
+    assert len(seen["D"]) == len(seen["D'"]) >= 1
+    # the candidate sets of a round depend on the data only through the previous choice
+    for (p1, c1), (p2, c2) in zip(seen["D"], seen["D'"], strict=True):
+        if np.array_equal(p1, p2):
+            np.testing.assert_array_equal(c1, c2)
+        else:
+            break
+    # and round 1 candidates (the coarse grid) never look at X
+    from skdp.cluster._kmedian import _coarse_grid
+
+    V1, h = _coarse_grid(np.zeros(3), np.ones(3), 3, rng=np.random.default_rng(0))
+    V2, h2 = _coarse_grid(np.zeros(3), np.ones(3), 3, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(V1, V2)
+    assert V1.shape == (27, 3)
+
+
+def test_local_candidates_same_rng_same_output():
+    from skdp.cluster._kmedian import _local_candidates
+
+    prev = np.array([[0.2, 0.2], [0.8, 0.8]])
+    lo, hi, r = np.zeros(2), np.ones(2), np.full(2, 0.1)
+    a = _local_candidates(prev, lo, hi, r, 64, np.random.default_rng(5))
+    b = _local_candidates(prev, lo, hi, r, 64, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_box_search_schedule_is_public_and_sums_to_epsilon():
+    from skdp.cluster._kmedian import box_search_schedule
+
+    h = np.full(3, 1 / 3)
+    T, radii, eps = box_search_schedule(h, np.ones(3), 1.0, 12588)
+    assert 2 <= T <= 8 and len(radii) == T - 1 and eps.sum() == pytest.approx(1.0)
+    T_small, _, _ = box_search_schedule(h, np.ones(3), 0.1, 500)
+    assert T_small <= T
