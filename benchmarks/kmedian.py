@@ -81,6 +81,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -242,23 +245,171 @@ def table_d(R, ns):
     table("D. k = 2, epsilon = 1: minimum wall time per fit (thesis Fig. 8.5)", header, rows)
 
 
+# --------------------------------------------------------------------------- table E
+# SubsampledExpMedian from a user's defaults against diffprivlib's KMeans (issue 19 §5)
+
+DPL_PYTHON = os.environ.get("DPL_PYTHON", "/tmp/dplvenv/bin/python")
+
+_DPL_SCRIPT = """
+import sys, warnings, numpy as np
+warnings.simplefilter("ignore")
+from diffprivlib.models import KMeans
+X = np.load(sys.argv[1]); epsilons = [float(e) for e in sys.argv[2].split(",")]
+seeds = [int(s) for s in sys.argv[3].split(",")]; k = int(sys.argv[4])
+out = np.full((len(epsilons), len(seeds), k, X.shape[1]), np.nan)
+for i, e in enumerate(epsilons):
+    for j, s in enumerate(seeds):
+        km = KMeans(n_clusters=k, epsilon=e, bounds=(np.zeros(X.shape[1]), np.ones(X.shape[1])),
+                    random_state=s).fit(X)
+        out[i, j] = km.cluster_centers_
+np.save(sys.argv[5], out)
+"""
+
+
+def diffprivlib_centres(X, epsilons, seeds, k):
+    """diffprivlib 0.6.6 KMeans centres, run in a venv with a scikit-learn it supports.
+
+    Returns an array (len(epsilons), len(seeds), k, d), or None when the venv is missing.
+    """
+    if not os.path.exists(DPL_PYTHON):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        xin, out = os.path.join(tmp, "X.npy"), os.path.join(tmp, "C.npy")
+        np.save(xin, X)
+        args = [",".join(map(str, epsilons)), ",".join(map(str, seeds)), str(k), out]
+        subprocess.run([DPL_PYTHON, "-c", _DPL_SCRIPT, xin, *args], check=True)
+        return np.load(out)
+
+
+def mean_l1(X, C):
+    """Mean L1 distance of the rows of ``X`` to the nearest row of ``C``."""
+    return float(cdist(X, C, metric="cityblock").min(axis=1).mean())
+
+
+def l1_kmedians(X, C, n_iter=50):
+    """Non-private L1 k-medians (Lloyd with coordinate-wise medians) from centres ``C``."""
+    C = C.copy()
+    for _ in range(n_iter):
+        lab = cdist(X, C, metric="cityblock").argmin(axis=1)
+        new = np.array(
+            [np.median(X[lab == j], axis=0) if np.any(lab == j) else C[j] for j in range(len(C))]
+        )
+        if np.allclose(new, C):
+            break
+        C = new
+    return C
+
+
+def blobs(n, seed, k=3, d=3, sd=0.08):
+    """Well-separated Gaussian blobs clipped to [0, 1]^d (centres fixed, data per seed)."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.25, 0.25, 0.3], [0.75, 0.3, 0.7], [0.4, 0.75, 0.5]])[:k, :d]
+    return np.clip(centres[rng.integers(k, size=n)] + rng.normal(0, sd, (n, d)), 0, 1)
+
+
+def e_datasets(quick):
+    """(name, X in [0, 1]^d by public bounds, varies with seed)."""
+    from sklearn.datasets import load_digits, load_iris
+
+    digits = load_digits().data / 16.0  # public pixel range 0..16
+    iris = load_iris().data / 8.0  # declared public range 0..8 cm
+    sets = [
+        ("blobs n=12,588", lambda s: blobs(12_588, s)),
+        ("blobs n=5,000", lambda s: blobs(5_000, s)),
+    ]
+    if quick:
+        sets = [("blobs n=2,000", lambda s: blobs(2_000, s))]
+    sets += [("digits (1,797 x 64, /16)", lambda s: digits), ("iris (150 x 4, /8)", lambda s: iris)]
+    return sets
+
+
+def table_e(seeds, epsilons=(0.1, 1.0, 10.0), k=3, quick=False):
+    """Mean L1 distance to the nearest of k centres, mean over seeds (lower is better)."""
+    from sklearn.cluster import KMeans
+
+    header = [
+        "data",
+        "epsilon",
+        "k-means",
+        "L1 k-medians",
+        "SSEM (L1)",
+        "SSEM (default)",
+        "diffprivlib KMeans",
+        "SSEM (L1) / k-means",
+        "s per SSEM fit",
+    ]
+    rows = []
+    for name, make in e_datasets(quick):
+        base, kmed = [], []
+        for s in seeds:
+            X = make(s)
+            km = KMeans(n_clusters=k, n_init=10, random_state=s).fit(X)
+            base.append(mean_l1(X, km.cluster_centers_))
+            kmed.append(mean_l1(X, l1_kmedians(X, km.cluster_centers_)))
+        dpl = {}
+        for s in seeds:  # one subprocess per seed keeps the data of that seed
+            C = diffprivlib_centres(make(s), list(epsilons), [s], k)
+            if C is not None:
+                dpl[s] = C[:, 0]
+        for i, eps in enumerate(epsilons):
+            l1, dflt, times, dp = [], [], [], []
+            for s in seeds:
+                X = make(s)
+                t0 = time.perf_counter()
+                est = SubsampledExpMedian(
+                    n_clusters=k, epsilon=eps, bounds=(0, 1), metric="manhattan", random_state=s
+                ).fit(X)
+                times.append(time.perf_counter() - t0)
+                l1.append(mean_l1(X, est.cluster_centers_))
+                est = SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1), random_state=s)
+                dflt.append(mean_l1(X, est.fit(X).cluster_centers_))
+                if s in dpl:
+                    dp.append(mean_l1(X, dpl[s][i]))
+            rows.append(
+                [
+                    name,
+                    f"{eps:g}",
+                    f"{np.mean(base):.4f}",
+                    f"{np.mean(kmed):.4f}",
+                    f"{np.mean(l1):.4f} (max {np.max(l1):.4f})",
+                    f"{np.mean(dflt):.4f}",
+                    f"{np.mean(dp):.4f} (max {np.max(dp):.4f})" if dp else "(no venv)",
+                    f"{np.mean(l1) / np.mean(base):.3f}",
+                    f"{np.mean(times):.2f}",
+                ]
+            )
+            print(rows[-1], flush=True)
+    table(
+        f"E. mean L1 distance to the nearest of k={k} centres, mean over {len(seeds)} seeds "
+        "(SubsampledExpMedian from k, epsilon and bounds=(0, 1) alone vs diffprivlib 0.6.6 KMeans)",
+        header,
+        rows,
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=50)
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    parser.add_argument(
+        "--table", default="ABCDE", help="which tables to run, e.g. E (default: all)"
+    )
+    parser.add_argument("--seeds", type=int, default=5, help="seeds of table E")
     args = parser.parse_args(argv)
     R = args.replicates
     t0 = time.perf_counter()
-    if args.quick:
-        table_a(R, [100])
-        table_b(R, 200, [2, 4])
-        table_c(R, 200, [1, 10, 100, 1000])
-        table_d(2, [100, 200])
-    else:
-        table_a(R, [100, 1000])
-        table_b(R, 1000, [2, 4, 8, 16])
-        table_c(R, 1000, [1, 3, 10, 30, 100, 300, 1000, 3000])
-        table_d(3, [100, 300, 1000])
+    small = args.quick
+    if "A" in args.table:
+        table_a(R, [100] if small else [100, 1000])
+    if "B" in args.table:
+        table_b(R, 200, [2, 4]) if small else table_b(R, 1000, [2, 4, 8, 16])
+    if "C" in args.table:
+        ms = [1, 10, 100, 1000] if small else [1, 3, 10, 30, 100, 300, 1000, 3000]
+        table_c(R, 200 if small else 1000, ms)
+    if "D" in args.table:
+        table_d(2, [100, 200]) if small else table_d(3, [100, 300, 1000])
+    if "E" in args.table:
+        table_e(list(range(2 if small else args.seeds)), quick=small)
     print(f"\n(total {time.perf_counter() - t0:.0f} s, {R} replicates)")
 
 

@@ -431,3 +431,16 @@ def test_box_search_schedule_is_public_and_sums_to_epsilon():
     assert 2 <= T <= 8 and len(radii) == T - 1 and eps.sum() == pytest.approx(1.0)
     T_small, _, _ = box_search_schedule(h, np.ones(3), 0.1, 500)
     assert T_small <= T
+
+
+def test_local_costs_match_full_evaluation():
+    from skdp.cluster._kmedian import _local_candidates, _local_costs
+
+    rng = np.random.default_rng(9)
+    X = rng.random((157, 3))
+    prev = rng.random((3, 3))
+    cands = _local_candidates(prev, np.zeros(3), np.ones(3), np.full(3, 0.2), 101, rng)
+    for metric in ("euclidean", "manhattan"):
+        full = kmedian_costs(X, cands, metric=metric, truncate=0.4)
+        fast = _local_costs(X, prev, cands, metric=metric, truncate=0.4, chunk_size=1000)
+        np.testing.assert_allclose(fast, full, rtol=1e-12)
