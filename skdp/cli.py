@@ -6,6 +6,7 @@ For data custodians who do not write Python::
     skdp synthesize INPUT.csv --schema schema.json --method marginal --epsilon 1 \\
         --rows 1000 -o synthetic.csv
     skdp evaluate INPUT.csv synthetic.csv         # utility of the synthetic table
+    skdp evaluate INPUT.csv synthetic.csv --target outcome   # plus train-synthetic-test-real
 
 ``skdp schema`` writes the column names and kinds (from the CSV's column types only)
 and ``null`` placeholders for the bounds of numeric columns and the levels of
@@ -29,7 +30,15 @@ Values outside the declared bounds are clipped (the estimators' default).
 
 ``skdp evaluate`` compares the synthetic table with the real one (1- and 2-way marginal
 total variation, correlation distance, maximum mean discrepancy; see
-:mod:`skdp.metrics`). These numbers are computed from the real data *without* privacy:
+:mod:`skdp.metrics`). With ``--target COLUMN`` it also reports train-on-synthetic,
+test-on-real (TSTR, :func:`skdp.metrics.tstr_score`): a
+:class:`~sklearn.ensemble.HistGradientBoostingClassifier` (or ``Regressor``) predicting
+that column from the others is fitted on the synthetic table and scored on real rows
+(ROC AUC for a two-class target, accuracy for more classes, R² for a numeric one), next
+to the same model trained on real rows (TRTR). The real test rows are ``--test REAL_TEST.csv``
+if given (rows held out before synthesizing: the honest protocol), else a random
+``--test-size`` share of ``REAL.csv`` (those rows may have been seen by the synthesizer,
+which flatters TSTR). These numbers are computed from the real data *without* privacy:
 they are for the custodian, not for release.
 
 Exit status: 0 on success, 1 on an input error (unreadable CSV, invalid schema,
@@ -462,6 +471,9 @@ def _cmd_evaluate(args):
                 real[c] = real[c].astype(str)
                 synth[c] = synth[c].astype(str)
     metrics = {}
+    descriptions = {}
+    if args.target is not None:
+        metrics, descriptions = _tstr_metrics(args, real, synth)
     try:
         metrics["marginal_tv_1way"] = marginal_total_variation(real, synth, way=1, bins=args.bins)
         if real.shape[1] >= 2:
@@ -472,7 +484,7 @@ def _cmd_evaluate(args):
         metrics["mmd"] = maximum_mean_discrepancy(real, synth, max_samples=2000)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
-    descriptions = {
+    descriptions |= {
         "marginal_tv_1way": "mean total variation of 1-way marginals (0 best, 1 worst)",
         "marginal_tv_2way": "mean total variation of 2-way marginals (0 best, 1 worst)",
         "correlation_distance": "mean |corr_real - corr_synthetic| over column pairs",
@@ -489,11 +501,115 @@ def _cmd_evaluate(args):
         print(f"real rows: {len(real)}, synthetic rows: {len(synth)}, columns: {real.shape[1]}")
         for k, v in metrics.items():
             print(f"{k:<22} {v:8.4f}   {descriptions[k]}")
+    if args.target is not None and args.test is None:
+        _warn(
+            "TSTR test rows were split off REAL.csv; if the synthesizer saw them, TSTR is "
+            "optimistic: pass --test with rows held out before synthesizing"
+        )
     _warn(
         "these metrics are computed from the real data without differential privacy; "
         "do not publish them"
     )
     return 0
+
+
+def _tstr_task(args, real, synth, schema):
+    """'classification' or 'regression' for the target (declared, else from its type)."""
+    if args.task != "auto":
+        return args.task
+    t = args.target
+    if schema is not None:
+        kind = schema[t].kind
+        return "regression" if kind == "continuous" else "classification"
+    col = real[t]
+    if col.dtype.kind in "fc":
+        return "regression"
+    if col.dtype.kind in "iu" and col.nunique() > 10:
+        return "regression"
+    return "classification"
+
+
+def _tstr_frames(frames, target, schema):
+    """Features of each frame with shared categorical dtypes; the target columns."""
+    import pandas as pd
+
+    feats = [f.drop(columns=[target]) for f in frames]
+    cat_cols = [
+        c
+        for c in feats[0].columns
+        if (schema is not None and schema[c].kind in ("categorical",))
+        or any(f[c].dtype.kind not in "iufb" for f in feats)
+    ]
+    for c in cat_cols:
+        levels = sorted(set().union(*(set(f[c].astype(str)) for f in feats)))
+        dt = pd.CategoricalDtype(levels)
+        for f in feats:
+            f[c] = f[c].astype(str).astype(dt)
+    for f in feats:
+        for c in f.columns:
+            if c not in cat_cols:
+                f[c] = f[c].astype(float)
+    return feats, [f[target] for f in frames]
+
+
+def _tstr_metrics(args, real, synth):
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+    from sklearn.model_selection import train_test_split
+
+    from skdp.metrics import tstr_score
+
+    target = args.target
+    if target not in [str(c) for c in real.columns]:
+        raise CLIError(f"--target {target!r} is not a column of the real table")
+    if real.shape[1] < 2:
+        raise CLIError("--target needs at least one other column to predict it from")
+    schema = None
+    if args.schema is not None:
+        schema, _ = _load_schema(args.schema)
+    if args.test is not None:
+        test = (
+            _read_with_schema(args.test, schema, what="test")
+            if schema is not None
+            else _read_csv(args.test, what="test")
+        )
+        missing = sorted(set(map(str, real.columns)) - set(map(str, test.columns)))
+        if missing:
+            raise CLIError(f"the --test file lacks column(s) {missing}")
+        train, test = real, test[list(real.columns)]
+    else:
+        if not 0.0 < args.test_size < 1.0:
+            raise CLIError("--test-size must be in (0, 1)")
+        train, test = train_test_split(real, test_size=args.test_size, random_state=args.seed)
+    task = _tstr_task(args, real, synth, schema)
+    (X_tr, X_syn, X_te), (y_tr, y_syn, y_te) = _tstr_frames([train, synth, test], target, schema)
+    if task == "classification":
+        y_tr, y_syn, y_te = (np.asarray(y.astype(str)) for y in (y_tr, y_syn, y_te))
+        n_classes = len(set(y_tr) | set(y_te))
+        scoring = "roc_auc" if n_classes == 2 else "accuracy"
+        if n_classes < 2:
+            raise CLIError(f"--target {target!r} has one class in the real rows")
+        est = HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0)
+    else:
+        try:
+            y_tr, y_syn, y_te = (np.asarray(y, dtype=float) for y in (y_tr, y_syn, y_te))
+        except (TypeError, ValueError):
+            raise CLIError(
+                f"--target {target!r} is not numeric; use --task classification"
+            ) from None
+        scoring = "r2"
+        est = HistGradientBoostingRegressor(categorical_features="from_dtype", random_state=0)
+    try:
+        res = tstr_score(est, X_syn, y_syn, X_te, y_te, scoring=scoring, X_train=X_tr, y_train=y_tr)
+    except ValueError as exc:
+        raise CLIError(f"TSTR: {exc}") from None
+    what = {"roc_auc": "ROC AUC", "accuracy": "accuracy", "r2": "R^2"}[scoring]
+    metrics = {f"tstr_{scoring}": res["tstr"], f"trtr_{scoring}": res["trtr"]}
+    descriptions = {
+        f"tstr_{scoring}": f"{what} predicting {target!r}: trained on synthetic, tested on real",
+        f"trtr_{scoring}": f"{what} predicting {target!r}: trained on real, tested on real",
+    }
+    return metrics, descriptions
 
 
 # ---------------------------------------------------------------------- argparse
@@ -578,7 +694,8 @@ def build_parser():
         help="utility of a synthetic table against the real one (not private)",
         description=(
             "Compare a synthetic table with the real one: 1-/2-way marginal total variation, "
-            "correlation distance, maximum mean discrepancy. Not differentially private."
+            "correlation distance, maximum mean discrepancy, and with --target "
+            "train-on-synthetic-test-on-real. Not differentially private."
         ),
     )
     s.add_argument("real", metavar="REAL.csv")
@@ -586,6 +703,28 @@ def build_parser():
     s.add_argument("--schema", metavar="SCHEMA.json", default=None)
     s.add_argument("--bins", type=int, default=10, help="bins per numeric column (default 10)")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument(
+        "--target",
+        metavar="COLUMN",
+        default=None,
+        help="also report TSTR/TRTR with HistGradientBoosting predicting COLUMN",
+    )
+    s.add_argument(
+        "--task",
+        choices=("auto", "classification", "regression"),
+        default="auto",
+        help="for --target: default from the schema kind or the column type",
+    )
+    s.add_argument(
+        "--test",
+        metavar="REAL_TEST.csv",
+        default=None,
+        help="real rows held out before synthesizing (TSTR test set); default: split REAL.csv",
+    )
+    s.add_argument(
+        "--test-size", type=float, default=0.25, help="share of REAL.csv for TSTR testing"
+    )
+    s.add_argument("--seed", type=int, default=0, help="seed of the TSTR split (default 0)")
     s.set_defaults(func=_cmd_evaluate)
     return p
 

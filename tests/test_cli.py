@@ -359,3 +359,103 @@ def test_evaluate_identical_and_mismatched(tmp_path, table):
     df[["age", "sex"]].to_csv(tmp_path / "narrow.csv", index=False)
     res = run("evaluate", table, "narrow.csv", cwd=tmp_path)
     assert res.returncode == 1 and "same columns" in res.stderr
+
+
+# ------------------------------------------------------------------ evaluate: TSTR
+def _outcome_tables(tmp_path, n=1200):
+    """Real train/test tables where 'outcome' and 'sbp' depend on age and BMI."""
+    rng = np.random.default_rng(1)
+    age = rng.integers(20, 85, n)
+    bmi = np.round(rng.normal(27, 4, n), 1)
+    sex = rng.choice(["F", "M"], n)
+    logit = 0.08 * (age - 50) + 0.3 * (bmi - 27) + (sex == "M") * 0.8
+    outcome = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "yes", "no")
+    sbp = 95 + 0.6 * age + 0.9 * bmi + rng.normal(0, 10, n)
+    df = pd.DataFrame({"age": age, "sex": sex, "bmi": bmi, "outcome": outcome, "sbp": sbp})
+    df.iloc[: n // 2].to_csv(tmp_path / "train.csv", index=False)
+    df.iloc[n // 2 :].to_csv(tmp_path / "test.csv", index=False)
+    noise = df.iloc[: n // 2].copy()
+    noise["outcome"] = rng.permutation(noise["outcome"].to_numpy())
+    noise["sbp"] = rng.permutation(noise["sbp"].to_numpy())
+    noise.to_csv(tmp_path / "noise.csv", index=False)
+    return df
+
+
+def test_evaluate_tstr_classification(tmp_path, capsys, monkeypatch):
+    _outcome_tables(tmp_path)
+    args = ("evaluate", "train.csv")
+    # synthetic == the real training rows: TSTR is TRTR exactly
+    res = run(
+        *args, "train.csv", "--target", "outcome", "--test", "test.csv", "--json", cwd=tmp_path
+    )
+    assert res.returncode == 0, res.stderr
+    m = json.loads(res.stdout)["metrics"]
+    assert m["tstr_roc_auc"] == m["trtr_roc_auc"] > 0.75
+    assert "split off" not in res.stderr and "without differential privacy" in res.stderr
+    # a synthetic table that lost the relation: TSTR about 0.5, TRTR unchanged
+    res = run_inprocess(
+        capsys,
+        monkeypatch,
+        *args,
+        "noise.csv",
+        "--target",
+        "outcome",
+        "--test",
+        "test.csv",
+        "--json",
+        cwd=tmp_path,
+    )
+    m2 = json.loads(res.stdout)["metrics"]
+    assert abs(m2["tstr_roc_auc"] - 0.5) < 0.1 and m2["trtr_roc_auc"] == m["trtr_roc_auc"]
+    # no --test: a split of REAL.csv, with a warning; text output names the metric
+    res = run_inprocess(
+        capsys, monkeypatch, *args, "train.csv", "--target", "outcome", cwd=tmp_path
+    )
+    assert res.returncode == 0, res.stderr
+    assert "tstr_roc_auc" in res.stdout and "trained on synthetic" in res.stdout
+    assert "split off REAL.csv" in res.stderr
+
+
+def test_evaluate_tstr_regression_and_errors(tmp_path, capsys, monkeypatch):
+    _outcome_tables(tmp_path)
+    base = ("evaluate", "train.csv")
+    res = run_inprocess(
+        capsys,
+        monkeypatch,
+        *base,
+        "noise.csv",
+        "--target",
+        "sbp",
+        "--test",
+        "test.csv",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    m = json.loads(res.stdout)["metrics"]
+    assert m["trtr_r2"] > 0.4 and m["tstr_r2"] < 0.1
+    # an integer target with many values is numeric; --task overrides
+    res = run_inprocess(
+        capsys, monkeypatch, *base, "train.csv", "--target", "age", "--json", cwd=tmp_path
+    )
+    assert "tstr_r2" in json.loads(res.stdout)["metrics"]
+    res = run_inprocess(
+        capsys,
+        monkeypatch,
+        *base,
+        "train.csv",
+        "--target",
+        "sex",
+        "--task",
+        "classification",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert "tstr_roc_auc" in json.loads(res.stdout)["metrics"]
+    for extra, msg in [
+        (("--target", "nope"), "not a column"),
+        (("--target", "outcome", "--task", "regression"), "not numeric"),
+        (("--target", "outcome", "--test-size", "1.5"), "--test-size"),
+    ]:
+        res = run_inprocess(capsys, monkeypatch, *base, "train.csv", *extra, cwd=tmp_path)
+        assert res.returncode == 1 and msg in res.stderr, res.stderr
