@@ -106,7 +106,10 @@ def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
 
 
 #: factor by which the search radius shrinks from one round to the next
-SHRINK = 0.5
+SHRINK = 0.7
+
+#: share of epsilon spent by the first (coarse grid) round of the box search
+FIRST_SHARE = 0.3
 
 #: candidate sets per round of the box search when ``n_candidates="auto"``
 DEFAULT_ROUND_CANDIDATES = 512
@@ -242,7 +245,11 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
     else:
         T = int(n_rounds)
     radii = [h / 2.0 * SHRINK ** (t - 1) for t in range(1, T)]
-    eps = np.full(T, epsilon / T)
+    if T == 1:
+        eps = np.array([float(epsilon)])
+    else:
+        eps = np.full(T, epsilon * (1 - FIRST_SHARE) / (T - 1))
+        eps[0] = epsilon * FIRST_SHARE
     return T, radii, eps
 
 
@@ -507,6 +514,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         epsilon, _ = self._check_privacy_params()
         k = self.n_clusters
+        if k > X.shape[0]:  # as KMeans; the row count is public here (n_public default)
+            raise ValueError(f"n_clusters={k} must be at most the number of samples")
         V, box = self._public_domain(X.shape[1])
         delta = (
             float(self.sensitivity)
