@@ -98,6 +98,16 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
     device : {"auto", "cpu", "cuda"}, default="auto"
         ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"
+    n_jobs : int or None, default=None
+        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
+        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
+        when a step is small (expected batch size times the number of flow parameters at
+        most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24, which covers the default
+        flow on tables of up to about 60 encoded features), where an OpenMP pool costs
+        more than it saves and collapses when other processes keep the cores busy;
+        otherwise torch's current setting. An int: that many threads; negative values
+        count back from the available CPUs (``-1``: all). Under an int ``random_state``
+        the value is part of the seed material, like every parameter.
     verbose : int, default=0
         Print progress (step, epsilon spent so far; the training loss only when
         ``epsilon=inf``).
@@ -212,6 +222,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "dtype": [StrOptions({"float32", "float64"})],
+        "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
@@ -235,6 +246,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         accountant="pld",
         device="auto",
         dtype="float32",
+        n_jobs=None,
         verbose=0,
         random_state=None,
     ):
@@ -254,6 +266,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
 
@@ -295,7 +308,15 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
 
         from skdp.flows import LogProbModule, make_flow
         from skdp.training import train_dpsgd
-        from skdp.utils._torch import resolve_device, resolve_dtype, to_tensor, torch_generator
+        from skdp.utils._torch import (
+            n_parameters,
+            resolve_device,
+            resolve_dtype,
+            resolve_n_threads,
+            to_tensor,
+            torch_generator,
+            torch_threads,
+        )
 
         self._check_params_consistency()
         X = self._validate_input(X, reset=True)
@@ -331,7 +352,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
 
         devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices):
+        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
             init_gen = torch_generator(streams["init"], "cpu")
             flow = make_flow(
                 self.flow,
@@ -341,6 +362,8 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
                 generator=init_gen,
                 zero_init_output=True,
             ).to(device=device, dtype=tdtype)
+            step_work = min(int(self.batch_size), n) * n_parameters(flow)
+            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
             module = LogProbModule(flow)
             data = (to_tensor(Z, device=device, dtype=tdtype),)
             batch_transform = self._dequantiser(encoder, schema, streams["dequant"], device, tdtype)
@@ -506,6 +529,9 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         check_is_fitted(self)
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        from skdp.utils.validation import check_n_samples
+
+        check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
         rng = make_rng(random_state)
         p = next(self.flow_.parameters())
         D = self.n_encoded_features_

@@ -69,6 +69,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "dtype": [StrOptions({"float32", "float64"})],
+        "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
@@ -90,6 +91,9 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
     def _fit_expm(self, X, y01, epsilon, streams):
         """Sample ``n_release_samples`` parameter vectors at ``epsilon / k`` each."""
         self._warn_nonprivate_options()
+        from skdp.utils.validation import check_magnitude
+
+        check_magnitude(X, dtype=self.dtype)
         k = self.n_release_samples
         eps_each = epsilon / k
         out = sample_expm_linear(
@@ -104,6 +108,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             data_batch_size=self.data_batch_size,
             device=self.device,
             dtype=self.dtype,
+            n_jobs=self.n_jobs,
             n_flows=self.n_flows,
             flow_rank=self.flow_rank,
             n_householder=self.n_householder,
@@ -249,6 +254,16 @@ _COMMON_PARAMS_DOC = """
         Flow samples used by ``flow_diagnostics_`` (two draws of this size).
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
+    n_jobs : int or None, default=None
+        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
+        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
+        when a step is small (``batch_size`` flow samples times the rows per step times
+        ``n_features + 1`` at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24,
+        e.g. 10,000 rows of 10 features), where an OpenMP pool costs more than it saves
+        and collapses when other processes keep the cores busy; otherwise torch's
+        current setting. An int: that many threads; negative values count back from the
+        available CPUs (``-1``: all). Under an int ``random_state`` the value is part of
+        the seed material, like every parameter.
     verbose : int, default=0
         Print the reverse-KL loss; it is marked "not private" (an un-noised function of
         the training data).
@@ -410,6 +425,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         n_diagnostic_samples=2048,
         device="auto",
         dtype="float32",
+        n_jobs=None,
         verbose=0,
         random_state=None,
     ):
@@ -432,6 +448,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.n_diagnostic_samples = n_diagnostic_samples
         self.device = device
         self.dtype = dtype
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
 
@@ -600,6 +617,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         n_diagnostic_samples=2048,
         device="auto",
         dtype="float32",
+        n_jobs=None,
         verbose=0,
         random_state=None,
     ):
@@ -622,6 +640,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.n_diagnostic_samples = n_diagnostic_samples
         self.device = device
         self.dtype = dtype
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
 

@@ -352,6 +352,7 @@ def sample_expm_linear(
     data_batch_size=None,
     device="cpu",
     dtype="float64",
+    n_jobs=None,
     **flow_kwargs,
 ) -> dict:
     """Numpy front end of :func:`fit_expm_flow` (what the estimators call).
@@ -371,6 +372,10 @@ def sample_expm_linear(
     n_release : int, default=1
     device, dtype
         Torch device and dtype (strings as in :mod:`skdp.utils._torch`).
+    n_jobs : int or None, default=None
+        Torch CPU threads during the work (:func:`skdp.utils._torch.resolve_n_threads`
+        with ``batch_size * rows per step * (d + 1)`` as the step's size); the previous
+        count is restored afterwards, also on an exception.
     **flow_kwargs
         ``n_flows``, ``flow_rank``, ``n_householder``, ``n_iter``, ``batch_size``,
         ``learning_rate``, ``init``, ``n_diagnostic_samples``, ``verbose``.
@@ -380,9 +385,46 @@ def sample_expm_linear(
     dict
         As :func:`fit_expm_flow` (``flow`` and ``diagnostics`` are ``None`` for ``epsilon=inf``).
     """
-    from skdp.utils._torch import resolve_device, resolve_dtype, to_tensor, torch_generator
+    from skdp.utils._torch import resolve_device, resolve_n_threads, torch_threads
 
     dev = resolve_device(device)
+    n, d = np.shape(X)
+    rows = n if data_batch_size is None else min(int(data_batch_size), n)
+    step_work = int(flow_kwargs.get("batch_size", 128)) * rows * (d + 1)
+    with torch_threads(resolve_n_threads(n_jobs, step_work=step_work, device=dev)):
+        return _sample_expm_linear(
+            X,
+            y01,
+            epsilon=epsilon,
+            rngs=rngs,
+            alpha=alpha,
+            penalty=penalty,
+            fit_intercept=fit_intercept,
+            n_release=n_release,
+            data_batch_size=data_batch_size,
+            dev=dev,
+            dtype=dtype,
+            **flow_kwargs,
+        )
+
+
+def _sample_expm_linear(
+    X,
+    y01,
+    *,
+    epsilon,
+    rngs,
+    alpha,
+    penalty,
+    fit_intercept,
+    n_release,
+    data_batch_size,
+    dev,
+    dtype,
+    **flow_kwargs,
+) -> dict:
+    from skdp.utils._torch import resolve_dtype, to_tensor, torch_generator
+
     tdt = resolve_dtype(dtype)
     Xt = to_tensor(np.array(X, dtype=np.float64), device=dev, dtype=tdt)
     yt = to_tensor(np.array(y01, dtype=np.float64), device=dev, dtype=tdt)

@@ -368,6 +368,16 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         approximation (``privacy_guarantee_="approximate"``).
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
+    n_jobs : int or None, default=None
+        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
+        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
+        when a step is small (expected batch size times the number of flow parameters plus
+        ``n_mc`` likelihood terms per record, ``B (n_flow_params + n_mc n_params)``, at most
+        :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an OpenMP pool costs
+        more than it saves and collapses when other processes keep the cores busy;
+        otherwise torch's current setting. An int: that many threads; negative values
+        count back from the available CPUs (``-1``: all). Under an int ``random_state``
+        the value is part of the seed material, like every parameter.
     verbose : int, default=0
         Print the step and the epsilon spent so far (and the ELBO when ``epsilon=inf``).
     random_state : None, int, SeedSequence or Generator, default=None
@@ -478,6 +488,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "dtype": [StrOptions({"float32", "float64"})],
+        "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
@@ -506,6 +517,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         accountant="pld",
         device="auto",
         dtype="float32",
+        n_jobs=None,
         verbose=0,
         random_state=None,
     ):
@@ -530,6 +542,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
 
@@ -595,7 +608,15 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
         from skdp.accounting import gdp_clt_mu, get_accountant, resolve_noise_multiplier
         from skdp.training import check_per_record_module, clip_and_sum
-        from skdp.utils._torch import resolve_device, resolve_dtype, to_tensor, torch_generator
+        from skdp.utils._torch import (
+            n_parameters,
+            resolve_device,
+            resolve_dtype,
+            resolve_n_threads,
+            to_tensor,
+            torch_generator,
+            torch_threads,
+        )
 
         if (
             math.isinf(self.epsilon)
@@ -631,9 +652,11 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         accountant = get_accountant(self.accountant)
 
         devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices):
+        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
             flow = self._build_flow(p, torch_generator(streams["init"], "cpu"))
             flow = check_per_record_module(flow.to(device=device, dtype=tdtype))
+            step_work = max(1, round(B)) * (n_parameters(flow) + m * p)
+            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
             grads = _FreeEnergyGradients(flow, log_lik, self.log_prior, n, self._grad_method)
             Xt = to_tensor(X, device=device, dtype=tdtype)
             mc_gen = torch_generator(streams["mc"], device)
@@ -788,6 +811,9 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
             raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        from skdp.utils.validation import check_n_samples
+
+        check_n_samples(n_samples, self.n_params_)
         rng = make_rng(random_state)
         z = rng.standard_normal((int(n_samples), self.n_params_))
         ref = self._param_tensor()

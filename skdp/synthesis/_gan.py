@@ -203,6 +203,15 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         approximation (``privacy_guarantee_="approximate"``).
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
+    n_jobs : int or None, default=None
+        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
+        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
+        when a step is small (expected batch size times the number of parameters of all
+        networks at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an
+        OpenMP pool costs more than it saves and collapses when other processes keep the
+        cores busy; otherwise torch's current setting. An int: that many threads;
+        negative values count back from the available CPUs (``-1``: all). Under an int
+        ``random_state`` the value is part of the seed material, like every parameter.
     verbose : int, default=0
         Print progress (step, epsilon spent so far, fake-side losses; no real-data loss).
     random_state : None, int, SeedSequence or Generator, default=None
@@ -355,6 +364,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "dtype": [StrOptions({"float32", "float64"})],
+        "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
@@ -402,6 +412,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         accountant="pld",
         device="auto",
         dtype="float32",
+        n_jobs=None,
         verbose=0,
         random_state=None,
     ):
@@ -445,6 +456,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
 
@@ -591,7 +603,14 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         """
         import torch
 
-        from skdp.utils._torch import resolve_device, resolve_dtype, to_tensor
+        from skdp.utils._torch import (
+            n_parameters,
+            resolve_device,
+            resolve_dtype,
+            resolve_n_threads,
+            to_tensor,
+            torch_threads,
+        )
 
         self._check_params_consistency()
         X = self._validate_input(X, reset=True)
@@ -644,13 +663,15 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         n_critic = self.n_critic if self.n_critic is not None else (5 if self.loss == "wgan" else 1)
 
         devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices):
+        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
             torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
             nets = self._build(D, encoder, 0 if classes is None else classes.size)
             nets = {
                 k: (v.to(device=device, dtype=tdtype) if v is not None else None)
                 for k, v in nets.items()
             }
+            step_work = min(int(self.batch_size), n) * n_parameters(*nets.values())
+            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
             Zt = to_tensor(Z, device=device, dtype=tdtype)
             yt = torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None
             prior_t = torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None
@@ -868,7 +889,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         else:
             if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
                 raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-            n_samples = int(n_samples)
+            from skdp.utils.validation import check_n_samples
+
+            n_samples = check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
             codes = None
             if conditional:
                 if y is None:

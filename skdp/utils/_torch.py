@@ -1,4 +1,5 @@
-"""The torch boundary: device and dtype resolution, numpy <-> torch conversion, generators.
+"""The torch boundary: device and dtype resolution, numpy <-> torch conversion, generators,
+thread counts.
 
 This is the only module of layer 0 that imports torch, and the only numpy <-> torch
 converter of the library (:doc:`architecture`). It is imported lazily by the layers
@@ -21,12 +22,31 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
+from numbers import Integral
+
 import numpy as np
 import torch
 
 from skdp.utils._random import draw_seed
 
-__all__ = ["resolve_device", "resolve_dtype", "to_tensor", "to_numpy", "torch_generator"]
+__all__ = [
+    "resolve_device",
+    "resolve_dtype",
+    "to_tensor",
+    "to_numpy",
+    "torch_generator",
+    "resolve_n_threads",
+    "torch_threads",
+    "n_parameters",
+]
+
+#: ``n_jobs=None`` runs a CPU fit on one thread when ``batch_size * n_parameters`` (the
+#: size of the per-sample gradients of one step) is at most this: such steps are many tiny
+#: ops, where an OpenMP pool costs more than it saves and collapses on a shared machine
+SMALL_STEP_WORK = 2**24
 
 _DTYPES = {
     "float32": torch.float32,
@@ -93,3 +113,82 @@ def torch_generator(rng: np.random.Generator, device="cpu") -> torch.Generator:
     gen = torch.Generator(device=dev)
     gen.manual_seed(draw_seed(rng))
     return gen
+
+
+def _n_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def resolve_n_threads(n_jobs=None, *, step_work=None, device="cpu") -> int | None:
+    """Torch intra-op thread count for one fit, or ``None`` to leave torch's setting.
+
+    Parameters
+    ----------
+    n_jobs : None or int
+        ``None``: one thread for a small model on the CPU (``step_work`` at most
+        :data:`SMALL_STEP_WORK`), else leave the current setting (torch's default, or
+        what the user set with :func:`torch.set_num_threads`). A positive int: that many
+        threads. A negative int counts back from the CPUs available to the process, as
+        in scikit-learn: ``-1`` all of them, ``-2`` all but one.
+    step_work : int or None
+        ``batch_size * n_parameters`` of one training step (``None``: unknown, never
+        small).
+    device : torch.device or str
+        On CUDA, ``n_jobs=None`` leaves the setting alone (the CPU only feeds the GPU).
+
+    Returns
+    -------
+    int or None
+    """
+    if n_jobs is None:
+        dev = torch.device(device) if not isinstance(device, torch.device) else device
+        if dev.type == "cpu" and step_work is not None and step_work <= SMALL_STEP_WORK:
+            return 1
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
+    if n_jobs > 0:
+        return int(n_jobs)
+    return max(1, _n_cpus() + 1 + int(n_jobs))
+
+
+@contextlib.contextmanager
+def torch_threads(n_threads=None) -> Iterator:
+    """Scope for torch's intra-op thread count: whatever is set inside is undone on exit.
+
+    Sets ``torch.set_num_threads(n_threads)`` on entry (``None``: no change) and yields a
+    function ``set_threads(n)`` that changes it again inside the block (for a count that
+    depends on a model built inside it; ``None``: no change). On exit -- normal or by an
+    exception -- the count in effect before the block is restored in a ``finally``
+    clause, so a fit never leaks a changed global.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdp.utils._torch import torch_threads
+    >>> before = torch.get_num_threads()
+    >>> with torch_threads(1) as set_threads:
+    ...     inside = torch.get_num_threads()
+    >>> inside, torch.get_num_threads() == before
+    (1, True)
+    """
+    old = torch.get_num_threads()
+
+    def set_threads(n):
+        if n is not None and int(n) != torch.get_num_threads():
+            torch.set_num_threads(int(n))
+
+    try:
+        set_threads(n_threads)
+        yield set_threads
+    finally:
+        if torch.get_num_threads() != old:
+            torch.set_num_threads(old)
+
+
+def n_parameters(*modules) -> int:
+    """Total number of parameters of torch modules (``None`` entries count 0)."""
+    return sum(p.numel() for m in modules if m is not None for p in m.parameters())

@@ -317,3 +317,52 @@ def test_lazy_top_level_import():
     import skdp
 
     assert skdp.DPFlowDensity is DPFlowDensity
+
+
+# ------------------------------------------------------------- torch threads (n_jobs)
+@pytest.fixture
+def three_threads():
+    """A global thread count that no default picks; restored after the test."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield 3
+    torch.set_num_threads(old)
+
+
+def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
+    import skdp.training
+
+    seen = []
+    real = skdp.training.train_dpsgd
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(skdp.training, "train_dpsgd", spy)
+    X = _gauss(n=200)
+    kw = {**FAST, "n_iter": 2, "epsilon": 2.0, "bounds": (-4, 4), "random_state": 0}
+    for n_jobs, during in ((1, 1), (2, 2), (None, 1)):  # None: a tiny model gets 1 thread
+        DPFlowDensity(n_jobs=n_jobs, **kw).fit(X)
+        assert seen[-1] == during
+        assert torch.get_num_threads() == three_threads
+    # a step above the small-model size keeps torch's setting under n_jobs=None
+    monkeypatch.setattr("skdp.utils._torch.SMALL_STEP_WORK", 10)
+    DPFlowDensity(**kw).fit(X)
+    assert seen[-1] == three_threads == torch.get_num_threads()
+    with pytest.raises(ValueError, match="n_jobs"):
+        DPFlowDensity(n_jobs=0, **kw).fit(X)
+    assert torch.get_num_threads() == three_threads
+
+
+def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads):
+    import skdp.training
+
+    def boom(*args, **kwargs):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("training failed")
+
+    monkeypatch.setattr(skdp.training, "train_dpsgd", boom)
+    with pytest.raises(RuntimeError, match="training failed"):
+        DPFlowDensity(epsilon=2.0, bounds=(-4, 4), n_jobs=1, **FAST).fit(_gauss(n=200))
+    assert torch.get_num_threads() == three_threads

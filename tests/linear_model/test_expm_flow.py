@@ -306,3 +306,49 @@ def test_options_fit_and_predict(kw):
     assert clf.flow_diagnostics_["ess_fraction"] > 0.05
     if not params.get("fit_intercept", True):
         assert clf.intercept_ == 0.0
+
+
+# ------------------------------------------------------------- torch threads (n_jobs)
+@pytest.fixture
+def three_threads():
+    """A global thread count that no default picks; restored after the test."""
+    torch = pytest.importorskip("torch")
+    old = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield 3
+    torch.set_num_threads(old)
+
+
+@pytest.mark.parametrize("cls", [ExpMFlowClassifier, ExpMFlowRegressor])
+def test_n_jobs_sets_the_threads_of_training_and_restores_them(cls, monkeypatch, three_threads):
+    import torch
+
+    import skdp.sampling._expm as expm
+
+    seen = []
+    real = expm.fit_reverse_kl
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expm, "fit_reverse_kl", spy)
+    X, y = _binary()
+    kw = {**FAST, "n_iter": 2, "epsilon": 5.0, "random_state": 0}
+    if cls is ExpMFlowClassifier:
+        kw["classes"] = [0, 1]
+    else:
+        kw["bounds_y"] = (0.0, 1.0)
+    for n_jobs, during in ((1, 1), (2, 2), (None, 1)):  # None: 64 x 200 x 4 is small
+        _quiet(cls(n_jobs=n_jobs, **kw), X, y)
+        assert seen[-1] == during
+        assert torch.get_num_threads() == three_threads
+
+    def boom(*args, **kwargs):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("training failed")
+
+    monkeypatch.setattr(expm, "fit_reverse_kl", boom)
+    with pytest.raises(RuntimeError, match="training failed"):
+        _quiet(cls(n_jobs=1, **kw), X, y)
+    assert torch.get_num_threads() == three_threads

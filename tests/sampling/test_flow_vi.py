@@ -462,3 +462,47 @@ def test_paper_preset():
     assert (p["n_iter"], p["n_mc"], p["batch_size"], p["max_grad_norm"]) == (8000, 1000, 500, 10.0)
     assert p["optimizer"] == "rmsprop" and p["lr_decay"] == 0.999 and p["epsilon"] == 5.0
     assert p["normalization"] == "affine" and p["n_params"] == 5
+
+
+# ------------------------------------------------------------- torch threads (n_jobs)
+@pytest.fixture
+def three_threads():
+    """A global thread count that no default picks; restored after the test."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield 3
+    torch.set_num_threads(old)
+
+
+def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
+    import skdp.training
+
+    seen = []
+    real = skdp.training.clip_and_sum
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(skdp.training, "clip_and_sum", spy)
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    kw = {**FAST, "n_iter": 2, "epsilon": 2.0, "random_state": 0}
+    for n_jobs, during in ((1, 1), (2, 2), (None, 1)):  # None: a tiny flow gets 1 thread
+        DPFlowVI(n_jobs=n_jobs, **kw).fit(X)
+        assert seen and set(seen) == {during}
+        seen.clear()
+        assert torch.get_num_threads() == three_threads
+
+
+def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads):
+    import skdp.training
+
+    def boom(*args, **kwargs):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("training failed")
+
+    monkeypatch.setattr(skdp.training, "clip_and_sum", boom)
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    with pytest.raises(RuntimeError, match="training failed"):
+        DPFlowVI(epsilon=2.0, n_jobs=1, random_state=0, **FAST).fit(X)
+    assert torch.get_num_threads() == three_threads

@@ -544,3 +544,44 @@ def test_sklearn_common_checks_pass():
         results = check_estimator(DPGANSynthesizer(**GAN_TEST_PARAMS), on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed
+
+
+# ------------------------------------------------------------- torch threads (n_jobs)
+@pytest.fixture
+def three_threads():
+    """A global thread count that no default picks (after _one_thread); restored."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield 3
+    torch.set_num_threads(old)
+
+
+def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
+    seen = []
+    real = _gan._Training.train_gan
+
+    def spy(self, steps):
+        seen.append(torch.get_num_threads())
+        return real(self, steps)
+
+    monkeypatch.setattr(_gan._Training, "train_gan", spy)
+    X = _numeric()
+    for n_jobs, during in ((1, 1), (2, 2), (None, 1)):  # None: tiny nets get 1 thread
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=n_jobs, **FAST).fit(X)
+        assert seen[-1] == during
+        assert torch.get_num_threads() == three_threads
+    # default-sized networks (256 wide) on a small table are still a small step
+    gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), **{**FAST, "hidden_size": None})
+    gan.set_params(max_steps=1).fit(X)
+    assert seen[-1] == 1 and torch.get_num_threads() == three_threads
+
+
+def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads):
+    def boom(self, steps):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("training failed")
+
+    monkeypatch.setattr(_gan._Training, "train_gan", boom)
+    with pytest.raises(RuntimeError, match="training failed"):
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=1, **FAST).fit(_numeric())
+    assert torch.get_num_threads() == three_threads
