@@ -514,7 +514,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         epsilon, _ = self._check_privacy_params()
         k = self.n_clusters
-        if k > X.shape[0]:  # as KMeans; the row count is public here (n_public default)
+        if self.candidates is None and k > X.shape[0]:
+            # as KMeans; the row count is public here (n_public default). With public
+            # candidates the thesis's setting allows fewer private points than centres.
             raise ValueError(f"n_clusters={k} must be at most the number of samples")
         V, box = self._public_domain(X.shape[1])
         delta = (
