@@ -314,12 +314,19 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     """Differentially private k-median with the subsampled exponential mechanism.
 
     ``n_candidates`` sets of ``n_clusters`` centres are drawn from a data-independent
-    base distribution (over a public candidate set ``candidates`` or uniformly in the
-    public box ``bounds``), and one is selected with the exponential mechanism whose
-    quality is the negative (truncated) k-median cost of the private data (Lantz 2016,
-    Def. 8.1). ``n_candidates=None`` runs the plain exponential mechanism over all
-    ``C(|V|, k)`` subsets of the candidate set instead (for comparison; feasible only for
-    small settings).
+    base distribution over a public candidate set ``candidates``, and one is selected
+    with the exponential mechanism whose quality is the negative (truncated) k-median
+    cost of the private data (Lantz 2016, Def. 8.1). ``n_candidates=None`` runs the
+    plain exponential mechanism over all ``C(|V|, k)`` subsets of the candidate set
+    instead (for comparison; feasible only for small settings).
+
+    With only a public box ``bounds`` (the default use: ``k``, ``epsilon`` and the box),
+    the output space is continuous and a single subsample cannot cover it, so the search
+    runs in rounds (``n_rounds``): round 1 is the exponential mechanism over the
+    k-subsets of a coarse public grid on the box; each later round is a subsampled
+    exponential mechanism over ``n_candidates`` centre sets drawn around the previous
+    round's choice, in a cube that shrinks by a factor 0.7 per round. The rounds
+    compose to ``epsilon``.
 
     Parameters
     ----------
@@ -329,15 +336,17 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Total privacy loss of one ``fit`` (pure epsilon-DP). ``math.inf`` selects the
         best sampled candidate set (the optimum when ``n_candidates=None``).
     n_candidates : int, "auto" or None, default="auto"
-        Number ``m`` of candidate sets drawn from the base distribution. ``"auto"``
-        is ``ceil(6 k ln |V|)`` (the iteration count of Gupta et al.'s private local
-        search, the thesis's ``ssemauto``); it needs ``candidates``. ``None``: the plain
-        exponential mechanism over every k-subset of ``candidates``.
+        Number ``m`` of candidate sets drawn from the base distribution (per round of the
+        box search). ``"auto"``: with ``candidates``, ``ceil(6 k ln |V|)`` (the iteration
+        count of Gupta et al.'s private local search, the thesis's ``ssemauto``); with
+        the box, 512 per round. ``None``: the plain exponential mechanism over every
+        k-subset of ``candidates``.
     candidates : array-like of shape (n_candidates_points, n_features) or None
         Public candidate centres ``V``. Centres are chosen among them.
     bounds : (lo, hi) of scalars or per-feature arrays, or None, default=None
-        Public box. Without ``candidates``, centres are drawn uniformly in this box.
-        It is not used to clip data (the cost is truncated instead, see Notes).
+        Public box. Without ``candidates``, centres are searched in this box (see
+        ``n_rounds``). It is not used to clip data (the cost is truncated instead, see
+        Notes).
     base : {"uniform", "kmeans++"}, default="uniform"
         Base distribution of a candidate set: a uniform random k-subset of ``V`` (or k
         uniform points of the box), or a k-means++ seeding on ``V`` (``candidates``
@@ -353,6 +362,18 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     metric : {"euclidean", "manhattan"}, default="euclidean"
     chunk_size : int, default=2**22
         Approximate number of distances held in memory at once during cost evaluation.
+    n_rounds : int or "auto", default="auto"
+        Rounds of the box search (``bounds`` without ``candidates``). ``1``: the
+        thesis's single subsampled exponential mechanism with ``n_candidates`` sets of
+        ``k`` points uniform in the box. ``"auto"``: from the public box, ``epsilon`` and
+        the number of points (``box_search_schedule``: enough rounds that the last
+        radius reaches the displacement the selection can resolve, 2 to 8). Must be 1
+        or ``"auto"`` with ``candidates``.
+    n_public : int or None, default=None
+        Public number of private points used by the ``"auto"`` schedule of the box
+        search. ``None``: ``len(X)``, which treats the row count as public (as
+        ``KMeans`` and the library's other estimators that read ``n``); pass a declared
+        number for a strict add/remove guarantee on the count.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the candidate sampling and of the selection. ``None`` draws fresh OS
         entropy. Keep it secret for a real release.
@@ -363,7 +384,14 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     center_indices_ : ndarray of shape (n_clusters,) or None
         Rows of ``candidates`` chosen as centres (``None`` for the box base).
     n_candidates_ : int
-        Number of candidate sets the mechanism chose from.
+        Number of candidate sets the mechanism chose from (summed over rounds).
+    n_rounds_ : int
+        Rounds of the search (1 except for the multi-round box search).
+    round_epsilons_ : ndarray of shape (n_rounds_,)
+        Privacy loss of each round (public; sums to ``epsilon``).
+    round_sensitivities_ : ndarray of shape (n_rounds_,)
+        Sensitivity ``Delta_t`` of each round's quality (public): ``Delta`` for round 1,
+        twice the largest centre move for the local rounds (capped at ``Delta``).
     sensitivity_ : float
         The ``Delta`` used (public).
     epsilon_spent_ : float
@@ -392,6 +420,23 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     the labels without storing them). ``score`` evaluates the cost of the data it is
     given and is not private.
 
+    **Box search.** Round 1: the exponential mechanism over the k-subsets of a public
+    coarse grid (all of them when there are at most 4,096, else 4,096 uniform draws),
+    exponent ``epsilon_1 / (2 Delta)``. Round ``t >= 2``: the subsampled exponential
+    mechanism over ``n_candidates`` sets drawn around the previous choice ``F0`` (set 0 is
+    ``F0``; each other set moves every centre, or one, uniformly in a cube of public
+    half-width ``r_t``). Every candidate moves each centre by at most
+    ``rho_t = ||r_t||`` in the metric, so ``|min(Delta, d(x, F)) - min(Delta, d(x, F0))|
+    <= rho_t`` for every point ``x``; the exponential mechanism's law is unchanged by
+    adding the ``F``-independent ``cost(D, F0)`` to the quality, and the sum of the
+    per-point differences changes by at most ``rho_t`` (add/remove) or ``2 rho_t``
+    (move). The round's exponent is ``epsilon_t / (2 Delta_t)`` with
+    ``Delta_t = min(Delta, 2 rho_t)``, a public number. Each round is exactly
+    ``epsilon_t``-DP; the candidate sets depend on the data only through the earlier
+    private choices (adaptive composition), and the ``epsilon_t`` (``round_epsilons_``)
+    sum to ``epsilon``. The grid, the radii and the split read only the box,
+    ``epsilon``, ``k`` and ``n_public`` (or ``len(X)``).
+
     **Floating point.** Not exact in floating point: the exponential-mechanism choice
     among the candidate sets uses floating-point log-weights and Gumbel draws
     (Gumbel-max); the guarantee is for the mathematical mechanism (Mironov 2012). The
@@ -418,6 +463,12 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     (2, 2)
     >>> km.n_candidates_
     56
+
+    From a user's defaults, ``k``, ``epsilon`` and the public box:
+
+    >>> est = SubsampledExpMedian(n_clusters=2, bounds=(-1, 1), random_state=0).fit(X)
+    >>> est.cluster_centers_.shape, est.n_rounds_ > 1
+    ((2, 2), True)
     """
 
     _parameter_constraints: dict = {
