@@ -122,6 +122,8 @@ def _read_csv(path, *, dtype=None, what="input"):
 def _write_atomic(path, write):
     """Call ``write(tmp_path)`` then rename the temporary file onto ``path``."""
     directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CLIError(f"output {path!r} is a directory; name a file")
     if not os.path.isdir(directory):
         raise CLIError(f"output directory {directory!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=".skdp-", suffix=".tmp", dir=directory)
@@ -190,6 +192,8 @@ def _load_schema(path):
         ) from None
     except UnicodeDecodeError:
         raise CLIError(f"schema file {path!r} is not UTF-8 text") from None
+    except RecursionError:
+        raise CLIError(f"schema file {path!r} is nested too deeply to be a schema") from None
     if not isinstance(d, dict) or not isinstance(d.get("columns"), list):
         raise CLIError(f"schema file {path!r} must be a JSON object with a 'columns' list")
     for i, c in enumerate(d["columns"]):
@@ -396,6 +400,9 @@ def _cmd_synthesize(args):
         raise CLIError("--delta must be in [0, 1)")
     if args.rows is not None and args.rows < 1:
         raise CLIError("--rows must be at least 1")
+    if os.path.exists(args.output) and os.path.exists(args.input):
+        if os.path.samefile(args.output, args.input):
+            raise CLIError("-o/--output names the input file; choose another output path")
     schema, data_derived = _load_schema(args.schema)
     if data_derived:
         _warn(DATA_DERIVED_WARNING)
@@ -618,8 +625,8 @@ def _finite_float(s):
         v = float(s)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
-    if math.isnan(v):
-        raise argparse.ArgumentTypeError("must not be NaN")
+    if not math.isfinite(v):  # inf (or 1e400) would release the data without noise
+        raise argparse.ArgumentTypeError("must be a finite number")
     return v
 
 
@@ -741,6 +748,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         _warn("interrupted; no output written")
         return 130
+    except OSError as exc:  # unwritable output, a name too long for the file system, ...
+        _warn(f"error: {exc.strerror or type(exc).__name__}: {exc.filename or ''}".rstrip(": "))
+        return 1
+    except MemoryError:
+        _warn("error: not enough memory for this request (lower --rows)")
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

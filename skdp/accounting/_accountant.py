@@ -266,6 +266,11 @@ class GDPCLTAccountant(Accountant):
         return gdp_delta(epsilon, self.get_mu())
 
 
+# beyond this many steps the PLD is not composed (seconds per order of magnitude above
+# 1e12); the RDP bound is reported instead
+_MAX_PLD_STEPS = 10**12
+
+
 class PLDAccountant(Accountant):
     """Privacy-loss-distribution accountant (registry key ``"pld"``); exact upper bound.
 
@@ -365,16 +370,20 @@ class PLDAccountant(Accountant):
         key = (self.grid_step, tuple(sorted(groups.items())))
         if self._composed[0] == key:
             return self._composed[1]
-        if any(sigma == 0.0 for sigma, _ in groups):
+        if any(sigma == 0.0 for sigma, _ in groups) or sum(groups.values()) > _MAX_PLD_STEPS:
+            # no noise, or so many steps that composing the PLD would take minutes: the
+            # (sound) RDP bound is used instead
             result = None
         elif not groups:
             result = {}
         else:
-            step = self.grid_step or default_grid_step(groups)
-            self._powers = {k: v for k, v in self._powers.items() if k[3] == step}
             try:
+                step = self.grid_step or default_grid_step(groups)
+                self._powers = {k: v for k, v in self._powers.items() if k[3] == step}
                 result = {d: self._compose_direction(groups, d, step) for d in self._DIRECTIONS}
-            except PLDTooLargeError:
+            except (PLDTooLargeError, OverflowError, ZeroDivisionError):
+                # too large, or a noise multiplier so small that the loss grid overflows
+                # floating point: the (sound) RDP bound is used instead
                 result = None
         self._composed = (key, result)
         return result

@@ -72,7 +72,7 @@ def _mu_sq_per_step(sigma, q):
         return math.inf
     try:
         return q * q * math.expm1(1.0 / (sigma * sigma))
-    except OverflowError:
+    except (OverflowError, ZeroDivisionError):  # sigma**2 overflows 1/x or underflows to 0
         return math.inf
 
 

@@ -229,7 +229,17 @@ def _log_a_minus_one_frac(alpha, q, sigma):
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     h = min(sigma / 10.0, sigma * sigma / 4.0)
-    n_pts = np.ceil((alpha + 2.0 * _WINDOW_SIGMAS * sigma) / h).astype(np.int64) + 1
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        n_float = np.ceil((alpha + 2.0 * _WINDOW_SIGMAS * sigma) / h) + 1
+    too_fine = ~(n_float <= _MAX_BLOCK)  # a tiny sigma: the grid would not fit in memory
+    if np.any(too_fine):
+        # +inf is a sound (trivial) RDP bound at those orders; the conversion to
+        # (epsilon, delta) takes the minimum over orders, so the others decide.
+        out = np.full(alpha.shape, np.inf)
+        if not np.all(too_fine):
+            out[~too_fine] = _log_a_minus_one_frac(alpha[~too_fine], q, sigma)
+        return out
+    n_pts = n_float.astype(np.int64)
     # One grid z_j = lo + j h shared by every order; order i uses its first n_pts[i] nodes.
     z = -_WINDOW_SIGMAS * sigma + h * np.arange(int(n_pts.max()), dtype=np.float64)
     x = (z - 0.5) / (sigma * sigma)

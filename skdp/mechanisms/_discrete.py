@@ -642,16 +642,31 @@ def grid_laplace(value, *, sensitivity, epsilon, source):
 
 # --------------------------------------------------------------------- public samplers
 def _n_draws(size):
+    """The number of draws of an output of shape ``size``; a bad ``size`` (not an int or
+    tuple of non-negative ints, or an output too large to allocate) is a ``ValueError``
+    naming ``size``, not a numpy error or a ``MemoryError``."""
     if size is None:
         return 1
-    return int(np.prod(size, dtype=np.int64))
+    from skdp.utils.validation import check_n_samples
+
+    dims = (size,) if isinstance(size, int | np.integer) else size
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise TypeError(
+            f"size must be an int or a tuple of ints, got {type(size).__name__}"
+        ) from None
+    n = 1
+    for d in dims:
+        n *= check_n_samples(d, name="size")
+    return check_n_samples(n, name="size")
 
 
 def _shaped_ints(values, size):
     """A Python int for ``size=None``, else an int64 array of shape ``size``."""
     if values.dtype == object:
         if _absmax(values) >= 2**63:
-            raise OverflowError("the noise does not fit in int64; use a smaller scale")
+            raise ValueError("scale is so large that the noise does not fit in int64")
         values = values.astype(np.int64)
     if size is None:
         return int(values[0])

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from skdp.mechanisms._discrete import (
+    _n_draws,
     grid_laplace,
     quantize_floor,
     random_source,
@@ -324,11 +325,11 @@ def two_sided_geometric(size, *, alpha, rng=None, secure_mode=False):
         if math.isinf(alpha):
             return 0 if size is None else np.zeros(size, dtype=np.int64)
     a = rational_floor(alpha, "alpha")  # = s / t
-    n = 1 if size is None else int(np.prod(size, dtype=np.int64))
+    n = _n_draws(size)
     out = sample_discrete_laplace(source, n, a.numerator, a.denominator)
     if out.dtype == object:  # pragma: no cover - needs alpha below ~1e-17
         if max(abs(int(v)) for v in out) >= 2**63:
-            raise OverflowError("the noise does not fit in int64; use a larger alpha")
+            raise ValueError("alpha is so small that the noise does not fit in int64")
         out = out.astype(np.int64)
     return int(out[0]) if size is None else out.reshape(size)
 

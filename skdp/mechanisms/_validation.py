@@ -10,6 +10,10 @@ import numpy as np
 __all__ = ["check_epsilon", "check_rng", "check_positive", "check_nonneg"]
 
 
+# the smallest positive normal float: below it 1 / value is inf
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def _as_float(value, name):
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
@@ -21,6 +25,8 @@ def check_epsilon(epsilon, name="epsilon"):
     epsilon = _as_float(epsilon, name)
     if math.isnan(epsilon) or epsilon <= 0:
         raise ValueError(f"{name} must be > 0 (math.inf for no privacy), got {epsilon}")
+    if epsilon < _TINY:  # 1 / epsilon overflows: every noise scale would be inf
+        raise ValueError(f"{name} must be at least {_TINY:g} (its reciprocal overflows)")
     return epsilon
 
 
@@ -29,6 +35,8 @@ def check_positive(value, name, *, allow_inf=False):
     value = _as_float(value, name)
     if math.isnan(value) or value <= 0 or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    if value < _TINY:  # a subnormal: its reciprocal (a noise scale) overflows
+        raise ValueError(f"{name} must be at least {_TINY:g} (its reciprocal overflows)")
     return value
 
 

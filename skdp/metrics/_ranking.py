@@ -56,7 +56,21 @@ def _distinct_labels(y):
         lo, hi = y.min(), y.max()
         if np.all((y == lo) | (y == hi)):  # O(N), no sort
             return np.unique(np.array([lo, hi], dtype=y.dtype))
-    return np.unique(y)
+    try:
+        return np.unique(y)
+    except TypeError:  # e.g. None among numbers: labels that cannot be ordered
+        raise TypeError(
+            "y_true mixes labels that cannot be compared (e.g. None among numbers); "
+            "drop or impute missing labels first"
+        ) from None
+
+
+def _check_ledger(ledger):
+    """``None`` or an object with a ``spend`` method (a :class:`PrivacyLedger`)."""
+    if ledger is not None and not callable(getattr(ledger, "spend", None)):
+        raise TypeError(
+            f"ledger must be a skdp.accounting.PrivacyLedger or None, got {type(ledger).__name__}"
+        )
 
 
 def _positive_mask(y_true, pos_label):
@@ -234,6 +248,7 @@ def _dp_ranking_metric(
         order_invariant=True,
     )
     if ledger is not None:
+        _check_ledger(ledger)
         ledger.spend(epsilon, delta, label=f"dp_{which}_score")
     auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
@@ -615,6 +630,7 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
         order_invariant=True,
     )
     if ledger is not None:
+        _check_ledger(ledger)
         ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
     value = float(np.mean(yt == yp))
     if math.isinf(epsilon):

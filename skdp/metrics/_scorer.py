@@ -413,7 +413,12 @@ def _check_count(value, name, minimum):
         raise ValueError(f"{name} must be an integer")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}")
+    if value > _MAX_COUNT:  # the per-candidate lists below are built in memory
+        raise ValueError(f"{name} must be at most {_MAX_COUNT}")
     return int(value)
+
+
+_MAX_COUNT = 10**7
 
 
 def _per_candidate(values, name, n_candidates):

@@ -359,7 +359,8 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, dict, list],
         "schema": [None, TabularSchema, dict],
-        "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), dict],
+        # at most 2**24 bins a column: the bin edges are built in memory
+        "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "projections": [None, list],
         "noise": [StrOptions({"laplace", "geometric"})],
         "secure_mode": ["boolean"],
@@ -741,6 +742,9 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
             m = int(n_samples)
             if m < 0:
                 raise ValueError("n_samples must be a non-negative int or None")
+            from skdp.utils.validation import check_n_samples
+
+            check_n_samples(m, getattr(self, "n_features_in_", 1))
             group_cells = []
             for h in self.histograms_:
                 total = h["counts"].sum()

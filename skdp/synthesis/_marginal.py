@@ -426,7 +426,8 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, dict, list],
         "schema": [None, TabularSchema, dict],
-        "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), dict],
+        # at most 2**24 bins a column: the bin edges are built in memory
+        "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "budget_split": [tuple, list],
         "compress": ["boolean"],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
@@ -789,6 +790,9 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         m = int(n_samples)
         if m < 0:
             raise ValueError("n_samples must be a non-negative int")
+        from skdp.utils.validation import check_n_samples
+
+        check_n_samples(m, len(self.schema_.names))
         rng = make_rng(random_state)
         names = list(self.schema_.names)
         comp = [None] * len(names)

@@ -136,7 +136,22 @@ class ColumnSpec:
                 raise ValueError(
                     f"column {_label(self.name)}: bounds must be finite with low < high"
                 )
+            if max(abs(lo), abs(hi)) > 1e150:  # = validation.MAX_ABS_BOUND (no import cycle)
+                raise ValueError(
+                    f"column {_label(self.name)}: bounds must lie within +-1e+150 (squares of "
+                    "larger bounds overflow); rescale the column"
+                )
+            if self.kind == "integer" and math.ceil(lo) > math.floor(hi):
+                raise ValueError(
+                    f"column {_label(self.name)}: an integer column's bounds must contain an "
+                    "integer"
+                )
             object.__setattr__(self, "bounds", (lo, hi))
+            self._widen_dtype(lo, hi)
+        if isinstance(self.categories, str | bytes):
+            raise TypeError(
+                f"column {_label(self.name)}: categories must be a list of levels, not a string"
+            )
         if self.kind in ("categorical", "binary") and self.categories is not None:
             cats = tuple(_py(c) for c in self.categories)
             if len(cats) == 0:
@@ -156,6 +171,34 @@ class ColumnSpec:
             object.__setattr__(self, "bounds", (0.0, 1.0))
         if self.kind in NUMERIC_KINDS and self.categories is not None:
             raise ValueError(f"column {_label(self.name)}: a numeric column has no categories")
+
+    def _widen_dtype(self, lo, hi):
+        """An integer ``dtype`` that cannot hold the declared bounds would wrap synthetic
+        values around: widen it (int64, else float64) and warn, once, here."""
+        if self.kind not in NUMERIC_KINDS or self.dtype is None:
+            return
+        try:
+            dt = np.dtype(self.dtype)
+        except TypeError:
+            return
+        if dt.kind == "f":
+            if max(abs(lo), abs(hi)) <= float(np.finfo(dt).max):
+                return
+            wide = "float64"
+        elif dt.kind in "iu":
+            info = np.iinfo(dt)
+            if info.min <= lo and hi <= info.max:
+                return
+            wide = "int64" if -(2.0**63) <= lo and hi < 2.0**63 else "float64"
+        else:
+            return
+        warnings.warn(
+            f"column {_label(self.name)}: dtype {dt.name} cannot hold the declared bounds; "
+            f"synthetic values are returned as {wide}",
+            UserWarning,
+            stacklevel=4,
+        )
+        object.__setattr__(self, "dtype", wide)
 
     @property
     def is_numeric(self) -> bool:
@@ -181,6 +224,17 @@ class ColumnSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ColumnSpec:
+        if not isinstance(d, Mapping):
+            raise TypeError(f"a schema column must be a mapping, got {type(d).__name__}")
+        missing = [k for k in ("name", "kind") if k not in d]
+        if missing:
+            raise ValueError(f"a schema column needs the key(s) {missing}")
+        for key in ("bounds", "categories"):
+            v = d.get(key)
+            if v is not None and (isinstance(v, str | bytes) or not hasattr(v, "__iter__")):
+                raise TypeError(
+                    f"column {_label(d['name'])}: {key} must be a list, got {type(v).__name__}"
+                )
         return cls(
             name=d["name"],
             kind=d["kind"],
@@ -323,6 +377,10 @@ class TabularSchema:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TabularSchema:
+        if not isinstance(d, Mapping):
+            raise TypeError(f"a schema must be a mapping, got {type(d).__name__}")
+        if not isinstance(d.get("columns"), list | tuple):
+            raise ValueError("a schema needs a 'columns' list")
         return cls(
             columns=tuple(ColumnSpec.from_dict(c) for c in d["columns"]),
             input_type=d.get("input_type", "dataframe"),
@@ -924,6 +982,8 @@ def assemble(schema: TabularSchema, values: Sequence[np.ndarray]):
         dtype = np.dtype(schema.array_dtype) if schema.array_dtype else np.dtype(float)
         if dtype.kind in "biu" and not all(_holds(dtype, v) for v in values):
             dtype = np.dtype(float)  # never cast into a dtype that cannot hold the values
+        if dtype.kind == "f" and dtype.itemsize < 8 and not all(_fits(dtype, v) for v in values):
+            dtype = np.dtype(float)  # float16/32 would turn large synthetic values into inf
         if dtype.kind in "biuf":
             out = np.empty((n, schema.n_columns), dtype=dtype)
         else:
@@ -980,6 +1040,15 @@ def _cast(c: ColumnSpec, v):
         return pd.Series(v).astype(dt)
     except (TypeError, ValueError):
         return pd.Series(v, dtype=object)
+
+
+def _fits(dt, v) -> bool:
+    """Whether the float dtype ``dt`` holds every (finite) value of ``v`` without inf."""
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return v.size == 0 or bool(np.abs(v).max() <= float(np.finfo(dt).max))
 
 
 def _holds(dt, v) -> bool:

@@ -40,6 +40,7 @@ __all__ = [
     "check_array",
     "check_bounds",
     "check_finite",
+    "check_n_samples",
     "check_privacy_params",
     "clip_rows_to_norm",
     "clip_to_bounds",
@@ -83,6 +84,8 @@ def check_privacy_params(epsilon, delta=0.0, *, n_samples=None, require_delta=Fa
     epsilon, delta = float(epsilon), float(delta)
     if math.isnan(epsilon) or epsilon <= 0:
         raise ValueError(f"epsilon must be > 0 (use math.inf for no privacy), got {epsilon}")
+    if epsilon < np.finfo(np.float64).tiny:  # 1 / epsilon overflows: noise scales are inf
+        raise ValueError(f"epsilon must be at least {np.finfo(np.float64).tiny:g}, got {epsilon}")
     if math.isnan(delta) or not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     if require_delta and delta == 0.0 and math.isfinite(epsilon):
@@ -95,6 +98,40 @@ def check_privacy_params(epsilon, delta=0.0, *, n_samples=None, require_delta=Fa
             stacklevel=3,
         )
     return epsilon, delta
+
+
+# the largest declared bound: products and squares of bounds (sensitivities, widths,
+# Gram matrices) stay finite in float64
+MAX_ABS_BOUND = 1e150
+
+# the largest output a ``sample``/noise call builds (elements): 2**31 float64 is 16 GiB
+MAX_OUTPUT_ELEMENTS = 2**31
+
+
+def check_n_samples(n_samples, n_columns=1, *, name="n_samples"):
+    """Validate a requested number of output rows; return it as an int.
+
+    Refuses a bool, a non-integer, a negative count, and a request whose output
+    (``n_samples * n_columns`` values) is larger than :data:`MAX_OUTPUT_ELEMENTS`, with a
+    ``ValueError`` that names ``name`` (instead of a ``MemoryError`` from numpy).
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_n_samples
+    >>> check_n_samples(5, 3)
+    5
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
+        raise ValueError(f"{name} must be a non-negative integer, got {type(n_samples).__name__}")
+    n = int(n_samples)
+    if n < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {n}")
+    if n * max(int(n_columns), 1) > MAX_OUTPUT_ELEMENTS:
+        raise ValueError(
+            f"{name}={n} asks for more than {MAX_OUTPUT_ELEMENTS} output values; "
+            "request fewer (e.g. in chunks)"
+        )
+    return n
 
 
 def check_finite(X, *, name="X"):
@@ -171,6 +208,13 @@ def check_bounds(bounds, n_features, *, name="bounds", columns=None):
             ) from None
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError(f"{name} must be finite")
+    huge = np.nonzero(np.maximum(np.abs(lo), np.abs(hi)) > MAX_ABS_BOUND)[0]
+    if huge.size:
+        labels = [_column_label(j, columns) for j in huge]
+        raise ValueError(
+            f"{name} must lie within +-{MAX_ABS_BOUND:g} (squares of larger bounds overflow the "
+            f"sensitivity) for column(s) {', '.join(labels)}; rescale the data"
+        )
     bad = np.nonzero(lo >= hi)[0]
     if bad.size:
         labels = [_column_label(j, columns) for j in bad]
@@ -216,6 +260,30 @@ def clip_to_bounds(X, lo, hi, *, clip=True, name="X", columns=None):
             )
         return X
     return np.clip(X, lo, hi)
+
+
+def check_magnitude(X, *, dtype="float64", name="X"):
+    """Refuse values whose squares (products in a Hessian, ``x x^T``) overflow ``dtype``.
+
+    Finite but enormous features (``1e308``, or ``1e30`` in float32) give inf/NaN losses
+    and a ``LinAlgError`` deep inside a solver; this says which input to rescale instead.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.size == 0:
+        return X
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:  # "auto" or a torch name: float32 is the device default
+        dt = np.dtype(np.float32)
+    if dt.kind != "f":
+        dt = np.dtype(np.float32)
+    limit = math.sqrt(float(np.finfo(dt).max)) / (X.shape[-1] + 1 if X.ndim else 1)
+    if float(np.max(np.abs(X))) > limit:
+        raise ValueError(
+            f"{name} has values too large to square in {dt.name} "
+            f"(above {limit:.3g} in absolute value); rescale the features"
+        )
+    return X
 
 
 def clip_rows_to_norm(X, max_norm):
@@ -436,7 +504,7 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     from skdp.utils._sklearn_compat import sklearn_validate_data
 
     try:
-        return sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
+        out = sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
     except (ValueError, TypeError) as exc:
         if not _rewritable(exc):
             raise
@@ -454,7 +522,23 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
         else:
             name, where = "y", None
         err = _raise_data_free(exc, name, where)
+    else:
+        if check_params.get("y_numeric") and isinstance(out, tuple) and len(out) == 2:
+            _check_numeric_y(out[1])
+        return out
     raise err from None
+
+
+def _check_numeric_y(y):
+    """scikit-learn's ``y_numeric`` casts an object ``y`` to float *after* its finiteness
+    check (a ``None`` becomes a NaN target, and a NaN model) and lets strings through."""
+    y = np.asarray(y)
+    if y.dtype.kind not in "biuf":
+        raise ValueError("y must be numeric for a regressor (convert the targets to numbers)")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(
+            "y contains NaN, inf or missing values (None); drop or impute those rows first"
+        )
 
 
 def check_array(array, *, input_name="X", **check_params):
