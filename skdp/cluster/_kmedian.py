@@ -108,6 +108,9 @@ def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
 #: factor by which the search radius shrinks from one round to the next
 SHRINK = 0.7
 
+#: most rounds of the "auto" schedule of the box search
+MAX_ROUNDS = 12
+
 #: share of epsilon spent by the first (coarse grid) round of the box search
 FIRST_SHARE = 0.3
 
@@ -224,8 +227,9 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
     selects among k-subsets of a coarse grid; round ``t >= 2`` searches cubes of
     per-axis half-width ``h / 2**(t - 1)`` around the previous choice. ``"auto"`` halves
     down to ``r_min = max(width) * max(1e-3, 1 / sqrt(epsilon n))`` (the displacement
-    whose cost the selection can still resolve), with 2 to 8 rounds (7 at
-    ``epsilon = inf``). ``epsilon`` is split equally over the rounds.
+    whose cost the selection can still resolve), with 2 to ``MAX_ROUNDS = 12`` rounds (12 at
+    ``epsilon = inf``); the radius shrinks by ``SHRINK = 0.7`` per round. Round 1 gets
+    ``FIRST_SHARE = 0.3`` of ``epsilon``, the others share the rest equally.
 
     Returns
     -------
@@ -237,11 +241,12 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
     """
     if n_rounds == "auto":
         if math.isinf(epsilon):
-            T = 7
+            T = MAX_ROUNDS
         else:
             r_min = float(np.max(width)) * max(1e-3, 1.0 / math.sqrt(max(epsilon * n, 1.0)))
-            T = 1 + max(1, math.ceil(math.log2(max(float(np.max(h)) / 2 / r_min, 1.0))))
-            T = min(T, 8)
+            ratio = max(float(np.max(h)) / 2 / r_min, 1.0)
+            T = 1 + max(1, math.ceil(math.log(ratio) / math.log(1 / SHRINK)))
+            T = min(T, MAX_ROUNDS)
     else:
         T = int(n_rounds)
     radii = [h / 2.0 * SHRINK ** (t - 1) for t in range(1, T)]
@@ -367,7 +372,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         thesis's single subsampled exponential mechanism with ``n_candidates`` sets of
         ``k`` points uniform in the box. ``"auto"``: from the public box, ``epsilon`` and
         the number of points (``box_search_schedule``: enough rounds that the last
-        radius reaches the displacement the selection can resolve, 2 to 8). Must be 1
+        radius reaches the displacement the selection can resolve, 2 to 12). Must be 1
         or ``"auto"`` with ``candidates``.
     n_public : int or None, default=None
         Public number of private points used by the ``"auto"`` schedule of the box
