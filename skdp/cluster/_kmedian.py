@@ -225,10 +225,11 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
     Depends only on the public grid spacing ``h`` (per axis), the box ``width``,
     ``epsilon`` and the (public) number of points ``n``; never on the data. Round 1
     selects among k-subsets of a coarse grid; round ``t >= 2`` searches cubes of
-    per-axis half-width ``h / 2**(t - 1)`` around the previous choice. ``"auto"`` halves
-    down to ``r_min = max(width) * max(1e-3, 1 / sqrt(epsilon n))`` (the displacement
-    whose cost the selection can still resolve), with 2 to ``MAX_ROUNDS = 12`` rounds (12 at
-    ``epsilon = inf``); the radius shrinks by ``SHRINK = 0.7`` per round. Round 1 gets
+    per-axis half-width ``(h / 2) * SHRINK**(t - 2)`` around the previous choice.
+    ``"auto"`` shrinks the radius by ``SHRINK = 0.7`` per round down to
+    ``r_min = max(width) * max(1e-3, 1 / sqrt(epsilon n))`` (the displacement whose cost
+    the selection can still resolve), with 2 to ``MAX_ROUNDS = 12`` rounds (12 at
+    ``epsilon = inf``). Round 1 gets
     ``FIRST_SHARE = 0.3`` of ``epsilon``, the others share the rest equally.
 
     Returns
