@@ -126,13 +126,15 @@ def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
     """Public coarse candidate centres for the first round of the box search.
 
     The cell centres of the finest regular grid on the box with ``g`` points per axis
-    such that ``C(g**d, k) <= max_sets`` (at least 2 per axis). When even ``g = 2`` gives
+    such that ``C(g**d, k) <= max_sets``, or the coarsest with at least ``4 k`` points if
+    that is finer (at least 2 per axis, at most 4,096 points). When even ``g = 2`` gives
     more than ``max_sets`` subsets and ``2**d > max(64, 2 k)``, ``max(64, 2 k)`` points
     uniform in the box are drawn from ``rng`` instead. Reads only public quantities.
     """
     d = lo.shape[0]
     g = 2
-    while math.comb((g + 1) ** d, k) <= max_sets and (g + 1) ** d <= 4096:
+    # finest grid whose k-subsets can all be enumerated, but at least 4 k points
+    while (g + 1) ** d <= 4096 and (math.comb((g + 1) ** d, k) <= max_sets or g**d < 4 * k):
         g += 1
     if g**d >= k and (math.comb(g**d, k) <= max_sets or g**d <= max(64, 2 * k)):
         axes = [lo[j] + (hi[j] - lo[j]) * (np.arange(g) + 0.5) / g for j in range(d)]
