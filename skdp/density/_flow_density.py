@@ -224,7 +224,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "dtype": [StrOptions({"float32", "float64"})],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
 
     def __init__(

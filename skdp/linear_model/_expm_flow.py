@@ -71,7 +71,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "dtype": [StrOptions({"float32", "float64"})],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
 
     def _extra_nonprivate_options(self):

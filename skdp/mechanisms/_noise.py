@@ -87,6 +87,7 @@ def laplace_noise(size, *, scale, rng):
     """
     check_rng(rng)
     scale = check_nonneg(scale, "scale")
+    _n_draws(size)  # a bad or too large size: ValueError/TypeError naming size
     if scale == 0.0:
         return 0.0 if size is None else np.zeros(size)
     return rng.laplace(0.0, scale, size=size)
@@ -159,8 +160,18 @@ def add_laplace(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
         source = random_source(secure_mode=True)
         out, _ = grid_laplace(arr, sensitivity=sensitivity, epsilon=epsilon, source=source)
         return _shaped(out, value)
-    out = arr + rng.laplace(0.0, sensitivity / epsilon, size=arr.shape)
+    scale = sensitivity / epsilon
+    if not math.isfinite(scale):
+        raise ValueError("sensitivity / epsilon overflows float64; use a larger epsilon")
+    out = _representable(arr + rng.laplace(0.0, scale, size=arr.shape))
     return _shaped(out, value)
+
+
+def _representable(out):
+    """Clamp a noisy release to the finite float64 range: a value near the float limit
+    plus noise would overflow to inf (post-processing of the release, data-independent)."""
+    fmax = np.finfo(np.float64).max
+    return np.clip(out, -fmax, fmax)
 
 
 # -------------------------------------------------------------------------- Gaussian
@@ -271,7 +282,9 @@ def add_gaussian(value, *, sensitivity, epsilon, delta, rng, analytic=True):
     sigma = gaussian_sigma(sensitivity=sensitivity, epsilon=epsilon, delta=delta, analytic=analytic)
     if sigma == 0.0:
         return _shaped(arr.copy(), value)
-    return _shaped(arr + rng.normal(0.0, sigma, size=arr.shape), value)
+    if not math.isfinite(sigma):
+        raise ValueError("the noise scale overflows float64; use a larger epsilon or delta")
+    return _shaped(_representable(arr + rng.normal(0.0, sigma, size=arr.shape)), value)
 
 
 # ------------------------------------------------------------------------- geometric

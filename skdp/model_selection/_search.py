@@ -37,6 +37,10 @@ _NOT_DP = (
 # ----------------------------------------------------------------------------- checks
 def _check_scoring(scoring, ledger):
     """``({name: ledger-free DPScorer}, multimetric)``; refuses anything not DP."""
+    if ledger is not None and not callable(getattr(ledger, "spend", None)):
+        raise TypeError(
+            f"ledger must be a skdp.accounting.PrivacyLedger or None, got {type(ledger).__name__}"
+        )
     if isinstance(scoring, DPScorer):
         scorers, multimetric = {"score": scoring}, False
     elif isinstance(scoring, Mapping) and scoring:
@@ -75,7 +79,7 @@ def _num_samples(X):
         return int(X.shape[0])
     if hasattr(X, "__len__"):
         return len(X)
-    return int(np.asarray(X).shape[0])
+    raise ValueError("X must be an array-like of samples (got a scalar or None)")
 
 
 def _take(a, mask):

@@ -366,7 +366,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         "dtype": [StrOptions({"float32", "float64"})],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
     }
 
     def __init__(
