@@ -89,8 +89,11 @@ def kmedian_costs(X, centers, *, metric="euclidean", truncate=None, chunk_size=1
     return out
 
 
-def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
-    """Costs of index subsets given the point-to-candidate distance matrix ``D`` (n, |V|)."""
+def _subset_costs_from_distances(D, subsets, truncate, chunk_size, weights=None):
+    """Costs of index subsets given the point-to-candidate distance matrix ``D`` (n, |V|).
+
+    ``weights`` (n,): multiplicity of each row of ``D`` (``None``: 1 each).
+    """
     n = D.shape[0]
     m, k = subsets.shape
     out = np.empty(m)
@@ -101,12 +104,28 @@ def _subset_costs_from_distances(D, subsets, truncate, chunk_size):
         for j in range(1, k):
             np.minimum(part, D[:, idx[:, j]], out=part)
         np.minimum(part, truncate, out=part)
-        out[s0 : s0 + step] = part.sum(axis=0)
+        out[s0 : s0 + step] = part.sum(axis=0) if weights is None else weights @ part
     return out
+
+
+def _snap_to_cells(X, lo, hi, cells):
+    """Occupied cells of a regular grid with ``cells`` per axis: (centres, counts).
+
+    Rows outside the box go to the edge cells. Used for the first round of the box
+    search, where each private point then contributes ``min(Delta, d(cell centre, F))``,
+    still in ``[0, Delta]``.
+    """
+    width = np.where(hi > lo, hi - lo, 1.0)
+    idx = np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.int64)
+    uniq, counts = np.unique(idx, axis=0, return_counts=True)
+    return lo + (uniq + 0.5) * (hi - lo) / cells, counts.astype(float)
 
 
 #: factor by which the search radius shrinks from one round to the next
 SHRINK = 0.7
+
+#: distance lookups the first round of the box search may spend scoring grid subsets
+ROUND1_WORK = 60_000_000
 
 #: most rounds of the "auto" schedule of the box search
 MAX_ROUNDS = 12
@@ -428,22 +447,24 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     the labels without storing them). ``score`` evaluates the cost of the data it is
     given and is not private.
 
-    **Box search.** Round 1: the exponential mechanism over the k-subsets of a public
-    coarse grid (all of them when there are at most 4,096, else 4,096 uniform draws),
-    exponent ``epsilon_1 / (2 Delta)``. Round ``t >= 2``: the subsampled exponential
-    mechanism over ``n_candidates`` sets drawn around the previous choice ``F0`` (set 0 is
-    ``F0``; each other set moves every centre, or one, uniformly in a cube of public
-    half-width ``r_t``). Every candidate moves each centre by at most
-    ``rho_t = ||r_t||`` in the metric, so ``|min(Delta, d(x, F)) - min(Delta, d(x, F0))|
-    <= rho_t`` for every point ``x``; the exponential mechanism's law is unchanged by
-    adding the ``F``-independent ``cost(D, F0)`` to the quality, and the sum of the
-    per-point differences changes by at most ``rho_t`` (add/remove) or ``2 rho_t``
-    (move). The round's exponent is ``epsilon_t / (2 Delta_t)`` with
-    ``Delta_t = min(Delta, 2 rho_t)``, a public number. Each round is exactly
-    ``epsilon_t``-DP; the candidate sets depend on the data only through the earlier
-    private choices (adaptive composition), and the ``epsilon_t`` (``round_epsilons_``)
-    sum to ``epsilon``. The grid, the radii and the split read only the box,
-    ``epsilon``, ``k`` and ``n_public`` (or ``len(X)``).
+    **Box search.** Round 1: the exponential mechanism over the k-subsets of a public coarse
+    grid with at least ``4 k`` points (all of them when scoring them costs at most
+    ``ROUND1_WORK`` distance lookups, else that many uniform draws, at least 4,096),
+    exponent ``epsilon_1 / (2 Delta)``; its quality scores each private point by the centre
+    of its cell in a grid twice as fine (``sum_x min(Delta, d(cell(x), F))``, each term
+    still in ``[0, Delta]``), which only makes scoring cheaper. Round ``t >= 2``: the
+    subsampled exponential mechanism over ``n_candidates`` sets drawn around the previous
+    choice ``F0`` (set 0 is ``F0``; each other set moves every centre, or one, uniformly in
+    a cube of public half-width ``r_t``). Every candidate moves each centre by at most
+    ``rho_t = ||r_t||`` in the metric, so ``|min(Delta, d(x, F)) - min(Delta, d(x, F0))| <=
+    rho_t`` for every point ``x``; the exponential mechanism's law is unchanged by adding
+    the ``F``-independent ``cost(D, F0)`` to the quality, and the sum of the per-point
+    differences changes by at most ``rho_t`` (add/remove) or ``2 rho_t`` (move). The round's
+    exponent is ``epsilon_t / (2 Delta_t)`` with ``Delta_t = min(Delta, 2 rho_t)``, a public
+    number. Each round is exactly ``epsilon_t``-DP; the candidate sets depend on the data
+    only through the earlier private choices (adaptive composition), and the ``epsilon_t``
+    (``round_epsilons_``) sum to ``epsilon``. The grid, the radii and the split read only
+    the box, ``epsilon``, ``k`` and ``n_public`` (or ``len(X)``).
 
     **Floating point.** Not exact in floating point: the exponential-mechanism choice
     among the candidate sets uses floating-point log-weights and Gumbel draws
@@ -715,17 +736,24 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         total = 0
         sens = [float(delta)]
 
-        # round 1: coarse public grid
+        # round 1: coarse public grid; the private points are snapped to a grid twice as
+        # fine (each point's term stays in [0, Delta]) so that many more subsets can be
+        # scored: all of them when that costs at most ROUND1_WORK distance lookups
+        cells = int(round(float(np.max((hi - lo) / np.where(h > 0, h, 1.0))))) * 2
+        Xc, w = _snap_to_cells(X, lo, hi, max(cells, 2))
+        if Xc.shape[0] > X.shape[0] // 2:  # snapping does not compress: keep the points
+            Xc, w = X, None
         n_sets = math.comb(V1.shape[0], k)
-        if n_sets <= MAX_COARSE_SETS:
+        budget = max(MAX_COARSE_SETS, ROUND1_WORK // max(Xc.shape[0] * k, 1))
+        if n_sets <= budget:
             subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
         else:
-            subsets = _uniform_subsets(V1.shape[0], k, MAX_COARSE_SETS, rng)
+            subsets = _uniform_subsets(V1.shape[0], k, budget, rng)
         total += len(subsets)
-        if X.shape[0] * V1.shape[0] <= chunk:
-            D = cdist(X, V1, metric=_METRICS[metric])
-            q = -_subset_costs_from_distances(D, subsets, delta, chunk)
-        else:
+        if Xc.shape[0] * V1.shape[0] <= chunk:
+            D = cdist(Xc, V1, metric=_METRICS[metric])
+            q = -_subset_costs_from_distances(D, subsets, delta, chunk, weights=w)
+        else:  # never hold a large (n, |V|) distance matrix
             q = -kmedian_costs(X, V1[subsets], metric=metric, truncate=delta, chunk_size=chunk)
         current = V1[subsets[self._select(q, eps[0], delta, rng)]]
 

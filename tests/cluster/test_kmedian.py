@@ -444,3 +444,22 @@ def test_local_costs_match_full_evaluation():
         full = kmedian_costs(X, cands, metric=metric, truncate=0.4)
         fast = _local_costs(X, prev, cands, metric=metric, truncate=0.4, chunk_size=1000)
         np.testing.assert_allclose(fast, full, rtol=1e-12)
+
+
+def test_snapped_first_round_weights_match_the_points():
+    from skdp.cluster._kmedian import _snap_to_cells, _subset_costs_from_distances
+
+    rng = np.random.default_rng(4)
+    X = rng.random((500, 2))
+    Xc, w = _snap_to_cells(X, np.zeros(2), np.ones(2), 4)
+    assert w.sum() == 500 and len(Xc) <= 16
+    # each point's term is the distance of its cell centre: the weighted sum equals the
+    # sum over the snapped points, so each point still contributes in [0, Delta]
+    V = rng.random((5, 2))
+    subsets = np.array(list(itertools.combinations(range(5), 2)))
+    snapped = np.floor(X * 4).clip(0, 3) / 4 + 1 / 8
+    from scipy.spatial.distance import cdist
+
+    a = _subset_costs_from_distances(cdist(Xc, V), subsets, 0.3, 1 << 20, weights=w)
+    b = _subset_costs_from_distances(cdist(snapped, V), subsets, 0.3, 1 << 20)
+    np.testing.assert_allclose(a, b)
