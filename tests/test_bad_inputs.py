@@ -535,6 +535,38 @@ def _int_dtype_cases():
         )
 
 
+def _acgan_cases():
+    """The conditional GAN's labels (issue 16: len(y) != len(X) gave an IndexError)."""
+    if "DPGANSynthesizer" not in ESTIMATORS:
+        return
+    X, _ = _good("DPGANSynthesizer", n=30)
+    y = np.array([0, 1] * 15)
+
+    def gan():
+        return _make("DPGANSynthesizer", conditional="acgan", classes=[0, 1])
+
+    _add("DPGANSynthesizer", "acgan control", lambda: gan().fit(X, y).sample(4, random_state=0))
+    bad_y = {
+        "short": y[:-5],
+        "long": np.r_[y, y[:5]],
+        "nan": np.full(30, np.nan),
+        "none": None,
+        "strings": np.array(["a", "b"] * 15),
+        "undeclared": np.full(30, 7),
+        "2d": np.c_[y, y],
+        "none_cell": np.r_[y[:-1], None].astype(object),
+        "empty": y[:0],
+    }
+    for c, yb in bad_y.items():
+        _add("DPGANSynthesizer", f"acgan fit y={c}", lambda yb=yb: gan().fit(X, yb).sample(4))
+    for c, ys in {"undeclared": 5, "short": [0, 1], "dict_bad": {0: -1}, "str": "a"}.items():
+        _add(
+            "DPGANSynthesizer",
+            f"acgan sample y={c}",
+            lambda ys=ys: gan().fit(X, y).sample(4, y=ys, random_state=0),
+        )
+
+
 def _metric_cases():
     from skdp.metrics import (
         cv_privacy_spend,
@@ -1027,6 +1059,7 @@ CLI_CASES: list[tuple[str, list[str]]] = []
 
 _estimator_cases()
 _int_dtype_cases()
+_acgan_cases()
 _metric_cases()
 _accounting_cases()
 _mechanism_cases()
@@ -1041,7 +1074,8 @@ def _case_params():
         marks = []
         if cid in XFAIL:
             marks.append(pytest.mark.xfail(reason=XFAIL[cid], strict=True))
-        out.append(pytest.param((*payload, cid.endswith("control")), id=cid, marks=marks))
+        control = cid.endswith("control")
+        out.append(pytest.param((*payload, control), id=cid, marks=marks))
     return out
 
 

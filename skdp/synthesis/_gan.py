@@ -644,6 +644,8 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
                 eps_prior = PRIOR_FRACTION * epsilon
             elif not private and self.class_prior == "dp":
                 eps_prior = math.inf
+            if y is not None and np.ndim(y) >= 1 and np.shape(y)[0] != Z.shape[0]:
+                raise ValueError("y must have one label per row of X (len(y) != len(X))")
             classes, codes, prior, _ = self._labels(y, streams, eps_prior)
             if not private:
                 eps_prior = 0.0
