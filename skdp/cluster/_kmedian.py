@@ -414,9 +414,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Number of candidate sets the mechanism chose from (summed over rounds).
     n_rounds_ : int
         Rounds of the search (1 except for the multi-round box search).
-    round_epsilons_ : ndarray of shape (n_rounds_,)
+    round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
-    round_sensitivities_ : ndarray of shape (n_rounds_,)
+    round_sensitivities_ : ndarray of shape (n_rounds,)
         Sensitivity ``Delta_t`` of each round's quality (public): ``Delta`` for round 1,
         twice the largest centre move for the local rounds (capped at ``Delta``).
     sensitivity_ : float
