@@ -368,6 +368,7 @@ def test_calibration_edges():
     assert spent <= 2.0 and sigma < sigma_rdp
 
 
+@pytest.mark.slow  # a speed target: benchmarks/accounting.py --pld-only measures it
 def test_calibration_time_under_five_seconds():
     # issue 19: calibration under 5 s for T <= 20,000 on one core. Measured in-process
     # (threads of the test run), with a margin for a loaded machine in the assertion.

@@ -346,6 +346,7 @@ def test_compression_merges_rare_levels_and_still_samples_them():
     assert np.exp(s.score_samples(grid)).sum() == pytest.approx(1.0)
 
 
+@pytest.mark.slow  # a speed target (about 0.4 s measured; benchmarks/marginal.py times it)
 def test_fit_time_10000_by_10():
     rng = np.random.default_rng(0)
     n = 10000
