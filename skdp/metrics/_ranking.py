@@ -18,7 +18,7 @@ from scipy.stats import norm
 from sklearn.utils import check_consistent_length
 
 from skdp.mechanisms import (
-    add_laplace,
+    add_geometric,
     laplace_noise,
     smooth_sensitivity_beta,
     smooth_sensitivity_noise,
@@ -593,10 +593,14 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     -----
     Neighbouring relation: replace one row, ``N`` public (as for the other scorers).
     Replacing a row changes the number of correct predictions by at
-    most one, so the accuracy has global sensitivity ``1 / N``; the Laplace mechanism
-    adds ``Laplace(1 / (N epsilon))`` (Lantz 2016, §7.2.2). Pure ``epsilon``-DP, exact
-    guarantee; clamping to [0, 1] is post-processing. Floating point: the Laplace noise is
-    drawn in floating point; the guarantee is for the mathematical mechanism.
+    most one (sensitivity 1); the geometric mechanism adds two-sided geometric noise
+    ``G(epsilon)`` to that count (Ghosh, Roughgarden and Sundararajan 2009), and the
+    noisy count is divided by the public ``N``: the discrete counterpart of
+    ``Laplace(1 / (N epsilon))`` on the accuracy (Lantz 2016, §7.2.2). Pure
+    ``epsilon``-DP, exact guarantee; division and clamping to [0, 1] are
+    post-processing. Floating point: exact -- the noise is an integer drawn in integer
+    arithmetic (Canonne, Kamath and Steinke 2020), so no floating-point gap (Mironov
+    2012) can tell neighbours apart.
 
     References
     ----------
@@ -635,8 +639,9 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     value = float(np.mean(yt == yp))
     if math.isinf(epsilon):
         return value
-    noisy = add_laplace(value, sensitivity=1.0 / N, epsilon=epsilon, rng=rng)
-    return float(np.clip(np.asarray(noisy, dtype=float).ravel()[0], 0.0, 1.0))
+    correct = int(np.count_nonzero(yt == yp))
+    noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))
+    return float(np.clip(noisy / N, 0.0, 1.0))
 
 
 def binormal_roc_curve(auc, *, fpr=None, n_points=101):
