@@ -26,8 +26,8 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
     check_is_fitted,
-    validate_data,
 )
+from skdp.utils._tabular_input import TabularInputMixin
 from skdp.utils.schema import (
     TabularEncoder,
     TabularSchema,
@@ -132,7 +132,7 @@ class _Binner:
         return np.zeros(len(idx))
 
 
-class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPHistogramSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Synthetic data from a differentially private (projected) histogram.
 
     The public schema defines a finite domain: numeric columns are cut into equal-width
@@ -417,26 +417,6 @@ class DPHistogramSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
-    def _validate_X(self, X, reset):
-        if hasattr(X, "columns") and hasattr(X, "dtypes"):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if len(X) == 0:
-                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-            return X
-        return validate_data(self, X, reset=reset, dtype="numeric")
-
-    def _build_schema(self, X):
-        if self.schema is not None:
-            if any(v is not None for v in (self.bounds, self.categories, self.column_types)):
-                raise ValueError("pass either schema or bounds/categories/column_types")
-            schema = self.schema
-            if isinstance(schema, dict):
-                schema = TabularSchema.from_dict(schema)
-            return schema
-        return TabularSchema.from_data(
-            X, bounds=self.bounds, categories=self.categories, column_types=self.column_types
-        )
-
     def _groups(self, schema):
         names = schema.names
         if self.projections is None:

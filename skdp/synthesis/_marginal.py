@@ -23,8 +23,8 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
     check_is_fitted,
-    validate_data,
 )
+from skdp.utils._tabular_input import TabularInputMixin
 from skdp.utils.schema import TabularEncoder, TabularSchema, assemble
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
@@ -190,7 +190,7 @@ class _DisjointSet:
         self.parent[self.find(i)] = self.find(j)
 
 
-class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPMarginalSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Synthetic data from private 1- and 2-way marginals on a tree (MST).
 
     The MST method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
@@ -468,26 +468,6 @@ class DPMarginalSynthesizer(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
-    def _validate_X(self, X, reset):
-        if hasattr(X, "columns") and hasattr(X, "dtypes"):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if len(X) == 0:
-                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-            return X
-        return validate_data(self, X, reset=reset, dtype="numeric")
-
-    def _build_schema(self, X):
-        if self.schema is not None:
-            if any(v is not None for v in (self.bounds, self.categories, self.column_types)):
-                raise ValueError("pass either schema or bounds/categories/column_types")
-            schema = self.schema
-            if isinstance(schema, dict):
-                schema = TabularSchema.from_dict(schema)
-            return schema
-        return TabularSchema.from_data(
-            X, bounds=self.bounds, categories=self.categories, column_types=self.column_types
-        )
-
     def _split(self):
         split = self.budget_split
         if isinstance(split, str) or len(split) != 3:
