@@ -101,12 +101,6 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     noise_rate_ : float
         ``beta``: the noise density is proportional to ``exp(-beta ||b||)``, so
         ``||b||`` is Gamma with shape ``d'`` and scale ``1 / beta`` (0 when non-private).
-    gradient_norm_ : float
-        Largest norm, over classes, of the gradient of ``F_k`` at the released weights
-        (scaled space); ``gradient_norm_ / ridge_`` bounds their distance to the
-        exact minimiser.
-    n_iter_ : ndarray of shape (n_problems,)
-        L-BFGS iterations per problem.
     epsilon_spent_, delta_spent_ : float
         ``epsilon`` and 0.
     privacy_guarantee_ : str
@@ -159,8 +153,10 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``b`` (a Gamma norm times a normalised Gaussian direction) and the private bound
     estimate are drawn in floating point from ``random_state`` (Mironov 2012 applies in
     principle), and the proof assumes the exact minimiser of ``F_k`` while the released
-    weights are numerical (L-BFGS then Newton steps in float64; ``gradient_norm_ /
-    ridge_`` bounds the distance to the exact minimiser, typically ``< 1e-10``).
+    weights are numerical (L-BFGS then Newton steps in float64; the residual gradient
+    norm over ``ridge_``, which bounds the distance to the exact minimiser, is typically
+    ``< 1e-10``). The solver's iteration count and residual are not stored: they depend
+    on the private rows beyond the released minimiser.
 
     **Accuracy.** The noise moves the weights by about ``||H^{-1} b||``, with ``||b||``
     about ``d' / beta``, against a Hessian growing like ``n`` times the variance of the
@@ -299,15 +295,13 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         eps_k = eps_rest / n_problems
         ridge, beta = objective_perturbation_parameters(eps_k, self.C)
         weights = np.empty((n_problems, d))
-        n_iter = np.empty(n_problems, dtype=int)
-        grad_norm = 0.0
         for k in range(n_problems):
             target = classes[1] if n_problems == 1 else classes[k]
             signs = np.where(y == target, 1.0, -1.0)
             b = sample_noise(d, beta, streams["noise"])
-            w, it, g = _solve(Z, signs, ridge, b, tol=self.tol, max_iter=int(self.max_iter))
-            weights[k], n_iter[k] = w, it
-            grad_norm = max(grad_norm, g)
+            # the solver's iteration count and residual gradient depend on the private
+            # rows beyond the released minimiser: neither is stored
+            weights[k] = _solve(Z, signs, ridge, b, tol=self.tol, max_iter=int(self.max_iter))[0]
 
         slope = weights[:, :p] * scale
         self.coef_ = slope * ax
@@ -318,8 +312,6 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.bounds_X_ = (lo, hi)
         self.ridge_ = float(ridge)
         self.noise_rate_ = 0.0 if math.isinf(beta) else float(beta)
-        self.gradient_norm_ = float(grad_norm)
-        self.n_iter_ = n_iter
         self.privacy_breakdown_ = {"bounds": float(eps_bounds), "objective": float(eps_rest)}
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
         return self

@@ -15,6 +15,7 @@ from skdp.linear_model import DPLogisticRegression
 from skdp.linear_model._logistic import (
     LOGISTIC_SMOOTHNESS,
     _scaled_rows,
+    _solve,
     objective_perturbation_parameters,
     sample_noise,
 )
@@ -187,4 +188,19 @@ def test_minimiser_is_precise():
         clf = DPLogisticRegression(
             epsilon=0.5, classes=[0, 1], bounds_X=(-1, 1), random_state=0
         ).fit(X, y)
-    assert clf.gradient_norm_ / clf.ridge_ < 1e-8
+    # white-box: the solver on the fit's scaled rows and a noise draw of its law (the
+    # residual is not a fitted attribute: it is an un-noised function of the rows)
+    Z, *_ = _scaled_rows(X, np.full(3, -1.0), np.full(3, 1.0), True)
+    ridge, beta = objective_perturbation_parameters(0.5, 1.0)
+    b = sample_noise(Z.shape[1], beta, np.random.default_rng(0))
+    _, _, gradient_norm = _solve(Z, np.where(y == 1, 1.0, -1.0), ridge, b, tol=1e-10, max_iter=1000)
+    assert gradient_norm / clf.ridge_ < 1e-8
+
+
+def test_fit_stores_no_solver_statistics():
+    """Attack: the L-BFGS iteration count and residual of a fit are un-noised functions of
+    the private rows (the proof covers only the exact minimiser); none may be stored."""
+    X, y = _binary(n=500)
+    clf = DPLogisticRegression(epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1), random_state=0)
+    clf.fit(X, y)
+    assert not hasattr(clf, "n_iter_") and not hasattr(clf, "gradient_norm_")
