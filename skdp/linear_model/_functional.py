@@ -28,7 +28,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_bounds, data_bounds
+from skdp.utils.validation import check_bounds, check_no_fit_params, data_bounds
 
 __all__ = ["DPLinearRegression"]
 
@@ -351,15 +351,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if fit_params.get("sample_weight") is not None:
-            raise ValueError(
-                "DPLinearRegression does not support sample_weight: weights change the "
-                "sensitivity of the released coefficients, so the privacy guarantee would "
-                "not hold. Resample or clip rows instead."
-            )
-        unknown = set(fit_params) - {"sample_weight"}
-        if unknown:
-            raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(unknown)}")
+        check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
         n, p = X.shape
         gaussian = self.mechanism == "gaussian"

@@ -26,6 +26,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
+from skdp.utils.validation import check_no_fit_params
 
 __all__ = ["DPLogisticRegression"]
 
@@ -246,15 +247,7 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if fit_params.get("sample_weight") is not None:
-            raise ValueError(
-                "DPLogisticRegression does not support sample_weight: weights change the "
-                "sensitivity of the perturbed objective, so the privacy guarantee would "
-                "not hold."
-            )
-        unknown = set(fit_params) - {"sample_weight"}
-        if unknown:
-            raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(unknown)}")
+        check_no_fit_params(fit_params, "DPLogisticRegression", "the perturbed objective")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, order="C")
         check_classification_targets(y)
         epsilon, _ = self._check_privacy_params()

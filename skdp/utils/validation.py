@@ -42,6 +42,7 @@ __all__ = [
     "check_finite",
     "check_n_samples",
     "check_privacy_params",
+    "check_no_fit_params",
     "clip_rows_to_norm",
     "clip_to_bounds",
     "column_or_1d",
@@ -610,3 +611,28 @@ def column_or_1d(y, *, input_name="y", dtype=None, warn=False):
             raise
         err = _raise_data_free(exc, input_name)
     raise err from None
+
+
+def check_no_fit_params(fit_params, estimator_name, what):
+    """Refuse ``sample_weight`` (it changes ``what``'s sensitivity) and unknown fit params.
+
+    ``sample_weight=None`` is accepted, as scikit-learn's meta-estimators pass it.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_no_fit_params
+    >>> check_no_fit_params({"sample_weight": None}, "Est", "the released statistic")
+    >>> try:
+    ...     check_no_fit_params({"sample_weight": [1.0]}, "Est", "the statistic")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(":")[0])
+    Est does not support sample_weight
+    """
+    if fit_params.get("sample_weight") is not None:
+        raise ValueError(
+            f"{estimator_name} does not support sample_weight: weights change the "
+            f"sensitivity of {what}, so the privacy guarantee would not hold."
+        )
+    unknown = set(fit_params) - {"sample_weight"}
+    if unknown:
+        raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(unknown)}")
