@@ -141,11 +141,6 @@ class DPScorer:
                 out = -out
         return out, pos_label
 
-    def _call_random_state(self, y_true, y_score):
-        # the metric functions bind the seed to the metric, its budget and the
-        # call's inputs (skdp.utils._random.release_rng); nothing to add here
-        return self.random_state
-
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``."""
         if sample_weight is not None:
@@ -162,7 +157,8 @@ class DPScorer:
                 y_score,
                 epsilon=self.epsilon,
                 delta=self.delta,
-                random_state=self._call_random_state(y_true, y_score),
+                # the metric binds the seed to itself, its budget and this call's inputs
+                random_state=self.random_state,
                 ledger=_scorer_ledger(self.ledger),
                 **kw,
             )

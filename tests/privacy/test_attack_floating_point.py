@@ -130,3 +130,20 @@ def test_the_noise_primitive_is_exact():
     o = 10 + z
     # log P(o | 11) - log P(o | 10) = alpha (|o - 10| - |o - 11|), an integer times alpha
     assert np.all(np.abs(np.abs(o - 10) - np.abs(o - 11)) <= 1)
+
+
+def test_dp_accuracy_release_is_an_integer_count_over_n():
+    """Floating-point Laplace on the accuracy left gaps (Mironov 2012): a release from
+    one count could be unreachable from a neighbour's. The release is now a noisy
+    integer count divided by the public N, reachable from every count."""
+    from skdp.metrics import dp_accuracy_score
+
+    rng = np.random.default_rng(0)
+    N = 200
+    y = rng.integers(0, 2, N)
+    pred = y.copy()
+    pred[:40] = 1 - pred[:40]
+    for seed in range(50):
+        out = dp_accuracy_score(y, pred, epsilon=0.5, random_state=seed)
+        count = out * N
+        assert out in (0.0, 1.0) or abs(count - round(count)) < 1e-9
