@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import laplace_noise, resolve_schema_bounds
+from skdp.mechanisms import laplace_noise
 from skdp.mechanisms._discrete import (
     quantize_floor,
     random_source,
@@ -19,6 +19,7 @@ from skdp.mechanisms._discrete import (
     sample_geometric,
     uniform_subset,
 )
+from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -27,7 +28,6 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
-from skdp.utils._tabular_input import TabularInputMixin
 from skdp.utils.schema import (
     TabularEncoder,
     TabularSchema,
@@ -132,7 +132,7 @@ class _Binner:
         return np.zeros(len(idx))
 
 
-class DPHistogramSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Synthetic data from a differentially private (projected) histogram.
 
     The public schema defines a finite domain: numeric columns are cut into equal-width
@@ -514,15 +514,14 @@ class DPHistogramSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, 
         streams = fit_streams(
             self.random_state, ["bounds", "noise"], estimator=self, X=X, order_invariant=True
         )
-        schema = self._build_schema(X)
-
-        schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=streams["bounds"]
+        schema, eps_bounds, encoder = self._prepare_table(
+            X,
+            epsilon=epsilon,
+            rng=streams["bounds"],
+            encoder={"categorical": "ordinal", "clip": self.clip},
         )
-        schema.check_complete()
         eps_hist = epsilon - float(eps_bounds)
 
-        encoder = TabularEncoder(schema, categorical="ordinal", clip=self.clip)
         C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
         groups, uniform = self._groups(schema)
         n_pub = int(self.n_public) if self.n_public is not None else n

@@ -14,8 +14,8 @@ from skdp.mechanisms import (
     discrete_gaussian_noise,
     discrete_laplace_noise,
     exponential_mechanism,
-    resolve_schema_bounds,
 )
+from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -24,7 +24,6 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
-from skdp.utils._tabular_input import TabularInputMixin
 from skdp.utils.schema import TabularEncoder, TabularSchema, assemble
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
@@ -190,7 +189,7 @@ class _DisjointSet:
         self.parent[self.find(i)] = self.find(j)
 
 
-class DPMarginalSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Synthetic data from private 1- and 2-way marginals on a tree (MST).
 
     The MST method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
@@ -586,18 +585,19 @@ class DPMarginalSynthesizer(TabularInputMixin, DPEstimatorMixin, DensityMixin, B
             X=X,
             order_invariant=True,
         )
-        schema = self._build_schema(X)
-        schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=streams["bounds"]
+        schema, eps_bounds, encoder = self._prepare_table(
+            X,
+            epsilon=epsilon,
+            rng=streams["bounds"],
+            encoder={"categorical": "ordinal", "clip": self.clip},
         )
-        schema.check_complete()
         names = list(schema.names)
         d = len(names)
         budget = self._budget(epsilon, delta, float(eps_bounds), d)
 
         n_pub = int(self.n_public) if self.n_public is not None else n
         discs = self._discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"])
-        C = TabularEncoder(schema, categorical="ordinal", clip=self.clip).codes(X)
+        C = encoder.codes(X)
         B = np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
         sizes = [discs[c].n_levels for c in names]
 

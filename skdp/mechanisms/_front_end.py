@@ -1,0 +1,94 @@
+"""The tabular front end shared by every synthesizer and density estimator.
+
+One path from a user's table to what a model trains on::
+
+    validate X  ->  public schema  ->  charged private fill of missing bounds  ->  encoder
+
+It lives in :mod:`skdp.mechanisms` (layer 2) because its third step is a DP mechanism
+(:func:`resolve_schema_bounds`); the first two need only :mod:`skdp.utils` and the last is
+:class:`skdp.utils.schema.TabularEncoder`. Every estimator that takes a table with
+declared ``bounds``, ``categories``, ``column_types`` or a whole ``schema`` inherits it, so
+all of them accept the same inputs and raise the same errors (see the user guide's
+"Bad input" contract).
+"""
+
+from __future__ import annotations
+
+from skdp.mechanisms._bounds import resolve_schema_bounds
+from skdp.utils._sklearn_compat import validate_data
+from skdp.utils.schema import TabularEncoder, TabularSchema
+
+__all__ = ["TabularFrontEnd"]
+
+
+class TabularFrontEnd:
+    """Mixin: ``_validate_X``, ``_build_schema`` and ``_prepare_table``.
+
+    The estimator must have the parameters ``schema``, ``bounds``, ``categories`` and
+    ``column_types`` (``schema`` may be absent: then only the declared metadata are used).
+    """
+
+    def _validate_X(self, X, reset):
+        """Validate ``X``: a DataFrame keeps its columns and dtypes; arrays are numeric."""
+        if hasattr(X, "columns") and hasattr(X, "dtypes"):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if len(X) == 0:
+                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+            return X
+        return validate_data(self, X, reset=reset, dtype="numeric")
+
+    def _build_schema(self, X):
+        """The public schema: ``schema=`` as given, or one built from declared metadata.
+
+        Only dtypes and the shape of ``X`` are read (plus the ``"data"`` opt-ins, which
+        warn); :meth:`TabularSchema.from_data` never takes categories from pandas dtypes.
+        """
+        schema = getattr(self, "schema", None)
+        if schema is not None:
+            if any(v is not None for v in (self.bounds, self.categories, self.column_types)):
+                raise ValueError("pass either schema or bounds/categories/column_types")
+            if isinstance(schema, dict):
+                schema = TabularSchema.from_dict(schema)
+            if not isinstance(schema, TabularSchema):
+                raise TypeError("schema must be a TabularSchema or a dict (TabularSchema.to_dict)")
+            n_cols = X.shape[1]
+            if schema.n_columns != n_cols:
+                raise ValueError(f"schema describes {schema.n_columns} columns but X has {n_cols}")
+            return schema
+        bounds = self.bounds
+        if isinstance(bounds, list | tuple) or hasattr(bounds, "shape"):
+            bounds = tuple(bounds)
+        return TabularSchema.from_data(
+            X, bounds=bounds, categories=self.categories, column_types=self.column_types
+        )
+
+    def _prepare_table(self, X, *, epsilon, rng, fraction=0.1, encoder=None):
+        """Schema, private bound fill and (optionally) an encoder for a validated ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame or ndarray
+            Already validated by :meth:`_validate_X`.
+        epsilon : float
+            The estimator's total budget; missing bounds spend ``fraction * epsilon``.
+        rng : numpy.random.Generator
+            The fit's ``"bounds"`` stream.
+        fraction : float, default=0.1
+        encoder : dict or None
+            Keyword arguments of :class:`TabularEncoder`; ``None`` builds no encoder.
+
+        Returns
+        -------
+        schema : TabularSchema
+            Complete (every numeric column bounded).
+        epsilon_bounds : float
+            What the private fill spent (0 when every bound was declared); charge it.
+        encoder : TabularEncoder or None
+        """
+        schema = self._build_schema(X)
+        schema, eps_bounds = resolve_schema_bounds(
+            schema, X, epsilon=epsilon, rng=rng, fraction=fraction
+        )
+        schema.check_complete()
+        enc = None if encoder is None else TabularEncoder(schema, **encoder)
+        return schema, eps_bounds, enc
