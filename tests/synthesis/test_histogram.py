@@ -312,7 +312,7 @@ def test_property_histogram_invariants(seed, eps):
 
 
 def test_sparse_placement_is_uniform_over_empty_cells():
-    from skdp.synthesis._histogram import _sample_absent
+    from skdp.synthesis._histogram_cells import _sample_absent
 
     rng = np.random.default_rng(0)
     occupied = np.array([0, 3, 7])
