@@ -1,0 +1,1 @@
+"""Implementation of :mod:`skdp.utils.schema` (columns, schema, inference, encoder)."""

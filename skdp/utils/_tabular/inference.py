@@ -1,0 +1,240 @@
+"""Building a schema's columns from declared metadata and the *dtypes* of a table.
+
+Only dtypes and the shape of ``X`` are read, except with the ``"data"`` opt-ins, which
+read values and emit :class:`~skdp.exceptions.PrivacyLeakWarning`. Each step (kinds,
+categories, bounds) is one function; :func:`infer_columns` runs them in order.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.utils._tabular.columns import (
+    COLUMN_KINDS,
+    NUMERIC_KINDS,
+    ColumnSpec,
+    _is_dataframe,
+    _label,
+    _numeric_column,
+    _py,
+    kind_from_dtype,
+)
+
+__all__ = ["infer_columns"]
+
+
+class _Table:
+    """Names, dtypes and raw column access of a DataFrame or 2-D array."""
+
+    def __init__(self, X):
+        if _is_dataframe(X):
+            self.names = list(X.columns)
+            self.dtypes = list(X.dtypes)
+            self.input_type, self.array_dtype = "dataframe", None
+        else:
+            X = np.asarray(X)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimension(s)")
+            self.names = list(range(X.shape[1]))
+            self.dtypes = [X.dtype] * X.shape[1]
+            self.input_type, self.array_dtype = "array", str(X.dtype)
+        if not self.names:
+            raise ValueError("X has no columns")
+        self.X = X
+        self.index = {n: i for i, n in enumerate(self.names)}
+
+    def column(self, name):
+        if self.input_type == "dataframe":
+            return self.X[name]
+        return self.X[:, self.index[name]]
+
+    def unknown(self, keys) -> list:
+        return [k for k in keys if k not in self.index]
+
+
+def _kinds(table: _Table, column_types) -> list:
+    kinds = [kind_from_dtype(dt) for dt in table.dtypes]
+    if column_types is not None:
+        if isinstance(column_types, Mapping):
+            unknown = table.unknown(column_types)
+            if unknown:
+                raise ValueError(f"column_types names unknown column(s) {unknown}")
+            for k, v in column_types.items():
+                kinds[table.index[k]] = v
+        else:
+            column_types = list(column_types)
+            if len(column_types) != len(table.names):
+                raise ValueError(
+                    f"column_types has {len(column_types)} entries for {len(table.names)} columns"
+                )
+            kinds = column_types
+    for n, k in zip(table.names, kinds, strict=True):
+        if k not in COLUMN_KINDS:
+            raise ValueError(f"column {_label(n)}: unknown column type {k!r}")
+    return kinds
+
+
+def _categories(table: _Table, kinds: list, categories) -> dict:
+    """Declared levels per categorical/binary column ({name: list})."""
+    import pandas as pd
+
+    cat_names = [n for n, k in zip(table.names, kinds, strict=True) if k == "categorical"]
+    declared: dict = {}
+    for n, dt in zip(table.names, table.dtypes, strict=True):
+        # A bool dtype fixes its levels. A pandas CategoricalDtype's categories are
+        # NOT taken: astype("category") reads them off the (private) rows.
+        if (
+            kinds[table.index[n]] == "binary"
+            and not isinstance(dt, pd.CategoricalDtype)
+            and getattr(dt, "kind", None) == "b"
+        ):
+            declared[n] = [False, True]
+    from_data = False
+    if isinstance(categories, str):
+        if categories != "data":
+            raise ValueError(
+                f'categories must be a dict, a list of lists or "data"; got {categories!r}'
+            )
+        from_data = True
+    elif isinstance(categories, Mapping):
+        unknown = table.unknown(categories)
+        if unknown:
+            raise ValueError(f"categories name unknown column(s) {unknown}")
+        bad = [k for k in categories if kinds[table.index[k]] not in ("categorical", "binary")]
+        if bad:
+            raise ValueError(f"categories given for non-categorical column(s) {bad}")
+        declared.update({k: list(v) for k, v in categories.items()})
+    elif categories is not None:
+        categories = list(categories)
+        if len(categories) != len(cat_names):
+            raise ValueError(
+                f"categories has {len(categories)} lists for {len(cat_names)} categorical column(s)"
+            )
+        declared.update({n: list(v) for n, v in zip(cat_names, categories, strict=True)})
+    missing = [n for n in cat_names if n not in declared]
+    if missing and not from_data:
+        in_dtype = [
+            n for n in missing if isinstance(table.dtypes[table.index[n]], pd.CategoricalDtype)
+        ]
+        note = (
+            f" A pandas 'category' dtype does not declare them (column(s) {in_dtype}):"
+            " astype('category') takes its categories from the rows."
+            if in_dtype
+            else ""
+        )
+        raise ValueError(
+            f"no declared categories for categorical column(s) {missing}. "
+            "Category sets are public metadata: pass categories={column: [...]} "
+            '(or categories="data" to read them off the data, which leaks).' + note
+        )
+    if missing:
+        warnings.warn(
+            'categories="data" reads the category sets off the private data; a rare '
+            "category reveals that some record has it. Declare the categories instead.",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
+        for n in missing:
+            vals = pd.Series(np.asarray(table.column(n), dtype=object))
+            if vals.isna().any():
+                raise ValueError(f"column {_label(n)} contains missing values")
+            declared[n] = sorted(pd.unique(vals).tolist(), key=lambda v: (str(type(v)), v))
+    return declared
+
+
+def _pair(name, v) -> tuple[float, float]:
+    try:
+        lo, hi = v
+        return float(lo), float(hi)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds for column {_label(name)} must be a (low, high) pair") from None
+
+
+def _bounds(table: _Table, kinds: list, bounds) -> dict:
+    """Declared (or, with ``"data"``, read) bounds per numeric column ({name: (lo, hi)})."""
+    num_names = [n for n, k in zip(table.names, kinds, strict=True) if k in NUMERIC_KINDS]
+    resolved: dict = {}
+    from_data = False
+    if isinstance(bounds, str):
+        if bounds != "data":
+            raise ValueError(f'bounds must be a pair, a dict, None or "data"; got {bounds!r}')
+        from_data = True
+    elif isinstance(bounds, Mapping):
+        unknown = table.unknown(bounds)
+        if unknown:
+            raise ValueError(f"bounds name unknown column(s) {unknown}")
+        bad = [k for k in bounds if kinds[table.index[k]] not in NUMERIC_KINDS]
+        if bad:
+            raise ValueError(f"bounds given for non-numeric column(s) {bad}")
+        resolved = {k: _pair(k, v) for k, v in bounds.items()}
+    elif bounds is not None:
+        if not isinstance(bounds, Sequence | np.ndarray) or len(bounds) != 2:
+            raise ValueError("bounds must be a (low, high) pair, a dict, None or 'data'")
+        try:
+            lo = np.asarray(bounds[0], dtype=float)
+            hi = np.asarray(bounds[1], dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("bounds must hold numbers") from None
+        if lo.ndim == 0 and hi.ndim == 0:
+            resolved = {n: (float(lo), float(hi)) for n in num_names}
+        else:
+            d = len(table.names)
+            try:
+                lo, hi = np.broadcast_to(lo, (d,)), np.broadcast_to(hi, (d,))
+            except ValueError:
+                raise ValueError(f"per-column bounds must have length n_columns={d}") from None
+            resolved = {
+                n: (float(lo[table.index[n]]), float(hi[table.index[n]])) for n in num_names
+            }
+    missing = [n for n in num_names if n not in resolved]
+    if from_data and missing:
+        warnings.warn(
+            'bounds="data" reads the bounds off the private data without noise; the '
+            "result carries no differential-privacy guarantee for them. Pass public "
+            "bounds, or bounds=None for a private estimate.",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
+        for n in missing:
+            v = _numeric_column(table.column(n), n)
+            lo, hi = float(np.min(v)), float(np.max(v))
+            resolved[n] = (lo, hi if hi > lo else lo + 1.0)
+    return resolved
+
+
+def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=None):
+    """Columns of the schema of ``X`` (see :meth:`TabularSchema.from_data`).
+
+    Returns
+    -------
+    columns : tuple of ColumnSpec
+    input_type : {"dataframe", "array"}
+    array_dtype : str or None
+    """
+    table = _Table(X)
+    kinds = _kinds(table, column_types)
+    declared = _categories(table, kinds, categories)
+    resolved = _bounds(table, kinds, bounds)
+    other = dict(other or {})
+    unknown = table.unknown(other)
+    if unknown:
+        raise ValueError(f"other names unknown column(s) {unknown}")
+    cols = []
+    for n, k, dt in zip(table.names, kinds, table.dtypes, strict=True):
+        ordered = bool(getattr(dt, "ordered", False)) if k == "categorical" else False
+        cols.append(
+            ColumnSpec(
+                name=_py(n),
+                kind=k,
+                bounds=resolved.get(n),
+                categories=tuple(declared[n]) if n in declared else None,
+                dtype=str(dt) if table.input_type == "dataframe" else None,
+                ordered=ordered,
+                other=other.get(n),
+            )
+        )
+    return tuple(cols), table.input_type, table.array_dtype

@@ -1,0 +1,277 @@
+"""The public tabular schema: :class:`TabularSchema` and :func:`fill_missing_bounds`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from skdp.utils._tabular.columns import (
+    ColumnSpec,
+    _is_dataframe,
+    _label,
+    _numeric_column,
+)
+
+__all__ = ["TabularSchema", "fill_missing_bounds"]
+
+
+@dataclass(frozen=True)
+class TabularSchema:
+    """Public description of a table: its columns, in order.
+
+    Build it with :meth:`from_data` (from user metadata plus the dtypes of ``X``) or
+    directly from a list of :class:`ColumnSpec`. It is immutable; :meth:`with_bounds`
+    returns a copy with numeric bounds filled in.
+
+    Parameters
+    ----------
+    columns : sequence of ColumnSpec
+    input_type : {"dataframe", "array"}
+        What :meth:`TabularEncoder.inverse_transform` returns.
+    array_dtype : str or None
+        dtype of numpy input (for the round trip).
+
+    Attributes
+    ----------
+    names : list
+        Column names in order.
+    """
+
+    columns: tuple[ColumnSpec, ...]
+    input_type: str = "dataframe"
+    array_dtype: str | None = None
+    _index: dict = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        cols = tuple(self.columns)
+        if not cols:
+            raise ValueError("a schema needs at least one column")
+        for c in cols:
+            if not isinstance(c, ColumnSpec):
+                raise TypeError("columns must be ColumnSpec objects")
+        names = [c.name for c in cols]
+        if len(set(names)) != len(names):
+            raise ValueError("column names must be unique")
+        if self.input_type not in ("dataframe", "array"):
+            raise ValueError("input_type must be 'dataframe' or 'array'")
+        object.__setattr__(self, "columns", cols)
+        object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
+
+    # ------------------------------------------------------------------ access
+    def __len__(self):
+        return len(self.columns)
+
+    def __iter__(self):
+        return iter(self.columns)
+
+    def __getitem__(self, key) -> ColumnSpec:
+        if key in self._index:
+            return self.columns[self._index[key]]
+        raise KeyError(key)
+
+    @property
+    def names(self) -> list:
+        return [c.name for c in self.columns]
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.columns)
+
+    @property
+    def numeric_names(self) -> list:
+        return [c.name for c in self.columns if c.is_numeric]
+
+    @property
+    def categorical_names(self) -> list:
+        return [c.name for c in self.columns if c.kind == "categorical"]
+
+    def missing_bounds(self) -> list:
+        """Names of numeric columns whose bounds are still missing."""
+        return [c.name for c in self.columns if c.is_numeric and c.bounds is None]
+
+    def with_bounds(self, bounds: Mapping) -> TabularSchema:
+        """Return a copy with ``bounds[name] = (lo, hi)`` set on numeric columns."""
+        unknown = [k for k in bounds if k not in self._index]
+        if unknown:
+            raise ValueError(f"bounds name unknown column(s) {unknown}")
+        cols = []
+        for c in self.columns:
+            if c.name in bounds:
+                if not c.is_numeric:
+                    raise ValueError(f"column {_label(c.name)} is not numeric; it has no bounds")
+                lo, hi = bounds[c.name]
+                cols.append(replace(c, bounds=(float(lo), float(hi))))
+            else:
+                cols.append(c)
+        return replace(self, columns=tuple(cols))
+
+    def check_complete(self) -> TabularSchema:
+        """Raise ``ValueError`` if a numeric column lacks bounds or a categorical column
+        lacks categories."""
+        nb = self.missing_bounds()
+        if nb:
+            raise ValueError(f"no bounds for numeric column(s) {nb}")
+        nc = [c.name for c in self.columns if c.kind == "categorical" and c.categories is None]
+        if nc:
+            raise ValueError(f"no categories for categorical column(s) {nc}")
+        return self
+
+    # ------------------------------------------------------------ (de)serialise
+    def to_dict(self) -> dict:
+        """A JSON-able description (``json.dumps(schema.to_dict())`` works when the
+        names and categories are JSON scalars)."""
+        out = {"columns": [c.to_dict() for c in self.columns], "input_type": self.input_type}
+        if self.array_dtype is not None:
+            out["array_dtype"] = self.array_dtype
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> TabularSchema:
+        if not isinstance(d, Mapping):
+            raise TypeError(f"a schema must be a mapping, got {type(d).__name__}")
+        if not isinstance(d.get("columns"), list | tuple):
+            raise ValueError("a schema needs a 'columns' list")
+        return cls(
+            columns=tuple(ColumnSpec.from_dict(c) for c in d["columns"]),
+            input_type=d.get("input_type", "dataframe"),
+            array_dtype=d.get("array_dtype"),
+        )
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_data(
+        cls,
+        X,
+        *,
+        bounds=None,
+        categories=None,
+        column_types=None,
+        other=None,
+    ) -> TabularSchema:
+        """Build a schema from user metadata and the *dtypes* of ``X``.
+
+        Only dtypes and the shape of ``X`` are read, except with the ``"data"``
+        opt-ins, which read values and emit :class:`~skdp.exceptions.PrivacyLeakWarning`.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_columns)
+            Numpy input gives columns named ``0..d-1``.
+        bounds : None, "data", (lo, hi), or dict {column: (lo, hi)}
+            Declared bounds of the numeric columns. A pair applies to every numeric
+            column (its entries may be arrays of length ``n_columns`` for numpy
+            input). ``None`` leaves them missing (see :meth:`missing_bounds` and
+            :func:`fill_missing_bounds`); a dict may also omit columns, which are
+            then missing. ``"data"`` reads the missing ones off ``X`` (warns).
+        categories : None, "data", dict {column: list}, or list of lists
+            Declared levels of categorical columns (a list of lists is in the order
+            of the categorical columns). Every categorical column needs an entry,
+            including those with a pandas ``category`` dtype (whose categories may
+            have been read off the rows, so they are never trusted as public).
+            ``"data"`` reads the missing ones off ``X`` (warns). Binary columns may
+            declare their two levels here; a bool column's levels are
+            ``(False, True)``, fixed by its dtype.
+        column_types : None, dict {column: kind}, or list of kinds
+            Overrides the dtype-based kinds.
+        other : dict {column: level}, optional
+            A declared level that unknown values of that column map to.
+
+        Raises
+        ------
+        ValueError
+            If a categorical column has no declared categories, metadata name
+            unknown columns, or bounds are malformed.
+        """
+        from skdp.utils._tabular.inference import infer_columns
+
+        columns, input_type, array_dtype = infer_columns(
+            X, bounds=bounds, categories=categories, column_types=column_types, other=other
+        )
+        return cls(columns=columns, input_type=input_type, array_dtype=array_dtype)
+
+    # ------------------------------------------------------------------ data
+    def columns_of(self, X, *, names=None) -> list:
+        """Return the raw columns of ``X`` (DataFrame or array), in schema order.
+
+        Checks that ``X`` has exactly the schema's columns (a DataFrame may list them in
+        another order) and raises ``ValueError`` otherwise.
+        """
+        names = self.names if names is None else list(names)
+        if _is_dataframe(X):
+            have = list(X.columns)
+            if set(have) != set(self.names) or len(have) != len(self.names):
+                missing = [n for n in self.names if n not in set(have)]
+                extra = [n for n in have if n not in self._index]
+                raise ValueError(
+                    f"X does not have the schema's columns (missing {missing}, extra {extra})"
+                )
+            return [X[n].to_numpy() for n in names]
+        X = np.asarray(X)
+        if X.ndim == 1:
+            raise ValueError("X must be 2-dimensional; reshape a single feature with X[:, None]")
+        if X.ndim != 2 or X.shape[1] != self.n_columns:
+            raise ValueError(
+                f"X has {X.shape[1] if X.ndim == 2 else X.shape} columns; the schema has "
+                f"{self.n_columns}"
+            )
+        if self.input_type == "dataframe" and not all(
+            isinstance(n, int | np.integer) for n in self.names
+        ):
+            # positional input for a named schema: accepted, in schema order
+            return [X[:, i] for i in (self._index[n] for n in names)]
+        return [X[:, self._index[n]] for n in names]
+
+    def numeric_matrix(self, X, names=None) -> np.ndarray:
+        """Float matrix of the numeric columns ``names`` (default: all numeric columns) of
+        ``X``, unclipped; NaN/inf raise ``ValueError`` naming the column. For estimators
+        that resolve missing bounds privately."""
+        names = self.numeric_names if names is None else list(names)
+        cols = self.columns_of(X, names=names)
+        n = len(cols[0]) if cols else (len(X) if hasattr(X, "__len__") else 0)
+        if not names:
+            return np.empty((n, 0))
+        return np.column_stack([_numeric_column(c, nm) for c, nm in zip(cols, names, strict=True)])
+
+
+def fill_missing_bounds(
+    schema: TabularSchema,
+    X,
+    resolve: Callable[[np.ndarray, list], tuple],
+) -> TabularSchema:
+    """Fill the schema's missing numeric bounds with ``resolve``.
+
+    The hook through which an estimator (layer 4) plugs in a private bound estimate
+    from :mod:`skdp.mechanisms` without this layer-0 module importing it::
+
+        used = []
+        def resolve(V, names):
+            lo, hi, eps_used = resolve_bounds(None, V, epsilon=eps, rng=rng, columns=names)
+            used.append(eps_used)
+            return lo, hi
+        schema = fill_missing_bounds(schema, X, resolve)
+
+    Parameters
+    ----------
+    schema : TabularSchema
+    X : DataFrame or array
+        The private data (only the missing columns are passed to ``resolve``).
+    resolve : callable ``(values, names) -> (lo, hi)``
+        ``values`` is the float matrix (n_samples, n_missing); ``lo``, ``hi`` arrays
+        of length n_missing. Called once, and only if some bounds are missing.
+
+    Returns
+    -------
+    TabularSchema
+    """
+    missing = schema.missing_bounds()
+    if not missing:
+        return schema
+    V = schema.numeric_matrix(X, missing)
+    lo, hi = resolve(V, missing)
+    lo = np.broadcast_to(np.asarray(lo, dtype=float), (len(missing),))
+    hi = np.broadcast_to(np.asarray(hi, dtype=float), (len(missing),))
+    return schema.with_bounds(
+        {n: (float(a), float(b)) for n, a, b in zip(missing, lo, hi, strict=True)}
+    )
