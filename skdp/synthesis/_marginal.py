@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
-from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import (
-    discrete_gaussian_noise,
-    discrete_laplace_noise,
-    exponential_mechanism,
-)
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.mechanisms.sensitivity import histogram_sensitivity
+from skdp.synthesis._marginal_model import (
+    _draw,
+    _estimate_tree,
+    _simplex,
+    _weighted_total,
+    compress_one_way,
+    discretizers,
+    integer_noise,
+    marginal_n_bins,
+    mst_budget,
+    rare_law,
+    select_tree,
+    tree_orientation,
+)
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -27,166 +33,6 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils.schema import TabularEncoder, TabularSchema, assemble
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
-
-#: numeric columns get between these many bins under n_bins="auto"
-_MIN_BINS, _MAX_BINS = 8, 32
-#: an integer column whose declared range holds at most this many integers (or at most
-#: the column's bin count) gets one bin per value
-_SMALL_INTEGER_DOMAIN = 32
-#: MST's compression threshold: 1-way cells with a noisy count below this many noise
-#: standard deviations are merged into one "rare" value
-_COMPRESS_SDS = 3.0
-#: add/remove one row changes one cell of a marginal by one: L1 (and L2) sensitivity 1
-_MARGINAL_SENSITIVITY = histogram_sensitivity()
-#: the selection score ||M_ij(D) - fixed model||_1 moves by at most that much
-#: (brute-forced in tests/synthesis/test_marginal.py)
-_SCORE_SENSITIVITY = _MARGINAL_SENSITIVITY
-
-
-def marginal_n_bins(n_samples, noise_sd):
-    """Bins per numeric column used by :class:`DPMarginalSynthesizer` (``n_bins="auto"``).
-
-    ``k = floor(sqrt(n / sd))`` clipped to ``[8, 32]``, where ``sd`` is the noise
-    standard deviation of one cell of a measured 2-way marginal: a ``k x k`` table then
-    has an average count of at least the noise in each cell. Sparse cells are merged
-    by the compression step, so the floor of 8 costs little. It depends only on the
-    public ``n`` and on the noise scale (a function of ``epsilon``, ``delta``, the
-    budget split and the number of columns), never on the data. (The constants were
-    chosen on the data sets of ``benchmarks/marginal.py``: ``sqrt(n / (2 sd))`` and a
-    floor of 4 or 6 gave larger 1- and 2-way total variation on the small ones.)
-
-    Parameters
-    ----------
-    n_samples : int
-        Public row count.
-    noise_sd : float
-        Noise standard deviation per cell of a 2-way marginal (0: no noise).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> from skdp.synthesis import marginal_n_bins
-    >>> marginal_n_bins(5000, 20.0), marginal_n_bins(5000, 3.0), marginal_n_bins(500, 20.0)
-    (15, 32, 8)
-    """
-    n, sd = float(n_samples), float(noise_sd)
-    if sd <= 0:
-        return _MAX_BINS
-    k = math.floor(math.sqrt(max(n, 1.0) / sd))
-    return int(min(max(k, _MIN_BINS), _MAX_BINS))
-
-
-class _Discretizer:
-    """Data-independent bins of one column, from the public schema."""
-
-    def __init__(self, spec, k):
-        self.kind = spec.kind
-        if spec.kind == "continuous":
-            lo, hi = spec.bounds
-            self.edges = lo + (hi - lo) * np.arange(k + 1) / k
-            self.edges[-1] = hi
-            self.lo, self.hi = lo, hi
-            self.n_levels = k
-        elif spec.kind == "integer":
-            lo, hi = spec.bounds
-            first, last = math.ceil(lo), math.floor(hi)
-            m = last - first + 1
-            if m < 1:
-                raise ValueError(f"integer column {spec.name!r} has no integer inside its bounds")
-            if m <= max(k, _SMALL_INTEGER_DOMAIN):
-                k = m  # one bin per value
-            # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1
-            self.starts = first + (np.arange(k + 1) * m) // k
-            self.edges = self.starts.astype(float)
-            self.n_levels = k
-        else:
-            self.n_levels = len(spec.categories)
-
-    def index(self, v):
-        """Bin of clipped numeric values, or the level codes themselves."""
-        if self.kind == "continuous":
-            k = self.n_levels
-            idx = np.floor((v - self.lo) / (self.hi - self.lo) * k).astype(np.int64)
-            return np.clip(idx, 0, k - 1)
-        if self.kind == "integer":
-            v = np.clip(np.rint(v), self.starts[0], self.starts[-1] - 1)
-            return np.searchsorted(self.starts, v, side="right").astype(np.int64) - 1
-        return np.asarray(v).astype(np.int64)
-
-    def values(self, idx, rng):
-        """Values drawn uniformly within the bins (integer-aware), or the codes."""
-        if self.kind == "continuous":
-            left, right = self.edges[idx], self.edges[idx + 1]
-            return left + (right - left) * rng.random(len(idx))
-        if self.kind == "integer":
-            return rng.integers(self.starts[idx], self.starts[idx + 1]).astype(float)
-        return np.asarray(idx, dtype=float)
-
-    def log_width(self, idx):
-        """log of the bin's width (Lebesgue or counting measure); 0 for levels."""
-        if self.kind == "continuous":
-            return np.log(self.edges[idx + 1] - self.edges[idx])
-        if self.kind == "integer":
-            return np.log((self.starts[idx + 1] - self.starts[idx]).astype(float))
-        return np.zeros(len(idx))
-
-
-# ---------------------------------------------------------------- projections
-def _simplex_rows(V, r):
-    """Euclidean projection of each row of ``V`` onto ``{x >= 0, sum(x) = r_i}``."""
-    n, k = V.shape
-    U = -np.sort(-V, axis=1)
-    css = np.cumsum(U, axis=1) - r[:, None]
-    j = np.arange(1, k + 1)
-    cond = U * j > css
-    last = k - 1 - np.argmax(cond[:, ::-1], axis=1)
-    theta = css[np.arange(n), last] / (last + 1)
-    X = np.maximum(V - theta[:, None], 0.0)
-    X[r <= 0] = 0.0
-    return X
-
-
-def _simplex(v, total=1.0):
-    """Euclidean projection of a vector onto ``{x >= 0, sum(x) = total}``."""
-    return _simplex_rows(np.asarray(v, dtype=float)[None, :], np.array([float(total)]))[0]
-
-
-def _transport_projection(Y, r, c, *, tol=1e-10, max_iter=3000):
-    """Euclidean projection of ``Y`` onto ``{X >= 0, X 1 = r, X^T 1 = c}`` (Dykstra).
-
-    Alternates exact projections onto the row set (each row on its scaled simplex) and
-    the column set; Dykstra's corrections make the limit the projection onto their
-    intersection (the transportation polytope, non-empty since ``sum r = sum c``).
-    """
-    X = np.array(Y, dtype=float)
-    P = np.zeros_like(X)
-    Q = np.zeros_like(X)
-    for _ in range(max_iter):
-        Z = _simplex_rows(X + P, r)
-        P = X + P - Z
-        Xn = _simplex_rows((Z + Q).T, c).T
-        Q = Z + Q - Xn
-        X = Xn
-        if np.abs(X.sum(axis=1) - r).max() <= tol:
-            break
-    return X
-
-
-class _DisjointSet:
-    def __init__(self, n):
-        self.parent = list(range(n))
-
-    def find(self, i):
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def union(self, i, j):
-        self.parent[self.find(i)] = self.find(j)
 
 
 class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
@@ -480,83 +326,6 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         return s / s.sum()
 
     # ---------------------------------------------------------------- budget
-    def _budget(self, epsilon, delta, eps_bounds, d):
-        """Noise of every stage and the privacy facts, from public quantities only."""
-        share = self._split()
-        if d == 1:
-            share = np.array([1.0, 0.0, 0.0])
-        elif d == 2:  # one candidate pair: the selection is data-independent
-            share = np.array([share[0], 0.0, share[2]]) / (share[0] + share[2])
-        names = ("one_way", "select", "two_way")
-        n_edges = d - 1
-        out = {"rho": None, "rho_breakdown": None}
-        if math.isinf(epsilon):
-            out.update(mechanism="none", sd1=0.0, sd2=0.0, scale1=0.0, scale2=0.0)
-            out["select_epsilon"] = math.inf
-            out["epsilon_spent"] = math.inf
-            out["breakdown"] = {"bounds": float(eps_bounds)}
-            out["breakdown"].update({k: math.inf for k in names})
-            return out
-        eps_rest = epsilon - eps_bounds
-        if delta > 0:
-            rho = zcdp_rho(eps_rest, delta)  # bounds charged sequentially in (eps, delta)
-            if eps_bounds > 0:  # or inside zCDP (eps_b-DP is eps_b^2/2-zCDP): the larger
-                rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
-                while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
-                    rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
-                rho = max(rho, rho_in)
-            rhos = rho * share
-            sigma1 = math.sqrt(d / (2 * rhos[0]))
-            sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
-            sel = math.sqrt(8 * rhos[1] / n_edges) if rhos[1] > 0 else math.inf
-            out.update(mechanism="gaussian", scale1=sigma1, scale2=sigma2, sd1=sigma1, sd2=sigma2)
-            out["select_epsilon"] = sel
-            out["rho"] = float(rho)
-            out["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
-            out["epsilon_spent"] = float(epsilon)
-            parts = eps_rest * share
-        else:
-            parts = eps_rest * share
-            b1 = d / parts[0]
-            b2 = n_edges / parts[2] if parts[2] > 0 else 0.0
-            out.update(
-                mechanism="laplace",
-                scale1=b1,
-                scale2=b2,
-                sd1=math.sqrt(2) * b1,
-                sd2=math.sqrt(2) * b2,
-            )
-            out["select_epsilon"] = parts[1] / n_edges if parts[1] > 0 else math.inf
-            out["epsilon_spent"] = float(epsilon)  # eps_bounds + sum(parts), sequentially
-        out["breakdown"] = {"bounds": float(eps_bounds)}
-        out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
-        return out
-
-    def _noise(self, size, scale, budget, rng):
-        if scale == 0 or budget["mechanism"] == "none":
-            return np.zeros(size, dtype=np.int64)
-        if budget["mechanism"] == "gaussian":
-            return discrete_gaussian_noise(size, sigma=scale, rng=rng)
-        return discrete_laplace_noise(size, scale=scale, rng=rng)
-
-    def _discretizers(self, schema, n_pub, sd2):
-        if isinstance(self.n_bins, dict):
-            unknown = [c for c in self.n_bins if c not in set(schema.names)]
-            if unknown:
-                raise ValueError(f"n_bins names unknown column(s) {unknown}")
-        auto = marginal_n_bins(n_pub, sd2)
-        out = {}
-        for spec in schema:
-            if self.n_bins == "auto":
-                k = auto
-            elif isinstance(self.n_bins, dict):
-                k = self.n_bins.get(spec.name, auto)
-                if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-                    raise ValueError(f"n_bins for column {spec.name!r} must be an int >= 1")
-            else:
-                k = self.n_bins
-            out[spec.name] = _Discretizer(spec, int(k))
-        return out
 
     # ------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -593,43 +362,24 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         )
         names = list(schema.names)
         d = len(names)
-        budget = self._budget(epsilon, delta, float(eps_bounds), d)
+        budget = mst_budget(epsilon, delta, float(eps_bounds), d, self._split())
 
         n_pub = int(self.n_public) if self.n_public is not None else n
-        discs = self._discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"])
+        discs = discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"], self.n_bins)
         C = encoder.codes(X)
         B = np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
         sizes = [discs[c].n_levels for c in names]
 
         # 1. all 1-way marginals (one noise draw for all cells)
         counts1 = np.concatenate([np.bincount(B[:, j], minlength=k) for j, k in enumerate(sizes)])
-        noisy1 = counts1 + self._noise(len(counts1), budget["scale1"], budget, streams["one_way"])
+        noisy1 = counts1 + integer_noise(len(counts1), budget["scale1"], budget, streams["one_way"])
         del counts1
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         y1 = [noisy1[offsets[j] : offsets[j + 1]] for j in range(d)]
         sd1, sd2 = budget["sd1"], budget["sd2"]
 
         # 2. compression (post-processing of the noisy 1-way marginals)
-        supports, maps, csizes, y1c, v1c = [], [], [], [], []
-        for j in range(d):
-            if self.compress and sd1 > 0:
-                sup = y1[j] >= _COMPRESS_SDS * sd1
-            else:
-                sup = np.ones(sizes[j], dtype=bool)
-            s = int(sup.sum())
-            rare = sizes[j] - s
-            cmap = np.full(sizes[j], s, dtype=np.int64)
-            cmap[sup] = np.arange(s)
-            yc = y1[j][sup].astype(float)
-            vc = np.full(s, sd1**2)
-            if rare:
-                yc = np.append(yc, float(y1[j][~sup].sum()))
-                vc = np.append(vc, rare * sd1**2)
-            supports.append(sup)
-            maps.append(cmap)
-            csizes.append(s + (1 if rare else 0))
-            y1c.append(yc)
-            v1c.append(vc)
+        supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
         Bc = np.column_stack([maps[j][B[:, j]] for j in range(d)])
         del B
 
@@ -640,7 +390,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
         # 3. tree selection (exponential mechanism inside Kruskal)
-        edges = self._select(Bc, csizes, p1, n_hat1, budget, streams["select"])
+        edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"])
 
         # 4. the chosen 2-way marginals (one noise draw for all cells)
         counts2 = [
@@ -648,7 +398,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
             for a, b in edges
         ]
         cells2 = int(sum(len(c) for c in counts2))
-        noise2 = self._noise(cells2, budget["scale2"], budget, streams["two_way"])
+        noise2 = integer_noise(cells2, budget["scale2"], budget, streams["two_way"])
         y2, pos = [], 0
         for (a, b), cnt in zip(edges, counts2, strict=True):
             size = csizes[a] * csizes[b]
@@ -687,67 +437,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         )
         return self
 
-    def _select(self, Bc, csizes, p1, n_hat, budget, rng):
-        """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism."""
-        d = len(csizes)
-        if d < 2:
-            return []
-        pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-        if d == 2:
-            return pairs
-        score = _selection_scores(Bc, csizes, p1, n_hat, pairs)
-        ds = _DisjointSet(d)
-        chosen = []
-        for _ in range(d - 1):
-            cand = [i for i, (a, b) in enumerate(pairs) if ds.find(a) != ds.find(b)]
-            pick = exponential_mechanism(
-                score[cand],
-                epsilon=budget["select_epsilon"],
-                sensitivity=_SCORE_SENSITIVITY,
-                rng=rng,
-            )
-            a, b = pairs[cand[pick]]
-            ds.union(a, b)
-            chosen.append((a, b))
-        return chosen
-
     # ---------------------------------------------------------------- sample
-    def _orientation(self):
-        """Root, then (parent, child, conditional table) in breadth-first order."""
-        names = list(self.schema_.names)
-        index = {c: j for j, c in enumerate(names)}
-        adj = {j: [] for j in range(len(names))}
-        for (a, b), t in self.edge_marginals_.items():
-            ia, ib = index[a], index[b]
-            adj[ia].append((ib, t))
-            adj[ib].append((ia, t.T))
-        order, seen, queue = [], {0}, [0]
-        while queue:
-            u = queue.pop(0)
-            for v, t in adj[u]:
-                if v not in seen:
-                    seen.add(v)
-                    queue.append(v)
-                    rows = t.sum(axis=1, keepdims=True)
-                    child = self.node_marginals_[names[v]]
-                    with np.errstate(invalid="ignore", divide="ignore"):
-                        cond = np.where(rows > 0, t / np.where(rows > 0, rows, 1.0), child)
-                    order.append((u, v, cond))
-        return order
-
-    def _rare_law(self, c):
-        """Law of a column's merged bins given its rare value (post-processing).
-
-        Proportional to the positive part of their noisy counts, mixed 9:1 with the
-        uniform law (so that every merged bin stays possible); uniform when no noisy
-        count is positive.
-        """
-        y = self.noisy_one_way_[c][~self.supports_[c]].astype(float)
-        uniform = np.full(len(y), 1.0 / len(y))
-        w = np.maximum(y, 0.0)
-        if w.sum() <= 0:
-            return uniform
-        return 0.9 * w / w.sum() + 0.1 * uniform
 
     def sample(self, n_samples=1, *, random_state=None):
         """Draw synthetic rows (post-processing of the noisy marginals).
@@ -778,7 +468,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         comp = [None] * len(names)
         root = self.node_marginals_[names[0]]
         comp[0] = _draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
-        for u, v, cond in self._orientation():
+        for u, v, cond in tree_orientation(names, self.edge_marginals_, self.node_marginals_):
             comp[v] = _draw(rng, np.cumsum(cond, axis=1), comp[u])
         codes = []
         for j, c in enumerate(names):
@@ -789,7 +479,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
             is_rare = comp[j] >= len(kept)
             bins[~is_rare] = kept[comp[j][~is_rare]]
             if is_rare.any():
-                w = self._rare_law(c)
+                w = rare_law(self.noisy_one_way_[c], self.supports_[c])
                 bins[is_rare] = rare[
                     np.minimum(
                         np.searchsorted(np.cumsum(w), rng.random(int(is_rare.sum())) * w.sum()),
@@ -839,14 +529,14 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
             comp.append(cmap[bins])
             if not sup.all():
                 law = np.zeros(len(sup))
-                law[~sup] = self._rare_law(c)
+                law[~sup] = rare_law(self.noisy_one_way_[c], self.supports_[c])
                 with np.errstate(divide="ignore"):
                     logp += np.where(~sup[bins], np.log(law[bins]), 0.0)
             logp -= self._discs[c].log_width(bins)
         root = self.node_marginals_[names[0]]
         with np.errstate(divide="ignore"):
             logp += np.log((1 - s) * root[comp[0]] + s / len(root))
-            for u, v, cond in self._orientation():
+            for u, v, cond in tree_orientation(names, self.edge_marginals_, self.node_marginals_):
                 k = cond.shape[1]
                 logp += np.log((1 - s) * cond[comp[u], comp[v]] + s / k)
         logp[outside] = -np.inf
@@ -855,73 +545,3 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
     def score(self, X, y=None):
         """Mean log-likelihood of ``X`` under the tree model."""
         return float(np.mean(self.score_samples(X)))
-
-
-def _selection_scores(Bc, csizes, p1, n_hat, pairs):
-    """MST's scores ``||M_ab(D) - n_hat p_a p_b||_1`` of the pairs of columns.
-
-    ``Bc`` holds the rows' compressed cells (public grid); ``p1`` and ``n_hat`` come from
-    the noisy 1-way release only, so adding or removing a row moves one count of
-    ``M_ab(D)`` by one and each score by at most 1.
-    """
-    score = np.empty(len(pairs))
-    for i, (a, b) in enumerate(pairs):
-        ka, kb = csizes[a], csizes[b]
-        x = np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb)
-        score[i] = np.abs(x - n_hat * np.outer(p1[a], p1[b]).ravel()).sum()
-    return score
-
-
-def _draw(rng, cdf, parent):
-    """One categorical draw per row from the CDF ``cdf[parent[i]]``."""
-    u = rng.random(len(parent))
-    out = np.empty(len(parent), dtype=np.int64)
-    for a in np.unique(parent):
-        mask = parent == a
-        row = cdf[a]
-        out[mask] = np.searchsorted(row, u[mask] * row[-1], side="right")
-    return np.minimum(out, cdf.shape[1] - 1)
-
-
-def _weighted_total(totals, variances):
-    totals, variances = np.asarray(totals, float), np.asarray(variances, float)
-    if np.any(variances == 0):
-        t = float(totals[variances == 0].mean())
-    else:
-        w = 1.0 / variances
-        t = float((w * totals).sum() / w.sum())
-    return max(t, 1.0)
-
-
-def _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2):
-    """Consistent non-negative marginals on the tree from the noisy measurements.
-
-    The total ``n_hat`` is the inverse-variance weighted mean of every measurement's
-    total. Each node's distribution combines (per cell, inverse-variance weights) its
-    own compressed measurement and the margins of its incident 2-way measurements,
-    divided by ``n_hat`` and projected onto the simplex; each edge table is its
-    measurement divided by ``n_hat``, projected onto the tables with those margins.
-    """
-    totals = list(totals) + [float(t.sum()) for t in y2]
-    t_var = list(t_var) + [csizes[a] * csizes[b] * sd2**2 for a, b in edges]
-    n_hat = _weighted_total(totals, t_var)
-    d = len(y1c)
-    num = [np.zeros(k) for k in csizes]
-    den = [np.zeros(k) for k in csizes]
-    exact = sd2 == 0 or any(np.all(v == 0) for v in v1c)
-    for j in range(d):
-        w = 1.0 if exact else 1.0 / v1c[j]
-        num[j] += w * y1c[j]
-        den[j] += w
-    if not exact:
-        for (a, b), t in zip(edges, y2, strict=True):
-            num[a] += t.sum(axis=1) / (csizes[b] * sd2**2)
-            den[a] += 1.0 / (csizes[b] * sd2**2)
-            num[b] += t.sum(axis=0) / (csizes[a] * sd2**2)
-            den[b] += 1.0 / (csizes[a] * sd2**2)
-    nodes = [_simplex(num[j] / den[j] / n_hat) for j in range(d)]
-    tables = [
-        _transport_projection(t / n_hat, nodes[a], nodes[b])
-        for (a, b), t in zip(edges, y2, strict=True)
-    ]
-    return nodes, tables, n_hat

@@ -193,7 +193,7 @@ def test_epsilon_inf_and_data_opt_in_are_not_private():
 
 def test_selection_score_sensitivity_brute_force():
     """Adding or removing any one row moves every pair's score by at most 1."""
-    from skdp.synthesis._marginal import _SCORE_SENSITIVITY, _selection_scores
+    from skdp.synthesis._marginal_model import _SCORE_SENSITIVITY, _selection_scores
 
     rng = np.random.default_rng(0)
     csizes = [3, 2, 4]
