@@ -130,10 +130,7 @@ import tempfile
 import time
 
 import numpy as np
-from scipy.spatial.distance import cdist
-
-from skdp.cluster import SubsampledExpMedian
-from skdp.cluster._baselines import (
+from _kmedian_baselines import (  # benchmarks/_kmedian_baselines.py, beside this script
     all_subset_costs,
     gupta_local_search,
     local_search,
@@ -141,6 +138,9 @@ from skdp.cluster._baselines import (
     random_kpp_centers,
     subset_cost,
 )
+from scipy.spatial.distance import cdist
+
+from skdp.cluster import SubsampledExpMedian
 from skdp.mechanisms import exponential_mechanism
 
 

@@ -1,8 +1,8 @@
 """Differentially private clustering.
 
 :class:`SubsampledExpMedian`: k-median with the subsampled exponential mechanism
-(Lantz 2016 ch. 8). numpy/scipy only. Non-private and data-agnostic baselines used by
-``benchmarks/kmedian.py`` live in the private module ``skdp.cluster._baselines``.
+(Lantz 2016 ch. 8). numpy/scipy only. The non-private and data-agnostic baselines it is
+compared with are benchmark code (``benchmarks/_kmedian_baselines.py``), not part of skdp.
 """
 
 from __future__ import annotations

@@ -8,9 +8,13 @@ Composite flows provide ``log_prob(x)``, ``sample(n, generator)`` and ``sample_a
 
 No BatchNorm / ActNorm / data-dependent initialisation anywhere, and no layer mixes the rows of
 a batch, so everything is usable under DP-SGD per-sample gradients (``vmap(grad(...))``).
+
+:class:`CholeskyAffine` (full-covariance affine) and :class:`BoxSigmoid` (onto a box) are the
+constrained transforms of the reverse-KL samplers in :mod:`skdp.variational`.
 """
 
 from skdp.flows._base import Flow, LogProbModule, Transform, standard_normal_log_prob
+from skdp.flows._constrained import BoxSigmoid, CholeskyAffine
 from skdp.flows._elementwise import Affine, InverseTransform, Permutation
 from skdp.flows._factory import make_flow, planar_flow, sylvester_flow
 from skdp.flows._made import MADE, MaskedLinear
@@ -23,6 +27,8 @@ __all__ = [
     "MAF",
     "Affine",
     "AffineCoupling",
+    "BoxSigmoid",
+    "CholeskyAffine",
     "Flow",
     "IAF",
     "InverseTransform",

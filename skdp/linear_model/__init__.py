@@ -2,7 +2,7 @@
 
 :class:`DPLinearRegression` (functional mechanism) needs only numpy. Estimators that
 need torch (:class:`ExpMFlowRegressor`, :class:`ExpMFlowClassifier`, through
-``skdp.sampling``) are imported lazily through ``__getattr__`` so that
+the layer-3 engine ``skdp.variational``) are imported lazily through ``__getattr__`` so that
 ``import skdp.linear_model`` never imports torch.
 """
 

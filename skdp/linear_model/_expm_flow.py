@@ -2,8 +2,8 @@
 bounded-output linear model, sampled by a normalizing flow (ExpM+NF; Bridges et al. 2023).
 
 This module itself does not import torch: the torch work (target, flow, reverse-KL training)
-lives in :mod:`skdp.sampling`, which is imported here (a documented L4 -> L4 exception, see
-``doc/architecture.rst``), and ``skdp.linear_model`` exposes these estimators lazily.
+lives in the layer-3 engine :mod:`skdp.variational`, which is imported here (so importing this
+module imports torch), and ``skdp.linear_model`` exposes these estimators lazily.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from skdp.base import DPEstimatorMixin
 from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
 from skdp.mechanisms import resolve_bounds
 from skdp.mechanisms.sensitivity import expm_squared_loss_sensitivity
-from skdp.sampling import draw_from_flow, sample_expm_linear
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -30,6 +29,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
+from skdp.variational import draw_from_flow, sample_expm_linear
 
 __all__ = ["ExpMFlowClassifier", "ExpMFlowRegressor"]
 
@@ -67,11 +67,9 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "keep_flow": ["boolean"],
         "diagnostics": ["boolean"],
         "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
-        "device": [StrOptions({"auto", "cpu", "cuda"})],
-        "dtype": [StrOptions({"float32", "float64"})],
-        "n_jobs": [None, Integral],
-        "verbose": ["verbose"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints(
+            "device", "dtype", "n_jobs", "verbose", "random_state"
+        ),
     }
 
     def _extra_nonprivate_options(self):
@@ -299,7 +297,7 @@ _COMMON_ATTRS_DOC = """
         ``sandwich_violated`` (that max exceeds ``R``: ``q`` is certainly not the mechanism's
         density), ``dp_distance_lower_bound`` (``max(0, max - R)``, a lower bound on
         ``sup |log q - log p|`` on this dataset), ``collapsed`` (the max exceeds ``R`` by more
-        than 1 nat, or the ESS fraction is below :data:`skdp.sampling.MIN_ESS_FRACTION`;
+        than 1 nat, or the ESS fraction is below :data:`skdp.variational.MIN_ESS_FRACTION`;
         a :class:`~sklearn.exceptions.ConvergenceWarning` is emitted). These
         are un-noised functions of the private data for the data curator: do not publish
         them. ``None`` unless ``diagnostics=True``, and for ``epsilon=inf``.

@@ -323,7 +323,7 @@ def three_threads():
 def test_n_jobs_sets_the_threads_of_training_and_restores_them(cls, monkeypatch, three_threads):
     import torch
 
-    import skdp.sampling._expm as expm
+    import skdp.variational._expm as expm
 
     seen = []
     real = expm.fit_reverse_kl

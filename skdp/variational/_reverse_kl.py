@@ -1,6 +1,6 @@
 """Fit a normalizing flow to an unnormalised log-density by reverse KL (no privacy concepts).
 
-Shared by the flow-sampled exponential mechanism (:mod:`skdp.sampling._expm`) and any other
+Shared by the flow-sampled exponential mechanism (:mod:`skdp.variational._expm`) and any other
 variational sampler over parameters. The flow is a :class:`skdp.flows.Flow` in the library's
 convention; samples come from its closed-form sampling direction ``inverse_and_ladj``.
 """
@@ -12,8 +12,7 @@ from collections.abc import Callable
 
 import torch
 
-from skdp.flows import Flow, Sylvester
-from skdp.sampling._transforms import BoxSigmoid, CholeskyAffine
+from skdp.flows import BoxSigmoid, CholeskyAffine, Flow, Sylvester
 
 __all__ = ["build_sampling_flow", "fit_reverse_kl", "importance_diagnostics"]
 
@@ -32,8 +31,8 @@ def build_sampling_flow(
     """Affine + Householder-Sylvester flow for sampling ``theta`` (after Bridges et al. 2023).
 
     Sampling direction: ``z ~ N(0, I)`` -> ``n_flows`` :class:`skdp.flows.Sylvester` layers
-    (invertibility enforced, initialised near the identity) -> :class:`CholeskyAffine`
-    (``loc``, ``scale_tril``) -> optionally :class:`BoxSigmoid` onto ``box = (lo, hi)``.
+    (invertibility enforced, initialised near the identity) -> :class:`~skdp.flows.CholeskyAffine`
+    (``loc``, ``scale_tril``) -> optionally :class:`~skdp.flows.BoxSigmoid` onto ``box = (lo, hi)``.
     At initialisation the flow is (almost exactly) ``N(loc, L L^T)``.
 
     Parameters
@@ -60,7 +59,7 @@ def build_sampling_flow(
     Examples
     --------
     >>> import torch
-    >>> from skdp.sampling import build_sampling_flow
+    >>> from skdp.variational import build_sampling_flow
     >>> flow = build_sampling_flow(3, n_flows=2, generator=torch.Generator().manual_seed(0))
     >>> flow.sample(4, generator=torch.Generator().manual_seed(1)).shape
     torch.Size([4, 3])
@@ -124,7 +123,7 @@ def fit_reverse_kl(
     Examples
     --------
     >>> import torch
-    >>> from skdp.sampling import build_sampling_flow, fit_reverse_kl
+    >>> from skdp.variational import build_sampling_flow, fit_reverse_kl
     >>> flow = build_sampling_flow(2, n_flows=0).double()
     >>> target = lambda t: -0.5 * ((t - 3.0) ** 2).sum(-1)
     >>> hist = fit_reverse_kl(flow, target, n_iter=300, learning_rate=0.05,

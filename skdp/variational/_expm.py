@@ -19,7 +19,7 @@ import math
 import numpy as np
 import torch
 
-from skdp.sampling._reverse_kl import build_sampling_flow, fit_reverse_kl, importance_diagnostics
+from skdp.variational._reverse_kl import build_sampling_flow, fit_reverse_kl, importance_diagnostics
 
 __all__ = [
     "ExpMLinearTarget",
@@ -63,7 +63,7 @@ class ExpMLinearTarget:
     Examples
     --------
     >>> import torch
-    >>> from skdp.sampling import ExpMLinearTarget
+    >>> from skdp.variational import ExpMLinearTarget
     >>> X = torch.zeros(3, 1, dtype=torch.float64); y = torch.tensor([0.0, 1.0, 1.0]).double()
     >>> t = ExpMLinearTarget(X, y, epsilon=2.0)
     >>> float(t.log_density(torch.zeros(1, 2, dtype=torch.float64))[0])  # -(3 * 0.25) * 2 / 2
@@ -212,7 +212,7 @@ class ExpMLinearTarget:
 def expm_diagnostics(flow, target, *, n_samples=2048, generator=None) -> dict:
     """Fit of a sampling flow ``q`` to the ExpM target ``p`` (see :func:`fit_expm_flow`).
 
-    :func:`skdp.sampling.importance_diagnostics` (full data, ``kl_upper_bound`` from
+    :func:`skdp.variational.importance_diagnostics` (full data, ``kl_upper_bound`` from
     ``log Z <= log Z_prior``) plus the utility-range sandwich: exact ExpM has
     ``|log p(theta) - log pi(theta)| <= R = epsilon n / (2 s)`` everywhere, so a larger
     ``max |log q - log pi|`` over flow samples proves ``q`` is not the mechanism's density.
@@ -263,9 +263,9 @@ def fit_expm_flow(
     n_release : int, default=1
         Samples drawn from the trained flow (the caller budgets ``target.epsilon`` each).
     n_flows, flow_rank, n_householder
-        Flow architecture (:func:`skdp.sampling.build_sampling_flow`).
+        Flow architecture (:func:`skdp.variational.build_sampling_flow`).
     n_iter, batch_size, learning_rate
-        Reverse-KL training (:func:`skdp.sampling.fit_reverse_kl`).
+        Reverse-KL training (:func:`skdp.variational.fit_reverse_kl`).
     init : {"laplace", "prior"}, default="laplace"
         Start the affine layer at the Laplace approximation of the target (mode and inverse
         Hessian, computed on the same private data as the training that follows) or at the
@@ -284,7 +284,7 @@ def fit_expm_flow(
     -------
     dict
         ``samples`` (ndarray ``(n_release, D)``), ``flow`` (trained, eval mode),
-        ``diagnostics`` (dict: :func:`skdp.sampling.importance_diagnostics` plus
+        ``diagnostics`` (dict: :func:`skdp.variational.importance_diagnostics` plus
         ``utility_range`` ``R``, ``max_abs_log_ratio_to_prior`` (over flow samples),
         ``sandwich_violated`` (that max ``> R``: ``q`` is certainly not the ExpM density),
         ``dp_distance_lower_bound`` (``max(0, that max - R)``, a lower bound on

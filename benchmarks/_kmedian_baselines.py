@@ -1,7 +1,9 @@
 """k-median baselines for ``benchmarks/kmedian.py`` (Lantz 2016, §8.3.1).
 
-Not public API. All work on public candidate points ``V`` and a private point set
-``X`` through the distance matrix ``D = d(X, V)`` (shape ``(n_private, |V|)``).
+Benchmark code, not part of the skdp package (it was ``skdp.cluster._baselines``); the
+benchmark script imports it from its own folder. All work on public candidate points ``V``
+and a private point set ``X`` through the distance matrix ``D = d(X, V)`` (shape
+``(n_private, |V|)``).
 
 * ``random_centers`` / ``random_kpp_centers``: data-agnostic (DP for any epsilon).
 * ``gupta_local_search``: Gupta et al. (2010) private local 1-swap search, as the

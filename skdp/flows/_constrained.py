@@ -1,4 +1,7 @@
-"""Transforms used by the reverse-KL samplers (follow the :mod:`skdp.flows` convention).
+"""Constrained transforms: a full-covariance affine layer and a sigmoid onto a box.
+
+Used by the reverse-KL samplers of :mod:`skdp.variational`; they follow the :mod:`skdp.flows`
+convention.
 
 ``forward(x) -> (z, log|det dz/dx|)`` maps a parameter vector to the latent space;
 ``inverse_and_ladj(z) -> (x, log|det dx/dz|)`` is the sampling direction.
@@ -10,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from skdp.flows import Transform
+from skdp.flows._base import Transform
 
 __all__ = ["CholeskyAffine", "BoxSigmoid"]
 
@@ -40,7 +43,7 @@ class CholeskyAffine(Transform):
     Examples
     --------
     >>> import torch
-    >>> from skdp.sampling import CholeskyAffine
+    >>> from skdp.flows import CholeskyAffine
     >>> t = CholeskyAffine(2, loc=[1.0, 2.0], scale_tril=[[2.0, 0.0], [1.0, 1.0]]).double()
     >>> x, ladj = t.inverse_and_ladj(torch.zeros(1, 2, dtype=torch.float64))
     >>> x.tolist(), round(float(ladj[0].detach()), 6)
@@ -95,7 +98,7 @@ class BoxSigmoid(Transform):
     Examples
     --------
     >>> import torch
-    >>> from skdp.sampling import BoxSigmoid
+    >>> from skdp.flows import BoxSigmoid
     >>> t = BoxSigmoid(1, 0.0, 2.0).double()
     >>> t.inverse(torch.zeros(1, 1, dtype=torch.float64)).tolist()
     [[1.0]]
