@@ -14,16 +14,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import resolve_schema_bounds
+from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
     check_is_fitted,
-    validate_data,
 )
-from skdp.utils.schema import TabularEncoder, TabularSchema
+from skdp.utils.schema import TabularSchema
 
 __all__ = ["DPFlowDensity"]
 
@@ -37,11 +36,7 @@ BOUNDS_FRACTION = 0.1
 _STREAMS = ["bounds", "init", "training", "dequant"]
 
 
-def _is_dataframe(X) -> bool:
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
-class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Differentially private normalizing-flow density estimator and synthesizer.
 
     A masked autoregressive flow (MAF) or RealNVP is fitted by maximum likelihood with
@@ -71,6 +66,12 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"``; by default
         from the dtypes only (float -> continuous, int -> integer, bool -> binary,
         object/category -> categorical), never from the values.
+    schema : TabularSchema or dict, default=None
+        A complete public schema (:class:`skdp.utils.schema.TabularSchema`, or its
+        :meth:`~skdp.utils.schema.TabularSchema.to_dict` form) instead of
+        ``bounds``/``categories``/``column_types``; passing both raises ``ValueError``.
+        Numeric columns it leaves without bounds are estimated privately, as with
+        ``bounds=None``.
     flow : {"maf", "realnvp"}, default="maf"
         Flow family (:func:`skdp.flows.make_flow`).
     n_layers : int, default=5
@@ -211,6 +212,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, dict, list],
+        "schema": [None, TabularSchema, dict],
         "flow": [StrOptions({"maf", "realnvp"})],
         "n_layers": [Interval(Integral, 1, None, closed="left")],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
@@ -235,6 +237,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         bounds=None,
         categories=None,
         column_types=None,
+        schema=None,
         flow="maf",
         n_layers=5,
         hidden_size=None,
@@ -255,6 +258,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.bounds = bounds
         self.categories = categories
         self.column_types = column_types
+        self.schema = schema
         self.flow = flow
         self.n_layers = n_layers
         self.hidden_size = hidden_size
@@ -271,14 +275,6 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     # ---------------------------------------------------------------- validation
-    def _validate_input(self, X, *, reset):
-        if _is_dataframe(X):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if X.shape[0] < 1:
-                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-            return X
-        return validate_data(self, X, reset=reset, dtype="numeric")
-
     def _check_params_consistency(self):
         if (
             math.isinf(self.epsilon)
@@ -319,7 +315,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         )
 
         self._check_params_consistency()
-        X = self._validate_input(X, reset=True)
+        X = self._validate_X(X, reset=True)
         n = int(X.shape[0])
         epsilon, delta = self._check_privacy_params(
             n_samples=n, require_delta=math.isfinite(self.epsilon)
@@ -329,17 +325,16 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         tdtype = resolve_dtype(self.dtype)
 
         # public schema; missing numeric bounds estimated privately inside the budget
-        bounds = self.bounds
-        if isinstance(bounds, np.ndarray):
-            bounds = tuple(bounds)
-        schema = TabularSchema.from_data(
-            X, bounds=bounds, categories=self.categories, column_types=self.column_types
-        )
-        schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=BOUNDS_FRACTION
-        )
-        encoder = TabularEncoder(
-            schema, categorical="onehot", numeric_range=NUMERIC_RANGE, integer_margin=0.5
+        schema, eps_bounds, encoder = self._prepare_table(
+            X,
+            epsilon=epsilon,
+            rng=streams["bounds"],
+            fraction=BOUNDS_FRACTION,
+            encoder={
+                "categorical": "onehot",
+                "numeric_range": NUMERIC_RANGE,
+                "integer_margin": 0.5,
+            },
         )
         Z = encoder.transform(X)
         D = encoder.n_encoded_features_
@@ -478,7 +473,7 @@ class DPFlowDensity(DPEstimatorMixin, DensityMixin, BaseEstimator):
         from skdp.utils._torch import to_numpy, to_tensor
 
         check_is_fitted(self)
-        X = self._validate_input(X, reset=False)
+        X = self._validate_X(X, reset=False)
         Z = self._encode_for_density(X)
         p = next(self.flow_.parameters())
         out = []
