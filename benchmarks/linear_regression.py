@@ -193,7 +193,7 @@ from sklearn.model_selection import train_test_split
 from skdp.datasets import NONLINEAR_W_UPPER, make_nonlinear_repeated_measures
 from skdp.datasets import nonlinear_regression_function as _f_nonlin
 from skdp.linear_model import DPLinearRegression
-from skdp.linear_model._functional import _trimmed_minimiser
+from skdp.linear_model._functional_release import _trimmed_minimiser
 
 EPSILONS = (1.0, 0.1)
 N_TEST = 5000

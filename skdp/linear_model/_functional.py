@@ -5,20 +5,23 @@ the distinct coefficients) or the analytic Gaussian mechanism (epsilon, delta)."
 
 from __future__ import annotations
 
-import math
 import warnings
 from numbers import Real
 
 import numpy as np
-from scipy.special import ndtri
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import gaussian_sigma, laplace_noise, resolve_bounds
-from skdp.mechanisms._discrete import grid_laplace, random_source
+from skdp.linear_model._functional_release import (
+    _adaptive_ridge,
+    _check_inside,
+    _objective_coefficients,
+    _release,
+    _trimmed_minimiser,
+)
+from skdp.mechanisms import resolve_bounds
 from skdp.mechanisms.sensitivity import (
     gram_min_eigenvalue_sensitivity,
-    sufficient_statistics_sensitivity,
 )
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -31,19 +34,6 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils.validation import check_bounds, check_no_fit_params, data_bounds
 
 __all__ = ["DPLinearRegression"]
-
-#: eigenvalues of the noisy, regularised quadratic form below this are dropped (Matlab code)
-EIGENVALUE_THRESHOLD = 1e-8
-#: rows processed at a time when accumulating X~^T X~ (memory O(chunk * d), not O(n * d))
-CHUNK_ROWS = 1 << 16
-#: share of the budget after the bounds that the private smallest eigenvalue gets
-#: (``regularization="adaptive"``; a share of epsilon, or of mu^2 for the Gaussian)
-EIGENVALUE_SHARE = 0.05
-#: the eigenvalue estimate is shifted down by its noise's upper (1 - EIGENVALUE_TAIL)
-#: quantile, so it overestimates the true value with probability at most this
-EIGENVALUE_TAIL = 0.05
-#: nominal squared norm of the scaled coefficients that sets the weight of X~^T y~
-NOMINAL_COEF_SQ = 0.25
 
 
 def _bounds_param():
@@ -503,190 +493,3 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
-
-
-def _check_inside(X, lo, hi, columns):
-    out = np.any((X < lo) | (X > hi), axis=0)
-    if out.any():
-        labels = ", ".join(repr(columns[j]) for j in np.nonzero(out)[0])
-        raise ValueError(
-            f"values outside the declared bounds in column(s) {labels}; pass clip=True to clip them"
-        )
-
-
-def _objective_coefficients(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercept):
-    """``M = X~^T X~`` and ``alpha = -2 X~^T y~`` on clipped, scaled data, in chunks.
-
-    Extra memory is O(CHUNK_ROWS * d + d^2), independent of ``n``.
-    """
-    n, p = X.shape
-    d = p + int(fit_intercept)
-    G = np.zeros((p, p))
-    sx = np.zeros(p)
-    sxy = np.zeros(p)
-    sy = 0.0
-    for start in range(0, n, CHUNK_ROWS):
-        xc = np.clip(X[start : start + CHUNK_ROWS], lo, hi)
-        xc *= ax
-        xc += cx
-        yc = np.clip(y[start : start + CHUNK_ROWS], ylo, yhi) * ay + cy
-        G += xc.T @ xc
-        sxy += xc.T @ yc
-        if fit_intercept:
-            sx += xc.sum(axis=0)
-            sy += yc.sum()
-    M = np.empty((d, d))
-    M[:p, :p] = G
-    alpha = np.empty(d)
-    alpha[:p] = -2.0 * sxy
-    if fit_intercept:
-        M[p, :p] = sx
-        M[:p, p] = sx
-        M[p, p] = n
-        alpha[p] = -2.0 * sy
-    return M, alpha
-
-
-def _target_weight(n_features, *, fit_intercept=True, gaussian=False):
-    """Weight ``w`` of ``X~^T y~`` in the released statistics: ``(4 T / d')^(1/3)``
-    for Laplace noise, ``(4 T / d')^(1/4)`` for Gaussian noise, ``T`` the number of
-    released entries of ``X~^T X~``.
-
-    With ``sigma_G`` the noise of one Gram entry and ``sigma_b = sigma_G / w`` that of
-    one entry of ``X~^T y~``, the normal equations ``(G + E) b = X~^T y~ + e`` carry
-    noise of variance ``sigma_b^2 + sigma_G^2 ||b||^2`` per coordinate. For the
-    Laplace release ``sigma_G`` is proportional to ``T + w d'`` (the L1 sensitivity),
-    so ``(T + w d')^2 (1 / w^2 + ||b||^2)`` is minimal at ``w^3 = T / (d' ||b||^2)``;
-    for the Gaussian one to ``sqrt(T + w^2 d')``, minimal at ``w^4 = T / (d'
-    ||b||^2)``. ``||b||^2 = NOMINAL_COEF_SQ = 1/4`` (scaled coefficients: targets and
-    features in ``[-1, 1]``) was the best nominal value on the benchmark grid.
-    """
-    p = int(n_features)
-    d = p + int(bool(fit_intercept))
-    n_gram = _gram_index(d, fit_intercept)[0].size
-    ratio = n_gram / (NOMINAL_COEF_SQ * d)
-    return ratio ** (0.25 if gaussian else 1.0 / 3.0)
-
-
-def _gram_index(d, fit_intercept):
-    """Row and column indices of the released entries of the ``d x d`` Gram matrix: the
-    upper triangle, diagonal included, without the corner ``n`` when there is an
-    intercept."""
-    rows, cols = np.triu_indices(d)
-    if fit_intercept:
-        keep = ~((rows == d - 1) & (cols == d - 1))
-        rows, cols = rows[keep], cols[keep]
-    return rows, cols
-
-
-def _release(
-    M, b, *, n, p, fit_intercept, epsilon, delta, gaussian, adaptive, secure_mode, streams
-):
-    """The private releases: the smallest eigenvalue of ``M`` (``adaptive``) and the
-    statistics ``s = (upper(M) without the corner, w b)``.
-
-    Returns a dict with the noisy Gram matrix and ``X~^T y~``, the shifted and floored
-    eigenvalue (``None`` when not released), the noise scales, the standard deviation
-    of one Gram entry's noise and the epsilon of each release.
-    """
-    d = M.shape[0]
-    rows, cols = _gram_index(d, fit_intercept)
-    w = _target_weight(p, fit_intercept=fit_intercept, gaussian=gaussian)
-    norm = "l2" if gaussian else "l1"
-    sens = sufficient_statistics_sensitivity(
-        p, fit_intercept=fit_intercept, target_weight=w, norm=norm
-    )
-    sens_eig = gram_min_eigenvalue_sensitivity(p, fit_intercept=fit_intercept)
-    stats = np.concatenate([M[rows, cols], w * b])
-    out = {"target_weight": w, "sensitivity": sens, "min_eigenvalue": None}
-    share = EIGENVALUE_SHARE if adaptive else 0.0
-    if math.isinf(epsilon):
-        noisy, scale, scale_eig, sd, lam_noisy, tail = stats, 0.0, 0.0, 0.0, None, 0.0
-        eps_eig, eps_obj = 0.0, math.inf
-    elif gaussian:
-        mu = 1.0 / gaussian_sigma(sensitivity=1.0, epsilon=epsilon, delta=delta)
-        scale = sens / (mu * math.sqrt(1.0 - share))
-        noisy = stats + streams["noise"].normal(0.0, scale, size=stats.size)
-        sd = scale
-        eps_eig, eps_obj = share * epsilon, (1.0 - share) * epsilon
-        scale_eig = 0.0
-        lam_noisy, tail = None, 0.0
-        if adaptive:
-            scale_eig = sens_eig / (mu * math.sqrt(share))
-            lam = float(np.linalg.eigvalsh(M)[0])
-            lam_noisy = lam + float(streams["eigenvalue"].normal(0.0, scale_eig))
-            tail = scale_eig * float(ndtri(1.0 - EIGENVALUE_TAIL))
-    else:
-        eps_eig = share * epsilon
-        eps_obj = epsilon - eps_eig
-        if secure_mode:
-            noisy, scale = _grid_laplace_release(stats, sens, eps_obj)
-        else:
-            scale = sens / eps_obj
-            noisy = stats + laplace_noise(stats.size, scale=scale, rng=streams["noise"])
-        sd = math.sqrt(2.0) * scale
-        scale_eig = 0.0
-        lam_noisy, tail = None, 0.0
-        if adaptive:
-            lam = float(np.linalg.eigvalsh(M)[0])
-            if secure_mode:
-                released, scale_eig = _grid_laplace_release(np.array([lam]), sens_eig, eps_eig)
-                lam_noisy = float(released[0])
-            else:
-                scale_eig = sens_eig / eps_eig
-                lam_noisy = lam + float(
-                    laplace_noise(None, scale=scale_eig, rng=streams["eigenvalue"])
-                )
-            tail = scale_eig * math.log(1.0 / (2.0 * EIGENVALUE_TAIL))
-    gram = np.zeros((d, d))
-    gram[rows, cols] = noisy[: rows.size]
-    gram[cols, rows] = noisy[: rows.size]
-    if fit_intercept:
-        gram[d - 1, d - 1] = n
-    out.update(
-        gram=gram,
-        target=noisy[rows.size :] / w,
-        scale=scale,
-        entry_sd=sd,
-        eigenvalue_scale=scale_eig,
-        eps_eigenvalue=eps_eig,
-        eps_objective=eps_obj,
-    )
-    if lam_noisy is not None:
-        out["min_eigenvalue"] = max(lam_noisy - tail, 0.0)
-    return out
-
-
-def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd):
-    """``max(0, B - lambda~, B - lambda_min(M_noisy))`` with ``B = sd (2 sqrt(d') + 1)``:
-    AdaSSP's ridge, and at least enough to give the noisy matrix smallest eigenvalue
-    ``B`` (post-processing of private values only)."""
-    d = M_noisy.shape[0]
-    if entry_sd == 0.0:
-        return 0.0
-    bound = entry_sd * (2.0 * math.sqrt(d) + 1.0)
-    lam_noisy_matrix = float(np.linalg.eigvalsh(M_noisy)[0])
-    return max(0.0, bound - min_eigenvalue, bound - lam_noisy_matrix)
-
-
-def _grid_laplace_release(values, sensitivity, epsilon):
-    """Release ``values`` with the floating-point-safe grid Laplace mechanism.
-
-    One call on the whole vector (its L1 sensitivity is ``sensitivity``), noise from
-    ``os.urandom``; returns the released values and the noise scale ``D Λ / ε'``.
-    """
-    source = random_source(secure_mode=True)
-    out, (grid, big_d, eps_q) = grid_laplace(
-        values, sensitivity=sensitivity, epsilon=epsilon, source=source
-    )
-    return out, float(big_d * grid / float(eps_q))
-
-
-def _trimmed_minimiser(M, alpha):
-    """Minimise ``w^T M w + alpha^T w`` over the eigen-directions of ``M`` with
-    eigenvalue >= EIGENVALUE_THRESHOLD; return ``(w, n_kept)``."""
-    lam, V = np.linalg.eigh(M)
-    keep = lam >= EIGENVALUE_THRESHOLD
-    Vk, lk = V[:, keep], lam[keep]
-    g = -0.5 * (Vk.T @ alpha) / lk
-    return Vk @ g, int(keep.sum())

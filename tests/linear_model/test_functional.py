@@ -16,7 +16,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.linear_model import DPLinearRegression
-from skdp.linear_model._functional import (
+from skdp.linear_model._functional_release import (
     EIGENVALUE_SHARE,
     _adaptive_ridge,
     _gram_index,
@@ -377,8 +377,8 @@ def test_invalid_params():
 def test_all_directions_trimmed_falls_back_with_a_warning(monkeypatch):
     """Spec §2.4e: if every eigenvalue is trimmed, coef_ = 0. With an intercept the
     public corner n keeps one direction, so only a fit without one can get there."""
-    from skdp.linear_model import _functional
-    from skdp.linear_model._functional import _trimmed_minimiser
+    from skdp.linear_model import _functional_release as _functional
+    from skdp.linear_model._functional_release import _trimmed_minimiser
 
     w, kept = _trimmed_minimiser(-np.eye(3), np.ones(3))
     assert kept == 0 and np.all(w == 0)
@@ -420,7 +420,7 @@ def test_dict_bounds_for_dataframes():
 
 def _capture_grid_release(monkeypatch):
     """Record every (value, output, (grid, D, eps')) of the grid mechanism in a fit."""
-    from skdp.linear_model import _functional
+    from skdp.linear_model import _functional_release as _functional
 
     calls = []
     real = _functional.grid_laplace
@@ -697,7 +697,7 @@ def _frozen_zhang_r2(X, y, Xt, yt, bx, by, eps, seed):
     Laplace noise of scale (d'^2 + 2d') / eps and the ridge 5 sqrt(2) scale)."""
     from sklearn.metrics import r2_score
 
-    from skdp.linear_model._functional import _trimmed_minimiser
+    from skdp.linear_model._functional_release import _trimmed_minimiser
 
     p = X.shape[1]
     M, b = _scaled(X, y, bx, by)
