@@ -309,6 +309,15 @@ BAD_PARAM_VALUES = {
     "n_jobs": [0, "x"],
     "verbose": [-1, "x"],
     "feature_range": [(1.0, 0.0), (0.0, float("inf"))],
+    # a schema of the wrong width, a malformed dict, the wrong type (the good data has 2 columns)
+    "schema": [
+        {"columns": [{"name": 0, "kind": "continuous", "bounds": [0, 1]}], "input_type": "array"},
+        {"columns": "abc"},
+        {},
+        "abc",
+        3,
+        {"columns": [{"name": 0, "kind": "continuous", "bounds": [1, 0]}] * 2},
+    ],
 }
 # Values that are legitimate for the parameter (None means "default" or "private estimate";
 # a Generator/SeedSequence is a documented random_state): refusing them is a bug, and
