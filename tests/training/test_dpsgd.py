@@ -607,16 +607,16 @@ def test_every_method_gives_the_same_training(method):
 
 def test_step_counting_equals_noise_draws(monkeypatch):
     """B7: accountant steps == n_iter == number of noisy gradients actually drawn."""
-    from skdp.training import _dpsgd
+    from skdp.training import GaussianPrivatizer
 
     calls = []
-    original = _dpsgd.DPSGDTrainer.noisy_gradient
+    original = GaussianPrivatizer.privatize
 
     def spy(self, *args, **kwargs):
         calls.append(1)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(_dpsgd.DPSGDTrainer, "noisy_gradient", spy)
+    monkeypatch.setattr(GaussianPrivatizer, "privatize", spy)
     seen = {}
 
     def callback(step, trainer, history):
