@@ -39,10 +39,10 @@ from skdp.auditing import (
     LaplaceCountRelease,
     MemorizingDensity,
     RandomizedResponseRelease,
+    check_privacy,
     one_run_audit,
 )
 from skdp.auditing._checks import default_audit_data
-from skdp.utils.estimator_checks import check_privacy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

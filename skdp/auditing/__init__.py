@@ -19,10 +19,10 @@ audits), never a point estimate dressed as a bound.
   :class:`LaplaceCountRelease`; non-private memorising controls
   :class:`MemorizingDensity`, :class:`MemorizingClassifier`.
 
-:func:`skdp.utils.estimator_checks.check_privacy` runs the default audit on a user's
+:func:`check_privacy` runs the default audit on a user's
 estimator configuration and fails if the bound exceeds the claimed epsilon.
 
-Layering: L4; imports L0--L3 and :mod:`skdp.metrics` only. No torch.
+Layering: L4; imports L0--L3 only (attack ROC/AUC from scikit-learn). No torch.
 """
 
 from skdp.auditing._audits import (

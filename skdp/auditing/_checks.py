@@ -1,4 +1,4 @@
-"""Implementation of :func:`skdp.utils.estimator_checks.check_privacy`."""
+"""The public check :func:`skdp.auditing.check_privacy` and its default audit data."""
 
 from __future__ import annotations
 
@@ -154,6 +154,16 @@ def check_privacy(
     ------
     AssertionError
         If ``raise_on_failure`` and ``result.epsilon_lb > estimator.epsilon``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.auditing import LaplaceCountRelease, check_privacy
+    >>> X = np.arange(20).reshape(-1, 1)
+    >>> result = check_privacy(LaplaceCountRelease(epsilon=1.0, n_ids=30), X,
+    ...                        canary_X=[[25]], n_trials=100)
+    >>> result.epsilon_lb <= 1.0
+    True
     """
     if audit not in _AUDITS:
         raise ValueError(f"audit must be one of {_AUDITS}, got {audit!r}")

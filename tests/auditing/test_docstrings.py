@@ -13,7 +13,7 @@ MODULES = [
     "skdp.auditing._controls",
     "skdp.auditing._inversion",
     "skdp.auditing._reidentification",
-    "skdp.utils.estimator_checks",
+    "skdp.auditing._checks",
 ]
 
 

@@ -12,7 +12,7 @@ bound estimate). Each configuration:
     ``callable(rng) -> (X, y, canary_X, canary_y)``; ``None`` = built from the
     estimator's public bounds (:func:`skdp.auditing._checks.default_audit_data`).
 ``audit`` / ``n_trials`` / ``score`` / ``audit_kwargs``
-    Passed to :func:`skdp.utils.estimator_checks.check_privacy`.
+    Passed to :func:`skdp.auditing.check_privacy`.
 ``power_params``
     Overrides that (almost) remove the noise (a huge epsilon). The same audit must then
     find a bound above the audited configuration's epsilon: this proves the audit has

@@ -19,10 +19,9 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp.auditing import LaplaceCountRelease, RandomizedResponseRelease
+from skdp.auditing import LaplaceCountRelease, RandomizedResponseRelease, check_privacy
 from skdp.auditing._checks import default_audit_data
 from skdp.exceptions import ApproximateGuaranteeWarning, DeltaTooLargeWarning
-from skdp.utils.estimator_checks import check_privacy
 
 from ._configs import AUDIT_CONFIGS, discover_estimators
 
