@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from skdp.cluster._kmedian import _kpp_subsets, _subset_costs_from_distances, _uniform_subsets
+from skdp.cluster._kmedian_costs import _kpp_subsets, _subset_costs_from_distances, _uniform_subsets
 from skdp.mechanisms import exponential_mechanism
 
 __all__ = [

@@ -161,7 +161,7 @@ def test_structure_invariants_and_auto_m():
 
 
 def test_kpp_sampler_never_duplicates_even_with_repeated_points():
-    from skdp.cluster._kmedian import _kpp_subsets, _uniform_subsets
+    from skdp.cluster._kmedian_costs import _kpp_subsets, _uniform_subsets
 
     V = np.vstack([np.zeros((5, 2)), np.ones((2, 2))])  # heavy duplication
     rng = np.random.default_rng(0)
@@ -341,7 +341,7 @@ def test_box_search_single_round_is_the_thesis_ssem():
 
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
 def test_local_step_sensitivity_bounds_the_per_point_change(metric):
-    from skdp.cluster._kmedian import _local_candidates, local_step_sensitivity
+    from skdp.cluster._box_search import _local_candidates, local_step_sensitivity
 
     rng = np.random.default_rng(2)
     lo, hi = np.zeros(3), np.ones(3)
@@ -405,7 +405,7 @@ def test_candidate_generation_is_data_independent(monkeypatch):
         else:
             break
     # and round 1 candidates (the coarse grid) never look at X
-    from skdp.cluster._kmedian import _coarse_grid
+    from skdp.cluster._box_search import _coarse_grid
 
     V1, h = _coarse_grid(np.zeros(3), np.ones(3), 3, rng=np.random.default_rng(0))
     V2, h2 = _coarse_grid(np.zeros(3), np.ones(3), 3, rng=np.random.default_rng(1))
@@ -414,7 +414,7 @@ def test_candidate_generation_is_data_independent(monkeypatch):
 
 
 def test_local_candidates_same_rng_same_output():
-    from skdp.cluster._kmedian import _local_candidates
+    from skdp.cluster._box_search import _local_candidates
 
     prev = np.array([[0.2, 0.2], [0.8, 0.8]])
     lo, hi, r = np.zeros(2), np.ones(2), np.full(2, 0.1)
@@ -424,7 +424,7 @@ def test_local_candidates_same_rng_same_output():
 
 
 def test_box_search_schedule_is_public_and_sums_to_epsilon():
-    from skdp.cluster._kmedian import box_search_schedule
+    from skdp.cluster._box_search import box_search_schedule
 
     h = np.full(3, 1 / 3)
     T, radii, eps = box_search_schedule(h, np.ones(3), 1.0, 12588)
@@ -434,7 +434,7 @@ def test_box_search_schedule_is_public_and_sums_to_epsilon():
 
 
 def test_local_costs_match_full_evaluation():
-    from skdp.cluster._kmedian import _local_candidates, _local_costs
+    from skdp.cluster._box_search import _local_candidates, _local_costs
 
     rng = np.random.default_rng(9)
     X = rng.random((157, 3))
@@ -447,7 +447,7 @@ def test_local_costs_match_full_evaluation():
 
 
 def test_snapped_first_round_weights_match_the_points():
-    from skdp.cluster._kmedian import _snap_to_cells, _subset_costs_from_distances
+    from skdp.cluster._kmedian_costs import _snap_to_cells, _subset_costs_from_distances
 
     rng = np.random.default_rng(4)
     X = rng.random((500, 2))

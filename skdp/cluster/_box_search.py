@@ -1,0 +1,170 @@
+"""The private box search of :class:`SubsampledExpMedian` (Lantz 2016, ch. 8).
+
+Public candidate centres (the coarse grid of the first round, local candidates around the
+previous choice), the round schedule and the sensitivity of one local step.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from skdp.cluster._kmedian_costs import (
+    _METRICS,
+    kmedian_costs,
+)
+
+#: factor by which the search radius shrinks from one round to the next
+SHRINK = 0.7
+#: distance lookups the first round of the box search may spend scoring grid subsets
+ROUND1_WORK = 60_000_000
+#: most rounds of the "auto" schedule of the box search
+MAX_ROUNDS = 12
+#: share of epsilon spent by the first (coarse grid) round of the box search
+FIRST_SHARE = 0.3
+#: candidate sets per round of the box search when ``n_candidates="auto"``
+DEFAULT_ROUND_CANDIDATES = 512
+#: largest number of k-subsets of the coarse public grid that the first round of the box
+#: search enumerates (above it, this many uniform k-subsets are sampled instead)
+MAX_COARSE_SETS = 4096
+
+
+def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
+    """Public coarse candidate centres for the first round of the box search.
+
+    The cell centres of the finest regular grid on the box with ``g`` points per axis
+    such that ``C(g**d, k) <= max_sets``, or the coarsest with at least ``4 k`` points if
+    that is finer (at least 2 per axis, at most 4,096 points). When even ``g = 2`` gives
+    more than ``max_sets`` subsets and ``2**d > max(64, 2 k)``, ``max(64, 2 k)`` points
+    uniform in the box are drawn from ``rng`` instead. Reads only public quantities.
+    """
+    d = lo.shape[0]
+    g = 2
+    # finest grid whose k-subsets can all be enumerated, but at least 4 k points
+    while (g + 1) ** d <= 4096 and (math.comb((g + 1) ** d, k) <= max_sets or g**d < 4 * k):
+        g += 1
+    if g**d >= k and (math.comb(g**d, k) <= max_sets or g**d <= max(64, 2 * k)):
+        axes = [lo[j] + (hi[j] - lo[j]) * (np.arange(g) + 0.5) / g for j in range(d)]
+        V = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
+        return V, (hi - lo) / g
+    n_pts = max(64, 2 * k)
+    V = lo + (hi - lo) * rng.random((n_pts, d))
+    return V, (hi - lo) / n_pts ** (1.0 / d)
+
+
+def _local_candidates(prev, lo, hi, radius, m, rng):
+    """``m`` candidate centre sets around the previous selection ``prev`` (k, d).
+
+    Data-independent given ``prev`` (a previous private release) and the public
+    ``lo``, ``hi`` and ``radius`` (per-axis half-width): set 0 is ``prev`` itself; of
+    the others, half move every centre and half move one random centre, each move
+    uniform in the cube of half-width ``radius``, clipped to the box. No centre moves
+    by more than ``radius`` along any axis.
+    """
+    k, d = prev.shape
+    out = np.broadcast_to(prev, (m, k, d)).copy()
+    if m <= 1:
+        return out
+    step = radius * (2.0 * rng.random((m - 1, k, d)) - 1.0)
+    all_move = rng.random(m - 1) < 0.5
+    one = np.zeros((m - 1, k), dtype=bool)
+    one[np.arange(m - 1), rng.integers(k, size=m - 1)] = True
+    mask = all_move[:, None] | one
+    out[1:] += step * mask[:, :, None]
+    np.clip(out, lo, hi, out=out)
+    return out
+
+
+def _local_costs(X, prev, cands, *, metric, truncate, chunk_size):
+    """``kmedian_costs(X, cands, ...)`` for candidates that are ``prev`` with some centres
+    moved: a candidate that moves a single centre ``j`` costs one distance per point
+    (against the nearest of the other, unmoved centres, precomputed) instead of ``k``.
+    """
+    m, k, _ = cands.shape
+    moved = np.any(cands != prev[None], axis=2)  # (m, k)
+    n_moved = moved.sum(axis=1)
+    out = np.empty(m)
+    multi = np.nonzero(n_moved != 1)[0]
+    if len(multi):
+        out[multi] = kmedian_costs(
+            X, cands[multi], metric=metric, truncate=truncate, chunk_size=chunk_size
+        )
+    single = np.nonzero(n_moved == 1)[0]
+    if len(single) == 0:
+        return out
+    scipy_metric = _METRICS[metric]
+    D0 = cdist(X, prev, metric=scipy_metric)
+    which = np.argmax(moved[single], axis=1)
+    rows = max(1, min(X.shape[0], chunk_size // max(len(single), 1)))
+    for j in range(k):
+        sel = single[which == j]
+        if len(sel) == 0:
+            continue
+        others = np.delete(D0, j, axis=1).min(axis=1) if k > 1 else np.full(len(X), np.inf)
+        acc = np.zeros(len(sel))
+        for r0 in range(0, X.shape[0], rows):
+            D = cdist(X[r0 : r0 + rows], cands[sel, j], metric=scipy_metric)
+            np.minimum(D, others[r0 : r0 + rows, None], out=D)
+            np.minimum(D, truncate, out=D)
+            acc += D.sum(axis=0)
+        out[sel] = acc
+    return out
+
+
+def local_step_sensitivity(radius, metric="euclidean"):
+    """Sensitivity of a local round's quality: ``2 rho``, ``rho`` the largest move.
+
+    A candidate ``F`` of a local round moves each centre of the public previous choice
+    ``F0`` by at most ``radius`` per axis, so by at most ``rho = ||radius||`` in the
+    metric, and ``|min(Delta, d(x, F)) - min(Delta, d(x, F0))| <= rho`` for every ``x``
+    (both maps are 1-Lipschitz). The exponential mechanism with quality
+    ``q(D, F) = -cost(D, F)`` has the same law as with ``q(D, F) + cost(D, F0)``, a sum of
+    one term per point in ``[-rho, rho]``: it changes by at most ``rho`` when a point is
+    added or removed and by at most ``2 rho`` when one is moved. ``2 rho`` covers all
+    three.
+    """
+    radius = np.asarray(radius, dtype=float)
+    rho = float(np.abs(radius).sum()) if metric == "manhattan" else float(np.linalg.norm(radius))
+    return 2.0 * rho
+
+
+def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
+    """Public schedule of the box search: rounds, radii and the split of ``epsilon``.
+
+    Depends only on the public grid spacing ``h`` (per axis), the box ``width``,
+    ``epsilon`` and the (public) number of points ``n``; never on the data. Round 1
+    selects among k-subsets of a coarse grid; round ``t >= 2`` searches cubes of
+    per-axis half-width ``(h / 2) * SHRINK**(t - 2)`` around the previous choice.
+    ``"auto"`` shrinks the radius by ``SHRINK = 0.7`` per round down to
+    ``r_min = max(width) * max(1e-3, 1 / sqrt(epsilon n))`` (the displacement whose cost
+    the selection can still resolve), with 2 to ``MAX_ROUNDS = 12`` rounds (12 at
+    ``epsilon = inf``). Round 1 gets
+    ``FIRST_SHARE = 0.3`` of ``epsilon``, the others share the rest equally.
+
+    Returns
+    -------
+    n_rounds : int
+    radii : list of ndarray of shape (n_features,)
+        Per-axis half-widths of rounds 2..n_rounds.
+    epsilons : ndarray of shape (n_rounds,)
+        Sums to ``epsilon``.
+    """
+    if n_rounds == "auto":
+        if math.isinf(epsilon):
+            T = MAX_ROUNDS
+        else:
+            r_min = float(np.max(width)) * max(1e-3, 1.0 / math.sqrt(max(epsilon * n, 1.0)))
+            ratio = max(float(np.max(h)) / 2 / r_min, 1.0)
+            T = 1 + max(1, math.ceil(math.log(ratio) / math.log(1 / SHRINK)))
+            T = min(T, MAX_ROUNDS)
+    else:
+        T = int(n_rounds)
+    radii = [h / 2.0 * SHRINK ** (t - 1) for t in range(1, T)]
+    if T == 1:
+        eps = np.array([float(epsilon)])
+    else:
+        eps = np.full(T, epsilon * (1 - FIRST_SHARE) / (T - 1))
+        eps[0] = epsilon * FIRST_SHARE
+    return T, radii, eps

@@ -1,0 +1,155 @@
+"""k-median costs of candidate centre sets, and the candidate sets themselves.
+
+Bounded-memory cost evaluation and the uniform and k-means++-style candidate subsets of the
+subsampled exponential mechanism (Lantz, Boyd and Page 2015).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+_METRICS = {"euclidean": "euclidean", "manhattan": "cityblock"}
+
+
+def kmedian_costs(X, centers, *, metric="euclidean", truncate=None, chunk_size=1 << 22):
+    """k-median cost of many candidate centre sets, evaluated in bounded memory.
+
+    ``cost(F) = sum_x min(truncate, min_{f in F} d(x, f))``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    centers : ndarray of shape (n_sets, k, n_features)
+        ``n_sets`` candidate sets of ``k`` centres each.
+    metric : {"euclidean", "manhattan"}, default="euclidean"
+    truncate : float or None, default=None
+        Cap on each point's distance to its nearest centre (the sensitivity; ``None``:
+        no cap).
+    chunk_size : int, default=2**22
+        At most about this many point-to-centre distances are held in memory at once
+        (the full ``n_sets x n_samples x k`` array is never materialised).
+
+    Returns
+    -------
+    costs : ndarray of shape (n_sets,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster import kmedian_costs
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> kmedian_costs(X, np.array([[[0.0, 0.0]], [[0.5, 0.0]]])).tolist()
+    [1.0, 1.0]
+    """
+    X = np.asarray(X, dtype=float)
+    centers = np.asarray(centers, dtype=float)
+    n_sets, k, d = centers.shape
+    n = X.shape[0]
+    out = np.zeros(n_sets)
+    if n == 0 or n_sets == 0:
+        return out
+    scipy_metric = _METRICS[metric]
+    rows = max(1, min(n, chunk_size // max(k, 1)))
+    sets = max(1, chunk_size // (rows * k))
+    for s0 in range(0, n_sets, sets):
+        C = centers[s0 : s0 + sets]
+        flat = C.reshape(-1, d)
+        for r0 in range(0, n, rows):
+            D3 = cdist(X[r0 : r0 + rows], flat, metric=scipy_metric).reshape(-1, C.shape[0], k)
+            D = D3[:, :, 0].copy()
+            for j in range(1, k):  # faster than .min(axis=2) over a short last axis
+                np.minimum(D, D3[:, :, j], out=D)
+            if truncate is not None:
+                np.minimum(D, truncate, out=D)
+            out[s0 : s0 + sets] += D.sum(axis=0)
+    return out
+
+
+def _subset_costs_from_distances(D, subsets, truncate, chunk_size, weights=None):
+    """Costs of index subsets given the point-to-candidate distance matrix ``D`` (n, |V|).
+
+    ``weights`` (n,): multiplicity of each row of ``D`` (``None``: 1 each).
+    """
+    n = D.shape[0]
+    m, k = subsets.shape
+    out = np.empty(m)
+    step = max(1, chunk_size // max(n * k, 1))
+    for s0 in range(0, m, step):
+        idx = subsets[s0 : s0 + step]
+        part = D[:, idx[:, 0]]  # (n, step)
+        for j in range(1, k):
+            np.minimum(part, D[:, idx[:, j]], out=part)
+        np.minimum(part, truncate, out=part)
+        out[s0 : s0 + step] = part.sum(axis=0) if weights is None else weights @ part
+    return out
+
+
+def _snap_to_cells(X, lo, hi, cells):
+    """Occupied cells of a regular grid with ``cells`` per axis: (centres, counts).
+
+    Rows outside the box go to the edge cells. Used for the first round of the box
+    search, where each private point then contributes ``min(Delta, d(cell centre, F))``,
+    still in ``[0, Delta]``.
+    """
+    width = np.where(hi > lo, hi - lo, 1.0)
+    idx = np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.int64)
+    uniq, counts = np.unique(idx, axis=0, return_counts=True)
+    return lo + (uniq + 0.5) * (hi - lo) / cells, counts.astype(float)
+
+
+def _uniform_subsets(n_points, k, m, rng):
+    """``m`` i.i.d. uniform ``k``-subsets of ``range(n_points)`` (no repeat within a set)."""
+    # argpartition of uniform keys gives a uniform random k-subset per row
+    out = np.empty((m, k), dtype=np.intp)
+    step = max(1, (1 << 22) // max(n_points, 1))
+    for s0 in range(0, m, step):
+        keys = rng.random((min(step, m - s0), n_points))
+        out[s0 : s0 + step] = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    return np.sort(out, axis=1)
+
+
+def _kpp_subsets(V, k, m, rng, metric, weighting):
+    """``m`` i.i.d. k-means++ seedings on the public points ``V`` (data-independent).
+
+    ``weighting="square"``: later centres with probability proportional to the squared
+    distance to the nearest chosen centre (Arthur and Vassilvitskii 2007);
+    ``"inverse"``: to its inverse (the literal wording of Lantz 2016, §8.3.1.1). Chosen
+    points get weight 0, so a set never repeats a point.
+    """
+    n_points = V.shape[0]
+    scipy_metric = _METRICS[metric]
+    out = np.empty((m, k), dtype=np.intp)
+    step = max(1, (1 << 22) // max(n_points, 1))
+    for s0 in range(0, m, step):
+        b = min(step, m - s0)
+        rows = np.arange(b)
+        chosen = np.zeros((b, n_points), dtype=bool)
+        first = rng.integers(n_points, size=b)
+        out[s0 : s0 + b, 0] = first
+        chosen[rows, first] = True
+        dmin = cdist(V[first], V, metric=scipy_metric)
+        for j in range(1, k):
+            if weighting == "square":
+                w = dmin**2
+            else:
+                w = 1.0 / np.maximum(dmin, 1e-12) ** 2
+            w[chosen] = 0.0
+            total = w.sum(axis=1)
+            # all remaining points coincide with chosen ones: fall back to uniform
+            flat = total <= 0
+            if flat.any():
+                w[flat] = (~chosen[flat]).astype(float)
+                total[flat] = w[flat].sum(axis=1)
+            cum = np.cumsum(w, axis=1)
+            u = rng.random(b) * total
+            pick = np.minimum((cum <= u[:, None]).sum(axis=1), n_points - 1)
+            # guard against landing on a zero-weight point through rounding
+            bad = chosen[rows, pick]
+            if bad.any():
+                for r in np.nonzero(bad)[0]:
+                    pick[r] = rng.choice(np.nonzero(~chosen[r])[0])
+            out[s0 : s0 + b, j] = pick
+            chosen[rows, pick] = True
+            np.minimum(dmin, cdist(V[pick], V, metric=scipy_metric), out=dmin)
+    return np.sort(out, axis=1)
