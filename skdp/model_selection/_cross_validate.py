@@ -1,0 +1,174 @@
+"""dp_cross_validate: cross-validation with DP scorers, data-independent folds and one total."""
+
+from __future__ import annotations
+
+import math
+
+from skdp.model_selection._folds import _check_n_splits
+from skdp.model_selection._plan import (
+    _check_bool,
+    _check_common,
+    _num_samples,
+    _Plan,
+)
+from skdp.utils._meta_privacy import weakest_guarantee
+
+__all__ = ["dp_cross_validate"]
+
+
+# ----------------------------------------------------------------------------- API
+def dp_cross_validate(
+    estimator,
+    X,
+    y,
+    *,
+    scoring,
+    n_splits=5,
+    ledger=None,
+    random_state=None,
+    return_estimator=False,
+    allow_nonprivate=False,
+):
+    """Cross-validate a DP estimator with DP scorers; one total, charged once.
+
+    Every row is in exactly one test fold and in ``n_splits - 1`` training folds; the
+    folds are a uniformly random balanced partition of the row positions drawn from a
+    fresh key, independent of the data. The total privacy spend of the run (every fit
+    and every scorer call, under replace one row) is computed with
+    :func:`skdp.metrics.cv_privacy_spend` before any row is read, charged once to
+    ``ledger``, and returned.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A skdp DP estimator, or a pipeline of DP steps (:class:`skdp.pipeline.DPPipeline`);
+        its fit budget is read from its declared ``epsilon``/``delta`` parameters (summed
+        over the steps, :func:`skdp.pipeline.check_pipeline_privacy`). An estimator
+        that learns without a guarantee is refused (``ValueError``).
+    X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Labels (required: the DP scorers compare predictions with labels).
+    scoring : DPScorer or dict of str -> DPScorer
+        Scorers made by :func:`skdp.metrics.make_dp_scorer`, without ``ledger=``
+        (or holding this call's ``ledger``: they are called ledger-free either way).
+        Anything else raises ``TypeError`` (there is no DP scorer for regression).
+    n_splits : int, default=5
+        Number of folds (>= 2).
+    ledger : PrivacyLedger, optional
+        Charged once, before any fit, with the total (label ``"dp_cross_validate
+        (replace-one)"``). A refusal raises :class:`~skdp.exceptions.BudgetExceededError`
+        (or ``LedgerCopyError`` for a copy) and nothing runs. The entry is stated under
+        replace one row: keep the ledger's other entries under the same relation
+        (``spend_fitted(est, relation="replace")``).
+    random_state : None, int, SeedSequence or Generator, default=None
+        Key of the folds only (see Notes). ``None``: fresh OS entropy. The estimator's
+        and the scorers' own ``random_state`` decide their noise.
+    return_estimator : bool, default=False
+        Also return the fold models (they are counted in the total).
+    allow_nonprivate : bool, default=False
+        Run an estimator that learns without a guarantee anyway, with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning`; the total is then ``inf`` (a
+        ledger with a finite budget refuses it).
+
+    Returns
+    -------
+    result : dict
+        ``"test_score"`` (one scorer) or ``"test_<name>"`` (a dict of scorers): the noisy
+        score of every fold, shape ``(n_splits,)``; ``"epsilon_spent"``,
+        ``"delta_spent"``: the total under replace one row; ``"privacy_guarantee"``;
+        ``"n_splits"``; ``"estimator"``: the fold models, with ``return_estimator``. No
+        timings (a fit's duration can depend on the data).
+
+    Notes
+    -----
+    **Relation.** Replace one row, ``n`` public: the relation of the DP scorers.
+    Estimators report add/remove one row; a replacement is a removal and an addition,
+    so a fit with ``(e, d)`` costs ``(2 e, (1 + e^e) d)`` here (group privacy).
+
+    **Accounting.** The folds do not depend on the data: the partition is a function of
+    ``n``, ``n_splits`` and the key, so on two neighbouring data sets every row keeps
+    its fold and the replaced row's replacement takes its place. The replaced row is
+    then in one test fold (one call of each scorer, ``S = sum(epsilon)`` of the
+    scorers; the other folds' calls see identical rows: parallel composition) and in
+    ``n_splits - 1`` training sets (``2 e`` each)::
+
+        epsilon_spent = S + (n_splits - 1) * 2 e
+
+    exactly :func:`skdp.metrics.cv_privacy_spend` with ``n_candidates=1, refit=False``.
+    ``e``/``d`` are the estimator's declared ``epsilon``/``delta`` (every skdp estimator
+    spends at most those; each fit's ``epsilon_spent_`` is checked against them after
+    the fit, and a larger one raises ``RuntimeError``). A step declaring more than it
+    spends (``DPSimpleImputer(strategy="constant")`` keeps ``epsilon``) is charged the
+    declared value.
+
+    **Ledger.** The total is charged once, in the calling process, before any fit; the
+    scorers are called without their ledger, so nothing is counted twice. A scorer
+    holding a different ledger is refused. Errors of a fit or a scorer are raised, never
+    turned into NaN scores.
+
+    **Folds.** Not ``KFold`` on the caller's order nor ``StratifiedKFold`` (which reads
+    the labels): a random permutation of the positions (a fresh key per call unless
+    ``random_state`` is given), cut into folds whose sizes depend on ``n`` alone.
+    Assigning folds by a keyed hash of each row's values would keep the other rows'
+    folds when a row is *added*, but under replace-one it lets the replacement land in
+    another fold, changing two test folds and their sizes, which the DP scorers (``N``
+    public) do not allow. A given ``random_state`` is hashed (as in
+    :func:`skdp.utils._random.fit_streams`) with ``n`` and ``n_splits`` but not with the
+    data, and the key is never stored.
+
+    **Exact.** The total is a proven bound when the estimator's guarantee is exact
+    (``privacy_guarantee`` is the weakest over the fits; the DP scorers are exact for
+    the mathematical mechanism).
+
+    References
+    ----------
+    .. [1] F. McSherry. "Privacy integrated queries". SIGMOD 2009 (parallel composition).
+    .. [2] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+       2014 (Thm 3.16: composition; Thm 2.2: group privacy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.accounting import PrivacyLedger
+    >>> from skdp.ilp import DPILPClassifier
+    >>> from skdp.metrics import make_dp_scorer
+    >>> from skdp.model_selection import dp_cross_validate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(3000, 4))
+    >>> y = X[:, 0] & X[:, 1]
+    >>> ledger = PrivacyLedger(epsilon_budget=10.0)
+    >>> res = dp_cross_validate(
+    ...     DPILPClassifier(epsilon=1.0, max_clause_length=2, random_state=0), X, y,
+    ...     scoring=make_dp_scorer("accuracy", epsilon=0.5), n_splits=3, ledger=ledger,
+    ...     random_state=0)
+    >>> res["epsilon_spent"], ledger.epsilon_spent  # 0.5 + 2 * (2 * 1.0)
+    (4.5, 4.5)
+    >>> bool(np.all(res["test_score"] > 0.9))
+    True
+    """
+    _check_common(estimator, n_splits, X, y, allow_nonprivate)
+    return_estimator = _check_bool(return_estimator, "return_estimator")
+    plan = _Plan(
+        estimator,
+        [{}],
+        scoring,
+        n_splits,
+        False,
+        ledger,
+        allow_nonprivate,
+        "dp_cross_validate",
+    )
+    _check_n_splits(n_splits, _num_samples(X))
+    plan.charge(ledger, "dp_cross_validate (replace-one)")
+    scores, guarantees, models = plan.run(X, y, random_state, keep_models=return_estimator)
+    out = {}
+    for name, values in scores.items():
+        key = "test_score" if not plan.multimetric else f"test_{name}"
+        out[key] = values[0].copy()
+    out["epsilon_spent"] = plan.epsilon
+    out["delta_spent"] = plan.delta
+    out["privacy_guarantee"] = "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
+    out["n_splits"] = int(n_splits)
+    if return_estimator:
+        out["estimator"] = models
+    return out

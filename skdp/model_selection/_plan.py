@@ -1,0 +1,202 @@
+"""The cross-validation plan shared by :func:`dp_cross_validate` and :class:`DPGridSearchCV`.
+
+Candidate checks, the scorers' privacy spend, the fold loop and the single ledger charge.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from collections.abc import Mapping
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import check_consistent_length
+
+from skdp.accounting._ledger import _replace_one_from_add_remove
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.metrics import DPScorer, cv_privacy_spend
+from skdp.model_selection._folds import assign_folds
+from skdp.utils._meta_privacy import check_pipeline_privacy
+
+_RTOL = 1e-9
+_NOT_DP = (
+    "scoring must be a DP scorer made by skdp.metrics.make_dp_scorer, or a dict of "
+    "them (name -> scorer); got {what}. scikit-learn scorers release exact scores of the "
+    "private rows. skdp's DP scorers are for binary classification (roc_auc, "
+    "average_precision) and accuracy; there is no DP scorer for regression metrics yet, "
+    "so a regressor cannot be tuned this way."
+)
+
+
+# ----------------------------------------------------------------------------- checks
+def _check_scoring(scoring, ledger):
+    """``({name: ledger-free DPScorer}, multimetric)``; refuses anything not DP."""
+    if ledger is not None and not callable(getattr(ledger, "spend", None)):
+        raise TypeError(
+            f"ledger must be a skdp.accounting.PrivacyLedger or None, got {type(ledger).__name__}"
+        )
+    if isinstance(scoring, DPScorer):
+        scorers, multimetric = {"score": scoring}, False
+    elif isinstance(scoring, Mapping) and scoring:
+        bad = [k for k, v in scoring.items() if not isinstance(v, DPScorer)]
+        if bad or not all(isinstance(k, str) for k in scoring):
+            raise TypeError(_NOT_DP.format(what=f"a dict with non-DP entries {bad!r}"))
+        scorers, multimetric = dict(scoring), True
+    else:
+        raise TypeError(_NOT_DP.format(what=repr(scoring)))
+    for name, scorer in scorers.items():
+        if scorer.ledger is not None and scorer.ledger is not ledger:
+            raise ValueError(
+                f"scorer {name!r} holds a PrivacyLedger of its own. The search charges "
+                "its whole total once, before it runs, to the ledger passed as ledger=; "
+                "make the scorer without ledger= and pass that ledger to the search "
+                "(a scorer that also charged each call would count the scores twice)."
+            )
+    return {name: _without_ledger(s) for name, s in scorers.items()}, multimetric
+
+
+def _without_ledger(scorer):
+    """A shallow copy that charges nothing: the search charges its total once."""
+    out = copy.copy(scorer)
+    out.ledger = None
+    return out
+
+
+def _check_bool(value, name):
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    return bool(value)
+
+
+def _num_samples(X):
+    if hasattr(X, "shape") and len(getattr(X, "shape", ())) > 0:
+        return int(X.shape[0])
+    if hasattr(X, "__len__"):
+        return len(X)
+    raise ValueError("X must be an array-like of samples (got a scalar or None)")
+
+
+def _take(a, mask):
+    """Rows of ``a`` where ``mask`` is True (numpy, pandas, scipy.sparse or a list)."""
+    idx = np.flatnonzero(mask)
+    if hasattr(a, "iloc"):
+        return a.iloc[idx]
+    if hasattr(a, "tocsr"):
+        return a.tocsr()[idx]
+    return np.asarray(a)[idx] if not isinstance(a, np.ndarray) else a[idx]
+
+
+def _plan_candidate(estimator, params, allow_nonprivate, where):
+    """A clone with ``params`` and its declared fit budget ``(epsilon, delta)``."""
+    est = clone(estimator).set_params(**params)
+    report = check_pipeline_privacy(est)
+    leaks = report.learns_without_guarantee
+    if leaks:
+        what = "; ".join(f"step {s.name!r} ({s.estimator}): {s.reason}" for s in leaks)
+        cand = f" (candidate {params!r})" if params else ""
+        if not allow_nonprivate:
+            raise ValueError(
+                f"{where}: the estimator{cand} learns from the rows without a privacy "
+                f"guarantee: {what}. Use skdp DP estimators and private or "
+                "public-metadata transformers, or pass allow_nonprivate=True to run "
+                "anyway with epsilon_spent_=inf."
+            )
+        warnings.warn(
+            f"{where}(allow_nonprivate=True): the estimator{cand} learns from the rows "
+            f"without a privacy guarantee ({what}); epsilon_spent_ is inf.",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
+    return est, report.epsilon, report.delta
+
+
+def _check_fitted_spend(model, declared, where):
+    """The fit's actual spend, checked against the budget charged before the run."""
+    report = check_pipeline_privacy(model)
+    eps, delta = report.epsilon, report.delta
+    d_eps, d_delta = declared
+    if eps > d_eps * (1 + _RTOL) + 1e-15 or delta > d_delta * (1 + _RTOL) + 1e-300:
+        raise RuntimeError(
+            f"{where}: a fit of {type(model).__name__} spent (epsilon={eps:g}, "
+            f"delta={delta:g}), more than its declared epsilon/delta parameters "
+            f"(epsilon={d_eps:g}, delta={d_delta:g}) that were charged before the run. "
+            "Declare the estimator's full budget in its epsilon/delta parameters."
+        )
+    return report.privacy_guarantee or "exact"
+
+
+# ----------------------------------------------------------------------------- engine
+class _Plan:
+    """Everything decided before any row is read: candidates, budgets, the total."""
+
+    def __init__(self, estimator, candidates, scoring, n_splits, refit, ledger, allow, where):
+        self.scorers, self.multimetric = _check_scoring(scoring, ledger)
+        self.where = where
+        planned = [_plan_candidate(estimator, p, allow, where) for p in candidates]
+        self.params = list(candidates)
+        self.estimators = [est for est, _, _ in planned]
+        self.fit_budgets = [(e, d) for _, e, d in planned]
+        self.n_splits = n_splits
+        self.refit = refit
+        eps_s = [s.epsilon for s in self.scorers.values()]
+        dl_s = [s.delta for s in self.scorers.values()]
+        self.epsilon, self.delta = cv_privacy_spend(
+            epsilon=eps_s,
+            delta=dl_s,
+            n_splits=n_splits,
+            n_candidates=len(candidates),
+            fit_epsilon=[e for e, _ in self.fit_budgets],
+            fit_delta=[d for _, d in self.fit_budgets],
+            fit_relation="add_remove",
+            refit=bool(refit),
+        )
+        self.breakdown = self._breakdown(eps_s, dl_s)
+
+    def _breakdown(self, eps_s, dl_s):
+        n_cand, k = len(self.params), self.n_splits
+        fits = [_replace_one_from_add_remove(e, d) for e, d in self.fit_budgets]
+        cv_eps = math.fsum(e * (k - 1) for e, _ in fits)
+        cv_delta = math.fsum(d * (k - 1) for _, d in fits)
+        return {
+            "scorer_calls": (n_cand * math.fsum(eps_s), min(1.0, n_cand * math.fsum(dl_s))),
+            "cv_fits": (cv_eps, min(1.0, cv_delta)),
+            "refit": (
+                (max(e for e, _ in fits), max(d for _, d in fits)) if self.refit else (0.0, 0.0)
+            ),
+        }
+
+    def charge(self, ledger, label):
+        if ledger is not None:
+            ledger.spend(self.epsilon, self.delta, label=label)
+
+    def run(self, X, y, random_state, keep_models=False):
+        """Fit and score every candidate on every fold; scores are DP releases."""
+        n = _num_samples(X)
+        folds = assign_folds(n, self.n_splits, random_state)
+        scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
+        guarantees, models = [], []
+        for c, template in enumerate(self.estimators):
+            for j in range(self.n_splits):
+                test = folds == j
+                model = clone(template).fit(_take(X, ~test), _take(y, ~test))
+                guarantees.append(_check_fitted_spend(model, self.fit_budgets[c], self.where))
+                X_test, y_test = _take(X, test), _take(y, test)
+                for name, scorer in self.scorers.items():
+                    scores[name][c, j] = scorer(model, X_test, y_test)
+                if keep_models:
+                    models.append(model)
+        return scores, guarantees, models
+
+
+def _check_common(estimator, n_splits, X, y, allow_nonprivate):
+    if y is None:
+        raise ValueError("y is required: the DP scorers compare predictions with labels")
+    check_consistent_length(X, y)
+    if isinstance(n_splits, bool) or not isinstance(n_splits, Integral | np.integer):
+        raise TypeError(f"n_splits must be an int, got {type(n_splits).__name__}")
+    _check_bool(allow_nonprivate, "allow_nonprivate")
+    if not hasattr(estimator, "fit"):
+        raise TypeError("estimator must be an estimator with a fit method")
