@@ -226,7 +226,7 @@ def test_noisy_gradient_steps_the_accountant_and_returns_no_batch_size():
 
 # ------------------------------------------------------------- (d) empty Poisson batches
 def test_empty_batch_through_a_conv_critic_is_a_noisy_accounted_step():
-    nets = pytest.importorskip("skdp.synthesis._gan_nets")
+    nets = pytest.importorskip("skdp.synthesis._gan._nets")
     critic = nets.ConvCritic(3, 12, 4, n_classes=2).to(DT)
     x = torch.rand(5, 36, dtype=DT)
     c = torch.zeros(5, dtype=torch.long)
@@ -248,7 +248,7 @@ def test_empty_batch_through_a_conv_critic_is_a_noisy_accounted_step():
 
 
 _gan = pytest.importorskip("skdp.synthesis._gan")
-GAN_PRESETS = sorted(_gan._PRESETS)  # discovered: a new preset is covered without edits
+GAN_PRESETS = sorted(_gan._presets.PRESETS)  # discovered: a new preset is covered without edits
 
 
 def _fit_quietly(est, X, y=None):

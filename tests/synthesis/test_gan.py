@@ -16,8 +16,10 @@ from sklearn.exceptions import NotFittedError
 
 from skdp.accounting import compute_epsilon
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.synthesis import DPGANSynthesizer, _gan
-from skdp.synthesis import _gan_nets as nets
+from skdp.synthesis import DPGANSynthesizer
+from skdp.synthesis._gan import _budget, _estimator, _training
+from skdp.synthesis._gan import _nets as nets
+from skdp.synthesis._gan._losses import gan_losses
 from skdp.training import check_per_record_module
 from skdp.utils import _random
 
@@ -184,7 +186,7 @@ def test_too_small_noise_multiplier_raises_before_training(monkeypatch):
     def boom(*a, **k):  # pragma: no cover - must not be reached
         raise AssertionError("training started")
 
-    monkeypatch.setattr(_gan._Training, "train_gan", boom)
+    monkeypatch.setattr(_training.GANTraining, "train_gan", boom)
     with pytest.raises(ValueError, match="epsilon"):
         DPGANSynthesizer(epsilon=0.5, bounds=(-4, 4), noise_multiplier=0.31, **FAST).fit(_numeric())
 
@@ -218,7 +220,9 @@ def test_preset_configurations():
     assert (p["max_grad_norm"], p["noise_multiplier"], p["epsilon"]) == (1e-4, 1.0, 2.5)
     # 002's accounting: q = 1/6000, sigma = 1, T = 500 * 6000 fits in the DP-SGD share
     # (0.8 * 2.5 = 2.0): improved conversion ~1.597 (classic 1.893, the paper's "2")
-    sigma = sprint._noise(0.8 * 2.5, 1e-5, 1 / 6000, 3_000_000)
+    sigma = _budget.calibrate_noise(
+        0.8 * 2.5, 1e-5, 1 / 6000, 3_000_000, noise_multiplier=1.0, accountant="pld"
+    )
     assert sigma == 1.0
     eps = compute_epsilon(noise_multiplier=1.0, sample_rate=1 / 6000, steps=3_000_000, delta=1e-5)
     assert eps == pytest.approx(1.597, abs=0.01)
@@ -256,35 +260,55 @@ def test_conv_plan_and_padding_is_exact_zero():
 
 
 def test_generator_step_takes_no_data_and_ignores_it():
-    assert "data" not in inspect.signature(_gan._Training.generator_step).parameters
-    X = _numeric(60)
-    est = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST)
-    est._check_params_consistency()
+    assert "data" not in inspect.signature(_training.GANTraining.generator_step).parameters
+    config = _training.TrainingConfig(
+        loss="wgan",
+        n_critic=1,
+        weight_clip=0.01,
+        aux_loss_weight=1.0,
+        clip_fake_gradients=True,
+        latent_dim=4,
+        latent_distribution="normal",
+        max_grad_norm=1.0,
+        lr_generator=1e-2,
+        lr_critic=1e-2,
+        lr_autoencoder=1e-2,
+        betas=(0.5, 0.999),
+        accountant="pld",
+        delta=1e-5,
+    )
 
     def run_with(Z):
         torch.manual_seed(0)
-        from skdp.utils.schema import TabularEncoder, TabularSchema
-
-        enc = TabularEncoder(TabularSchema.from_data(X, bounds=(-4, 4)), numeric_range=(0, 1))
-        built = est._build(3, enc, 0)
+        built = nets.build_networks(
+            3,
+            [],
+            0,
+            architecture="mlp",
+            feature_shape=None,
+            hidden_size=8,
+            autoencoder=False,
+            code_dim=4,
+            latent_dim=4,
+            label_embedding="concat",
+        )
         built = {k: (v.double() if v is not None else None) for k, v in built.items()}
-        streams = _random.spawn_streams(0, _gan._STREAMS)
-        run = _gan._Training(
-            est,
+        streams = _random.spawn_streams(0, _estimator._STREAMS)
+        run = _training.GANTraining(
             built,
             torch.as_tensor(Z),
             None,
             None,
-            enc,
+            torch.zeros(3, dtype=torch.bool),
+            config=config,
             q=0.3,
             sigma=1.0,
             private=True,
             device=torch.device("cpu"),
             dtype=torch.float64,
             streams=streams,
-            n_critic=1,
         )
-        _, _, gen_loss = run._losses()
+        _, _, gen_loss = gan_losses("wgan", 1.0, False)
         opt = torch.optim.Adam(built["generator"].parameters(), lr=1e-2)
         for _ in range(3):
             run.generator_step(built["generator"], built["critic"], opt, gen_loss)
@@ -346,13 +370,13 @@ def test_fitted_object_holds_no_training_rows_and_size_does_not_grow_with_n():
 
 def test_wgan_critic_weights_are_clipped_after_every_step(monkeypatch):
     checked = []
-    orig = _gan._Training.generator_step
+    orig = _training.GANTraining.generator_step
 
     def spy(self, generator, critic, g_opt, gen_loss):
         checked.append(max(float(p.abs().max()) for p in critic.parameters()))
         return orig(self, generator, critic, g_opt, gen_loss)
 
-    monkeypatch.setattr(_gan._Training, "generator_step", spy)
+    monkeypatch.setattr(_training.GANTraining, "generator_step", spy)
     DPGANSynthesizer(
         epsilon=2.0, bounds=(-4, 4), loss="wgan", weight_clip=0.02, **{**FAST, "n_critic": 1}
     ).fit(_numeric())
@@ -558,13 +582,13 @@ def three_threads():
 
 def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
     seen = []
-    real = _gan._Training.train_gan
+    real = _training.GANTraining.train_gan
 
-    def spy(self, steps):
+    def spy(self, steps, *args):
         seen.append(torch.get_num_threads())
-        return real(self, steps)
+        return real(self, steps, *args)
 
-    monkeypatch.setattr(_gan._Training, "train_gan", spy)
+    monkeypatch.setattr(_training.GANTraining, "train_gan", spy)
     X = _numeric()
     for n_jobs, during in ((1, 1), (2, 2), (None, 1)):  # None: tiny nets get 1 thread
         DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=n_jobs, **FAST).fit(X)
@@ -577,11 +601,11 @@ def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, thre
 
 
 def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads):
-    def boom(self, steps):
+    def boom(self, steps, *args):
         assert torch.get_num_threads() == 1
         raise RuntimeError("training failed")
 
-    monkeypatch.setattr(_gan._Training, "train_gan", boom)
+    monkeypatch.setattr(_training.GANTraining, "train_gan", boom)
     with pytest.raises(RuntimeError, match="training failed"):
         DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=1, **FAST).fit(_numeric())
     assert torch.get_num_threads() == three_threads

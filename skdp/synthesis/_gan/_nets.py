@@ -26,6 +26,7 @@ __all__ = [
     "MLPDecoder",
     "MLPEncoder",
     "OutputActivation",
+    "build_networks",
     "conv_plan",
 ]
 
@@ -299,3 +300,60 @@ class Autoencoder(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.decoder(self.encoder(x))
+
+
+def build_networks(
+    D,
+    softmax_blocks,
+    n_classes,
+    *,
+    architecture,
+    feature_shape,
+    hidden_size,
+    autoencoder,
+    code_dim,
+    latent_dim,
+    label_embedding,
+):
+    """The modules of one fit: ``{"critic", "generator", "autoencoder", "decoder"}``.
+
+    Parameters
+    ----------
+    D : int
+        Encoded width of a row.
+    softmax_blocks : list of (int, int)
+        ``[start, stop)`` of each one-hot block of the encoded row.
+    n_classes : int
+        0 for an unconditional model.
+    architecture, feature_shape, hidden_size, autoencoder, code_dim, latent_dim,
+    label_embedding
+        As the estimator's parameters.
+    """
+    conv = architecture == "conv1d"
+    width = hidden_size or (16 if conv else 256)
+    K = int(n_classes)
+    if conv:
+        C, L = (1, D) if feature_shape is None else tuple(feature_shape)
+        if C * L != D:
+            raise ValueError(
+                f"feature_shape={tuple(feature_shape)} does not match the {D} encoded features"
+            )
+    g_in = latent_dim + (K if (K and label_embedding == "concat") else 0)
+    decoder = None
+    if autoencoder:
+        if conv:
+            enc = ConvEncoder(C, L, width, code_dim)
+            decoder = ConvDecoder(code_dim, C, L, width, OutputActivation(D, softmax_blocks))
+            body = CodeGenerator(g_in, code_dim, width)
+        else:
+            enc = MLPEncoder(D, width, code_dim)
+            decoder = MLPDecoder(code_dim, width, D, OutputActivation(D, softmax_blocks))
+            body = MLPDecoder(g_in, width, code_dim, nn.Tanh())
+        ae = Autoencoder(enc, decoder)
+    else:
+        ae = None
+        act = OutputActivation(D, softmax_blocks)
+        body = ConvDecoder(g_in, C, L, width, act) if conv else MLPDecoder(g_in, width, D, act)
+    critic = ConvCritic(C, L, width, K) if conv else MLPCritic(D, width, K)
+    generator = ConditionalGenerator(body, latent_dim, K, label_embedding)
+    return {"critic": critic, "generator": generator, "autoencoder": ae, "decoder": decoder}

@@ -1,23 +1,27 @@
 """DPGANSynthesizer: DP AC-GAN (Beaulieu-Jones et al.) and RDP-CGAN (Torfi et al.) in one estimator.
 
-The class Notes list where skdp departs from the papers. Only the modules that read private
-rows (the critic and, with ``autoencoder=True``, the autoencoder) are trained with the DP-SGD
-engine (:mod:`skdp.training`); the generator is post-processing of the private critic.
+The orchestration: parameters, ``fit`` (input, budget split, networks, training loops,
+checkpoint selection) and ``sample``. The class Notes list where skdp departs from the
+papers. Only the modules that read private rows (the critic and, with
+``autoencoder=True``, the autoencoder) are trained with the DP-SGD engine
+(:mod:`skdp.training`); the generator is post-processing of the private critic.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
-from skdp.exceptions import PrivacyLeakWarning
-from skdp.mechanisms import add_laplace, report_noisy_max, resolve_schema_bounds
+from skdp.mechanisms import resolve_schema_bounds
+from skdp.synthesis._gan import _budget
+from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
+from skdp.synthesis._gan._label_prior import class_prior, encode_labels
+from skdp.synthesis._gan._presets import PRESETS
+from skdp.synthesis._gan._sampling import class_codes, decode, generate
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -30,64 +34,7 @@ from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["DPGANSynthesizer"]
 
-#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
-BOUNDS_FRACTION = 0.1
-#: Share of epsilon spent on the DP class prior (skdp's default).
-PRIOR_FRACTION = 0.05
-#: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
-SELECTION_FRACTION = 0.2
-#: Rows generated per batch in ``sample``.
-_SAMPLE_CHUNK = 4096
 _STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
-
-_PRESETS = {
-    # Beaulieu-Jones et al. (2019) (conv2d over the 3 x 12 grid is
-    # replaced by conv1d over 3 channels x 12 visits; Poisson sampling replaces the paper's
-    # with-replacement draws; declared bounds scale the data to [0, 1]).
-    "sprint_acgan": dict(
-        architecture="conv1d",
-        feature_shape=(3, 12),
-        autoencoder=False,
-        conditional="acgan",
-        loss="gan",
-        n_critic=1,
-        latent_dim=100,
-        latent_distribution="uniform",
-        label_embedding="multiply",
-        lr_generator=2e-4,
-        lr_critic=2e-4,
-        betas=(0.5, 0.999),
-        batch_size=1,
-        epochs=500,
-        max_grad_norm=1e-4,
-        noise_multiplier=1.0,
-        epsilon=2.5,
-        delta=1e-5,
-        class_prior="uniform",
-        checkpoint_selection="noisy_topk",
-        selection_top_k=5,
-        selection_scorers=("logistic_regression", "random_forest"),
-        integer_rounding="floor",
-    ),
-    # Torfi et al. (2022) (sigma calibrated: the paper gives none).
-    "rdp_cgan": dict(
-        architecture="conv1d",
-        autoencoder=True,
-        code_dim=128,
-        latent_dim=100,
-        latent_distribution="normal",
-        loss="wgan",
-        weight_clip=0.01,
-        n_critic=1,
-        lr_generator=5e-3,
-        lr_critic=5e-3,
-        lr_autoencoder=5e-3,
-        betas=(0.9, 0.999),
-        batch_size=64,
-        epsilon=1.0,
-        delta=1e-5,
-    ),
-}
 
 
 def _is_dataframe(X) -> bool:
@@ -481,9 +428,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         -------
         DPGANSynthesizer
         """
-        if name not in _PRESETS:
-            raise ValueError(f"name must be one of {sorted(_PRESETS)}, got {name!r}")
-        return cls(**{**_PRESETS[name], **overrides})
+        if name not in PRESETS:
+            raise ValueError(f"name must be one of {sorted(PRESETS)}, got {name!r}")
+        return cls(**{**PRESETS[name], **overrides})
 
     # -------------------------------------------------------------- validation
     def _validate_input(self, X, *, reset):
@@ -519,71 +466,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             if len(fs) != 2 or not all(isinstance(v, Integral) and v >= 1 for v in fs):
                 raise ValueError("feature_shape must be (channels, length) positive integers")
 
-    def _labels(self, y, streams, eps_prior):
-        """Encode y over the declared classes; the DP/uniform/user prior. Returns codes."""
-        if y is None:
-            raise ValueError("conditional='acgan' needs y (the label column)")
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1:
-            raise ValueError("y must be 1-dimensional")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        if self.classes is None:
-            raise ValueError(
-                "conditional='acgan' needs the declared labels: pass classes=[...] "
-                "(or classes='data' to read them off y, which is not private)"
-            )
-        if isinstance(self.classes, str):
-            warnings.warn(
-                "classes='data' reads the set of labels off y: it is released without "
-                "differential privacy",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            classes = np.unique(y)
-        else:
-            classes = np.asarray(self.classes)
-            if classes.ndim != 1 or classes.size < 1 or len(np.unique(classes)) != classes.size:
-                raise ValueError("classes must be a 1-d array of distinct labels")
-        lookup = {c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(classes)}
-        try:
-            codes = np.array([lookup[v.item() if isinstance(v, np.generic) else v] for v in y])
-        except (KeyError, TypeError):
-            raise ValueError("y contains labels that are not among the declared classes") from None
-        K = classes.size
-        prior = self.class_prior
-        spent = 0.0
-        if isinstance(prior, dict):
-            p = np.array(
-                [
-                    float(prior.get(c.item() if isinstance(c, np.generic) else c, 0.0))
-                    for c in classes
-                ]
-            )
-            extra = set(prior) - set(lookup)
-            if extra or np.any(p < 0) or not np.isfinite(p).all() or p.sum() <= 0:
-                raise ValueError(
-                    "class_prior must map declared classes to non-negative probabilities"
-                )
-            p = p / p.sum()
-        elif prior == "uniform":
-            p = np.full(K, 1.0 / K)
-        elif math.isinf(eps_prior):
-            counts = np.bincount(codes, minlength=K).astype(float)
-            p = counts / counts.sum()
-        else:
-            counts = np.bincount(codes, minlength=K).astype(float)
-            noisy = np.clip(
-                add_laplace(counts, sensitivity=1.0, epsilon=eps_prior, rng=streams["prior"]),
-                0.0,
-                None,
-            )
-            p = noisy / noisy.sum() if noisy.sum() > 0 else np.full(K, 1.0 / K)
-            spent = eps_prior
-        return classes, codes, p, spent
-
     # --------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -601,25 +483,12 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        import torch
-
-        from skdp.utils._torch import (
-            n_parameters,
-            resolve_device,
-            resolve_dtype,
-            resolve_n_threads,
-            to_tensor,
-            torch_threads,
-        )
-
         self._check_params_consistency()
         X = self._validate_input(X, reset=True)
         n = int(X.shape[0])
         private = math.isfinite(self.epsilon)
         epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
-        device = resolve_device(self.device)
-        tdtype = resolve_dtype(self.dtype)
 
         # -- public schema; missing bounds privately inside the budget
         bounds = tuple(self.bounds) if isinstance(self.bounds, np.ndarray) else self.bounds
@@ -627,32 +496,30 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             X, bounds=bounds, categories=self.categories, column_types=self.column_types
         )
         schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=BOUNDS_FRACTION
+            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=_budget.BOUNDS_FRACTION
         )
         encoder = TabularEncoder(
             schema, categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5
         )
         Z = encoder.transform(X)
-        D = encoder.n_encoded_features_
 
         # -- labels and the class prior
         conditional = self.conditional == "acgan"
         eps_prior = 0.0
         classes, codes, prior = None, None, None
         if conditional:
-            if private and self.class_prior == "dp":
-                eps_prior = PRIOR_FRACTION * epsilon
-            elif not private and self.class_prior == "dp":
-                eps_prior = math.inf
             if y is not None and np.ndim(y) >= 1 and np.shape(y)[0] != Z.shape[0]:
                 raise ValueError("y must have one label per row of X (len(y) != len(X))")
-            classes, codes, prior, _ = self._labels(y, streams, eps_prior)
+            classes, codes = encode_labels(y, self.classes)
+            eps_prior = _budget.prior_share(epsilon, conditional=True, class_prior=self.class_prior)
+            prior, _ = class_prior(self.class_prior, classes, codes, eps_prior, streams["prior"])
             if not private:
                 eps_prior = 0.0
-        eps_sel = SELECTION_FRACTION * epsilon if self.checkpoint_selection and private else 0.0
-        eps_dpsgd = epsilon - eps_bounds - eps_prior - eps_sel if private else math.inf
-        if private and eps_dpsgd <= 0:
-            raise ValueError("the budget left for DP-SGD is not positive")
+        selection = self.checkpoint_selection is not None
+        eps_sel = _budget.selection_share(epsilon, selection=selection)
+        eps_dpsgd = _budget.dpsgd_share(
+            epsilon, bounds=eps_bounds, prior=eps_prior, selection=eps_sel
+        )
 
         # -- step counts and the noise, calibrated over every DP-SGD step
         q = min(1.0, float(self.batch_size) / n)
@@ -661,61 +528,31 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         if self.max_steps is not None:
             t_critic = min(t_critic, int(self.max_steps))
             t_ae = min(t_ae, int(self.max_steps))
-        sigma = self._noise(eps_dpsgd, delta, q, t_ae + t_critic) if private else 0.0
-        n_critic = self.n_critic if self.n_critic is not None else (5 if self.loss == "wgan" else 1)
-
-        devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
-            torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
-            nets = self._build(D, encoder, 0 if classes is None else classes.size)
-            nets = {
-                k: (v.to(device=device, dtype=tdtype) if v is not None else None)
-                for k, v in nets.items()
-            }
-            step_work = min(int(self.batch_size), n) * n_parameters(*nets.values())
-            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
-            Zt = to_tensor(Z, device=device, dtype=tdtype)
-            yt = torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None
-            prior_t = torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None
-            run = _Training(
-                self,
-                nets,
-                Zt,
-                yt,
-                prior_t,
-                encoder,
-                q=q,
-                sigma=sigma,
-                private=private,
-                device=device,
-                dtype=tdtype,
-                streams=streams,
-                n_critic=n_critic,
+        sigma = 0.0
+        if private:
+            sigma = _budget.calibrate_noise(
+                eps_dpsgd,
+                delta,
+                q,
+                t_ae + t_critic,
+                noise_multiplier=self.noise_multiplier,
+                accountant=self.accountant,
             )
-            run.train_autoencoder(t_ae)
-            checkpoints = run.train_gan(t_critic)
-            selected = None
-            if self.checkpoint_selection is not None:
-                gens, selected = self._select(run, checkpoints, Z, codes, eps_sel, streams)
-            else:
-                gens = [nets["generator"]]
-
-        for m in [*gens, nets["decoder"]]:
-            if m is not None:
-                m.eval()
-                for p in m.parameters():
-                    p.requires_grad_(False)
+        run, gens, selected = self._train(
+            Z, codes, prior, encoder, classes, q=q, sigma=sigma, private=private,
+            t_ae=t_ae, t_critic=t_critic, eps_sel=eps_sel, streams=streams,
+        )  # fmt: skip
 
         eps_sgd_spent = run.epsilon(delta) if private else math.inf
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self._encoder = encoder
-        self.n_encoded_features_ = D
+        self.n_encoded_features_ = encoder.n_encoded_features_
         self.classes_ = classes
         self.class_prior_ = prior
         self.generators_ = gens
         self.generator_ = gens[0]
-        self.decoder_ = nets["decoder"] if self.autoencoder else None
+        self.decoder_ = run.nets["decoder"] if self.autoencoder else None
         self.selected_checkpoints_ = selected
         self.noise_multiplier_ = float(sigma)
         self.sample_rate_ = float(q)
@@ -725,7 +562,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             "generator": run.n_generator_steps,
         }
         self.loss_curves_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
-        self.device_ = str(device)
+        self.device_ = str(run.device)
         if private:
             self.privacy_breakdown_ = {
                 "bounds": eps_bounds,
@@ -745,108 +582,111 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
         return self
 
-    def _noise(self, eps_dpsgd, delta, q, steps):
-        from skdp.accounting import resolve_noise_multiplier
+    def _train(self, Z, codes, prior, encoder, classes, *, q, sigma, private, t_ae, t_critic,
+               eps_sel, streams):  # fmt: skip
+        """Networks, training loops and checkpoint selection (torch); returns
+        ``(run, generators, selected)`` with every returned module frozen in eval mode."""
+        import torch
 
-        sigma, _ = resolve_noise_multiplier(
-            epsilon=eps_dpsgd,
-            delta=delta,
-            sample_rate=q,
-            steps=steps,
-            noise_multiplier=self.noise_multiplier,
-            accountant=self.accountant,
+        from skdp.synthesis._gan._nets import build_networks
+        from skdp.synthesis._gan._training import GANTraining, TrainingConfig
+        from skdp.utils._torch import (
+            n_parameters,
+            resolve_device,
+            resolve_dtype,
+            resolve_n_threads,
+            to_tensor,
+            torch_threads,
         )
-        return float(sigma)
 
-    def _build(self, D, encoder, K):
-        from skdp.synthesis import _gan_nets as nets
-
-        blocks = [
-            (encoder.slices_[c.name].start, encoder.slices_[c.name].stop)
-            for c in encoder.schema
-            if c.kind == "categorical"
-        ]
-        conv = self.architecture == "conv1d"
-        width = self.hidden_size or (16 if conv else 256)
-        if conv:
-            C, L = (1, D) if self.feature_shape is None else tuple(self.feature_shape)
-            if C * L != D:
-                raise ValueError(
-                    f"feature_shape={tuple(self.feature_shape)} does not match the "
-                    f"{D} encoded features"
+        device = resolve_device(self.device)
+        tdtype = resolve_dtype(self.dtype)
+        D = encoder.n_encoded_features_
+        blocks, discrete = [], np.zeros(D, dtype=bool)
+        for c in encoder.schema:
+            sl = encoder.slices_[c.name]
+            if c.kind == "categorical":
+                blocks.append((sl.start, sl.stop))
+            if c.kind in ("binary", "categorical"):
+                discrete[sl] = True  # BCE in the autoencoder loss, numeric ones MSE
+        conditional = classes is not None
+        config = TrainingConfig(
+            loss=self.loss,
+            n_critic=self.n_critic or (5 if self.loss == "wgan" else 1),
+            weight_clip=self.weight_clip,
+            aux_loss_weight=float(self.aux_loss_weight),
+            clip_fake_gradients=bool(self.clip_fake_gradients),
+            latent_dim=int(self.latent_dim),
+            latent_distribution=self.latent_distribution,
+            max_grad_norm=float(self.max_grad_norm),
+            lr_generator=float(self.lr_generator),
+            lr_critic=float(self.lr_critic),
+            lr_autoencoder=float(self.lr_autoencoder),
+            betas=tuple(float(b) for b in self.betas),
+            accountant=self.accountant,
+            delta=float(self.delta),
+            verbose=int(self.verbose),
+        )
+        devices = [device.index or 0] if device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
+            torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
+            nets = build_networks(
+                D,
+                blocks,
+                0 if classes is None else classes.size,
+                architecture=self.architecture,
+                feature_shape=self.feature_shape,
+                hidden_size=self.hidden_size,
+                autoencoder=self.autoencoder,
+                code_dim=self.code_dim,
+                latent_dim=self.latent_dim,
+                label_embedding=self.label_embedding,
+            )
+            nets = {
+                k: (v.to(device=device, dtype=tdtype) if v is not None else None)
+                for k, v in nets.items()
+            }
+            step_work = min(int(self.batch_size), len(Z)) * n_parameters(*nets.values())
+            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
+            run = GANTraining(
+                nets,
+                to_tensor(Z, device=device, dtype=tdtype),
+                torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None,
+                torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None,
+                torch.as_tensor(discrete),
+                config=config,
+                q=q,
+                sigma=sigma,
+                private=private,
+                device=device,
+                dtype=tdtype,
+                streams=streams,
+            )
+            run.train_autoencoder(t_ae, self.lr_autoencoder)
+            selection = self.checkpoint_selection is not None
+            at = checkpoint_steps(t_critic, self.n_checkpoints) if selection else ()
+            checkpoints = run.train_gan(t_critic, at)
+            selected = None
+            if selection:
+                gens, selected = select_checkpoints(
+                    checkpoints,
+                    run.generate,
+                    Z,
+                    codes,
+                    eps_sel,
+                    streams["selection"],
+                    scorers=self.selection_scorers,
+                    top_k=self.selection_top_k,
+                    n_samples=self.selection_n_samples,
                 )
-        g_in = self.latent_dim + (K if (K and self.label_embedding == "concat") else 0)
-        decoder = None
-        if self.autoencoder:
-            if conv:
-                enc = nets.ConvEncoder(C, L, width, self.code_dim)
-                decoder = nets.ConvDecoder(
-                    self.code_dim, C, L, width, nets.OutputActivation(D, blocks)
-                )
-                body = nets.CodeGenerator(g_in, self.code_dim, width)
             else:
-                enc = nets.MLPEncoder(D, width, self.code_dim)
-                decoder = nets.MLPDecoder(self.code_dim, width, D, nets.OutputActivation(D, blocks))
-                body = nets.MLPDecoder(g_in, width, self.code_dim, _Tanh())
-            autoencoder = nets.Autoencoder(enc, decoder)
-        else:
-            autoencoder = None
-            act = nets.OutputActivation(D, blocks)
-            if conv:
-                body = nets.ConvDecoder(g_in, C, L, width, act)
-            else:
-                body = nets.MLPDecoder(g_in, width, D, act)
-        critic = nets.ConvCritic(C, L, width, K) if conv else nets.MLPCritic(D, width, K)
-        generator = nets.ConditionalGenerator(body, self.latent_dim, K, self.label_embedding)
-        return {
-            "critic": critic,
-            "generator": generator,
-            "autoencoder": autoencoder,
-            "decoder": decoder,
-        }
-
-    # -------------------------------------------------------- checkpoint selection
-    def _select(self, run, checkpoints, Z, codes, eps_sel, streams):
-        """Report-noisy-max peeling over the checkpoints (Beaulieu-Jones et al. 2019, corrected)."""
-        from sklearn.ensemble import RandomForestClassifier
-        from sklearn.linear_model import LogisticRegression
-
-        scorers = tuple(self.selection_scorers)
-        k = int(self.selection_top_k)
-        eps_r = eps_sel / (k * len(scorers)) if eps_sel > 0 else math.inf
-        rng = streams["selection"]
-        utilities = np.zeros((len(checkpoints), len(scorers)))
-        for m, (_, gen) in enumerate(checkpoints):
-            Xs, ys = run.generate(gen, int(self.selection_n_samples), rng)
-            for s, name in enumerate(scorers):
-                seed = int(rng.integers(0, 2**31 - 1))
-                if len(np.unique(ys)) < 2:
-                    pred = np.full(len(codes), ys[0])
-                else:
-                    clf = (
-                        LogisticRegression(max_iter=500)
-                        if name == "logistic_regression"
-                        else RandomForestClassifier(n_estimators=50, random_state=seed)
-                    )
-                    clf.fit(Xs, ys)
-                    pred = clf.predict(Z)
-                utilities[m, s] = float(np.sum(pred == codes))  # a count: sensitivity 1
-        gens, selected = [], []
-        for s, name in enumerate(scorers):
-            chosen: list[int] = []
-            for _ in range(k):
-                i = report_noisy_max(
-                    utilities[:, s],
-                    epsilon=eps_r,
-                    sensitivity=1.0,
-                    rng=rng,
-                    monotonic=True,
-                    exclude=chosen or None,
-                )
-                chosen.append(i)
-                selected.append((int(checkpoints[i][0]), name))
-                gens.append(checkpoints[i][1])
-        return gens, selected
+                gens = [nets["generator"]]
+        for m in [*gens, nets["decoder"]]:
+            if m is not None:
+                m.eval()
+                for p in m.parameters():
+                    p.requires_grad_(False)
+        return run, gens, selected
 
     # ------------------------------------------------------------------ sample
     def sample(self, n_samples=1, *, y=None, random_state=None):
@@ -899,75 +739,28 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
                 if y is None:
                     codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
                 else:
-                    codes = self._codes_of(y, n_samples)
+                    codes = class_codes(self.classes_, y, n_samples)
         Z = self._generate(n_samples, codes, rng)
         X_syn = self._decode(Z)
         if conditional:
             return X_syn, self.classes_[codes]
         return X_syn
 
-    def _codes_of(self, y, n_samples):
-        lookup = {
-            c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(self.classes_)
-        }
-        arr = np.asarray(y, dtype=object)
-        if arr.ndim == 0:
-            arr = np.full(n_samples, arr.item(), dtype=object)
-        if arr.ndim != 1 or arr.size != n_samples:
-            raise ValueError("y must be one label or have length n_samples")
-        try:
-            return np.array(
-                [lookup[v.item() if isinstance(v, np.generic) else v] for v in arr], dtype=int
-            )
-        except (KeyError, TypeError):
-            raise ValueError("y contains labels that are not in classes_") from None
-
     def _generate(self, n_samples, codes, rng):
         """Encoded synthetic rows, evenly from ``generators_`` then shuffled."""
-        import torch
-
-        from skdp.utils._torch import to_numpy, torch_generator
-
-        gens = self.generators_
-        G = len(gens)
-        D = self.n_encoded_features_
-        p = next(self.generator_.parameters())
-        counts = np.full(G, n_samples // G)
-        counts[: n_samples % G] += 1
-        out = np.empty((n_samples, D))
-        tgen = torch_generator(rng, "cpu")
-        pos = 0
-        with torch.no_grad():
-            for g, cnt in zip(gens, counts, strict=True):
-                for start in range(0, int(cnt), _SAMPLE_CHUNK):
-                    m = min(_SAMPLE_CHUNK, int(cnt) - start)
-                    z = _latent(m, self.latent_dim, self.latent_distribution, tgen, p.dtype)
-                    c = None
-                    if codes is not None:
-                        c = torch.as_tensor(codes[pos : pos + m], dtype=torch.long)
-                        c = c.to(p.device)
-                    h = g(z.to(p.device), c)
-                    if self.decoder_ is not None:
-                        h = self.decoder_(h)
-                    out[pos : pos + m] = to_numpy(h)
-                    pos += m
-        if G > 1 and n_samples:
-            perm = rng.permutation(n_samples)
-            out = out[perm]
-            if codes is not None:
-                codes[:] = codes[perm]
-        return out
+        return generate(
+            self.generators_,
+            self.decoder_,
+            n_samples,
+            codes,
+            rng,
+            latent_dim=self.latent_dim,
+            latent_distribution=self.latent_distribution,
+            width=self.n_encoded_features_,
+        )
 
     def _decode(self, Z):
-        enc = self._encoder
-        if self.integer_rounding == "floor":
-            Z = Z.copy()
-            for c in self.schema_:
-                if c.kind == "integer":
-                    j = enc.slices_[c.name].start
-                    x = np.floor((Z[:, j] - enc.offset_[c.name]) / enc.scale_[c.name])
-                    Z[:, j] = enc.scale_[c.name] * x + enc.offset_[c.name]
-        return enc.inverse_transform(Z)
+        return decode(self._encoder, self.schema_, Z, self.integer_rounding)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -976,336 +769,3 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.target_tags.required = False
         return tags
-
-
-def _latent(m, dim, distribution, gen, dtype):
-    """Latent draws on the generator's device (``N(0, I)`` or ``U(-1, 1)``)."""
-    import torch
-
-    if distribution == "uniform":
-        return torch.rand((m, dim), generator=gen, dtype=dtype, device=gen.device) * 2.0 - 1.0
-    return torch.randn((m, dim), generator=gen, dtype=dtype, device=gen.device)
-
-
-def _Tanh():
-    from torch import nn
-
-    return nn.Tanh()
-
-
-class _Training:
-    """One fit's training loops (autoencoder pre-training, then critic/generator).
-
-    Private modules (autoencoder, critic) are stepped through :class:`skdp.training.DPSGDTrainer`
-    (Poisson sampling, per-record clipping, noise once on the sum, division by the expected
-    batch size, one accountant step per executed step). The generator step
-    (:meth:`generator_step`) takes no data argument.
-    """
-
-    def __init__(
-        self,
-        est,
-        nets,
-        Zt,
-        yt,
-        prior,
-        encoder,
-        *,
-        q,
-        sigma,
-        private,
-        device,
-        dtype,
-        streams,
-        n_critic,
-    ):
-        import torch
-
-        from skdp.accounting import get_accountant
-        from skdp.utils._torch import torch_generator
-
-        self.est = est
-        self.nets = nets
-        self.Zt, self.yt, self.prior = Zt, yt, prior
-        self.q, self.sigma, self.private = q, sigma, private
-        self.device, self.dtype = device, dtype
-        self.streams = streams
-        self.n_critic = int(n_critic)
-        self.n = int(Zt.shape[0])
-        self.B = q * self.n
-        self.m_fake = max(2, int(round(self.B)))
-        self.conditional = yt is not None
-        self.latent_gen = torch_generator(streams["latent"], device)
-        self.guarantee = get_accountant(est.accountant).guarantee if private else "exact"
-        self.n_ae_steps = self.n_critic_steps = self.n_generator_steps = 0
-        self.curves = {"step": [], "epsilon": [], "generator": [], "critic_fake": []}
-        if not private:
-            self.curves.update({"autoencoder": [], "critic_real": []})
-        self._trainers = []
-        self._accountant = None
-        self._torch = torch
-        # binary / one-hot coordinates get BCE in the autoencoder loss, numeric ones MSE
-        disc = np.zeros(encoder.n_encoded_features_, dtype=bool)
-        for c in encoder.schema:
-            if c.kind in ("binary", "categorical"):
-                disc[encoder.slices_[c.name]] = True
-        self.disc = torch.as_tensor(disc, device=device)
-
-    # -------------------------------------------------------------- helpers
-    def _trainer(self, module, loss_fn, lr, stream):
-        import torch
-
-        from skdp.training import DPSGDTrainer
-
-        trainer = DPSGDTrainer(
-            module,
-            loss_fn,
-            n_samples=self.n,
-            sample_rate=self.q,
-            noise_multiplier=self.sigma,
-            max_grad_norm=float(self.est.max_grad_norm) if self.private else None,
-            private=self.private,
-            optimizer="adam",
-            learning_rate=lr,
-            accountant=self.est.accountant,
-            random_state=self.streams[stream],
-        )
-        trainer.optimizer = torch.optim.Adam(
-            list(trainer.params.values()), lr=lr, betas=tuple(float(b) for b in self.est.betas)
-        )
-        self._trainers.append(trainer)
-        return trainer
-
-    @staticmethod
-    def _apply(trainer, grads):
-        """Optimizer step on ``grads`` (``trainer.noisy_gradient`` already accounted it)."""
-        for k, p in trainer.params.items():
-            p.grad = grads[k].detach()
-        trainer.optimizer.step()
-        trainer.optimizer.zero_grad(set_to_none=True)
-
-    def epsilon(self, delta):
-        """Epsilon of every executed DP-SGD step, composed by one accountant."""
-        from skdp.accounting import get_accountant
-
-        if self._accountant is None:  # kept: the PLD accountant caches its compositions
-            self._accountant = get_accountant(self.est.accountant)
-        acc = self._accountant.reset()
-        for tr in self._trainers:
-            for sigma, q, steps in tr.accountant.history:
-                acc.step(noise_multiplier=sigma, sample_rate=q, num_steps=steps)
-        if acc.n_steps == 0:
-            return 0.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return float(acc.get_epsilon(delta))
-
-    def _log_every(self, total):
-        return max(1, total // 50)
-
-    def _progress(self, phase, t, total, extra=""):
-        if self.est.verbose:
-            eps = self.epsilon(self.est.delta) if self.private else math.inf
-            msg = f"[DPGANSynthesizer] {phase} step {t}/{total}"
-            if math.isfinite(eps):
-                msg += f"  epsilon spent (DP-SGD) {eps:.4f}"
-            print(msg + extra, flush=True)
-
-    # ---------------------------------------------------------- autoencoder
-    def train_autoencoder(self, steps):
-        if steps <= 0 or self.nets["autoencoder"] is None:
-            return
-        torch = self._torch
-        disc = self.disc
-
-        def recon_loss(out, x):
-            eps = 1e-6
-            o = out.clamp(eps, 1 - eps)
-            bce = -(x * torch.log(o) + (1 - x) * torch.log(1 - o))
-            mse = (out - x) ** 2
-            return torch.where(disc, bce, mse).mean()
-
-        ae = self.nets["autoencoder"]
-        ae.train()
-        trainer = self._trainer(ae, recon_loss, float(self.est.lr_autoencoder), "autoencoder")
-        data = (self.Zt, self.Zt)
-        every = self._log_every(steps)
-        for t in range(1, steps + 1):
-            trainer.step(data)
-            self.n_ae_steps += 1
-            if not self.private and (t % every == 0 or t == steps):
-                with torch.no_grad():
-                    x = self.Zt[:4096]
-                    self.curves["autoencoder"].append(
-                        float(torch.vmap(recon_loss)(ae(x), x).mean())
-                    )
-            if self.est.verbose and (t % max(1, steps // 10) == 0 or t == steps):
-                self._progress("autoencoder", t, steps)
-        ae.eval()
-        for p in ae.decoder.parameters():
-            p.requires_grad_(False)  # frozen: the generator does not fine-tune it
-        self.nets["autoencoder"] = None  # the encoder is dropped
-
-    # ------------------------------------------------------------------ GAN
-    def _losses(self):
-        torch = self._torch
-        F = torch.nn.functional
-        wgan = self.est.loss == "wgan"
-        lam = float(self.est.aux_loss_weight)
-        cond = self.conditional
-
-        def aux(out, c):
-            return lam * F.cross_entropy(out[1:].unsqueeze(0), c.unsqueeze(0)) if cond else 0.0
-
-        def real_loss(out, *c):
-            src = out[0]
-            base = -src if wgan else F.binary_cross_entropy_with_logits(src, torch.ones_like(src))
-            return base + (aux(out, c[0]) if cond else 0.0)
-
-        def fake_loss(out, *c):
-            src = out[0]
-            base = src if wgan else F.binary_cross_entropy_with_logits(src, torch.zeros_like(src))
-            return base + (aux(out, c[0]) if cond else 0.0)
-
-        def gen_loss(out, *c):
-            src = out[0]
-            base = -src if wgan else F.binary_cross_entropy_with_logits(src, torch.ones_like(src))
-            return base + (aux(out, c[0]) if cond else 0.0)
-
-        return real_loss, fake_loss, gen_loss
-
-    def _fakes(self, generator, m, grad=False):
-        """``m`` fake rows (data space) and their labels from the prior: no real data."""
-        torch = self._torch
-        z = _latent(
-            m, self.est.latent_dim, self.est.latent_distribution, self.latent_gen, self.dtype
-        ).to(self.device)
-        c = None
-        if self.conditional:
-            c = torch.multinomial(self.prior, m, replacement=True, generator=self.latent_gen)
-        with torch.set_grad_enabled(grad):
-            h = generator(z, c)
-            if self.nets["decoder"] is not None:
-                h = self.nets["decoder"](h)
-        return h, c
-
-    def generate(self, generator, m, rng):
-        """Encoded fake rows and label codes as numpy (checkpoint scoring)."""
-        from skdp.utils._torch import to_numpy, torch_generator
-
-        torch = self._torch
-        gen = torch_generator(rng, self.device)
-        p = next(generator.parameters())
-        z = _latent(m, self.est.latent_dim, self.est.latent_distribution, gen, p.dtype)
-        c = torch.multinomial(self.prior.to(gen.device), m, replacement=True, generator=gen)
-        generator.eval()
-        with torch.no_grad():
-            h = generator(z.to(p.device), c)
-            if self.nets["decoder"] is not None:
-                h = self.nets["decoder"](h)
-        return to_numpy(h), c.cpu().numpy()
-
-    def _fake_gradient(self, critic, trainer, fake_loss, x, c):
-        """Sum of (optionally clipped) per-fake-row critic gradients / B."""
-        torch = self._torch
-        from skdp.training import clip_and_sum, per_sample_gradients
-
-        params = {k: p.detach() for k, p in trainer.params.items()}
-        targets = (c,) if c is not None else ()
-        if self.private and self.est.clip_fake_gradients:
-            ps = per_sample_gradients(critic, fake_loss, x, *targets, params=params)
-            summed, _, _ = clip_and_sum(ps, float(self.est.max_grad_norm))
-        else:
-            out = critic(x)
-            losses = torch.vmap(fake_loss)(out, *targets)
-            grads = torch.autograd.grad(
-                losses.sum(), list(trainer.params.values()), allow_unused=True
-            )
-            summed = {
-                k: (g if g is not None else torch.zeros_like(p))
-                for (k, p), g in zip(trainer.params.items(), grads, strict=True)
-            }
-        return {k: v / self.B for k, v in summed.items()}, out_mean(critic, x)
-
-    def generator_step(self, generator, critic, g_opt, gen_loss):
-        """One generator update: reads only G, the critic, the decoder, the prior and the
-        latent stream (no data argument: post-processing of the private critic)."""
-        torch = self._torch
-        critic.requires_grad_(False)
-        generator.train()
-        x, c = self._fakes(generator, self.m_fake, grad=True)
-        out = critic(x)
-        targets = (c,) if c is not None else ()
-        loss = torch.vmap(gen_loss)(out, *targets).mean()
-        g_opt.zero_grad(set_to_none=True)
-        loss.backward()
-        g_opt.step()
-        critic.requires_grad_(True)
-        self.n_generator_steps += 1
-        return float(loss.detach())
-
-    def train_gan(self, steps):
-        torch = self._torch
-        est = self.est
-        critic, generator = self.nets["critic"], self.nets["generator"]
-        real_loss, fake_loss, gen_loss = self._losses()
-        critic.train()
-        trainer = self._trainer(critic, real_loss, float(est.lr_critic), "critic")
-        g_opt = torch.optim.Adam(
-            generator.parameters(),
-            lr=float(est.lr_generator),
-            betas=tuple(float(b) for b in est.betas),
-        )
-        data = (self.Zt,) if not self.conditional else (self.Zt, self.yt)
-        clip = est.weight_clip if est.loss == "wgan" else None
-        every = self._log_every(steps)
-        n_ckpt = int(est.n_checkpoints) if est.checkpoint_selection else 0
-        ckpt_at = set()
-        if n_ckpt:
-            ckpt_at = {max(1, int(round(steps * (i + 1) / n_ckpt))) for i in range(n_ckpt)}
-        checkpoints = []
-        g_loss, fake_mean = math.nan, math.nan
-        for t in range(1, steps + 1):
-            g_real = trainer.noisy_gradient(data)  # one accounted release
-            with torch.no_grad():
-                x_fake, c_fake = self._fakes(generator, self.m_fake)
-            g_fake, fake_mean = self._fake_gradient(critic, trainer, fake_loss, x_fake, c_fake)
-            self._apply(trainer, {k: g_real[k] + g_fake[k] for k in g_real})
-            self.n_critic_steps += 1
-            if clip is not None:
-                with torch.no_grad():
-                    for p in critic.parameters():
-                        p.clamp_(-float(clip), float(clip))
-            if t % self.n_critic == 0:
-                g_loss = self.generator_step(generator, critic, g_opt, gen_loss)
-            if t in ckpt_at:
-                snap = copy.deepcopy(generator).eval()
-                checkpoints.append((t, snap))
-            if t % every == 0 or t == steps:
-                self.curves["step"].append(t)
-                self.curves["epsilon"].append(self.epsilon(est.delta) if self.private else math.inf)
-                self.curves["generator"].append(g_loss)
-                self.curves["critic_fake"].append(fake_mean)
-                if not self.private:
-                    with torch.no_grad():
-                        out = critic(self.Zt[:4096])
-                        tg = (self.yt[:4096],) if self.conditional else ()
-                        self.curves["critic_real"].append(
-                            float(torch.vmap(real_loss)(out, *tg).mean())
-                        )
-            if est.verbose and (t % max(1, steps // 10) == 0 or t == steps):
-                self._progress("critic", t, steps, f"  generator loss {g_loss:.4f}")
-        generator.eval()
-        if n_ckpt and len(checkpoints) < est.selection_top_k:
-            raise ValueError(
-                "fewer distinct checkpoints than selection_top_k: train for more steps"
-            )
-        return checkpoints
-
-
-def out_mean(critic, x):
-    """Mean critic source output on fake rows (a fake-side diagnostic)."""
-    import torch
-
-    with torch.no_grad():
-        return float(critic(x)[:, 0].mean())

@@ -1,0 +1,85 @@
+"""How one ``fit`` of :class:`~skdp.synthesis.DPGANSynthesizer` splits ``epsilon``.
+
+The mechanisms of a fit compose sequentially, so their epsilons add up (Dwork & Roth 2014,
+Theorem 3.16); each share has one function here:
+
+* :func:`bounds_share`: a private estimate of the missing numeric bounds;
+* :func:`prior_share`: the Laplace-noised class counts of the DP class prior;
+* :func:`selection_share`: DP checkpoint selection (report-noisy-max peeling);
+* :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic); all
+  of delta goes to it. :func:`calibrate_noise` picks the noise multiplier that meets it.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "BOUNDS_FRACTION",
+    "PRIOR_FRACTION",
+    "SELECTION_FRACTION",
+    "bounds_share",
+    "calibrate_noise",
+    "dpsgd_share",
+    "prior_share",
+    "selection_share",
+]
+
+#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
+BOUNDS_FRACTION = 0.1
+#: Share of epsilon spent on the DP class prior (skdp's default).
+PRIOR_FRACTION = 0.05
+#: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
+SELECTION_FRACTION = 0.2
+
+
+def bounds_share(epsilon):
+    """The most a private bound estimate may spend (spent only for undeclared bounds)."""
+    return BOUNDS_FRACTION * epsilon
+
+
+def prior_share(epsilon, *, conditional, class_prior):
+    """Epsilon of the DP class prior: ``0.05 * epsilon`` for ``class_prior="dp"`` of a
+    conditional model, else 0 (a uniform or public prior reads no data).
+
+    ``epsilon=inf`` gives ``inf`` (the exact frequencies of a non-private fit).
+    """
+    if not conditional or isinstance(class_prior, dict) or class_prior != "dp":
+        return 0.0
+    return PRIOR_FRACTION * epsilon if math.isfinite(epsilon) else math.inf
+
+
+def selection_share(epsilon, *, selection):
+    """Epsilon of DP checkpoint selection: ``0.2 * epsilon`` when it is on (and the fit
+    private), else 0."""
+    if not selection or not math.isfinite(epsilon):
+        return 0.0
+    return SELECTION_FRACTION * epsilon
+
+
+def dpsgd_share(epsilon, *, bounds, prior, selection):
+    """What is left of ``epsilon`` for DP-SGD; ``ValueError`` when it is not positive."""
+    if not math.isfinite(epsilon):
+        return math.inf
+    left = epsilon - bounds - prior - selection
+    if left <= 0:
+        raise ValueError("the budget left for DP-SGD is not positive")
+    return left
+
+
+def calibrate_noise(epsilon, delta, sample_rate, steps, *, noise_multiplier, accountant):
+    """Noise multiplier of ``steps`` Poisson-subsampled Gaussian steps within
+    ``(epsilon, delta)`` (:func:`skdp.accounting.resolve_noise_multiplier`): the smallest
+    one when ``noise_multiplier`` is None, else the given one (``ValueError`` when it
+    spends more than ``epsilon``)."""
+    from skdp.accounting import resolve_noise_multiplier
+
+    sigma, _ = resolve_noise_multiplier(
+        epsilon=epsilon,
+        delta=delta,
+        sample_rate=sample_rate,
+        steps=steps,
+        noise_multiplier=noise_multiplier,
+        accountant=accountant,
+    )
+    return float(sigma)
