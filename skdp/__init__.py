@@ -70,6 +70,7 @@ _SUBPACKAGES = (
     "synthesis",
     "training",
     "utils",
+    "variational",
 )
 
 __all__ = sorted(_LAZY) + ["__version__"]
