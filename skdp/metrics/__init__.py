@@ -18,9 +18,9 @@ that read real data, never part of a release): :func:`dimension_wise_statistics`
 :func:`maximum_mean_discrepancy`, :func:`marginal_total_variation`, :func:`tstr_score`.
 """
 
+from skdp.metrics._accuracy import dp_accuracy_score
 from skdp.metrics._ranking import (
     binormal_roc_curve,
-    dp_accuracy_score,
     dp_average_precision_score,
     dp_roc_auc_score,
 )

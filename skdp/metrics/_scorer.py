@@ -14,8 +14,8 @@ import numpy as np
 
 from skdp.accounting._ledger import _check_relation, _replace_one_from_add_remove
 from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
+from skdp.metrics._accuracy import dp_accuracy_score
 from skdp.metrics._ranking import (
-    dp_accuracy_score,
     dp_average_precision_score,
     dp_roc_auc_score,
 )

@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import binomtest
 
 from skdp.metrics import dp_roc_auc_score
-from skdp.metrics._ranking import _exact_auc_ap
+from skdp.metrics._smooth import _exact_auc_ap
 
 
 def attack(known_scores, known_labels, released):

@@ -23,7 +23,7 @@ from skdp.mechanisms.sensitivity import (
     auc_local_sensitivity,
     count_smooth_sensitivity,
 )
-from skdp.metrics._ranking import _exact_auc_ap, _noise_parameters, _smooth_sensitivity
+from skdp.metrics._smooth import _exact_auc_ap, _noise_parameters, _smooth_sensitivity
 
 
 def _release_parameters(

@@ -17,7 +17,7 @@ from skdp.metrics import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
-from skdp.metrics._ranking import _exact_auc_ap
+from skdp.metrics._smooth import _exact_auc_ap
 
 INF = math.inf
 
