@@ -30,9 +30,13 @@ import time
 import numpy as np
 from scipy import optimize
 
-from skdp.datasets import NONLINEAR_BETA_TRUE, make_nonlinear_repeated_measures
+from skdp.datasets import (
+    NONLINEAR_BETA_TRUE,
+    NonlinearRepeatedMeasuresLogLik,
+    make_nonlinear_repeated_measures,
+)
 from skdp.datasets import nonlinear_log_likelihood as np_log_lik
-from skdp.sampling import DPFlowVI, NonlinearRepeatedMeasuresLogLik
+from skdp.sampling import DPFlowVI
 
 PAIRS = [(i, j) for i in range(5) for j in range(i + 1, 5)]
 

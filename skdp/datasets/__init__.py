@@ -1,11 +1,15 @@
-"""Simulated data sets (numpy only, layer 0; nothing is downloaded).
+"""Simulated data sets (layer 0; nothing is downloaded, torch is never imported here).
 
 * :func:`make_nonlinear_repeated_measures`: the simulated nonlinear repeated-measures model of
   Su et al. (2023, §4.2), with the Eq. (12) typo fixed;
 * :func:`nonlinear_regression_function` and :func:`nonlinear_log_likelihood`: its regression
-  function and per-subject Gaussian log-likelihood (numpy reference implementations).
+  function and per-subject Gaussian log-likelihood (numpy reference implementations);
+* :class:`NonlinearRepeatedMeasuresLogLik` and :class:`GaussianLocationLogLik`: torch
+  per-record log-likelihoods ``log_lik(theta, X)`` for :class:`skdp.sampling.DPFlowVI`
+  (torch is imported inside a call only).
 """
 
+from skdp.datasets._likelihoods import GaussianLocationLogLik, NonlinearRepeatedMeasuresLogLik
 from skdp.datasets._simulators import (
     NONLINEAR_BETA_TRUE,
     NONLINEAR_W_UPPER,
@@ -15,6 +19,8 @@ from skdp.datasets._simulators import (
 )
 
 __all__ = [
+    "GaussianLocationLogLik",
+    "NonlinearRepeatedMeasuresLogLik",
     "NONLINEAR_BETA_TRUE",
     "NONLINEAR_W_UPPER",
     "make_nonlinear_repeated_measures",

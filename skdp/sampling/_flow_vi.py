@@ -4,10 +4,11 @@ DP-NF-VI of Su, Wang, Schiavazzi & Liu (2023), Section 4 (Algorithm 2). The esti
 lives in :mod:`skdp.sampling`, has ``log_prob(theta)`` and
 no ``score``/``score_samples``, uses no BatchNorm (``normalization="affine"`` replaces the
 paper's BN), and trains the flow's sampling direction (``inverse_and_ladj``) with the shared
-DP-SGD engine of :mod:`skdp.training`.
+DP-SGD step of :mod:`skdp.training` (:class:`~skdp.training.DPStep`: Poisson batch, noise
+once, accountant), its own per-record free-energy gradients giving the clipped sum.
 
-Also here: the closed-form Gaussian divergence profiles of Su et al. (2023), §4.3
-(:func:`gaussian_divergence`, :func:`gaussian_divergence_profile`).
+The likelihood models live in :mod:`skdp.datasets`; the paper's divergence profiles (§4.3)
+and its "Reg DP-VI" preset are benchmark helpers (``benchmarks/_flow_vi_paper.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils import Bunch
 
 from skdp.base import DPEstimatorMixin
+from skdp.sampling._free_energy import _FreeEnergyGradients, check_log_lik, mc_elbo
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -29,269 +30,10 @@ from skdp.utils._sklearn_compat import (
     validate_data,
 )
 
-__all__ = [
-    "DPFlowVI",
-    "GaussianLocationLogLik",
-    "NonlinearRepeatedMeasuresLogLik",
-    "gaussian_divergence",
-    "gaussian_divergence_profile",
-    "paper_reg_dp_vi",
-]
+__all__ = ["DPFlowVI"]
 
 _STREAMS = ["init", "sampling", "noise", "mc"]
-_LOG_2PI = math.log(2.0 * math.pi)
 _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
-
-
-# ------------------------------------------------------------------ likelihoods
-class GaussianLocationLogLik:
-    """Per-record log-likelihood of the Gaussian location model ``x_i ~ N(theta, scale^2 I)``.
-
-    The default ``log_lik`` of :class:`DPFlowVI` (then ``theta`` has the dimension of a
-    record). A picklable callable: ``log_lik(theta, X) -> (m, b)`` with ``theta`` of shape
-    ``(m, d)`` and ``X`` of shape ``(b, d)``.
-
-    Parameters
-    ----------
-    scale : float, default=1.0
-        Known (public) noise standard deviation.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skdp.sampling import GaussianLocationLogLik
-    >>> ll = GaussianLocationLogLik()(torch.zeros(3, 2), torch.zeros(4, 2))
-    >>> tuple(ll.shape)
-    (3, 4)
-    """
-
-    def __init__(self, scale=1.0):
-        scale = float(scale)
-        if not (0 < scale < math.inf):
-            raise ValueError("scale must be a positive finite number")
-        self.scale = scale
-
-    def __call__(self, theta, X):
-        r = (X[None, :, :] - theta[:, None, :]) / self.scale
-        d = X.shape[-1]
-        return -0.5 * (r * r).sum(-1) - d * (math.log(self.scale) + 0.5 * _LOG_2PI)
-
-    def __repr__(self):
-        return f"GaussianLocationLogLik(scale={self.scale!r})"
-
-
-class NonlinearRepeatedMeasuresLogLik:
-    """Per-subject log-likelihood of the simulated nonlinear model (Su et al. 2023, §4.2).
-
-    ``log N_5(x_i; f(w_i, beta) 1, sigma^2 I + sigma0^2 1 1^T)`` with
-    ``f(w, beta) = beta0 + exp(beta1 w1) + log(w2 + exp(beta2)) + beta3 exp(w3)
-    + log(w4 + exp(beta4))`` (paper Eq. (12) with its typo fixed). Records are
-    ``[w1..w4, x1..x5]`` as made by :func:`skdp.datasets.make_nonlinear_repeated_measures`;
-    ``sigma`` and ``sigma0`` are known constants (never estimated from the data, H12).
-    The torch twin of :func:`skdp.datasets.nonlinear_log_likelihood`.
-
-    Parameters
-    ----------
-    sigma, sigma0 : float, default=0.2
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skdp.sampling import NonlinearRepeatedMeasuresLogLik
-    >>> ll = NonlinearRepeatedMeasuresLogLik()(torch.zeros(2, 5), torch.ones(3, 9))
-    >>> tuple(ll.shape)
-    (2, 3)
-    """
-
-    def __init__(self, sigma=0.2, sigma0=0.2):
-        self.sigma = float(sigma)
-        self.sigma0 = float(sigma0)
-
-    def __call__(self, theta, X):
-        import torch
-
-        w1, w2, w3, w4 = (X[None, :, j] for j in range(4))
-        b = [theta[:, j, None] for j in range(5)]
-        f = (
-            b[0]
-            + torch.exp(b[1] * w1)
-            + torch.log(w2 + torch.exp(b[2]))
-            + b[3] * torch.exp(w3)
-            + torch.log(w4 + torch.exp(b[4]))
-        )  # (m, b)
-        r = X[None, :, 4:9] - f[..., None]
-        s2, t2, k = self.sigma**2, self.sigma0**2, 5
-        quad = ((r * r).sum(-1) - t2 / (s2 + k * t2) * r.sum(-1) ** 2) / s2
-        logdet = k * math.log(s2) + math.log1p(k * t2 / s2)
-        return -0.5 * (quad + logdet + k * _LOG_2PI)
-
-    def __repr__(self):
-        return f"NonlinearRepeatedMeasuresLogLik(sigma={self.sigma!r}, sigma0={self.sigma0!r})"
-
-
-# --------------------------------------------------------------- the per-record loss
-def _record_free_energy_module(flow, log_lik, log_prior, n, include_data_free):
-    """``nn.Module`` whose call on a batch of records returns their free-energy terms ``l_i``.
-
-    ``l_i = mean_j[(1/n)(log q0(z_j) - log|det dtheta/dz|_j - log p(theta_j))
-    - log p(x_i | theta_j)]`` with the MC draws ``z`` held in the buffer ``z`` (the same for
-    every record of a step and independent of the data); ``include_data_free=False`` drops
-    the ``1/n`` data-free part (it is then handled separately).
-
-    ``module(x, what="sampling")`` returns the flow's sampling map ``(theta, log|det|)`` of
-    ``x`` (MC draws) and ``module(None, what="data_free")`` the per-draw data-free term, so
-    that both can be evaluated with ``torch.func.functional_call``.
-    """
-    import torch
-    from torch import nn
-
-    from skdp.flows import standard_normal_log_prob
-
-    class _RecordFreeEnergy(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.flow = flow
-            self.log_lik_fn = log_lik
-            self.register_buffer("z", torch.zeros(1, flow.n_features))
-
-        def data_free(self):
-            theta, ladj = self.flow.inverse_and_ladj(self.z)
-            term = standard_normal_log_prob(self.z) - ladj
-            if log_prior is not None:
-                term = term - log_prior(theta)
-            return theta, term  # (m, p), (m,)
-
-        def forward(self, x, what="loss"):
-            if what == "sampling":
-                return self.flow.inverse_and_ladj(x)
-            theta, term = self.data_free()
-            if what == "data_free":
-                return term
-            ll = self.log_lik_fn(theta, x)  # (m, b)
-            loss = -ll.mean(0)
-            if include_data_free:
-                loss = loss + term.mean() / n
-            return loss
-
-    return _RecordFreeEnergy()
-
-
-def _identity(v):
-    return v
-
-
-#: Largest ``n_mc * n_params * n_flow_parameters`` for which the per-row Jacobian path is used.
-_JACOBIAN_MAX_ENTRIES = 20_000_000
-
-
-class _FreeEnergyGradients:
-    """Per-record gradients of the free-energy terms ``l_i`` for one set of MC draws ``z``.
-
-    Two exact paths (tested against each other and against a per-record loop):
-
-    * ``"jacobian"``: the flow maps every MC draw separately, so ``d theta_j / d lambda`` is a
-      per-row Jacobian (``vmap(jacrev(...))`` over the draws, independent of the records);
-      record ``i``'s likelihood gradient is then
-      ``-(1/m) sum_j (d log p(x_i | theta_j) / d theta_j)^T d theta_j / d lambda``: one matrix
-      product for the whole batch;
-    * ``"records"``: ``vmap(grad(...))`` over the records of the module whose call returns
-      ``l_i`` (:func:`skdp.training.per_sample_gradients`); ``"loop"`` is its reference loop.
-
-    The data-free part ``(1/n) grad mean_j[log q0(z_j) - log|det|_j - log p(theta_j)]`` is the
-    same for every record and is returned separately, so that ``privatize`` can add it to
-    every record before clipping or once after the noise.
-    """
-
-    def __init__(self, flow, log_lik, log_prior, n, method="auto"):
-        self.flow = flow
-        self.log_lik = log_lik
-        self.n = float(n)
-        self.module = _record_free_energy_module(flow, log_lik, log_prior, n, False)
-        self.params = {k: p for k, p in self.module.named_parameters() if p.requires_grad}
-        self.n_par = sum(p.numel() for p in self.params.values())
-        if method not in ("auto", "jacobian", "records", "loop"):
-            raise ValueError(f"unknown gradient method {method!r}")
-        self.method = method
-
-    def resolve_method(self, m):
-        if self.method != "auto":
-            return self.method
-        size = m * self.flow.n_features * self.n_par
-        return "jacobian" if size <= _JACOBIAN_MAX_ENTRIES else "records"
-
-    def data_free_gradient(self):
-        """``(1/n) grad_lambda mean_j[log q0(z_j) - log|det|_j - log p(theta_j)]``."""
-        import torch
-
-        with torch.enable_grad():
-            term = self.module(None, what="data_free")
-            grads = torch.autograd.grad(
-                term.mean() / self.n, list(self.params.values()), allow_unused=True
-            )
-        return {
-            k: (g.detach() if g is not None else torch.zeros_like(v))
-            for (k, v), g in zip(self.params.items(), grads, strict=True)
-        }
-
-    def non_private_gradient(self, X, expected_batch_size):
-        """``sum_i grad l_i^lik / B + data-free gradient`` in one backward pass (no privacy)."""
-        import torch
-
-        with torch.enable_grad():
-            term = self.module(None, what="data_free").mean() / self.n
-            if X.shape[0]:
-                term = term + self.module(X).sum() / expected_batch_size
-            grads = torch.autograd.grad(term, list(self.params.values()), allow_unused=True)
-        return {
-            k: (g.detach() if g is not None else torch.zeros_like(v))
-            for (k, v), g in zip(self.params.items(), grads, strict=True)
-        }
-
-    def likelihood_gradients(self, X):
-        """Per-record gradients of ``-mean_j log p(x_i | theta_j)``: ``{name: (b, *shape)}``."""
-        import torch
-        from torch.func import functional_call, grad, jacrev, vmap
-
-        from skdp.training import per_sample_gradients
-
-        params = {k: v.detach() for k, v in self.params.items()}
-        b = X.shape[0]
-        method = self.resolve_method(self.module.z.shape[0])
-        if method in ("records", "loop"):
-            return per_sample_gradients(
-                self.module,
-                _identity,
-                X,
-                params=params,
-                method="vmap" if method == "records" else "loop",
-            )
-        if b == 0:
-            return {
-                k: torch.zeros((0, *v.shape), dtype=v.dtype, device=v.device)
-                for k, v in params.items()
-            }
-        buffers = {k: v.detach() for k, v in self.module.named_buffers()}
-        module = self.module
-        z = module.z
-
-        def theta_of_row(prm, zj):
-            return functional_call(module, (prm, buffers), (zj,), {"what": "sampling"})[0]
-
-        J = vmap(jacrev(theta_of_row), in_dims=(None, 0))(params, z)  # {name: (m, p, *shape)}
-        with torch.no_grad():
-            theta = module.flow.inverse_and_ladj(z)[0]
-        log_lik = self.log_lik
-
-        def record_ll(th, x):
-            return log_lik(th, x[None]).sum()
-
-        G = vmap(grad(record_ll), in_dims=(None, 0))(theta, X)  # (b, m, p)
-        m = z.shape[0]
-        Gf = G.reshape(b, -1)
-        return {
-            k: (-(Gf @ Jk.reshape(Gf.shape[1], -1)) / m).reshape(b, *Jk.shape[2:])
-            for k, Jk in J.items()
-        }
 
 
 # --------------------------------------------------------------------- estimator
@@ -318,7 +60,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         differentiable in ``theta``, and work under ``torch.func.vmap`` (no ``.item()``, no
         data-dependent Python control flow). Its constants (noise scales, ...) must be
         public, never estimated from the private data. ``None``: the Gaussian location
-        model :class:`GaussianLocationLogLik` ``x_i ~ N(theta, I)``.
+        model :class:`skdp.datasets.GaussianLocationLogLik` ``x_i ~ N(theta, I)``.
     log_prior : callable or None, default=None
         ``log_prior(theta) -> Tensor (m,)``; ``None`` is a flat (improper) prior.
     n_params : int or None, default=None
@@ -379,7 +121,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         count back from the available CPUs (``-1``: all). Under an int ``random_state``
         the value is part of the seed material, like every parameter.
     verbose : int, default=0
-        Print the step and the epsilon spent so far (and the ELBO when ``epsilon=inf``).
+        Print the step and the epsilon spent so far (and the loss when ``epsilon=inf``).
     random_state : None, int, SeedSequence or Generator, default=None
         Seeds the flow initialisation, Poisson sampling, DP noise, MC draws and
         :meth:`sample`. Keep it secret for a real release.
@@ -395,21 +137,25 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     noise_multiplier_ : float
         ``sigma`` used (0 for a non-private fit).
     sample_rate_ : float
-    n_steps_ : int
+    n_iter_ : int
         Executed (and accounted) steps.
     epsilon_spent_, delta_spent_ : float
+    privacy_breakdown_ : dict
+        ``{"dpsgd": epsilon}``: all of ``epsilon_spent_`` goes to the DP-SGD steps.
     privacy_guarantee_ : {"exact", "approximate"}
     mu_gdp_ : float
         The paper's CLT mu-GDP of the run (informational only; ``inf`` if non-private).
     history_ : dict
         ``"step"`` and ``"epsilon"`` at the logged steps; no quantity of the data.
-    elbo_curve_ : ndarray
-        MC estimate of the ELBO on the training data at the logged steps, for
+    loss_curve_ : ndarray of shape (n_iter_,) or (0,)
+        The loss (negative ELBO, i.e. the free energy) of every step, estimated on that
+        step's batch and MC draws (``(n / B) sum_batch l_i`` plus the data-free term), for
         ``epsilon=inf`` only; empty for a private fit (it would be an un-noised statistic
         of the data).
     elbo_ : float
-        Last value of ``elbo_curve_``; ``nan`` for a private fit (use :meth:`elbo` on data
-        whose ELBO may be released).
+        MC estimate of the ELBO on the training data after the last step, for
+        ``epsilon=inf`` only; ``nan`` for a private fit (use :meth:`elbo` on data whose
+        ELBO may be released).
 
     Notes
     -----
@@ -439,11 +185,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
     **Accuracy.** Clipping and noise inflate the variational variances; with the free
     energy (KL(q||p)) as loss the inflated optimum also distorts the correlations (paper
-    §4.2-4.3, :func:`gaussian_divergence_profile`). The paper's alternative losses (the
+    §4.2-4.3). The paper's alternative losses (the
     reverse KL, l1 and Wasserstein distances) need the target posterior's samples or
     normalised density and do not split into per-record terms, so they cannot be trained
-    with DP-SGD here; they are available as analysis tools in
-    :func:`gaussian_divergence`.
+    with DP-SGD here.
 
     References
     ----------
@@ -554,6 +299,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                     f"the default log_lik (Gaussian location model) has n_params = "
                     f"n_features = {n_features}; got n_params={self.n_params}"
                 )
+            from skdp.datasets import GaussianLocationLogLik
+
             return GaussianLocationLogLik(), n_features
         if self.n_params is None:
             raise ValueError("n_params is required with a custom log_lik")
@@ -607,7 +354,12 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         import torch
 
         from skdp.accounting import gdp_clt_mu, get_accountant, resolve_noise_multiplier
-        from skdp.training import check_per_record_module, clip_and_sum
+        from skdp.training import (
+            DPStep,
+            GaussianPrivatizer,
+            PoissonSampler,
+            check_per_record_module,
+        )
         from skdp.utils._torch import (
             n_parameters,
             resolve_device,
@@ -642,14 +394,12 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             )
         else:
             sigma = 0.0
-        C = float(self.max_grad_norm)
         B = q * n  # expected batch size (public)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
         device = resolve_device(self.device)
         tdtype = resolve_dtype(self.dtype)
         m = int(self.n_mc)
         full = self.privatize == "per_record_full"
-        accountant = get_accountant(self.accountant)
 
         devices = [device.index or 0] if device.type == "cuda" else []
         with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
@@ -660,67 +410,54 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             grads = _FreeEnergyGradients(flow, log_lik, self.log_prior, n, self._grad_method)
             Xt = to_tensor(X, device=device, dtype=tdtype)
             mc_gen = torch_generator(streams["mc"], device)
-            noise_gen = torch_generator(streams["noise"], device)
-            sampling_rng = streams["sampling"]
             grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
-            self._check_log_lik(grads.module, Xt, m)
-            params = grads.params
+            check_log_lik(grads.module, Xt, m)
             optimizer = getattr(torch.optim, _OPTIMIZERS[self.optimizer])(
-                list(params.values()), lr=float(self.learning_rate)
+                list(grads.params.values()), lr=float(self.learning_rate)
             )
             scheduler = None
             if self.lr_decay < 1.0:
                 scheduler = torch.optim.lr_scheduler.ExponentialLR(
                     optimizer, gamma=float(self.lr_decay)
                 )
+            step = DPStep(
+                grads.params,
+                optimizer,
+                sampler=PoissonSampler(n, q, streams["sampling"]),
+                privatizer=GaussianPrivatizer(
+                    noise_multiplier=sigma,
+                    max_grad_norm=float(self.max_grad_norm) if private else None,
+                    expected_batch_size=B,
+                    generator=torch_generator(streams["noise"], device),
+                    private=private,
+                ),
+                accountant=get_accountant(self.accountant) if private else None,
+                lr_scheduler=scheduler,
+            )
             log_every = max(1, T // 50)
             history = {"step": [], "epsilon": []}
-            elbo_curve = []
-            n_steps = 0
+            loss_curve = []
             flow.train()
             for t in range(1, T + 1):
-                # 1. Poisson batch; 2. MC draws shared by the batch (data-independent)
-                idx = np.flatnonzero(sampling_rng.random(n) < q)
+                # MC draws shared by the step's records (data-independent)
                 grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
-                batch = Xt.index_select(0, torch.as_tensor(idx, dtype=torch.long, device=device))
                 if private:
-                    per = grads.likelihood_gradients(batch)
-                    free = grads.data_free_gradient()
-                    if full:  # the paper's Algorithm 2: clip each record's whole term
-                        per = {k: g + free[k].unsqueeze(0) for k, g in per.items()}
-                    # 3. flat L2 clipping, 4. one Gaussian draw, 5. divide by q n
-                    summed, _, _ = clip_and_sum(per, C)
-                    g_hat = {}
-                    for k, s_k in summed.items():  # fixed (named_parameters) order
-                        noise = torch.randn(
-                            s_k.shape, generator=noise_gen, device=device, dtype=tdtype
-                        )
-                        g_hat[k] = (s_k + sigma * C * noise) / B
-                        if not full:  # data-free part added exactly (post-processing)
-                            g_hat[k] = g_hat[k] + free[k]
+                    grad_sum, hook = grads.private_terms(Xt, step.privatizer, full=full)
+                    step.step(grad_sum, data_free_grad=hook)
                 else:
-                    g_hat = grads.non_private_gradient(batch, B)
-                # 6. optimizer step (post-processing); 7. one accountant step
-                for k, prm in params.items():
-                    prm.grad = g_hat[k].detach()
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
-                if scheduler is not None:
-                    scheduler.step()
-                if private:
-                    accountant.step(noise_multiplier=sigma, sample_rate=q)
-                n_steps += 1
+                    grad_sum, hook, loss = grads.plain_terms(Xt, B)
+                    step.step(grad_sum, data_free_grad=hook)
+                    loss_curve.append(loss())
                 if t % log_every == 0 or t == T:
                     history["step"].append(t)
                     history["epsilon"].append(
-                        float(accountant.get_epsilon(delta)) if private else math.inf
+                        float(step.accountant.get_epsilon(delta)) if private else math.inf
                     )
-                    if not private:
-                        elbo_curve.append(
-                            self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
-                        )
                     if self.verbose:
-                        self._progress(t, history, elbo_curve)
+                        self._progress(t, history, loss_curve)
+            elbo = math.nan
+            if not private:
+                elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
         flow.eval()
         for prm in flow.parameters():
             prm.requires_grad_(False)
@@ -731,59 +468,33 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.device_ = str(device)
         self.noise_multiplier_ = float(sigma)
         self.sample_rate_ = q
-        self.n_steps_ = n_steps
+        self.n_iter_ = int(step.n_steps)
         self.history_ = history
-        self.elbo_curve_ = np.asarray(elbo_curve, dtype=float)
-        self.elbo_ = float(elbo_curve[-1]) if elbo_curve else math.nan
+        self.loss_curve_ = np.asarray(loss_curve, dtype=float)
+        self.elbo_ = float(elbo)
         if private:
             self.mu_gdp_ = float(gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T))
-            self._record_privacy_spent(
-                float(accountant.get_epsilon(delta)), delta, guarantee=accountant.guarantee
-            )
+            eps_spent = float(step.accountant.get_epsilon(delta))
+            self.privacy_breakdown_ = {"dpsgd": eps_spent}
+            self._record_privacy_spent(eps_spent, delta, guarantee=step.accountant.guarantee)
         else:
             self.mu_gdp_ = math.inf
+            self.privacy_breakdown_ = {"dpsgd": math.inf}
             self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
         return self
 
     #: Per-record gradient path (tests switch it; "auto" picks the per-row Jacobian when small).
     _grad_method = "auto"
 
-    @staticmethod
-    def _check_log_lik(module, X, m):
-        """Check the output shape of ``log_lik`` on one record (shape only, no values)."""
-        import torch
-
-        with torch.no_grad():
-            theta, _ = module.data_free()
-            ll = module.log_lik_fn(theta, X[:1])
-        if not isinstance(ll, torch.Tensor) or tuple(ll.shape) != (m, 1):
-            shape = tuple(ll.shape) if isinstance(ll, torch.Tensor) else type(ll).__name__
-            raise ValueError(
-                "log_lik(theta, X) must return a tensor of shape (n_theta, n_records); got "
-                f"{shape} for theta of shape {tuple(theta.shape)} and one record"
-            )
-
     def _elbo(self, flow, log_lik, X, m, gen, tdtype):
-        import torch
+        return mc_elbo(flow, log_lik, self.log_prior, X, m, gen, tdtype)
 
-        from skdp.flows import standard_normal_log_prob
-
-        with torch.no_grad():
-            z = torch.randn((m, flow.n_features), generator=gen, device=X.device, dtype=tdtype)
-            theta, ladj = flow.inverse_and_ladj(z)
-            log_q = standard_normal_log_prob(z) - ladj
-            ll = torch.zeros(m, dtype=tdtype, device=X.device)
-            for start in range(0, X.shape[0], 4096):
-                ll = ll + log_lik(theta, X[start : start + 4096]).sum(1)
-            lp = self.log_prior(theta) if self.log_prior is not None else 0.0
-            return float((ll + lp - log_q).mean().item())
-
-    def _progress(self, step, history, elbo_curve):
+    def _progress(self, step, history, loss_curve):
         msg = f"[DPFlowVI] step {step}/{self.n_iter}"
         if math.isfinite(history["epsilon"][-1]):
             msg += f"  epsilon spent {history['epsilon'][-1]:.4f}"
-        if elbo_curve:
-            msg += f"  ELBO {elbo_curve[-1]:.4f}"
+        if loss_curve:
+            msg += f"  loss (negative ELBO) {loss_curve[-1]:.4f}"
         print(msg, flush=True)
 
     # ---------------------------------------------------------------- outputs
@@ -881,232 +592,3 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         tags.non_deterministic = False
         return tags
-
-
-def paper_reg_dp_vi(**overrides):
-    """:class:`DPFlowVI` with the paper's "Reg DP-VI" settings (Su et al. 2023, Table 9).
-
-    1 MADE block with 10 hidden units, m = 1000 MC draws, q = 500/6000 (``batch_size=500``
-    for the paper's n = 6000), RMSprop with learning rate 0.01 and decay 0.999, T = 8000,
-    C = 10, and the likelihood of the simulated nonlinear model
-    (:class:`NonlinearRepeatedMeasuresLogLik`). Deviation: the paper's BatchNorm layer is
-    replaced by a learnable affine layer (``normalization="affine"``; BatchNorm mixes records).
-
-    Parameters
-    ----------
-    **overrides
-        Any :class:`DPFlowVI` parameter (e.g. ``epsilon``, ``random_state``).
-
-    Returns
-    -------
-    DPFlowVI
-        Unfitted.
-
-    Examples
-    --------
-    >>> from skdp.sampling import paper_reg_dp_vi
-    >>> paper_reg_dp_vi(epsilon=5.0).n_iter
-    8000
-    """
-    params = dict(
-        log_lik=NonlinearRepeatedMeasuresLogLik(),
-        n_params=5,
-        epsilon=1.0,
-        delta=1e-5,
-        max_grad_norm=10.0,
-        batch_size=500,
-        n_iter=8000,
-        n_mc=1000,
-        flow="iaf",
-        n_layers=1,
-        hidden_size=10,
-        normalization="affine",
-        optimizer="rmsprop",
-        learning_rate=0.01,
-        lr_decay=0.999,
-    )
-    params.update(overrides)
-    return DPFlowVI(**params)
-
-
-# -------------------------------------- divergence profiles (Su et al. 2023, §4.3)
-_METRICS = ("kl", "reverse_kl", "w2", "l1")
-
-
-def _eigen_variances(rho, sigma):
-    """Variances of ``N(0, sigma^2[(1-rho)I + rho 11^T])`` along (1, 1)/√2 and (1, -1)/√2."""
-    s2 = np.asarray(sigma, dtype=float) ** 2
-    rho = np.asarray(rho, dtype=float)
-    return s2 * (1 + rho), s2 * (1 - rho)
-
-
-def _l1_1d_pair(A, B, s1, s2):
-    """``∫ |A N(v; 0, s1²) - B N(v; 0, s2²)| dv`` in closed form (arrays broadcast)."""
-    from scipy.special import ndtr
-
-    A, B, s1, s2 = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (A, B, s1, s2)))
-    out = np.abs(A - B)
-    c = 0.5 * (1.0 / s2**2 - 1.0 / s1**2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.log(B * s1) - np.log(A * s2)
-        v2 = t / c
-    cross = (c != 0) & np.isfinite(v2) & (v2 > 0) & (A > 0) & (B > 0)
-    v = np.sqrt(np.where(cross, v2, 1.0))
-    inner = np.abs(A * (2 * ndtr(v / s1) - 1) - B * (2 * ndtr(v / s2) - 1))
-    outer = np.abs(A * 2 * ndtr(-v / s1) - B * 2 * ndtr(-v / s2))
-    return np.where(cross, inner + outer, out)
-
-
-def _l1_distance(lp, lm, mp, mm, n_nodes=2001):
-    """``∫|p - q|`` for ``p = N(0, diag(mp, mm))``, ``q = N(0, diag(lp, lm))`` (rotated axes).
-
-    The inner integral is exact (:func:`_l1_1d_pair`); the outer one uses the trapezoid rule
-    on ``n_nodes`` points over ±10 of the larger standard deviation.
-    """
-    lp, lm, mp, mm = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (lp, lm, mp, mm)))
-    L = 10.0 * np.sqrt(np.maximum(lp, mp))
-    u = np.linspace(-1.0, 1.0, n_nodes)[:, None] * L.reshape(1, -1)  # (nodes, k)
-    lp_, mp_ = lp.reshape(1, -1), mp.reshape(1, -1)
-    A = np.exp(-0.5 * u**2 / mp_) / np.sqrt(2 * np.pi * mp_)
-    B = np.exp(-0.5 * u**2 / lp_) / np.sqrt(2 * np.pi * lp_)
-    inner = _l1_1d_pair(A, B, np.sqrt(mm).reshape(1, -1), np.sqrt(lm).reshape(1, -1))
-    return np.trapezoid(inner, u, axis=0).reshape(lp.shape)
-
-
-def gaussian_divergence(rho, sigma, *, rho0=0.0, sigma0=1.0, metric="kl"):
-    """Divergence between two equicorrelated bivariate Gaussians (Su et al. 2023, §4.3).
-
-    Target ``p = N(0, Sigma0)``, ``Sigma0 = sigma0^2[(1 - rho0)I + rho0 11^T]``;
-    approximation ``q = N(0, Sigma)``, ``Sigma = sigma^2[(1 - rho)I + rho 11^T]``. Both share
-    the eigenvectors ``(1, ±1)/√2`` (variances ``s^2(1 ± r)``), which gives closed forms.
-
-    Parameters
-    ----------
-    rho, sigma : float or array-like
-        Correlation in (-1, 1) and marginal SD > 0 of ``q`` (broadcast together).
-    rho0 : float in (-1, 1), default=0.0
-    sigma0 : float > 0, default=1.0
-    metric : {"kl", "reverse_kl", "w2", "l1"}, default="kl"
-        ``"kl"``: ``D(q||p)``, what the free energy minimises; ``"reverse_kl"``: ``D(p||q)``;
-        ``"w2"``: the squared 2-Wasserstein distance
-        ``sum_± (sqrt(lambda_±) - sqrt(mu_±))^2`` (the paper's printed "W2" formula is this
-        square; same argmin); ``"l1"``: ``∫|p - q|`` (= 2 TV; inner integral exact, outer by
-        quadrature, absolute error below about 1e-8).
-
-    Returns
-    -------
-    ndarray
-        Non-negative; zero iff ``(rho, sigma) == (rho0, sigma0)``.
-
-    Examples
-    --------
-    >>> from skdp.sampling import gaussian_divergence
-    >>> float(gaussian_divergence(0.5, 1.0, rho0=0.5, sigma0=1.0, metric="kl"))
-    0.0
-    >>> round(float(gaussian_divergence(0.0, 2.0, metric="w2")), 6)
-    2.0
-    """
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    rho = np.asarray(rho, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
-    if np.any(np.abs(rho) >= 1) or abs(float(rho0)) >= 1:
-        raise ValueError("correlations must lie in (-1, 1)")
-    if np.any(sigma <= 0) or not float(sigma0) > 0:
-        raise ValueError("standard deviations must be positive")
-    lp, lm = _eigen_variances(rho, sigma)
-    mp, mm = _eigen_variances(rho0, sigma0)
-    if metric == "kl":
-        r1, r2 = lp / mp, lm / mm
-    elif metric == "reverse_kl":
-        r1, r2 = mp / lp, mm / lm
-    elif metric == "w2":
-        return (np.sqrt(lp) - np.sqrt(mp)) ** 2 + (np.sqrt(lm) - np.sqrt(mm)) ** 2
-    else:
-        return _l1_distance(lp, lm, mp, mm)
-    return 0.5 * (r1 - 1 - np.log(r1)) + 0.5 * (r2 - 1 - np.log(r2))
-
-
-def gaussian_divergence_profile(
-    sigma_hat, *, rho0=0.0, sigma0=1.0, metric="kl", grid_step=0.001, rtol=1e-7
-):
-    """The paper's Fig. 4 red curves: ``rho*(sigma_hat) = argmin_rho L(rho, sigma_hat)``.
-
-    For each inflated (or deflated) marginal SD ``sigma_hat`` the divergence of
-    :func:`gaussian_divergence` is minimised over ``rho`` in (-1, 1): a grid search with
-    step ``grid_step``, then a bounded scalar refinement around every grid-local minimum.
-    Minima whose values agree within ``rtol`` (relative) are all reported: the reverse KL
-    and l1 optima are non-unique (``±rho``) when ``rho0 = 0`` and ``sigma_hat`` is large.
-
-    Parameters
-    ----------
-    sigma_hat : float or array-like
-        Marginal SDs of the approximation.
-    rho0, sigma0 : float
-        Target correlation and marginal SD.
-    metric : {"kl", "reverse_kl", "w2", "l1"}, default="kl"
-    grid_step : float, default=0.001
-    rtol : float, default=1e-7
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``sigma_hat`` (ndarray), ``rho_star`` (ndarray: the minimiser closest to ``rho0``,
-        the larger one on a tie), ``rho_star_all`` (list of ndarrays: every global
-        minimiser), ``value`` (ndarray: the minimum), ``n_minima`` (ndarray of int).
-
-    Examples
-    --------
-    >>> from skdp.sampling import gaussian_divergence_profile
-    >>> prof = gaussian_divergence_profile([1.0, 2.0], rho0=0.5, metric="w2")
-    >>> [round(float(r), 4) for r in prof.rho_star]
-    [0.5, 0.5]
-    """
-    from scipy.optimize import minimize_scalar
-
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    if not 0 < grid_step < 0.5:
-        raise ValueError("grid_step must be in (0, 0.5)")
-    sig = np.atleast_1d(np.asarray(sigma_hat, dtype=float))
-    grid = np.arange(-1 + grid_step, 1 - grid_step / 2, grid_step)
-    grid = np.clip(grid, -1 + 1e-9, 1 - 1e-9)
-    rho_star, values, all_minima = [], [], []
-    for s in sig:
-        vals = gaussian_divergence(grid, s, rho0=rho0, sigma0=sigma0, metric=metric)
-        cand = [
-            i
-            for i in range(len(grid))
-            if (i == 0 or vals[i] <= vals[i - 1]) and (i == len(grid) - 1 or vals[i] <= vals[i + 1])
-        ]
-        found = []
-        for i in cand:
-            lo = grid[max(i - 1, 0)] if i > 0 else -1 + 1e-9
-            hi = grid[min(i + 1, len(grid) - 1)] if i < len(grid) - 1 else 1 - 1e-9
-            res = minimize_scalar(
-                lambda r, s=s: float(
-                    gaussian_divergence(r, s, rho0=rho0, sigma0=sigma0, metric=metric)
-                ),
-                bounds=(lo, hi),
-                method="bounded",
-                options={"xatol": 1e-10},
-            )
-            x, v = float(res.x), float(res.fun)
-            if vals[i] < v:
-                x, v = float(grid[i]), float(vals[i])
-            found.append((x, v))
-        vmin = min(v for _, v in found)
-        tol = rtol * max(abs(vmin), 1e-12) + 1e-12
-        minima = sorted({round(x, 8) for x, v in found if v <= vmin + tol})
-        minima = np.asarray(minima)
-        best = minima[np.lexsort((-minima, np.abs(minima - rho0)))[0]]
-        rho_star.append(best)
-        values.append(vmin)
-        all_minima.append(minima)
-    return Bunch(
-        sigma_hat=sig,
-        rho_star=np.asarray(rho_star),
-        rho_star_all=all_minima,
-        value=np.asarray(values),
-        n_minima=np.asarray([len(a) for a in all_minima]),
-    )
