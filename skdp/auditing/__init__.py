@@ -25,10 +25,9 @@ estimator configuration and fails if the bound exceeds the claimed epsilon.
 Layering: L4; imports L0--L3 only (attack ROC/AUC from scikit-learn). No torch.
 """
 
+from skdp.auditing._attacks import lira_attack, loss_threshold_attack
 from skdp.auditing._audits import (
     distinguishing_audit,
-    lira_attack,
-    loss_threshold_attack,
     one_run_audit,
     threshold_audit,
 )

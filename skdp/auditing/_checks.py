@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from skdp.auditing._audits import distinguishing_audit, lira_attack, one_run_audit
+from skdp.auditing._attacks import lira_attack
+from skdp.auditing._audits import distinguishing_audit, one_run_audit
 from skdp.utils._random import make_rng
 
 __all__ = ["check_privacy", "default_audit_data"]
