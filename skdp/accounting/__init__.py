@@ -29,10 +29,12 @@ from skdp.accounting._accountant import (
     PLDAccountant,
     RDPAccountant,
     available_accountants,
-    calibrate_noise_multiplier,
-    compute_epsilon,
     get_accountant,
     register_accountant,
+)
+from skdp.accounting._calibration import (
+    calibrate_noise_multiplier,
+    compute_epsilon,
     resolve_noise_multiplier,
 )
 from skdp.accounting._composition import compose_advanced, compose_parallel, compose_sequential

@@ -3,8 +3,8 @@
 The CLT formula ``mu = q sqrt(T (exp(1/sigma^2) - 1))`` is the limit of the composed
 Poisson-subsampled Gaussian mechanism as ``T -> inf`` with ``q sqrt(T)`` fixed (Bu et
 al. 2020). For finite ``T`` it is neither an upper nor a lower bound on the true
-privacy curve and can *under*-state epsilon in the usual DP-SGD regime (dp_flow.md
-§2.3 item 1), so skdp keeps it for comparison with published numbers only and flags
+privacy curve and can *under*-state epsilon in the usual DP-SGD regime (Gopi, Lee and
+Wutschitz 2021), so skdp keeps it for comparison with published numbers only and flags
 it as approximate. The mu-GDP -> (epsilon, delta) conversion itself is exact.
 """
 

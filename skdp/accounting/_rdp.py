@@ -37,8 +37,8 @@ __all__ = [
     "rdp_to_delta",
 ]
 
-#: The TF-Privacy order grid (dp_gan.md §3.2) united with the integers 2..256
-#: (spec README §2 row 4) and the orders 2.0, 2.1, ..., 11.9 (issue 19: the optimum
+#: The TF-Privacy order grid (as used by Torfi et al. 2022) united with the integers
+#: 2..256 (the grid of Su et al. 2023) and the orders 2.0, 2.1, ..., 11.9 (issue 19: the optimum
 #: of the usual DP-SGD settings often lies between two integers, e.g. alpha ~ 8.6 at
 #: q=0.001, sigma=0.8), sorted, as float64.
 DEFAULT_ORDERS = np.unique(

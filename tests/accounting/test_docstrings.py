@@ -12,6 +12,7 @@ import skdp.accounting
 MODULES = [
     "skdp.accounting",
     "skdp.accounting._accountant",
+    "skdp.accounting._calibration",
     "skdp.accounting._composition",
     "skdp.accounting._gdp",
     "skdp.accounting._ledger",
