@@ -241,47 +241,6 @@ def test_privatize_options_differ_only_in_the_privatised_part(coupled_noise):
     np.testing.assert_array_equal(a.sample(5, random_state=0), b.sample(5, random_state=0))
 
 
-def _zero_log_lik(theta, X):
-    return theta[:, :1] * 0.0 + X[None, :, 0] * 0.0
-
-
-def test_noise_scale_of_one_step(coupled_noise):
-    """B4 on g_hat: with a zero likelihood (``likelihood_only``), a DP step differs from the
-    non-private one by ``-lr * N(0, sigma^2 C^2 I) / (q n)`` exactly (SGD, same init and draws)."""
-    import skdp.sampling._flow_vi as module
-
-    coupled_noise(module)  # the same init and draws for both fits, on purpose
-    X = np.random.default_rng(0).normal(size=(200, 8))
-    kw = dict(
-        log_lik=_zero_log_lik,
-        n_params=8,
-        hidden_size=32,
-        n_iter=1,
-        n_mc=4,
-        batch_size=50,
-        optimizer="sgd",
-        learning_rate=0.1,
-        max_grad_norm=2.0,
-        privatize="likelihood_only",
-        device="cpu",
-        dtype="float64",
-        random_state=0,
-    )
-    dp = DPFlowVI(epsilon=1.0, **kw).fit(X)
-    ref = DPFlowVI(epsilon=math.inf, **kw).fit(X)
-    diff = torch.cat(
-        [
-            (a - b).reshape(-1)
-            for a, b in zip(dp.flow_.parameters(), ref.flow_.parameters(), strict=True)
-        ]
-    ).numpy()
-    # masked MADE weights still receive noise (harmless: the mask multiplies them out)
-    expected_sd = 0.1 * dp.noise_multiplier_ * 2.0 / 50.0
-    assert diff.size > 800
-    assert abs(diff.mean()) < 4 * expected_sd / math.sqrt(diff.size)
-    assert diff.std() == pytest.approx(expected_sd, rel=0.1)
-
-
 # -------------------------------------------------------------------- validation
 def test_input_validation():
     X = np.random.default_rng(0).normal(size=(30, 2))

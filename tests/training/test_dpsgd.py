@@ -1,10 +1,13 @@
-"""Tests of the DP-SGD engine (spec dp_flow.md §2.5, §8 B1-B8; dp_gan.md §8 A1-A8)."""
+"""Tests of the DP-SGD engine's pieces (spec dp_flow.md §2.5, §8 B1-B8; dp_gan.md §8 A1-A8).
+
+The step against the per-record oracle, the noise SD, Poisson batches and one accountant
+step per noise draw are in test_dpsgd_oracle.py.
+"""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -154,106 +157,6 @@ def test_sensitivity_of_clipped_sum_under_add_remove():
         part, _, _ = clip_and_sum(per_sample_gradients(m, _sq_loss, x[keep], y[keep]), c)
         diff = torch.cat([(full[k] - part[k]).reshape(-1) for k in full])
         assert diff.norm() <= c * (1 + 1e-9)
-
-
-def _zero_loss(out, y):
-    return 0.0 * out.sum()
-
-
-def test_noise_sd_of_g_hat_is_sigma_c_over_expected_batch():
-    """All real gradients zero: g_hat coordinates ~ N(0, (sigma C / (q n))^2) (S1: g_hat, not
-    the Adam update)."""
-    m = nn.Linear(100, 100).to(DT)  # 10,100 coordinates
-    n, q, sigma, c = 400, 0.05, 1.7, 0.3
-    x = torch.randn(n, 100, dtype=DT)
-    y = torch.zeros(n, dtype=DT)
-    tr = DPSGDTrainer(
-        m,
-        _zero_loss,
-        n_samples=n,
-        sample_rate=q,
-        noise_multiplier=sigma,
-        max_grad_norm=c,
-        random_state=0,
-    )
-    vals = []
-    sizes = []
-    for _ in range(3):
-        g, b = tr._noisy_gradient((x, y))  # white box: the realised size is private
-        vals.append(torch.cat([v.reshape(-1) for v in g.values()]))
-        sizes.append(b)
-    v = torch.cat(vals)
-    expected = sigma * c / (q * n)
-    assert abs(v.std().item() / expected - 1) < 0.02
-    assert abs(v.mean().item()) < 5 * expected / math.sqrt(v.numel())
-    # noise is added once: the SD does not depend on the realised batch size
-    assert len(set(sizes)) > 1
-
-
-def test_zero_noise_multiplier_gives_exact_clipped_mean():
-    m = _mlp(2, 3)
-    x = torch.randn(10, 2, dtype=DT)
-    y = torch.randn(10, dtype=DT)
-    tr = DPSGDTrainer(
-        m,
-        _sq_loss,
-        n_samples=10,
-        sample_rate=1.0,
-        noise_multiplier=0.0,
-        max_grad_norm=1e9,
-        random_state=0,
-    )
-    g = tr.noisy_gradient((x, y))
-    m.zero_grad()
-    (sum(_sq_loss(m(x[i : i + 1])[0], y[i]) for i in range(10)) / 10).backward()
-    for k, p in m.named_parameters():
-        torch.testing.assert_close(g[k], p.grad, atol=1e-12, rtol=0)
-
-
-def test_poisson_batch_sizes_and_inclusion():
-    m = nn.Linear(1, 1).to(DT)
-    n, q = 200, 0.1
-    tr = DPSGDTrainer(
-        m,
-        _sq_loss,
-        n_samples=n,
-        sample_rate=q,
-        noise_multiplier=1.0,
-        max_grad_norm=1.0,
-        random_state=1,
-    )
-    counts = np.zeros(n)
-    sizes = []
-    for _ in range(2000):
-        idx = tr.sample_batch()
-        counts[idx] += 1
-        sizes.append(len(idx))
-    sizes = np.array(sizes)
-    # Binomial(n, q): mean nq = 20, var nq(1-q) = 18
-    assert abs(sizes.mean() - n * q) < 5 * math.sqrt(n * q * (1 - q) / len(sizes))
-    assert 0.8 < sizes.var() / (n * q * (1 - q)) < 1.2
-    freq = counts / 2000
-    assert abs(freq.mean() - q) < 0.005
-    # mask independence: the mask depends only on (seed, n, q)
-    tr2 = DPSGDTrainer(
-        nn.Linear(1, 1).to(DT),
-        _sq_loss,
-        n_samples=n,
-        sample_rate=q,
-        noise_multiplier=1.0,
-        max_grad_norm=1.0,
-        random_state=1,
-    )
-    tr3 = DPSGDTrainer(
-        m,
-        _sq_loss,
-        n_samples=n,
-        sample_rate=q,
-        noise_multiplier=1.0,
-        max_grad_norm=1.0,
-        random_state=1,
-    )
-    assert np.array_equal(tr2.sample_batch(), tr3.sample_batch())
 
 
 def test_empty_batches_are_steps_and_are_accounted():
@@ -603,36 +506,3 @@ def test_every_method_gives_the_same_training(method):
     )
     for a, b in zip(m.parameters(), ref.parameters(), strict=True):
         torch.testing.assert_close(a, b, atol=1e-10, rtol=0)
-
-
-def test_step_counting_equals_noise_draws(monkeypatch):
-    """B7: accountant steps == n_iter == number of noisy gradients actually drawn."""
-    from skdp.training import GaussianPrivatizer
-
-    calls = []
-    original = GaussianPrivatizer.privatize
-
-    def spy(self, *args, **kwargs):
-        calls.append(1)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(GaussianPrivatizer, "privatize", spy)
-    seen = {}
-
-    def callback(step, trainer, history):
-        seen["acc"] = trainer.accountant.n_steps
-
-    x = torch.randn(30, 2, dtype=DT)
-    res = train_dpsgd(
-        _mlp(2, 3),
-        _sq_loss,
-        (x, x[:, 0]),
-        epsilon=2.0,
-        delta=1e-5,
-        n_iter=13,
-        batch_size=5,
-        random_state=0,
-        callback=callback,
-        log_every=13,
-    )
-    assert len(calls) == 13 == res.n_steps == seen["acc"]
