@@ -19,15 +19,8 @@ uses a global random state (the noise functions with ``secure_mode=True`` read
 
 from skdp.mechanisms import sensitivity
 from skdp.mechanisms._bounds import (
-    above_threshold_bound,
     bounds_estimate_unreliable,
-    grid_quantile_utilities,
-    integer_grid_candidates,
-    log_grid_candidates,
     private_bounds,
-    private_grid_quantile,
-    private_quantile,
-    private_quantile_log_probs,
     resolve_bounds,
     resolve_schema_bounds,
 )
@@ -50,6 +43,15 @@ from skdp.mechanisms._noise import (
     smooth_sensitivity_noise,
     smooth_sensitivity_scale,
     two_sided_geometric,
+)
+from skdp.mechanisms._quantiles import (
+    above_threshold_bound,
+    grid_quantile_utilities,
+    integer_grid_candidates,
+    log_grid_candidates,
+    private_grid_quantile,
+    private_quantile,
+    private_quantile_log_probs,
 )
 
 __all__ = [

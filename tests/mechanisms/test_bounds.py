@@ -176,7 +176,7 @@ def test_log_grid_candidates():
 # ------------------------------------------------------- sparse vector bound
 def above_threshold_output_probs(x, q, c, eps, side):
     """Exact output law of above_threshold_bound by numerical integration over T-hat."""
-    from skdp.mechanisms._bounds import _threshold_queries
+    from skdp.mechanisms._quantiles import _threshold_queries
 
     c = np.unique(c)
     x = np.clip(np.asarray(x, dtype=float), c[0], c[-1])
