@@ -45,7 +45,7 @@ flow = DPFlowDensity(
 print(
     f"epsilon spent {flow.epsilon_spent_:.3f}, delta {flow.delta_spent_:g} "
     f"({flow.privacy_guarantee_}), noise multiplier {flow.noise_multiplier_:.2f}, "
-    f"{flow.n_steps_} steps"
+    f"{flow.n_iter_} steps"
 )
 S = flow.sample(len(X), random_state=1)
 print(f"mean log-likelihood of the real records: {flow.score(X):.2f}")

@@ -13,6 +13,20 @@ privacy facts every estimator reports:
     private at all (``epsilon=inf``, or a non-private opt-in such as ``bounds="data"``).
 ``nonprivate_options_``
     The names of the parameters that made the fit non-private (empty when private).
+``privacy_breakdown_``
+    ``dict[str, float]``: the epsilon of each charged part of the fit. The values add
+    up to ``epsilon_spent_`` by construction (see :ref:`glossary`): pure-DP parts and
+    the DP-SGD part (composed by the accountant at the fit's ``delta``) compose
+    sequentially, so a part's share is its own epsilon. A non-private fit adds the
+    entry ``"nonprivate"`` with value ``inf``.
+
+The shared parameters (``random_state``, ``device``, ``dtype``, ``accountant``,
+``n_jobs``, ``verbose``) are validated by one set of constraints,
+:meth:`DPEstimatorMixin._common_constraints`, so every estimator accepts the same
+values: ``random_state`` None, an int, a :class:`numpy.random.Generator` or a
+:class:`numpy.random.SeedSequence`; ``device`` ``"auto"``, ``"cpu"``, ``"cuda"`` or
+``"cuda:N"``; ``accountant`` any key of :func:`skdp.accounting.available_accountants`
+(read when the estimator is validated, so registered accountants are accepted).
 
 A non-private opt-in (a parameter set to ``"data"``, which reads metadata off the
 private rows, or an estimator-specific one such as keeping un-noised diagnostics) emits
@@ -26,14 +40,79 @@ Put it first in the bases: ``class Est(DPEstimatorMixin, RegressorMixin, BaseEst
 from __future__ import annotations
 
 import math
-from numbers import Real
+import re
+from numbers import Integral, Real
 
-from skdp.utils._sklearn_compat import Interval, Options
+import numpy as np
+
+from skdp.utils._sklearn_compat import Interval, Options, StrOptions
 from skdp.utils.validation import check_privacy_params
 
 __all__ = ["DPEstimatorMixin", "PRIVACY_GUARANTEES"]
 
 PRIVACY_GUARANTEES = ("exact", "approximate", "none")
+
+_CUDA_INDEX = re.compile(r"cuda:\d+")
+
+
+class _DeviceOptions(StrOptions):
+    """``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a CPU/CUDA ``torch.device``.
+
+    The same values :func:`skdp.utils._torch.resolve_device` accepts (whether CUDA is
+    available is checked there, at fit time).
+    """
+
+    def __init__(self):
+        super().__init__({"auto", "cpu", "cuda"})
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, str):
+            return val in self.options or _CUDA_INDEX.fullmatch(val) is not None
+        cls = type(val)  # a torch.device, without importing torch here
+        return (
+            cls.__module__ == "torch"
+            and cls.__name__ == "device"
+            and getattr(val, "type", None) in ("cpu", "cuda")
+        )
+
+    def __str__(self):
+        return "a str among {'auto', 'cpu', 'cuda', 'cuda:N'} or a torch.device"
+
+
+class _AccountantOptions(StrOptions):
+    """A key of the accountant registry (:func:`skdp.accounting.available_accountants`).
+
+    Read at validation time, so accountants added by
+    :func:`skdp.accounting.register_accountant` are accepted.
+    """
+
+    def __init__(self):
+        super().__init__(set())
+
+    @property
+    def options(self):
+        from skdp.accounting import available_accountants
+
+        return set(available_accountants())
+
+    @options.setter
+    def options(self, value):  # Options.__init__ assigns; the registry is the source
+        pass
+
+    def __str__(self):
+        return f"a str among {sorted(self.options)} (skdp.accounting.available_accountants())"
+
+
+#: The constraints of the parameters every estimator that has them shares; estimators
+#: take theirs with :meth:`DPEstimatorMixin._common_constraints`.
+_COMMON_PARAMETER_CONSTRAINTS: dict = {
+    "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+    "device": [_DeviceOptions()],
+    "dtype": [StrOptions({"float32", "float64"})],
+    "accountant": [_AccountantOptions()],
+    "n_jobs": [None, Integral],
+    "verbose": ["verbose"],
+}
 
 
 def _is_data_opt_in(value) -> bool:
@@ -59,6 +138,27 @@ class DPEstimatorMixin:
         "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {math.inf})],
         "delta": [Interval(Real, 0, 1, closed="left")],
     }
+
+    _common_parameter_constraints: dict = _COMMON_PARAMETER_CONSTRAINTS
+
+    @staticmethod
+    def _common_constraints(*names):
+        """The shared constraints of ``names`` (a subset of
+        ``random_state``, ``device``, ``dtype``, ``accountant``, ``n_jobs``, ``verbose``).
+
+        Merge them into ``_parameter_constraints`` for the parameters the estimator has
+        (scikit-learn's checks require one entry per parameter, no more)::
+
+            _parameter_constraints = {
+                **DPEstimatorMixin._privacy_parameter_constraints,
+                **DPEstimatorMixin._common_constraints("device", "random_state"),
+                ...
+            }
+        """
+        unknown = [n for n in names if n not in _COMMON_PARAMETER_CONSTRAINTS]
+        if unknown:
+            raise ValueError(f"no shared constraint for {unknown}")
+        return {n: list(_COMMON_PARAMETER_CONSTRAINTS[n]) for n in names}
 
     def _check_privacy_params(self, *, n_samples=None, require_delta=False):
         """Validate ``self.epsilon`` / ``self.delta`` (``delta`` defaults to 0 if absent)."""
@@ -92,19 +192,35 @@ class DPEstimatorMixin:
         params = self.get_params(deep=False)
         return params.get("epsilon", 0.0), params.get("delta", 0.0)
 
-    def _record_privacy_spent(self, epsilon, delta=0.0, *, guarantee="exact"):
+    def _record_privacy_spent(self, epsilon, delta=0.0, *, guarantee="exact", breakdown=None):
         """Store the fitted privacy facts (called at the end of ``fit``).
 
         A fit with ``epsilon = inf`` or any non-private opt-in
         (:meth:`_nonprivate_options`) is recorded as ``epsilon_spent_ = inf``,
         ``privacy_guarantee_ = "none"``.
+
+        ``breakdown`` (``{part: epsilon}``, default: the ``privacy_breakdown_`` the fit
+        already set, else ``{"fit": epsilon}`` for a one-part fit, ``{}`` when nothing
+        was spent) is stored as ``privacy_breakdown_`` with float values; a non-private
+        fit whose parts add up to less than ``inf`` gets the entry ``"nonprivate": inf``
+        so that the parts always add up to ``epsilon_spent_``.
         """
         if guarantee not in PRIVACY_GUARANTEES:
             raise ValueError(f"guarantee must be one of {PRIVACY_GUARANTEES}")
+        if breakdown is None:
+            breakdown = getattr(self, "privacy_breakdown_", None)
+            # keys of this default only: left by an earlier fit of an estimator that
+            # sets no breakdown of its own, so recomputed
+            if not isinstance(breakdown, dict) or set(breakdown) <= {"fit", "nonprivate"}:
+                breakdown = {"fit": float(epsilon)} if float(epsilon) != 0.0 else {}
+        breakdown = {str(k): float(v) for k, v in breakdown.items()}
         self.nonprivate_options_ = self._nonprivate_options()
         if self.nonprivate_options_ or math.isinf(float(epsilon)):
             epsilon, guarantee = math.inf, "none"
+            if not math.isinf(math.fsum(breakdown.values())):
+                breakdown["nonprivate"] = math.inf
         self.epsilon_spent_ = float(epsilon)
         self.delta_spent_ = float(delta)
         self.privacy_guarantee_ = guarantee
+        self.privacy_breakdown_ = breakdown
         return self

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import math
 import os
@@ -144,12 +143,12 @@ def _warn(msg):
 # ------------------------------------------------------------------------ schema
 def _draft_schema(df, *, from_data):
     """The JSON-able draft schema for ``df`` (kinds from dtypes only)."""
-    from skdp.utils.schema import _kind_from_dtype
+    from skdp.utils.schema import kind_from_dtype
 
     columns = []
     for name in df.columns:
         col = df[name]
-        kind = _kind_from_dtype(col.dtype)
+        kind = kind_from_dtype(col.dtype)
         entry = {"name": str(name), "kind": kind}
         if kind in ("continuous", "integer"):
             if from_data:
@@ -261,51 +260,55 @@ def _read_with_schema(path, schema, *, what):
 
 
 # ---------------------------------------------------------------------- progress
-class _ProgressWriter(io.TextIOBase):
-    """Turns the estimators' ``verbose`` lines (``... step t/T ...``) into a bar on
-    stderr."""
+@contextlib.contextmanager
+def _progress(quiet):
+    """Show the estimators' progress records (the ``"skdp"`` logger) on stderr.
 
-    _pattern = re.compile(r"\]\s*(?:(\w+)\s+)?step (\d+)/(\d+)")
+    The command line attaches its own handler (a bar on a terminal, one line per 10 %
+    otherwise) and reads the structured records; it never parses printed text.
+    """
+    import logging
 
-    def __init__(self, stream, width=30):
-        self.stream = stream
-        self.width = width
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.start = time.perf_counter()
-        self._last = {}
-        self._buf = ""
+    from skdp.utils import LOGGER_NAME, ProgressHandler
 
-    def writable(self):
-        return True
+    if quiet:
+        yield
+        return
+    logger = logging.getLogger(LOGGER_NAME)
+    handler = ProgressHandler(sys.stderr, bar="text")
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+        handler.close()
 
-    def write(self, s):
-        self._buf += s
-        while "\n" in self._buf:
-            line, self._buf = self._buf.split("\n", 1)
-            self._line(line)
-        return len(s)
 
-    def _line(self, line):
-        m = self._pattern.search(line)
-        if not m:
-            return
-        phase = m.group(1) or "training"
-        t, total = int(m.group(2)), max(1, int(m.group(3)))
-        frac = min(1.0, t / total)
-        decile = int(frac * 10)
-        if not self.tty and self._last.get(phase) == decile:
-            return  # in a log file, one line per 10 %
-        self._last[phase] = decile
-        filled = int(round(frac * self.width))
-        bar = "#" * filled + "-" * (self.width - filled)
-        elapsed = time.perf_counter() - self.start
-        msg = f"{phase:>12} [{bar}] {t}/{total} steps  {elapsed:6.1f} s"
-        if self.tty:
-            end = "\n" if t >= total else ""
-            self.stream.write("\r" + msg + end)
-        else:
-            self.stream.write(msg + "\n")
-        self.stream.flush()
+class _Terminated(BaseException):
+    """Raised by the SIGTERM handler so that ``finally`` blocks remove temporary files."""
+
+
+@contextlib.contextmanager
+def _terminate_cleanly():
+    """Turn SIGTERM into :class:`_Terminated` for the duration (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise _Terminated(signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # ------------------------------------------------------------------- subcommands
@@ -371,7 +374,7 @@ def _estimator(args, schema):
         categories=categories,
         column_types=column_types,
         device="cpu",
-        verbose=0 if args.quiet else 1,
+        verbose=0,  # progress: the command line's own handler on the "skdp" logger
         random_state=seed,
     )
     if method == "flow":
@@ -384,9 +387,11 @@ def _estimator(args, schema):
         )
     from skdp.synthesis import DPGANSynthesizer
 
+    # n_iter is the shared name (issue 17); max_steps until the GAN adopts it
+    steps = "n_iter" if "n_iter" in DPGANSynthesizer().get_params() else "max_steps"
     return DPGANSynthesizer(
-        max_steps=args.n_iter,
         batch_size=args.batch_size if args.batch_size is not None else 64,
+        **{steps: args.n_iter},
         **common,
     )
 
@@ -424,12 +429,11 @@ def _cmd_synthesize(args):
     est = _estimator(args, schema)
     from skdp.exceptions import BudgetExceededError, DeltaTooLargeWarning
 
-    writer = _ProgressWriter(sys.stderr)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeltaTooLargeWarning)
-            with contextlib.redirect_stdout(writer):
+            with _progress(args.quiet):
                 est.fit(df)
             synth = est.sample(n_rows)
     except BudgetExceededError as exc:
@@ -741,7 +745,11 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with _terminate_cleanly():
+            return int(args.func(args) or 0)
+    except _Terminated:
+        _warn("terminated; no output written")
+        return 143
     except CLIError as exc:
         _warn(f"error: {exc}")
         return 1

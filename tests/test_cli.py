@@ -315,8 +315,13 @@ def test_budget_too_small_for_flow(tmp_path, table):
     assert not (tmp_path / "out.csv").exists()
 
 
+_GAN_PENDING = pytest.mark.xfail(
+    strict=True, reason="GAN vocabulary/logging: in progress (issue 17): no progress records yet"
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["flow", "gan"])
+@pytest.mark.parametrize("method", ["flow", pytest.param("gan", marks=_GAN_PENDING)])
 def test_synthesize_dpsgd_methods(tmp_path, table, method):
     schema = _complete_schema(tmp_path, table)
     res = run(
@@ -325,7 +330,8 @@ def test_synthesize_dpsgd_methods(tmp_path, table, method):
         "--seed", "0", cwd=tmp_path,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
-    assert "4/4 steps" in res.stderr  # the progress bar
+    assert "4/4 steps" in res.stderr  # the progress lines, from the logging records
+    assert res.stdout == ""  # nothing printed: progress goes through logging to stderr
     out = pd.read_csv(tmp_path / "synth.csv")
     assert list(out.columns) == ["age", "sex", "bmi", "smoker", "score"] and len(out) == 50
     for col, (lo, hi) in BOUNDS.items():
@@ -334,6 +340,101 @@ def test_synthesize_dpsgd_methods(tmp_path, table, method):
         assert set(out[col]) <= set(levels)
     spent = float(res.stderr.split("epsilon spent ")[1].split(",")[0])
     assert 0 < spent <= 2.0
+
+
+def test_progress_comes_from_log_records_not_printed_text(tmp_path, table, capsys, monkeypatch):
+    """The command line shows the "skdp" logger's progress records; printed text is ignored."""
+    import logging
+
+    from skdp.utils import log_progress
+
+    schema = _complete_schema(tmp_path, table)
+    from skdp.synthesis import DPHistogramSynthesizer
+
+    def fake_fit(self, X, y=None):
+        print("[Fake] step 1/1")  # text shaped like the old progress: must not be parsed
+        for t in (1, 2):
+            log_progress(logging.getLogger("skdp.test"), estimator="Fake", step=t, total=2)
+        return original_fit(self, X, y)
+
+    original_fit = DPHistogramSynthesizer.fit
+    monkeypatch.setattr(DPHistogramSynthesizer, "fit", fake_fit)
+    res = run_inprocess(
+        capsys, monkeypatch, "synthesize", table, "--schema", schema, "--epsilon", "1",
+        "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "2/2 steps" in res.stderr and "1/1" not in res.stderr
+    from skdp.utils import ProgressHandler
+
+    # the handler is removed afterwards
+    assert not any(isinstance(h, ProgressHandler) for h in logging.getLogger("skdp").handlers)
+    res = run_inprocess(
+        capsys, monkeypatch, "synthesize", table, "--schema", schema, "--epsilon", "1",
+        "-o", "synth.csv", "--seed", "0", "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0 and "steps" not in res.stderr
+
+
+def test_sigterm_while_writing_leaves_no_temp_file(tmp_path, table, capsys, monkeypatch):
+    """SIGTERM in the middle of writing the output: the hidden temporary file is removed."""
+    import signal
+
+    import pandas as pd
+
+    schema = _complete_schema(tmp_path, table)
+    original = pd.DataFrame.to_csv
+
+    def to_csv_then_sigterm(self, path, *args, **kwargs):
+        with open(path, "w") as fh:
+            fh.write("age,sex\n1,")  # a partial file ...
+        os.kill(os.getpid(), signal.SIGTERM)  # ... then the signal arrives
+        return original(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv_then_sigterm)
+    before = signal.getsignal(signal.SIGTERM)
+    res = run_inprocess(
+        capsys, monkeypatch, "synthesize", table, "--schema", schema, "--epsilon", "1",
+        "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 143 and "terminated; no output written" in res.stderr
+    assert _no_temp_files(tmp_path) and not (tmp_path / "synth.csv").exists()
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is restored
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_mid_fit_leaves_no_partial_output(tmp_path, table):
+    """A ``skdp synthesize`` process terminated during fit exits 143 and leaves nothing."""
+    import signal
+    import time
+
+    schema = _complete_schema(tmp_path, table)
+    before = set(os.listdir(tmp_path))
+    proc = subprocess.Popen(
+        [*_skdp_command(), "synthesize", str(table), "--schema", str(schema), "--method",
+         "flow", "--epsilon", "1", "--n-iter", "2000", "--batch-size", "32", "-o",
+         "out.csv", "--seed", "0"],
+        cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        line = ""
+        while "steps" not in line and time.monotonic() < deadline:  # fit has started
+            line = proc.stderr.readline()
+            if not line and proc.poll() is not None:
+                break
+        assert "steps" in line, "no progress before the process ended"
+        proc.send_signal(signal.SIGTERM)
+        err = line + proc.stderr.read()
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 143, err
+    assert "terminated; no output written" in err
+    assert set(os.listdir(tmp_path)) == before
 
 
 # ---------------------------------------------------------------------- evaluate

@@ -83,7 +83,7 @@ class RandomizedResponseRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
         "n_ids": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(self, *, epsilon=1.0, n_ids=1000, random_state=None):
@@ -144,7 +144,7 @@ class LaplaceCountRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
         **DPEstimatorMixin._privacy_parameter_constraints,
         "n_ids": [Interval(Integral, 1, None, closed="left")],
         "noise_factor": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(self, *, epsilon=1.0, n_ids=1000, noise_factor=1.0, random_state=None):

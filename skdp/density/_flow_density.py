@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
+from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -25,6 +26,8 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils.schema import TabularSchema
 
 __all__ = ["DPFlowDensity"]
+
+_logger = get_logger(__name__)
 
 #: Encoded numeric range: declared bounds map onto [-2, 2] (about the N(0, 1) base's range).
 NUMERIC_RANGE = (-2.0, 2.0)
@@ -110,8 +113,9 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         count back from the available CPUs (``-1``: all). Under an int ``random_state``
         the value is part of the seed material, like every parameter.
     verbose : int, default=0
-        Print progress (step, epsilon spent so far; the training loss only when
-        ``epsilon=inf``).
+        Show progress on standard error (step, epsilon spent so far; the training loss
+        only when ``epsilon=inf``): attaches a handler to the ``"skdp"`` logger for the
+        duration of ``fit`` (see :mod:`logging`; the records are logged either way).
     random_state : None, int, SeedSequence or Generator, default=None
         Seeds every random stream (bounds estimate, initialisation, sampling, noise,
         dequantisation, synthetic samples). Keep it secret for real releases: anyone
@@ -135,7 +139,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         ``sigma`` used (0 for a non-private fit).
     sample_rate_ : float
         Poisson sampling rate ``q``.
-    n_steps_ : int
+    n_iter_ : int
         Executed (and accounted) DP-SGD steps.
     epsilon_spent_, delta_spent_ : float
         Total spend of the fit (bounds estimate + DP-SGD); ``inf`` when ``epsilon=inf``.
@@ -221,12 +225,9 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "n_iter": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
-        "device": [StrOptions({"auto", "cpu", "cuda"})],
-        "dtype": [StrOptions({"float32", "float64"})],
-        "n_jobs": [None, Integral],
-        "verbose": ["verbose"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints(
+            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
+        ),
     }
 
     def __init__(
@@ -347,7 +348,11 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
 
         devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
+        with (
+            torch.random.fork_rng(devices=devices),
+            torch_threads() as set_threads,
+            verbose_handler(self.verbose),
+        ):
             init_gen = torch_generator(streams["init"], "cpu")
             flow = make_flow(
                 self.flow,
@@ -377,7 +382,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 accountant=self.accountant,
                 random_state=streams["training"],
                 batch_transform=batch_transform,
-                callback=self._progress if self.verbose else None,
+                callback=self._progress,
             )
         flow.eval()
         for p in flow.parameters():
@@ -391,7 +396,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self.device_ = str(device)
         self.noise_multiplier_ = float(result.noise_multiplier)
         self.sample_rate_ = float(result.sample_rate)
-        self.n_steps_ = int(result.n_steps)
+        self.n_iter_ = int(result.n_steps)
         self.history_ = {
             "step": list(result.history["step"]),
             "epsilon": list(result.history["epsilon"]),
@@ -439,12 +444,16 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         return dequantise
 
     def _progress(self, step, trainer, history):
-        msg = f"[DPFlowDensity] step {step}/{self.n_iter}"
-        if math.isfinite(history["epsilon"][-1]):
-            msg += f"  epsilon spent (DP-SGD) {history['epsilon'][-1]:.4f}"
-        if "loss" in history:
-            msg += f"  train NLL {history['loss'][-1]:.4f}"
-        print(msg, flush=True)
+        # the training loss is recorded (and logged) for epsilon=inf only
+        log_progress(
+            _logger,
+            estimator="DPFlowDensity",
+            step=step,
+            total=int(self.n_iter),
+            epsilon_spent=history["epsilon"][-1],
+            loss=history["loss"][-1] if history.get("loss") else None,
+            private=math.isfinite(self.epsilon),
+        )
 
     # ------------------------------------------------------------------ densities
     def _encode_for_density(self, X):

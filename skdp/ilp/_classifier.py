@@ -248,11 +248,14 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     clause_noisy_coverage_ : ndarray of shape (n_learned,)
         Released noisy coverage ``P' - N'`` of each learned clause (a DP output).
     bottom_clause_ : ndarray of int
-    privacy_breakdown_ : list of dict
+    search_levels_ : list of dict
         One entry per noisy query batch: ``round``, ``level``, ``n_clauses`` (beta_i),
         ``epsilon`` (the batch budget) and ``alpha`` (inverse scale of the geometric
         noise on each of the batch's ``2 beta_i`` counts). The ``epsilon`` values sum to
         ``epsilon``.
+    privacy_breakdown_ : dict
+        ``{"round r level l": epsilon}`` of the same batches (the shared
+        ``dict[str, float]`` form); the values add up to ``epsilon_spent_``.
     epsilon_spent_ : float
     delta_spent_ : float
         Always 0.
@@ -319,7 +322,7 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         "search": [StrOptions({"smart", "naive"})],
         "binarize": [Real, None],
         "min_pos": [Interval(Integral, None, None, closed="neither")],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
     _parameter_constraints.pop("delta", None)
 
@@ -430,8 +433,13 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.clause_indices_ = [tuple(int(a) for a in c) for c in clauses]
         self.clauses_ = [tuple(names[a] for a in c) for c in self.clause_indices_]
         self.clause_noisy_coverage_ = np.asarray(coverage, dtype=float)
-        self.privacy_breakdown_ = breakdown
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        self.search_levels_ = breakdown
+        self._record_privacy_spent(
+            epsilon,
+            0.0,
+            guarantee="exact",
+            breakdown={f"round {e['round']} level {e['level']}": e["epsilon"] for e in breakdown},
+        )
         return self
 
     def _atoms(self, X):

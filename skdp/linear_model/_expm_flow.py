@@ -119,6 +119,10 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             verbose=self.verbose,
         )
         thetas = out["samples"]
+        # the reverse-KL losses are un-noised functions of the training rows: kept only
+        # for a fit that is not private anyway (epsilon=inf or a non-private opt-in)
+        nonprivate = bool(self._nonprivate_options()) or math.isinf(epsilon)
+        self.loss_curve_ = np.asarray(out["history"] if nonprivate else [], dtype=float)
         d = X.shape[1]
         self.sampled_coefs_ = thetas[:, :d].copy()
         self.sampled_intercepts_ = (
@@ -197,11 +201,6 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             np.concatenate([self.sampled_intercepts_, ints]),
         )
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
-        return tags
-
 
 _COMMON_PARAMS_DOC = """
     alpha : float, default=1.0
@@ -263,8 +262,9 @@ _COMMON_PARAMS_DOC = """
         available CPUs (``-1``: all). Under an int ``random_state`` the value is part of
         the seed material, like every parameter.
     verbose : int, default=0
-        Print the reverse-KL loss; it is marked "not private" (an un-noised function of
-        the training data).
+        Show the reverse-KL training progress (steps only; the loss, an un-noised
+        function of the training data, is not shown) on standard error: attaches a
+        handler to the ``"skdp"`` logger for the duration of ``fit``.
     random_state : None, int or Generator, default=None
         Seeds the flow initialisation, training noise, diagnostics and the release draw.
         The seed must stay secret for a real release."""
@@ -303,6 +303,13 @@ _COMMON_ATTRS_DOC = """
         them. ``None`` unless ``diagnostics=True``, and for ``epsilon=inf``.
     n_iter_ : int
         Reverse-KL steps run.
+    loss_curve_ : ndarray of shape (n_iter_,) or (0,)
+        The reverse-KL loss per step, only for a fit that is not private anyway
+        (``epsilon=inf`` or a non-private opt-in such as ``diagnostics=True``); empty
+        otherwise: the losses are un-noised functions of the training data.
+    privacy_breakdown_ : dict
+        ``{"exponential_mechanism": epsilon}`` (plus ``"bounds"`` for a private estimate
+        of ``bounds_y``); the values add up to ``epsilon_spent_``.
     flow_ : skdp.flows.Flow
         Only with ``keep_flow=True``.
     n_features_in_ : int
@@ -503,11 +510,12 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         y01 = (y == classes[1]).astype(np.float64)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
         self._fit_expm(X, y01, epsilon, streams)
+        breakdown = {"exponential_mechanism": epsilon}
         if math.isinf(epsilon):
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
+            self._record_privacy_spent(math.inf, 0.0, guarantee="exact", breakdown=breakdown)
         else:
             warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=2)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate")
+            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate", breakdown=breakdown)
         return self
 
     def decision_function(self, X):
@@ -671,11 +679,12 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.bounds_ = (lo, hi)
         y01 = (np.clip(y, lo, hi) - lo) / (hi - lo)
         self._fit_expm(X, y01, epsilon - eps_bounds, streams)
+        breakdown = {"bounds": eps_bounds, "exponential_mechanism": epsilon - eps_bounds}
         if math.isinf(epsilon):
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
+            self._record_privacy_spent(math.inf, 0.0, guarantee="exact", breakdown=breakdown)
         else:
             warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=2)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate")
+            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate", breakdown=breakdown)
         return self
 
     def predict(self, X):

@@ -204,7 +204,7 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         "clip": ["boolean"],
         "max_iter": [Interval(Real, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(

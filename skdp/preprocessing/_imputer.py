@@ -186,7 +186,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         "missing_values": [Real, str, None],
         "add_indicator": ["boolean"],
         "secure_mode": ["boolean"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(

@@ -209,7 +209,7 @@ default=None
         "min_relative_scale": [Interval(Real, 0, 1, closed="neither")],
         "clip": ["boolean"],
         "secure_mode": ["boolean"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(

@@ -13,8 +13,11 @@ from collections.abc import Callable
 import torch
 
 from skdp.flows import BoxSigmoid, CholeskyAffine, Flow, Sylvester
+from skdp.utils._logging import get_logger, log_progress, verbose_handler
 
 __all__ = ["build_sampling_flow", "fit_reverse_kl", "importance_diagnostics"]
+
+_logger = get_logger(__name__)
 
 
 def build_sampling_flow(
@@ -113,7 +116,10 @@ def fit_reverse_kl(
         Cosine decay of the learning rate to 5 % of its start (less Monte-Carlo jitter in
         the final flow) or a constant rate.
     verbose : int, default=0
-        Print the loss every ``max(1, n_iter // 10)`` steps when positive.
+        When positive, show the progress on standard error (a handler on the ``"skdp"``
+        logger; the progress records, every ``max(1, n_iter // 10)`` steps, are logged
+        either way). The loss is not in them: the target is built from the training
+        data, so its loss is an un-noised function of it.
 
     Returns
     -------
@@ -142,25 +148,29 @@ def fit_reverse_kl(
         )
     history: list[float] = []
     every = max(1, n_iter // 10)
-    for step in range(int(n_iter)):
-        opt.zero_grad(set_to_none=True)
-        theta, log_q = flow.sample_and_log_prob(batch_size, generator=generator)
-        loss = (log_q - log_density(theta)).mean()
-        if not torch.isfinite(loss):
-            raise FloatingPointError(
-                "reverse-KL loss is not finite: lower learning_rate or use float64"
-            )
-        loss.backward()
-        opt.step()
-        if sched is not None:
-            sched.step()
-        history.append(float(loss.detach()))
-        if verbose > 0 and (step % every == 0 or step == n_iter - 1):
-            # the target is built from the training data: its loss is not private
-            print(
-                f"[reverse-KL] step {step + 1}/{n_iter} loss {history[-1]:.4f} "
-                "(not private: an un-noised function of the training data)"
-            )
+    with verbose_handler(verbose):
+        for step in range(int(n_iter)):
+            opt.zero_grad(set_to_none=True)
+            theta, log_q = flow.sample_and_log_prob(batch_size, generator=generator)
+            loss = (log_q - log_density(theta)).mean()
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    "reverse-KL loss is not finite: lower learning_rate or use float64"
+                )
+            loss.backward()
+            opt.step()
+            if sched is not None:
+                sched.step()
+            history.append(float(loss.detach()))
+            if step % every == 0 or step == n_iter - 1:
+                # the target is built from the training data: its loss is not logged
+                log_progress(
+                    _logger,
+                    estimator="reverse-KL",
+                    phase="reverse-KL",
+                    step=step + 1,
+                    total=int(n_iter),
+                )
     return history
 
 

@@ -31,7 +31,7 @@ def test_fit_score_sample_and_privacy_facts():
     sigma = calibrate_noise_multiplier(epsilon=2.0, accountant="pld", **kw)
     assert est.noise_multiplier_ == sigma < calibrate_noise_multiplier(epsilon=2.0, **kw)
     assert est.sample_rate_ == q
-    assert est.n_steps_ == 20
+    assert est.n_iter_ == 20
     eps = compute_epsilon(noise_multiplier=sigma, accountant="pld", **kw)
     assert est.epsilon_spent_ == pytest.approx(eps, rel=1e-12)
     assert est.epsilon_spent_ <= 2.0
@@ -287,12 +287,18 @@ def test_no_data_dependent_buffers():
         assert torch.equal(bufs_a[k], bufs_b[k])
 
 
-def test_verbose_reports_no_real_data_loss_when_private(capsys):
+def test_progress_records_carry_no_real_data_loss_when_private(caplog, capsys):
+    caplog.set_level("INFO", logger="skdp")
     DPFlowDensity(epsilon=2.0, bounds=(-4, 4), verbose=1, random_state=0, **FAST).fit(_gauss())
-    out = capsys.readouterr().out
-    assert "epsilon spent" in out and "NLL" not in out
+    recs = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    assert recs and all(p["loss"] is None for p in recs)
+    assert recs[-1]["epsilon_spent"] > 0 and recs[-1]["step"] == recs[-1]["total"]
+    err = capsys.readouterr().err  # verbose=1 shows the progress on standard error
+    assert "eps so far" in err and "loss" not in err
+    caplog.clear()
     DPFlowDensity(epsilon=math.inf, bounds=(-4, 4), verbose=1, random_state=0, **FAST).fit(_gauss())
-    assert "NLL" in capsys.readouterr().out
+    recs = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    assert recs and all(p["loss"] is not None for p in recs)
 
 
 @pytest.mark.parametrize("flow", ["maf", "realnvp"])

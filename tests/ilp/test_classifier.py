@@ -111,8 +111,10 @@ def test_search_invariants_and_ledger(seed, n_atoms, ell, k):
     clf = DPILPClassifier(
         epsilon=eps, n_clauses=k, max_clause_length=ell, bottom_clause=atoms, random_state=seed
     ).fit(X, y)
-    assert sum(e["epsilon"] for e in clf.privacy_breakdown_) == pytest.approx(eps)
-    assert sorted({e["round"] for e in clf.privacy_breakdown_}) == list(range(k))
+    assert sum(e["epsilon"] for e in clf.search_levels_) == pytest.approx(eps)
+    assert sorted({e["round"] for e in clf.search_levels_}) == list(range(k))
+    assert math.fsum(clf.privacy_breakdown_.values()) == pytest.approx(clf.epsilon_spent_)
+    assert len(clf.privacy_breakdown_) == len(clf.search_levels_)
     assert len(clf.clauses_) <= k
     assert clf.epsilon_spent_ == eps and clf.delta_spent_ == 0.0
     assert clf.privacy_guarantee_ == "exact"
@@ -127,10 +129,10 @@ def test_naive_search_alpha_uses_the_whole_lattice():
         epsilon=1.0, n_clauses=2, max_clause_length=2, search="naive", random_state=0
     ).fit(X, y)
     size = 1 + 5 + 10
-    assert [e["n_clauses"] for e in clf.privacy_breakdown_] == [size, size]
-    for e in clf.privacy_breakdown_:
+    assert [e["n_clauses"] for e in clf.search_levels_] == [size, size]
+    for e in clf.search_levels_:
         assert e["alpha"] == pytest.approx(1.0 / (2 * size))
-    assert sum(e["epsilon"] for e in clf.privacy_breakdown_) == pytest.approx(1.0)
+    assert sum(e["epsilon"] for e in clf.search_levels_) == pytest.approx(1.0)
 
 
 def _log_pmf_noisy(outs, true, alpha):
@@ -178,7 +180,7 @@ def test_noise_is_two_sided_geometric_at_the_documented_scale():
     covs = []
     for seed in range(1000):
         clf = DPILPClassifier(epsilon=1.0, max_clause_length=0, random_state=seed).fit(X, y)
-        assert clf.privacy_breakdown_[0]["alpha"] == pytest.approx(1.0)
+        assert clf.search_levels_[0]["alpha"] == pytest.approx(1.0)
         covs.append(clf.clause_noisy_coverage_[0] if clf.clauses_ else np.nan)
     r = math.exp(-1.0)
     covs = np.array(covs, dtype=float)
@@ -304,7 +306,7 @@ def test_degenerate_inputs_do_not_raise():
     y = np.array([0, 1] * 15)
     clf = DPILPClassifier(epsilon=1.0, bottom_clause=[], random_state=0).fit(X, y)
     assert all(c == () for c in clf.clause_indices_)
-    assert sum(e["epsilon"] for e in clf.privacy_breakdown_) == pytest.approx(1.0)
+    assert sum(e["epsilon"] for e in clf.search_levels_) == pytest.approx(1.0)
     clf = DPILPClassifier(epsilon=math.inf, max_clause_length=0).fit(X, np.ones(30, int))
     assert clf.clauses_ == [()]
     assert clf.predict(X).tolist() == [1] * 30
