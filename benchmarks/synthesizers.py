@@ -196,6 +196,8 @@ def run_gan(train, eps, bounds, seed, quick, *, conv=False):
     # the AC-GAN of paper 002: non-saturating GAN loss, one critic step per generator step
     # (a WGAN critic with weight clipping learned the label relation poorly in our runs)
     small = len(train) < 1000
+    batch = 64 if small else 128
+    epochs = 150 if small else (20 if conv else 30)  # expected passes over the data
     kw = dict(
         epsilon=eps,
         bounds=bounds,
@@ -204,10 +206,9 @@ def run_gan(train, eps, bounds, seed, quick, *, conv=False):
         loss="gan",
         n_critic=1,
         latent_dim=32,
-        lr_generator=2e-4,
-        lr_critic=2e-4,
-        batch_size=64 if small else 128,
-        epochs=1 if quick else (150 if small else (20 if conv else 30)),
+        learning_rate=2e-4,
+        batch_size=batch,
+        n_iter=10 if quick else math.ceil(epochs * len(train) / batch),
         device="cpu",
         random_state=seed,
     )
@@ -215,10 +216,8 @@ def run_gan(train, eps, bounds, seed, quick, *, conv=False):
         kw.update(architecture="conv1d", feature_shape=(3, 12), hidden_size=8)
     else:
         kw.update(hidden_size=64)
-    if quick:
-        kw.update(max_steps=10)
     est = DPGANSynthesizer(**kw).fit(X, y)
-    Xs, ys = est.sample(len(train))
+    Xs, ys = est.sample_labeled(len(train))
     Xs["label"] = ys
     return est, Xs
 

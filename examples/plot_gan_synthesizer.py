@@ -43,9 +43,8 @@ gan = DPGANSynthesizer(
     latent_dim=16,
     batch_size=64,
     loss="wgan",
-    max_steps=100,
-    lr_generator=1e-3,
-    lr_critic=1e-3,
+    n_iter=100,
+    learning_rate={"generator": 1e-3, "critic": 1e-3},
     device="cpu",
     random_state=0,
 ).fit(X)

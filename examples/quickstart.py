@@ -201,7 +201,7 @@ def job_gan(eps, seed, fast):
             hidden_size=64,
             latent_dim=16,
             batch_size=64,
-            max_steps=10 if fast else 100,
+            n_iter=10 if fast else 100,
             device="cpu",
             random_state=seed,
         ),

@@ -572,7 +572,7 @@ def _acgan_cases():
         _add(
             "DPGANSynthesizer",
             f"acgan sample y={c}",
-            lambda ys=ys: gan().fit(X, y).sample(4, y=ys, random_state=0),
+            lambda ys=ys: gan().fit(X, y).sample_labeled(4, y=ys, random_state=0),
         )
 
 

@@ -31,7 +31,7 @@ TEST_PARAMS: dict[str, dict] = {
         "bounds": (-1e3, 1e3),
         "hidden_size": 8,
         "latent_dim": 4,
-        "max_steps": 2,
+        "n_iter": 2,
         "batch_size": 8,
         "n_critic": 1,
         "device": "cpu",

@@ -13,6 +13,7 @@ from skdp.synthesis._histogram import DPHistogramSynthesizer, lei_n_bins
 from skdp.synthesis._marginal import DPMarginalSynthesizer, marginal_n_bins
 
 __all__ = [
+    "CheckpointSelection",
     "DPGANSynthesizer",
     "DPHistogramSynthesizer",
     "DPMarginalSynthesizer",
@@ -21,7 +22,10 @@ __all__ = [
 ]
 
 # Public name -> private module, imported on first access (torch-using estimators go here).
-_LAZY: dict[str, str] = {"DPGANSynthesizer": "skdp.synthesis._gan"}
+_LAZY: dict[str, str] = {
+    "CheckpointSelection": "skdp.synthesis._gan",
+    "DPGANSynthesizer": "skdp.synthesis._gan",
+}
 
 
 def __getattr__(name):

@@ -307,7 +307,7 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "epsilon": 1.0,
             "delta": 1e-5,
             "bounds": (0.0, 1.0),
-            "max_steps": 20,
+            "n_iter": 20,
             "batch_size": 32,
             "hidden_size": 16,
             "latent_dim": 8,

@@ -1,4 +1,4 @@
-"""Tests of DPGANSynthesizer (spec dp_gan.md §8, as superseded by the spec README)."""
+"""Tests of DPGANSynthesizer end to end (its parts: tests/synthesis/gan/)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sklearn.exceptions import NotFittedError
 
 from skdp.accounting import compute_epsilon
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.synthesis import DPGANSynthesizer
+from skdp.synthesis import CheckpointSelection, DPGANSynthesizer
 from skdp.synthesis._gan import _budget, _estimator, _training
 from skdp.synthesis._gan import _nets as nets
 from skdp.synthesis._gan._losses import gan_losses
@@ -27,7 +27,8 @@ FAST = dict(
     hidden_size=8,
     latent_dim=4,
     code_dim=4,
-    max_steps=4,
+    n_iter=4,
+    n_iter_autoencoder=4,
     batch_size=20,
     n_critic=2,
     device="cpu",
@@ -96,7 +97,7 @@ def test_dataframe_round_trip_mixed_types(architecture, autoencoder):
     assert S["age"].between(18, 90).all() and S["bmi"].between(15, 45).all()
     assert set(S["site"]) <= {"a", "b", "c"} and set(S["sex"]) <= {"F", "M"}
     assert S.notna().all().all()
-    assert gan.n_steps_["autoencoder"] == (4 if autoencoder else 0)
+    assert gan.n_iter_autoencoder_ == (4 if autoencoder else 0) and gan.n_iter_ == 4
     assert (gan.decoder_ is not None) == autoencoder
     assert gan.epsilon_spent_ <= 3.0
 
@@ -117,16 +118,18 @@ def test_clone_and_params_round_trip():
 def test_every_dp_step_is_accounted_on_one_curve():
     X = _numeric(100)
     gan = DPGANSynthesizer(
-        epsilon=2.0, bounds=(-4.0, 4.0), autoencoder=True, **{**FAST, "max_steps": 6}
+        epsilon=2.0,
+        bounds=(-4.0, 4.0),
+        autoencoder=True,
+        **{**FAST, "n_iter": 6, "n_iter_autoencoder": 5},
     ).fit(X)
-    steps = gan.n_steps_
-    assert steps["autoencoder"] == 6 and steps["critic"] == 6
-    assert steps["generator"] == steps["critic"] // 2  # n_critic = 2
+    assert gan.n_iter_autoencoder_ == 5 and gan.n_iter_ == 6
+    assert len(gan.loss_curve_) == 6 and np.isfinite(gan.loss_curve_).all()
     # the DP-SGD epsilon is that of T_ae + T_critic subsampled Gaussian steps
     expected = compute_epsilon(
         noise_multiplier=gan.noise_multiplier_,
         sample_rate=gan.sample_rate_,
-        steps=steps["autoencoder"] + steps["critic"],
+        steps=gan.n_iter_autoencoder_ + gan.n_iter_,
         delta=1e-5,
         accountant="pld",  # the default
     )
@@ -135,7 +138,7 @@ def test_every_dp_step_is_accounted_on_one_curve():
     critic_only = compute_epsilon(
         noise_multiplier=gan.noise_multiplier_,
         sample_rate=gan.sample_rate_,
-        steps=steps["critic"],
+        steps=gan.n_iter_,
         delta=1e-5,
         accountant="pld",
     )
@@ -151,7 +154,7 @@ def test_calibrated_sigma_is_tight():
     looser = compute_epsilon(
         noise_multiplier=gan.noise_multiplier_ / 1.002,
         sample_rate=gan.sample_rate_,
-        steps=gan.n_steps_["critic"],
+        steps=gan.n_iter_,
         delta=1e-5,
         accountant="pld",
     )
@@ -167,11 +170,8 @@ def test_budget_split_bounds_prior_selection():
         conditional="acgan",
         classes=[0, 1],
         loss="gan",
-        checkpoint_selection="noisy_topk",
-        n_checkpoints=3,
-        selection_top_k=2,
-        selection_n_samples=40,
-        **{**FAST, "max_steps": 6},
+        checkpoint_selection=CheckpointSelection(n_checkpoints=3, top_k=2, n_samples=40),
+        **{**FAST, "n_iter": 6},
     ).fit(X, y)
     b = gan.privacy_breakdown_
     assert b["bounds"] == pytest.approx(0.4)
@@ -206,17 +206,21 @@ def test_nonprivate_fit_records_real_losses_private_does_not():
     X = _numeric()
     pub = DPGANSynthesizer(epsilon=math.inf, bounds=(-4, 4), autoencoder=True, **FAST).fit(X)
     assert pub.epsilon_spent_ == math.inf and pub.noise_multiplier_ == 0.0
-    assert {"critic_real", "autoencoder"} <= set(pub.loss_curves_)
+    assert {"critic_real", "autoencoder"} <= set(pub.history_)
+    assert pub.privacy_breakdown_["dpsgd"] == math.inf == sum(pub.privacy_breakdown_.values())
     priv = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), autoencoder=True, **FAST).fit(X)
-    assert set(priv.loss_curves_) == {"step", "epsilon", "generator", "critic_fake"}
-    eps = priv.loss_curves_["epsilon"]
+    assert set(priv.history_) == {"step", "epsilon", "generator", "critic_fake"}
+    assert priv.loss_curve_.shape == (priv.n_iter_,)
+    eps = priv.history_["epsilon"]
     assert np.all(np.diff(eps) >= 0) and eps[-1] <= 2.0
 
 
 def test_preset_configurations():
     sprint = DPGANSynthesizer.from_paper("sprint_acgan")
     p = sprint.get_params()
-    assert (p["conditional"], p["loss"], p["batch_size"], p["epochs"]) == ("acgan", "gan", 1, 500)
+    assert (p["conditional"], p["loss"], p["batch_size"]) == ("acgan", "gan", 1)
+    assert p["n_iter"] == 500 * 6000  # 500 epochs of 6,000 rows at batch size 1
+    assert p["checkpoint_selection"].top_k == 5 and len(p["checkpoint_selection"].scorers) == 2
     assert (p["max_grad_norm"], p["noise_multiplier"], p["epsilon"]) == (1e-4, 1.0, 2.5)
     # 002's accounting: q = 1/6000, sigma = 1, T = 500 * 6000 fits in the DP-SGD share
     # (0.8 * 2.5 = 2.0): improved conversion ~1.597 (classic 1.893, the paper's "2")
@@ -226,9 +230,9 @@ def test_preset_configurations():
     assert sigma == 1.0
     eps = compute_epsilon(noise_multiplier=1.0, sample_rate=1 / 6000, steps=3_000_000, delta=1e-5)
     assert eps == pytest.approx(1.597, abs=0.01)
-    rdp = DPGANSynthesizer.from_paper("rdp_cgan", epochs=2)
+    rdp = DPGANSynthesizer.from_paper("rdp_cgan", n_iter=2)
     assert rdp.autoencoder and rdp.architecture == "conv1d" and rdp.loss == "wgan"
-    assert rdp.epochs == 2 and rdp.code_dim == 128
+    assert rdp.n_iter == 2 and rdp.code_dim == 128 and rdp.learning_rate == 5e-3
     with pytest.raises(ValueError, match="name"):
         DPGANSynthesizer.from_paper("medgan")
 
@@ -390,19 +394,25 @@ def test_conditional_sample_with_labels():
     gan = DPGANSynthesizer(
         epsilon=3.0, bounds=(-4, 4), conditional="acgan", classes=["a", "b"], **FAST
     ).fit(X, y)
-    Xs, ys = gan.sample(30)
+    Xs, ys = gan.sample_labeled(30)
     assert Xs.shape == (30, 3) and set(ys) <= {"a", "b"}
+    # sample returns X only, the same rows as sample_labeled under one seed
+    S = gan.sample(30, random_state=4)
+    assert isinstance(S, np.ndarray) and S.shape == (30, 3)
+    np.testing.assert_array_equal(S, gan.sample_labeled(30, random_state=4)[0])
     req = np.array(["a", "b", "b"])
-    Xs, ys = gan.sample(3, y=req)
+    Xs, ys = gan.sample_labeled(3, y=req)
     np.testing.assert_array_equal(ys, req)
-    _, ys = gan.sample(5, y="b")
+    _, ys = gan.sample_labeled(5, y="b")
     assert (ys == "b").all()
-    Xs, ys = gan.sample(y={"a": 2, "b": 4})
+    Xs, ys = gan.sample_labeled(y={"a": 2, "b": 4})
     assert len(Xs) == 6 and sorted(ys.tolist()) == ["a"] * 2 + ["b"] * 4
     with pytest.raises(ValueError, match="classes_"):
-        gan.sample(2, y=["a", "z"])
-    with pytest.raises(ValueError, match="conditional"):
-        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X).sample(2, y=["a", "b"])
+        gan.sample_labeled(2, y=["a", "z"])
+    with pytest.raises(TypeError):
+        gan.sample(2, y=["a", "b"])  # sample takes no labels
+    plain = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(X)
+    assert not hasattr(plain, "sample_labeled")
 
 
 def test_labels_must_be_declared():
@@ -429,12 +439,13 @@ def test_checkpoint_selection_picks_k_distinct_per_scorer():
         conditional="acgan",
         classes=[0, 1],
         loss="gan",
-        checkpoint_selection="noisy_topk",
-        n_checkpoints=4,
-        selection_top_k=2,
-        selection_scorers=("logistic_regression", "random_forest"),
-        selection_n_samples=40,
-        **{**FAST, "max_steps": 8},
+        checkpoint_selection=CheckpointSelection(
+            n_checkpoints=4,
+            top_k=2,
+            scorers=("logistic_regression", "random_forest"),
+            n_samples=40,
+        ),
+        **{**FAST, "n_iter": 8},
     ).fit(X, y)
     sel = gan.selected_checkpoints_
     assert len(sel) == 4 and len(gan.generators_) == 4
@@ -442,10 +453,12 @@ def test_checkpoint_selection_picks_k_distinct_per_scorer():
         steps = [s for s, name in sel if name == scorer]
         assert len(steps) == 2 and len(set(steps)) == 2
         assert set(steps) <= {2, 4, 6, 8}
-    Xs, ys = gan.sample(9)  # 9 rows drawn evenly from the 4 selected generators
+    Xs, ys = gan.sample_labeled(9)  # 9 rows drawn evenly from the 4 selected generators
     assert Xs.shape == (9, 3) and ys.shape == (9,)
+    req = np.array([0, 1, 1, 0, 0, 1, 0])  # several generators: each row keeps its label
+    np.testing.assert_array_equal(gan.sample_labeled(7, y=req, random_state=0)[1], req)
     with pytest.raises(ValueError, match="acgan"):
-        DPGANSynthesizer(checkpoint_selection="noisy_topk", **FAST).fit(X)
+        DPGANSynthesizer(checkpoint_selection=CheckpointSelection(), **FAST).fit(X)
 
 
 # ---------------------------------------------------------------- input validation
@@ -522,10 +535,9 @@ def test_nonprivate_gan_learns_correlated_gaussian():
         weight_clip=0.01,
         hidden_size=64,
         latent_dim=8,
-        epochs=40,
+        n_iter=1250,  # 40 expected passes over 2000 rows at batch size 128
         batch_size=128,
-        lr_generator=5e-4,
-        lr_critic=5e-4,
+        learning_rate={"generator": 5e-4, "critic": 5e-4},
         device="cpu",
         dtype="float32",
         random_state=0,
@@ -549,7 +561,7 @@ GAN_TEST_PARAMS = dict(
     bounds=(-1e3, 1e3),
     hidden_size=8,
     latent_dim=4,
-    max_steps=2,
+    n_iter=2,
     batch_size=8,
     n_critic=1,
     device="cpu",
@@ -596,7 +608,7 @@ def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, thre
         assert torch.get_num_threads() == three_threads
     # default-sized networks (256 wide) on a small table are still a small step
     gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), **{**FAST, "hidden_size": None})
-    gan.set_params(max_steps=1).fit(X)
+    gan.set_params(n_iter=1).fit(X)
     assert seen[-1] == 1 and torch.get_num_threads() == three_threads
 
 

@@ -2,24 +2,85 @@
 
 Snapshots of the generator at evenly spaced critic steps are scored by the number of
 private training rows that a classifier trained on their synthetic rows labels correctly
-(a count: it changes by at most 1 when one row is added or removed, and only upwards or
-downwards, so it is monotone). The top ``k`` per scorer are chosen by report-noisy-max
-peeling (:func:`skdp.mechanisms.report_noisy_max`, Dwork & Roth 2014, §3.3), each round at
-``epsilon / (k * n_scorers)``: the rounds compose sequentially to ``epsilon``.
+(a count: adding a row can only raise every candidate's count by at most 1, removing one
+only lower it, so the utility has sensitivity 1 and is monotone). The top ``k`` per
+scorer are chosen by report-noisy-max peeling (:func:`skdp.mechanisms.report_noisy_max`,
+Dwork & Roth 2014, §3.3), each round at ``epsilon / (k * n_scorers)``: the rounds compose
+sequentially to ``epsilon``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
 from skdp.mechanisms import report_noisy_max
 
-__all__ = ["SCORERS", "checkpoint_steps", "select_checkpoints"]
+__all__ = ["SCORERS", "CheckpointSelection", "checkpoint_steps", "select_checkpoints"]
 
 #: Classifiers a checkpoint can be scored with.
 SCORERS = ("logistic_regression", "random_forest")
+
+
+def _positive_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class CheckpointSelection:
+    """DP checkpoint selection of :class:`~skdp.synthesis.DPGANSynthesizer` (Beaulieu-Jones
+    et al. 2019).
+
+    Pass an instance as ``checkpoint_selection=`` of a conditional (``"acgan"``) model.
+    Snapshots of the generator at ``n_checkpoints`` evenly spaced critic steps are scored
+    by the number of private training rows that a classifier trained on ``n_samples`` of
+    their synthetic rows labels correctly; the ``top_k`` best per scorer are chosen by
+    report-noisy-max peeling at ``0.2 * epsilon`` of the estimator's budget in total, and
+    ``sample`` draws evenly from the chosen generators. The object is immutable and
+    compares by value, so it survives :func:`sklearn.base.clone` and ``get_params``.
+
+    Parameters
+    ----------
+    n_checkpoints : int, default=10
+        Generator snapshots taken (at distinct steps; more than the critic steps raises at
+        ``fit``).
+    top_k : int, default=5
+        Snapshots chosen per scorer (at most ``n_checkpoints``).
+    scorers : tuple of str, default=("logistic_regression",)
+        Any of ``"logistic_regression"`` and ``"random_forest"`` (the paper used both).
+    n_samples : int, default=1000
+        Synthetic rows generated to train each scorer.
+
+    Examples
+    --------
+    >>> from skdp.synthesis import CheckpointSelection
+    >>> sel = CheckpointSelection(top_k=2, scorers=("logistic_regression", "random_forest"))
+    >>> sel == CheckpointSelection(top_k=2, scorers=["logistic_regression", "random_forest"])
+    True
+    """
+
+    n_checkpoints: int = 10
+    top_k: int = 5
+    scorers: tuple = ("logistic_regression",)
+    n_samples: int = 1000
+
+    def __post_init__(self):
+        n = _positive_int("n_checkpoints", self.n_checkpoints, 1)
+        k = _positive_int("top_k", self.top_k, 1)
+        m = _positive_int("n_samples", self.n_samples, 2)
+        if k > n:
+            raise ValueError("top_k must be <= n_checkpoints")
+        scorers = (self.scorers,) if isinstance(self.scorers, str) else tuple(self.scorers)
+        if not scorers or any(s not in SCORERS for s in scorers):
+            raise ValueError(f"scorers must be a non-empty tuple of {SCORERS}")
+        for name, value in (("n_checkpoints", n), ("top_k", k), ("n_samples", m)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "scorers", scorers)
 
 
 def checkpoint_steps(steps, n_checkpoints):

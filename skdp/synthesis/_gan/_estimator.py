@@ -14,14 +14,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.metaestimators import available_if
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import resolve_schema_bounds
 from skdp.synthesis._gan import _budget
-from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
+from skdp.synthesis._gan._checkpoint import CheckpointSelection
+from skdp.synthesis._gan._fit import check_params, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
-from skdp.synthesis._gan._sampling import class_codes, decode, generate
+from skdp.synthesis._gan._sampling import class_codes, codes_of_counts, decode, generate
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -100,9 +102,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         ``loss="gan"``; ``None`` disables it.
     conditional : {None, "acgan"}, default=None
         ``"acgan"``: ``fit`` needs ``y``; the critic gets an auxiliary classifier head and
-        the generator a label input (AC-GAN). Use it with ``loss="gan"`` as in [1]:
-        with the WGAN critic's weight clipping the auxiliary head stays weak and, in our
-        benchmark runs, the label-feature relation was learned poorly (even reversed).
+        the generator a label input (AC-GAN); :meth:`sample_labeled` returns labels. Use
+        it with ``loss="gan"`` as in [1]: with the WGAN critic's weight clipping the
+        auxiliary head stays weak and, in our benchmark runs, the label-feature relation
+        was learned poorly (even reversed).
     classes : None, "data" or array-like, default=None
         Declared labels for ``conditional="acgan"``; ``None`` raises ``ValueError``,
         ``"data"`` reads them off ``y`` (emits ``PrivacyLeakWarning``).
@@ -115,29 +118,25 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     clip_fake_gradients : bool, default=True
         Also clip each fake row's critic gradient to ``max_grad_norm`` (balances the real
         and fake sides; not needed for privacy).
-    checkpoint_selection : {None, "noisy_topk"}, default=None
-        The DP checkpoint selection of [1] (needs ``conditional="acgan"``): snapshots of the
-        generator at ``n_checkpoints`` evenly spaced steps are scored by the number of
-        private training rows that a classifier trained on their synthetic rows labels
-        correctly, and the top ``selection_top_k`` per scorer are chosen by report-noisy-max
-        peeling at ``0.2 * epsilon`` in total. ``sample`` then draws evenly from them.
-        ``None``: the final generator.
-    n_checkpoints : int, default=10
-    selection_top_k : int, default=5
-    selection_scorers : tuple, default=("logistic_regression",)
-        Any of ``"logistic_regression"`` and ``"random_forest"`` ([1] used both).
-    selection_n_samples : int, default=1000
-        Synthetic rows generated to train each selection scorer.
-    epochs : float, default=50
-        Expected passes of the critic over the data: ``T_critic = ceil(epochs / q)``.
-    ae_epochs : float, default=10
-        Expected passes of the autoencoder: ``T_ae = ceil(ae_epochs / q)``.
-    max_steps : int or None, default=None
-        Cap on ``T_critic`` and on ``T_ae`` (applied before calibration, so the accounted
-        and executed step counts agree).
+    checkpoint_selection : None or CheckpointSelection, default=None
+        The DP checkpoint selection of [1] (needs ``conditional="acgan"``) with the
+        settings of a :class:`~skdp.synthesis.CheckpointSelection`, at ``0.2 * epsilon``
+        in total; ``sample`` then draws evenly from the selected generators. ``None``:
+        the final generator.
+    n_iter : int or None, default=None
+        Critic steps ``T_critic`` (each an accounted DP-SGD step). ``None``: 50 expected
+        passes over the data, ``ceil(50 / q)`` with ``q = min(1, batch_size / n)`` (``n``
+        is public, see Notes).
+    n_iter_autoencoder : int or None, default=None
+        Autoencoder steps ``T_ae`` (``autoencoder=True`` only; each an accounted DP-SGD
+        step). ``None``: 10 expected passes, ``ceil(10 / q)``.
     batch_size : int, default=64
         Expected batch size ``B``; ``q = min(1, B / n)``.
-    lr_generator, lr_critic, lr_autoencoder : float, default=2e-4, 2e-4, 1e-3
+    learning_rate : float, dict or None, default=None
+        Adam learning rates: a float for all networks, or a dict with keys among
+        ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their
+        defaults). ``None``: 2e-4 for the generator and the critic, 1e-3 for the
+        autoencoder.
     betas : tuple of float, default=(0.5, 0.999)
         Adam betas of all three optimizers.
     integer_rounding : {"round", "floor"}, default="round"
@@ -155,10 +154,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
         when a step is small (expected batch size times the number of parameters of all
         networks at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an
-        OpenMP pool costs more than it saves and collapses when other processes keep the
-        cores busy; otherwise torch's current setting. An int: that many threads;
-        negative values count back from the available CPUs (``-1``: all). Under an int
-        ``random_state`` the value is part of the seed material, like every parameter.
+        OpenMP pool costs more than it saves; otherwise torch's current setting. An int:
+        that many threads; negative values count back from the available CPUs (``-1``:
+        all). Under an int ``random_state`` the value is part of the seed material.
     verbose : int, default=0
         Print progress (step, epsilon spent so far, fake-side losses; no real-data loss).
     random_state : None, int, SeedSequence or Generator, default=None
@@ -186,24 +184,33 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         ``(checkpoint step, scorer)`` of each selected generator.
     noise_multiplier_ : float
     sample_rate_ : float
-    n_steps_ : dict
-        ``{"autoencoder", "critic", "generator"}`` executed steps (the first two are the
-        accounted DP-SGD steps).
+    n_iter_ : int
+        Critic steps executed (accounted DP-SGD steps; the generator took
+        ``n_iter_ // n_critic`` steps).
+    n_iter_autoencoder_ : int
+        Autoencoder steps executed (accounted DP-SGD steps; 0 without the autoencoder).
+    loss_curve_ : ndarray of shape (n_iter_,)
+        The critic's loss on each step's fake rows (its objective's fake-row term, plus the
+        auxiliary term for ``"acgan"``): a function of the private critic and of fake rows
+        only. The real-row term is never recorded by a private fit.
+    history_ : dict of ndarray
+        Per-component curves at the logged steps: ``"step"``, ``"epsilon"`` (DP-SGD
+        epsilon so far), ``"generator"`` (generator loss) and ``"critic_fake"`` (mean
+        critic output on fake rows); plus ``"autoencoder"``/``"critic_real"`` (real-row
+        losses) only when ``epsilon=inf``.
     epsilon_spent_, delta_spent_ : float
-    privacy_breakdown_ : dict
-        ``{"bounds", "prior", "dpsgd", "selection"}`` epsilons (they add up).
-    privacy_guarantee_ : {"exact", "approximate"}
-    loss_curves_ : dict of ndarray
-        ``"step"``, ``"epsilon"`` (DP-SGD epsilon so far), ``"generator"`` (generator loss)
-        and ``"critic_fake"`` (mean critic output on fake rows) at logged steps; plus
-        ``"autoencoder"``/``"critic_real"`` only when ``epsilon=inf``. A private fit
-        records no quantity computed from real rows.
+    privacy_breakdown_ : dict {str: float}
+        ``{"bounds", "prior", "dpsgd", "selection"}`` epsilons; they add up to
+        ``epsilon_spent_`` (a fit made non-private by a ``"data"`` opt-in adds
+        ``"nonprivate": inf``).
+    privacy_guarantee_ : {"exact", "approximate", "none"}
     device_ : str
 
     Notes
     -----
     **Privacy.** Neighbouring datasets differ by adding or removing one row (with its
-    label); ``n`` is public. Mechanisms, composed sequentially (their epsilons add up):
+    label); ``n`` is public (it sets ``q`` and the default step counts).
+    Mechanisms, composed sequentially (their epsilons add up):
 
     * missing numeric bounds: pure-DP estimate at ``0.1 * epsilon``
       (:func:`skdp.mechanisms.resolve_bounds`);
@@ -263,10 +270,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     >>> from skdp.synthesis import DPGANSynthesizer
     >>> X = np.random.default_rng(0).normal(size=(200, 3))
     >>> gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), hidden_size=16, latent_dim=8,
-    ...                        max_steps=5, batch_size=50, device="cpu", random_state=0)
+    ...                        n_iter=5, batch_size=50, device="cpu", random_state=0)
     >>> gan = gan.fit(X)
-    >>> gan.epsilon_spent_ <= 2.0
-    True
+    >>> gan.epsilon_spent_ <= 2.0, gan.n_iter_, gan.loss_curve_.shape
+    (True, 5, (5,))
     >>> gan.sample(4).shape
     (4, 3)
     """
@@ -294,18 +301,11 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         "label_embedding": [StrOptions({"concat", "multiply"})],
         "aux_loss_weight": [Interval(Real, 0, None, closed="left")],
         "clip_fake_gradients": ["boolean"],
-        "checkpoint_selection": [None, StrOptions({"noisy_topk"})],
-        "n_checkpoints": [Interval(Integral, 1, None, closed="left")],
-        "selection_top_k": [Interval(Integral, 1, None, closed="left")],
-        "selection_scorers": [tuple, list],
-        "selection_n_samples": [Interval(Integral, 2, None, closed="left")],
-        "epochs": [Interval(Real, 0, None, closed="neither")],
-        "ae_epochs": [Interval(Real, 0, None, closed="neither")],
-        "max_steps": [None, Interval(Integral, 1, None, closed="left")],
+        "checkpoint_selection": [None, CheckpointSelection],
+        "n_iter": [None, Interval(Integral, 1, None, closed="left")],
+        "n_iter_autoencoder": [None, Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "lr_generator": [Interval(Real, 0, None, closed="neither")],
-        "lr_critic": [Interval(Real, 0, None, closed="neither")],
-        "lr_autoencoder": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [None, Interval(Real, 0, None, closed="neither"), dict],
         "betas": [tuple, list],
         "integer_rounding": [StrOptions({"round", "floor"})],
         "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
@@ -343,17 +343,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         aux_loss_weight=1.0,
         clip_fake_gradients=True,
         checkpoint_selection=None,
-        n_checkpoints=10,
-        selection_top_k=5,
-        selection_scorers=("logistic_regression",),
-        selection_n_samples=1000,
-        epochs=50,
-        ae_epochs=10,
-        max_steps=None,
+        n_iter=None,
+        n_iter_autoencoder=None,
         batch_size=64,
-        lr_generator=2e-4,
-        lr_critic=2e-4,
-        lr_autoencoder=1e-3,
+        learning_rate=None,
         betas=(0.5, 0.999),
         integer_rounding="round",
         accountant="pld",
@@ -387,17 +380,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.aux_loss_weight = aux_loss_weight
         self.clip_fake_gradients = clip_fake_gradients
         self.checkpoint_selection = checkpoint_selection
-        self.n_checkpoints = n_checkpoints
-        self.selection_top_k = selection_top_k
-        self.selection_scorers = selection_scorers
-        self.selection_n_samples = selection_n_samples
-        self.epochs = epochs
-        self.ae_epochs = ae_epochs
-        self.max_steps = max_steps
+        self.n_iter = n_iter
+        self.n_iter_autoencoder = n_iter_autoencoder
         self.batch_size = batch_size
-        self.lr_generator = lr_generator
-        self.lr_critic = lr_critic
-        self.lr_autoencoder = lr_autoencoder
+        self.learning_rate = learning_rate
         self.betas = betas
         self.integer_rounding = integer_rounding
         self.accountant = accountant
@@ -407,7 +393,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ presets
     @classmethod
     def from_paper(cls, name, **overrides):
         """An estimator configured as in one of the two papers (Beaulieu-Jones et al. 2019;
@@ -418,9 +403,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         name : {"sprint_acgan", "rdp_cgan"}
             ``"sprint_acgan"``: Beaulieu-Jones et al.'s DP AC-GAN on SPRINT (3 x 12
             blood-pressure/medication grid, label = treatment arm; ``sigma = 1``,
-            ``C = 1e-4``, batch 1, 500 epochs, DP top-5 checkpoint selection per scorer
-            with 0.2 of ``epsilon = 2.5``). ``"rdp_cgan"``: Torfi et al.'s RDP-CGAN (DP
-            conv autoencoder + conv WGAN, ``epsilon = 1``, sigma calibrated).
+            ``C = 1e-4``, batch 1, 500 epochs of the paper's 6,000 training rows as
+            ``n_iter=3_000_000``, DP top-5 checkpoint selection per scorer with 0.2 of
+            ``epsilon = 2.5``). ``"rdp_cgan"``: Torfi et al.'s RDP-CGAN (DP conv
+            autoencoder + conv WGAN, ``epsilon = 1``, sigma calibrated).
         **overrides
             Any constructor parameter (e.g. a larger ``batch_size`` or ``bounds``).
 
@@ -432,7 +418,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             raise ValueError(f"name must be one of {sorted(PRESETS)}, got {name!r}")
         return cls(**{**PRESETS[name], **overrides})
 
-    # -------------------------------------------------------------- validation
     def _validate_input(self, X, *, reset):
         if _is_dataframe(X):
             validate_data(self, X, reset=reset, skip_check_array=True)
@@ -440,31 +425,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
                 raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
             return X
         return validate_data(self, X, reset=reset, dtype="numeric")
-
-    def _check_params_consistency(self):
-        if (
-            math.isinf(self.epsilon)
-            and self.noise_multiplier is not None
-            and self.noise_multiplier > 0
-        ):
-            raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
-        if self.checkpoint_selection is not None and self.conditional != "acgan":
-            raise ValueError("checkpoint_selection needs conditional='acgan' (labels)")
-        scorers = tuple(self.selection_scorers)
-        if not scorers or any(s not in ("logistic_regression", "random_forest") for s in scorers):
-            raise ValueError(
-                "selection_scorers must be a non-empty tuple of 'logistic_regression' and "
-                "'random_forest'"
-            )
-        if self.checkpoint_selection is not None and self.selection_top_k > self.n_checkpoints:
-            raise ValueError("selection_top_k must be <= n_checkpoints")
-        betas = tuple(self.betas)
-        if len(betas) != 2 or not all(0.0 <= float(b) < 1.0 for b in betas):
-            raise ValueError("betas must be two numbers in [0, 1)")
-        if self.feature_shape is not None:
-            fs = tuple(self.feature_shape)
-            if len(fs) != 2 or not all(isinstance(v, Integral) and v >= 1 for v in fs):
-                raise ValueError("feature_shape must be (channels, length) positive integers")
 
     # --------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -483,7 +443,8 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params_consistency()
+        params = self.get_params(deep=False)
+        check_params(params)
         X = self._validate_input(X, reset=True)
         n = int(X.shape[0])
         private = math.isfinite(self.epsilon)
@@ -504,10 +465,9 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         Z = encoder.transform(X)
 
         # -- labels and the class prior
-        conditional = self.conditional == "acgan"
         eps_prior = 0.0
         classes, codes, prior = None, None, None
-        if conditional:
+        if self.conditional == "acgan":
             if y is not None and np.ndim(y) >= 1 and np.shape(y)[0] != Z.shape[0]:
                 raise ValueError("y must have one label per row of X (len(y) != len(X))")
             classes, codes = encode_labels(y, self.classes)
@@ -515,19 +475,14 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             prior, _ = class_prior(self.class_prior, classes, codes, eps_prior, streams["prior"])
             if not private:
                 eps_prior = 0.0
-        selection = self.checkpoint_selection is not None
-        eps_sel = _budget.selection_share(epsilon, selection=selection)
+        selection = self.checkpoint_selection
+        eps_sel = _budget.selection_share(epsilon, selection=selection is not None)
         eps_dpsgd = _budget.dpsgd_share(
             epsilon, bounds=eps_bounds, prior=eps_prior, selection=eps_sel
         )
 
-        # -- step counts and the noise, calibrated over every DP-SGD step
-        q = min(1.0, float(self.batch_size) / n)
-        t_critic = int(math.ceil(float(self.epochs) / q))
-        t_ae = int(math.ceil(float(self.ae_epochs) / q)) if self.autoencoder else 0
-        if self.max_steps is not None:
-            t_critic = min(t_critic, int(self.max_steps))
-            t_ae = min(t_ae, int(self.max_steps))
+        # -- step counts (public: n, batch_size, parameters) and the calibrated noise
+        q, t_ae, t_critic = step_counts(params, n)
         sigma = 0.0
         if private:
             sigma = _budget.calibrate_noise(
@@ -538,12 +493,11 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
                 noise_multiplier=self.noise_multiplier,
                 accountant=self.accountant,
             )
-        run, gens, selected = self._train(
-            Z, codes, prior, encoder, classes, q=q, sigma=sigma, private=private,
+        run, gens, selected = train_networks(
+            Z, codes, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
             t_ae=t_ae, t_critic=t_critic, eps_sel=eps_sel, streams=streams,
         )  # fmt: skip
 
-        eps_sgd_spent = run.epsilon(delta) if private else math.inf
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self._encoder = encoder
@@ -556,198 +510,97 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.selected_checkpoints_ = selected
         self.noise_multiplier_ = float(sigma)
         self.sample_rate_ = float(q)
-        self.n_steps_ = {
-            "autoencoder": run.n_ae_steps,
-            "critic": run.n_critic_steps,
-            "generator": run.n_generator_steps,
-        }
-        self.loss_curves_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
+        self.n_iter_ = int(run.n_critic_steps)
+        self.n_iter_autoencoder_ = int(run.n_ae_steps)
+        self.loss_curve_ = np.asarray(run.critic_loss, dtype=float)
+        self.history_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
         self.device_ = str(run.device)
         if private:
-            self.privacy_breakdown_ = {
-                "bounds": eps_bounds,
-                "prior": eps_prior,
-                "dpsgd": eps_sgd_spent,
-                "selection": eps_sel,
+            breakdown = {
+                "bounds": float(eps_bounds),
+                "prior": float(eps_prior),
+                "dpsgd": run.epsilon(delta),
+                "selection": float(eps_sel),
             }
-            total = eps_bounds + eps_prior + eps_sgd_spent + eps_sel
-            self._record_privacy_spent(total, delta, guarantee=run.guarantee)
         else:
-            self.privacy_breakdown_ = {
-                "bounds": 0.0,
-                "prior": 0.0,
-                "dpsgd": math.inf,
-                "selection": 0.0,
-            }
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
+            breakdown = {"bounds": 0.0, "prior": 0.0, "dpsgd": math.inf, "selection": 0.0}
+            delta = 0.0
+        if self._nonprivate_options() and math.isfinite(sum(breakdown.values())):
+            breakdown["nonprivate"] = math.inf  # a "data" opt-in: the parts add up to inf
+        self.privacy_breakdown_ = breakdown
+        self._record_privacy_spent(
+            sum(breakdown.values()), delta, guarantee=run.guarantee if private else "exact"
+        )
         return self
 
-    def _train(self, Z, codes, prior, encoder, classes, *, q, sigma, private, t_ae, t_critic,
-               eps_sel, streams):  # fmt: skip
-        """Networks, training loops and checkpoint selection (torch); returns
-        ``(run, generators, selected)`` with every returned module frozen in eval mode."""
-        import torch
-
-        from skdp.synthesis._gan._nets import build_networks
-        from skdp.synthesis._gan._training import GANTraining, TrainingConfig
-        from skdp.utils._torch import (
-            n_parameters,
-            resolve_device,
-            resolve_dtype,
-            resolve_n_threads,
-            to_tensor,
-            torch_threads,
-        )
-
-        device = resolve_device(self.device)
-        tdtype = resolve_dtype(self.dtype)
-        D = encoder.n_encoded_features_
-        blocks, discrete = [], np.zeros(D, dtype=bool)
-        for c in encoder.schema:
-            sl = encoder.slices_[c.name]
-            if c.kind == "categorical":
-                blocks.append((sl.start, sl.stop))
-            if c.kind in ("binary", "categorical"):
-                discrete[sl] = True  # BCE in the autoencoder loss, numeric ones MSE
-        conditional = classes is not None
-        config = TrainingConfig(
-            loss=self.loss,
-            n_critic=self.n_critic or (5 if self.loss == "wgan" else 1),
-            weight_clip=self.weight_clip,
-            aux_loss_weight=float(self.aux_loss_weight),
-            clip_fake_gradients=bool(self.clip_fake_gradients),
-            latent_dim=int(self.latent_dim),
-            latent_distribution=self.latent_distribution,
-            max_grad_norm=float(self.max_grad_norm),
-            lr_generator=float(self.lr_generator),
-            lr_critic=float(self.lr_critic),
-            lr_autoencoder=float(self.lr_autoencoder),
-            betas=tuple(float(b) for b in self.betas),
-            accountant=self.accountant,
-            delta=float(self.delta),
-            verbose=int(self.verbose),
-        )
-        devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
-            torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
-            nets = build_networks(
-                D,
-                blocks,
-                0 if classes is None else classes.size,
-                architecture=self.architecture,
-                feature_shape=self.feature_shape,
-                hidden_size=self.hidden_size,
-                autoencoder=self.autoencoder,
-                code_dim=self.code_dim,
-                latent_dim=self.latent_dim,
-                label_embedding=self.label_embedding,
-            )
-            nets = {
-                k: (v.to(device=device, dtype=tdtype) if v is not None else None)
-                for k, v in nets.items()
-            }
-            step_work = min(int(self.batch_size), len(Z)) * n_parameters(*nets.values())
-            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
-            run = GANTraining(
-                nets,
-                to_tensor(Z, device=device, dtype=tdtype),
-                torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None,
-                torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None,
-                torch.as_tensor(discrete),
-                config=config,
-                q=q,
-                sigma=sigma,
-                private=private,
-                device=device,
-                dtype=tdtype,
-                streams=streams,
-            )
-            run.train_autoencoder(t_ae, self.lr_autoencoder)
-            selection = self.checkpoint_selection is not None
-            at = checkpoint_steps(t_critic, self.n_checkpoints) if selection else ()
-            checkpoints = run.train_gan(t_critic, at)
-            selected = None
-            if selection:
-                gens, selected = select_checkpoints(
-                    checkpoints,
-                    run.generate,
-                    Z,
-                    codes,
-                    eps_sel,
-                    streams["selection"],
-                    scorers=self.selection_scorers,
-                    top_k=self.selection_top_k,
-                    n_samples=self.selection_n_samples,
-                )
-            else:
-                gens = [nets["generator"]]
-        for m in [*gens, nets["decoder"]]:
-            if m is not None:
-                m.eval()
-                for p in m.parameters():
-                    p.requires_grad_(False)
-        return run, gens, selected
-
     # ------------------------------------------------------------------ sample
-    def sample(self, n_samples=1, *, y=None, random_state=None):
+    def _n_samples(self, n_samples):
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        from skdp.utils.validation import check_n_samples
+
+        return check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
+
+    def sample(self, n_samples=1, *, random_state=None):
         """Draw synthetic records (post-processing: costs no privacy).
 
         Parameters
         ----------
         n_samples : int, default=1
-        y : None, a class label, array-like of labels, or dict {class: count}, optional
-            Conditional models only. ``None`` draws labels from ``class_prior_``; one
-            label conditions every row on that class; an array (length ``n_samples``)
-            gives each row's class; a dict gives counts per class (``n_samples`` is then
-            ignored).
         random_state : None, int, SeedSequence or Generator, default=None
-            ``None`` continues the sampling stream spawned at ``fit``.
+            ``None``: fresh OS entropy (the fitted model keeps no generator).
 
         Returns
         -------
         X_syn : DataFrame or ndarray of shape (n_samples, n_features)
-            The training input's type, columns and dtypes.
-        y_syn : ndarray of shape (n_samples,)
-            Only for conditional models: the labels the rows were generated for.
+            The training input's type, columns and dtypes. A conditional model draws the
+            labels from ``class_prior_`` and drops them (:meth:`sample_labeled` returns
+            them).
         """
         check_is_fitted(self)
         rng = make_rng(random_state)
-        conditional = self.classes_ is not None
-        if y is not None and not conditional:
-            raise ValueError("y can only be given to a conditional (acgan) model")
-        if conditional and isinstance(y, dict):
-            lookup = {
-                c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(self.classes_)
-            }
-            parts = []
-            for cls, cnt in y.items():
-                if cls not in lookup:
-                    raise ValueError("y names a class that is not in classes_")
-                if isinstance(cnt, bool) or not isinstance(cnt, Integral) or cnt < 0:
-                    raise ValueError("class counts must be non-negative integers")
-                parts.append(np.full(int(cnt), lookup[cls]))
-            codes = np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+        n_samples = self._n_samples(n_samples)
+        codes = None
+        if self.classes_ is not None:
+            codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
+        return self._decode(self._generate(n_samples, codes, rng))
+
+    @available_if(lambda self: self.conditional == "acgan")
+    def sample_labeled(self, n_samples=1, *, y=None, random_state=None):
+        """Draw synthetic records with their labels (conditional models only).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        y : None, a class label, array-like of labels, or dict {class: count}, optional
+            ``None`` draws labels from ``class_prior_``; one label conditions every row on
+            that class; an array (length ``n_samples``) gives each row's class; a dict
+            gives counts per class (``n_samples`` is then ignored).
+        random_state : None, int, SeedSequence or Generator, default=None
+            ``None``: fresh OS entropy.
+
+        Returns
+        -------
+        X_syn : DataFrame or ndarray of shape (n_samples, n_features)
+        y_syn : ndarray of shape (n_samples,)
+            The labels the rows were generated for.
+        """
+        check_is_fitted(self)
+        rng = make_rng(random_state)
+        if isinstance(y, dict):
+            codes = codes_of_counts(self.classes_, y)
             n_samples = codes.size
         else:
-            if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-                raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-            from skdp.utils.validation import check_n_samples
-
-            n_samples = check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
-            codes = None
-            if conditional:
-                if y is None:
-                    codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
-                else:
-                    codes = class_codes(self.classes_, y, n_samples)
-        Z = self._generate(n_samples, codes, rng)
-        X_syn = self._decode(Z)
-        if conditional:
-            return X_syn, self.classes_[codes]
-        return X_syn
+            n_samples = self._n_samples(n_samples)
+            if y is None:
+                codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
+            else:
+                codes = class_codes(self.classes_, y, n_samples)
+        X_syn = self._decode(self._generate(n_samples, codes, rng))
+        return X_syn, self.classes_[codes]
 
     def _generate(self, n_samples, codes, rng):
-        """Encoded synthetic rows, evenly from ``generators_`` then shuffled."""
+        """Encoded synthetic rows, evenly from ``generators_``, row ``i`` for ``codes[i]``."""
         return generate(
             self.generators_,
             self.decoder_,

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from skdp.synthesis._gan._checkpoint import CheckpointSelection
+
 __all__ = ["PRESETS"]
 
 PRESETS = {
@@ -25,19 +27,18 @@ PRESETS = {
         latent_dim=100,
         latent_distribution="uniform",
         label_embedding="multiply",
-        lr_generator=2e-4,
-        lr_critic=2e-4,
+        learning_rate=2e-4,
         betas=(0.5, 0.999),
         batch_size=1,
-        epochs=500,
+        n_iter=500 * 6000,  # 500 epochs of the paper's 6,000 training rows at batch size 1
         max_grad_norm=1e-4,
         noise_multiplier=1.0,
         epsilon=2.5,
         delta=1e-5,
         class_prior="uniform",
-        checkpoint_selection="noisy_topk",
-        selection_top_k=5,
-        selection_scorers=("logistic_regression", "random_forest"),
+        checkpoint_selection=CheckpointSelection(
+            n_checkpoints=10, top_k=5, scorers=("logistic_regression", "random_forest")
+        ),
         integer_rounding="floor",
     ),
     # Torfi et al. (2022) (sigma calibrated: the paper gives none).
@@ -50,9 +51,7 @@ PRESETS = {
         loss="wgan",
         weight_clip=0.01,
         n_critic=1,
-        lr_generator=5e-3,
-        lr_critic=5e-3,
-        lr_autoencoder=5e-3,
+        learning_rate=5e-3,
         betas=(0.9, 0.999),
         batch_size=64,
         epsilon=1.0,

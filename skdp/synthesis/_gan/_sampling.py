@@ -6,9 +6,11 @@ and encoder, the DP/public class prior and a caller's random generator: no priva
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-__all__ = ["class_codes", "decode", "generate", "latent"]
+__all__ = ["class_codes", "codes_of_counts", "decode", "generate", "latent"]
 
 #: Rows generated per batch in ``sample``.
 SAMPLE_CHUNK = 4096
@@ -24,7 +26,7 @@ def latent(m, dim, distribution, gen, dtype):
 
 
 def generate(generators, decoder, n_samples, codes, rng, *, latent_dim, latent_distribution, width):
-    """Encoded synthetic rows, evenly from ``generators`` (then shuffled).
+    """Encoded synthetic rows, evenly from ``generators`` (each row's generator at random).
 
     Parameters
     ----------
@@ -32,7 +34,8 @@ def generate(generators, decoder, n_samples, codes, rng, *, latent_dim, latent_d
     decoder : torch.nn.Module or None
     n_samples : int
     codes : ndarray of int or None
-        Label code of each row (conditional models); shuffled in place with the rows.
+        Label code of each row (conditional models): row ``i`` is generated for
+        ``codes[i]``.
     rng : numpy.random.Generator
     latent_dim : int
     latent_distribution : {"normal", "uniform"}
@@ -47,6 +50,9 @@ def generate(generators, decoder, n_samples, codes, rng, *, latent_dim, latent_d
     p = next(generators[0].parameters())
     counts = np.full(G, n_samples // G)
     counts[: n_samples % G] += 1
+    # rows are dealt to the generators in a random order (so no generator owns a block of
+    # the output), and each row keeps its own label code
+    order = rng.permutation(n_samples) if G > 1 else np.arange(n_samples)
     out = np.empty((n_samples, width))
     tgen = torch_generator(rng, "cpu")
     pos = 0
@@ -54,21 +60,16 @@ def generate(generators, decoder, n_samples, codes, rng, *, latent_dim, latent_d
         for g, cnt in zip(generators, counts, strict=True):
             for start in range(0, int(cnt), SAMPLE_CHUNK):
                 m = min(SAMPLE_CHUNK, int(cnt) - start)
+                idx = order[pos : pos + m]
                 z = latent(m, latent_dim, latent_distribution, tgen, p.dtype)
                 c = None
                 if codes is not None:
-                    c = torch.as_tensor(codes[pos : pos + m], dtype=torch.long)
-                    c = c.to(p.device)
+                    c = torch.as_tensor(codes[idx], dtype=torch.long).to(p.device)
                 h = g(z.to(p.device), c)
                 if decoder is not None:
                     h = decoder(h)
-                out[pos : pos + m] = to_numpy(h)
+                out[idx] = to_numpy(h)
                 pos += m
-    if G > 1 and n_samples:
-        perm = rng.permutation(n_samples)
-        out = out[perm]
-        if codes is not None:
-            codes[:] = codes[perm]
     return out
 
 
@@ -102,3 +103,16 @@ def class_codes(classes, y, n_samples):
         )
     except (KeyError, TypeError):
         raise ValueError("y contains labels that are not in classes_") from None
+
+
+def codes_of_counts(classes, counts):
+    """Codes of ``counts[c]`` rows of each class ``c`` (a dict {class: count})."""
+    lookup = {c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(classes)}
+    parts = []
+    for cls, cnt in counts.items():
+        if cls not in lookup:
+            raise ValueError("y names a class that is not in classes_")
+        if isinstance(cnt, bool) or not isinstance(cnt, Integral) or cnt < 0:
+            raise ValueError("class counts must be non-negative integers")
+        parts.append(np.full(int(cnt), lookup[cls]))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=int)

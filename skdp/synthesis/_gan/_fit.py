@@ -1,0 +1,206 @@
+"""From the estimator's parameters to trained networks (plain values, no estimator).
+
+:func:`check_params` checks what the parameter constraints cannot express;
+:func:`train_networks` builds the networks, runs the DP-SGD loops of
+:mod:`skdp.synthesis._gan._training` and the DP checkpoint selection.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
+
+__all__ = ["check_params", "learning_rates", "step_counts", "train_networks"]
+
+#: Default Adam learning rate of each network.
+_LEARNING_RATES = {"generator": 2e-4, "critic": 2e-4, "autoencoder": 1e-3}
+
+
+def learning_rates(value):
+    """``{"generator", "critic", "autoencoder"}`` rates from ``learning_rate``.
+
+    ``None``: the defaults; a float: that rate for every network; a dict: the named
+    networks' rates, the others at their defaults.
+    """
+    if value is None:
+        return dict(_LEARNING_RATES)
+    if not isinstance(value, dict):
+        return {k: float(value) for k in _LEARNING_RATES}
+    unknown = set(value) - set(_LEARNING_RATES)
+    if unknown:
+        raise ValueError(
+            f"learning_rate keys must be among {sorted(_LEARNING_RATES)}, got {sorted(unknown)}"
+        )
+    rates = {**_LEARNING_RATES, **value}
+    for k, v in rates.items():
+        if isinstance(v, bool) or not isinstance(v, Real) or not (0 < v < math.inf):
+            raise ValueError(f"learning_rate[{k!r}] must be a positive finite number")
+    return {k: float(v) for k, v in rates.items()}
+
+
+def check_params(params):
+    """``ValueError`` for parameter combinations the constraints cannot express."""
+    if (
+        math.isinf(params["epsilon"])
+        and params["noise_multiplier"] is not None
+        and params["noise_multiplier"] > 0
+    ):
+        raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
+    if params["checkpoint_selection"] is not None and params["conditional"] != "acgan":
+        raise ValueError("checkpoint_selection needs conditional='acgan' (labels)")
+    betas = tuple(params["betas"])
+    if len(betas) != 2 or not all(0.0 <= float(b) < 1.0 for b in betas):
+        raise ValueError("betas must be two numbers in [0, 1)")
+    if params["feature_shape"] is not None:
+        fs = tuple(params["feature_shape"])
+        if len(fs) != 2 or not all(isinstance(v, Integral) and v >= 1 for v in fs):
+            raise ValueError("feature_shape must be (channels, length) positive integers")
+    learning_rates(params["learning_rate"])
+
+
+def step_counts(params, n):
+    """``(q, T_ae, T_critic)`` from public quantities: ``n``, ``batch_size``, ``n_iter``,
+    ``n_iter_autoencoder`` (``None``: 50 and 10 expected passes, ``ceil(passes / q)``)."""
+    q = min(1.0, float(params["batch_size"]) / n)
+    t_critic = params["n_iter"] or math.ceil(50.0 / q)
+    t_ae = 0
+    if params["autoencoder"]:
+        t_ae = params["n_iter_autoencoder"] or math.ceil(10.0 / q)
+    return q, int(t_ae), int(t_critic)
+
+
+def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,
+                   t_critic, eps_sel, streams):  # fmt: skip
+    """Networks, training loops and checkpoint selection (torch).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, width)
+        The encoded private rows.
+    codes, prior, classes : ndarray or None
+        Label codes, class prior and classes (conditional models).
+    encoder : TabularEncoder
+    params : dict
+        The estimator's ``get_params(deep=False)`` (plain values).
+    q, sigma : float
+        Sampling rate and noise multiplier of every DP-SGD step.
+    private : bool
+    t_ae, t_critic : int
+        Autoencoder and critic steps.
+    eps_sel : float
+        Budget of checkpoint selection.
+    streams : dict of numpy.random.Generator
+
+    Returns
+    -------
+    run : GANTraining
+    generators : list of torch.nn.Module
+    selected : list of (int, str) or None
+        Every returned module is frozen in eval mode.
+    """
+    import torch
+
+    from skdp.synthesis._gan._nets import build_networks
+    from skdp.synthesis._gan._training import GANTraining, TrainingConfig
+    from skdp.utils._torch import (
+        n_parameters,
+        resolve_device,
+        resolve_dtype,
+        resolve_n_threads,
+        to_tensor,
+        torch_threads,
+    )
+
+    device = resolve_device(params["device"])
+    tdtype = resolve_dtype(params["dtype"])
+    D = encoder.n_encoded_features_
+    blocks, discrete = [], np.zeros(D, dtype=bool)
+    for c in encoder.schema:
+        sl = encoder.slices_[c.name]
+        if c.kind == "categorical":
+            blocks.append((sl.start, sl.stop))
+        if c.kind in ("binary", "categorical"):
+            discrete[sl] = True  # BCE in the autoencoder loss, numeric ones MSE
+    conditional = classes is not None
+    lr = learning_rates(params["learning_rate"])
+    config = TrainingConfig(
+        loss=params["loss"],
+        n_critic=params["n_critic"] or (5 if params["loss"] == "wgan" else 1),
+        weight_clip=params["weight_clip"],
+        aux_loss_weight=float(params["aux_loss_weight"]),
+        clip_fake_gradients=bool(params["clip_fake_gradients"]),
+        latent_dim=int(params["latent_dim"]),
+        latent_distribution=params["latent_distribution"],
+        max_grad_norm=float(params["max_grad_norm"]),
+        lr_generator=lr["generator"],
+        lr_critic=lr["critic"],
+        lr_autoencoder=lr["autoencoder"],
+        betas=tuple(float(b) for b in params["betas"]),
+        accountant=params["accountant"],
+        delta=float(params["delta"]),
+        verbose=int(params["verbose"]),
+    )
+    devices = [device.index or 0] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
+        torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
+        nets = build_networks(
+            D,
+            blocks,
+            0 if classes is None else classes.size,
+            architecture=params["architecture"],
+            feature_shape=params["feature_shape"],
+            hidden_size=params["hidden_size"],
+            autoencoder=params["autoencoder"],
+            code_dim=params["code_dim"],
+            latent_dim=params["latent_dim"],
+            label_embedding=params["label_embedding"],
+        )
+        nets = {
+            k: (v.to(device=device, dtype=tdtype) if v is not None else None)
+            for k, v in nets.items()
+        }
+        step_work = min(int(params["batch_size"]), len(Z)) * n_parameters(*nets.values())
+        set_threads(resolve_n_threads(params["n_jobs"], step_work=step_work, device=device))
+        run = GANTraining(
+            nets,
+            to_tensor(Z, device=device, dtype=tdtype),
+            torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None,
+            torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None,
+            torch.as_tensor(discrete),
+            config=config,
+            q=q,
+            sigma=sigma,
+            private=private,
+            device=device,
+            dtype=tdtype,
+            streams=streams,
+        )
+        run.train_autoencoder(t_ae, lr["autoencoder"])
+        sel = params["checkpoint_selection"]
+        at = checkpoint_steps(t_critic, sel.n_checkpoints) if sel is not None else ()
+        checkpoints = run.train_gan(t_critic, at)
+        selected = None
+        if sel is not None:
+            gens, selected = select_checkpoints(
+                checkpoints,
+                run.generate,
+                Z,
+                codes,
+                eps_sel,
+                streams["selection"],
+                scorers=sel.scorers,
+                top_k=sel.top_k,
+                n_samples=sel.n_samples,
+            )
+        else:
+            gens = [nets["generator"]]
+    for m in [*gens, nets["decoder"]]:
+        if m is not None:
+            m.eval()
+            for p in m.parameters():
+                p.requires_grad_(False)
+    return run, gens, selected
