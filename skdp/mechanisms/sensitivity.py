@@ -2,7 +2,7 @@
 
 Every function states the neighbouring relation it assumes and cites its source, and
 has a brute-force test in ``tests/mechanisms/`` that enumerates neighbouring datasets
-on a small domain and checks the bound (and its tightness where the spec says tight).
+on a small domain and checks the bound (and its tightness where it is stated tight).
 
 Add new formulas at the end of this file.
 """
@@ -308,12 +308,13 @@ def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_
     ``fit_intercept``, a column of ones, so ``d' = n_features + fit_intercept``. One row
     with ``|x~_j| <= 1`` and ``|y| <= 1`` moves ``[vec(M), alpha]`` by at most
     ``sum_{j,l} |x~_j x~_l| + sum_j |2 y x~_j| <= d'^2 + 2 d'`` in L1
-    (Zhang et al. 2012; spec ``lantz.md`` §2.1 step 4 and §2.5 item 1; spec README §3 S7,
-    §4 item 10, where a brute-force check shows the bound is attained).
+    (Zhang et al. 2012; Lantz 2016 §5.4.2; the brute-force test in
+    ``tests/mechanisms/`` shows the bound is attained).
 
-    Neighbouring relation: **add/remove one row** (library default, spec README §2 row 6):
-    ``Delta = d'^2 + 2 d'``. With ``replace_one=True`` the replace-one bound
-    ``2 d'^2 + 4 d'`` (the authors' Matlab ``Functional_Linear.m``) is returned.
+    Neighbouring relation: **add/remove one row** (library default,
+    :ref:`neighbouring-relation`): ``Delta = d'^2 + 2 d'``. With ``replace_one=True`` the
+    replace-one bound ``2 d'^2 + 4 d'`` (the authors' Matlab ``Functional_Linear.m``) is
+    returned.
 
     Parameters
     ----------
@@ -342,11 +343,11 @@ def histogram_sensitivity(*, replace_one=False):
 
     Every record falls in exactly one cell, so adding or removing one record changes one
     count by 1: ``Delta = 1`` and Laplace noise of scale ``1/epsilon`` on every cell is
-    epsilon-DP (Lantz 2016 §5.4.1 / Vinterbo 2012; spec ``lantz.md`` §1.1 step 3,
-    §1.4a; spec README §3 S10).
+    epsilon-DP (Lantz 2016 §5.4.1; Vinterbo 2012).
 
-    Neighbouring relation: **add/remove one row** (library default, spec README §2 row 6).
-    With ``replace_one=True`` two counts change by 1 each: ``Delta = 2``.
+    Neighbouring relation: **add/remove one row** (library default,
+    :ref:`neighbouring-relation`). With ``replace_one=True`` two counts change by 1 each:
+    ``Delta = 2``.
 
     Returns
     -------
@@ -362,8 +363,8 @@ def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"
     """Sensitivity of the (truncated) k-median cost: the diameter of the public domain.
 
     ``Delta = max_{v, w} d(v, w)`` over the public candidate set ``V`` (``candidates``)
-    or over the public box ``bounds = (lo, hi)`` (Lantz 2016 §8.3.1; spec ``lantz.md``
-    §6.2, §6.4b, §6.5 item 6). It depends on public quantities only.
+    or over the public box ``bounds = (lo, hi)`` (Lantz 2016 §8.3.1; Lantz, Boyd and
+    Page 2015). It depends on public quantities only.
 
     Neighbouring relation: **add, remove or move one private point** (the thesis's
     relation for ch. 8, which includes the library default add/remove). The quality
@@ -412,7 +413,7 @@ def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
     """Inverse scale of the two-sided geometric noise on one ILP coverage count.
 
     ``alpha = epsilon / (n_rounds * n_levels * n_clauses)`` (Lantz 2016 Thm 6.6 + Thm 6.1 +
-    composition; spec ``lantz.md`` §4.2, §4.3, errata §8 item 2; spec README §3 S9).
+    composition; Zeng et al. 2014).
     The ``2 * n_clauses`` counts ``(q+_h(E+), q_h(E-))`` of one batch of ``n_clauses``
     clauses have L1 sensitivity ``n_clauses`` (one added example changes, for each
     clause, at most one of its two counts, by 1; attained by a positive all-ones row), so
@@ -427,7 +428,7 @@ def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
       whole lattice searched, ``sum_{i <= l} C(|H_b|, i)``.
 
     ``G(alpha)`` has pmf ``proportional to exp(-alpha |s|)``: ``alpha`` is an *inverse*
-    scale (larger = less noise; spec README §4 item 13).
+    scale (larger = less noise).
 
     Neighbouring relation: **add/remove one example** (ch. 6; the library default).
 
@@ -448,8 +449,9 @@ __all__ += ["ilp_query_alpha"]
 def ilp_epsilon_lower_bound(n_atoms, delta, eta, n_records, *, form="proof"):
     """Smallest epsilon any epsilon-DP, (delta, eta)-useful ILP algorithm can have.
 
-    Lantz 2016 Theorem 6.5 (Zeng et al. 2014); spec ``lantz.md`` §4.1 and errata §8
-    item 1. With ``n`` atoms and ``|D|`` records, group privacy over the
+    Lantz 2016 Theorem 6.5 (Zeng et al. 2014); the theorem as printed does not match
+    its proof, hence the two forms below. With ``n`` atoms and ``|D|`` records, group
+    privacy over the
     ``2((1 - delta)|D| + 1)`` rows in which the proof's two datasets differ gives
 
     * ``form="proof"`` (default, what the proof shows):
@@ -511,7 +513,7 @@ def count_sensitivity(*, neighbor="add_remove"):
 
     Neighbouring relation: **add/remove one row** (library default) or **replace one
     row** (``neighbor="replace"``): either way a single count changes by at most 1
-    (Dwork et al. 2006; Lantz 2016 §2, spec ``lantz.md`` §0.1). For a whole histogram
+    (Dwork et al. 2006; Lantz 2016 §2.4). For a whole histogram
     (disjoint cells) use :func:`histogram_sensitivity` (L1: 1 add/remove, 2 replace).
 
     Parameters
@@ -536,7 +538,7 @@ def bounded_sum_sensitivity(lo, hi, *, neighbor="add_remove"):
       value itself);
     * replace one row: ``hi − lo``.
 
-    Tight in both cases (Dwork & Roth 2014 §3.3; spec README §2 row 6). For a
+    Tight in both cases (Dwork & Roth 2014 §3.3; :ref:`neighbouring-relation`). For a
     vector-valued sum the L1 sensitivity is the sum of the returned coordinates and
     the L2 sensitivity is bounded by their Euclidean norm.
 
@@ -567,7 +569,7 @@ def bounded_mean_sensitivity(lo, hi, n, *, neighbor="add_remove"):
     """Sensitivity of the mean ``sum(clip(x, lo, hi)) / n`` with a **public** ``n``.
 
     The estimator divides the clipped sum by the public row count ``n`` (library
-    default relation: add/remove one row, ``n`` public; spec README §2 row 6), so the
+    default relation: add/remove one row, ``n`` public; :ref:`neighbouring-relation`), so the
     sensitivity is :func:`bounded_sum_sensitivity` divided by ``n``:
     ``max(|lo|, |hi|) / n`` (add/remove) or ``(hi − lo) / n`` (replace). Dividing by the
     private, actual row count is a different query and is not covered.
@@ -620,12 +622,13 @@ def expm_squared_loss_sensitivity(lo, hi, *, n_classes=None):
     ``u(theta; D) = -(sum_{rows} ||y_hat(x, theta) - y||^2 + r(theta))`` with targets and
     model outputs confined to ``[lo, hi]`` for every row and every ``theta`` (a sigmoid or
     clipped output) and a data-independent ``r``. Each row's loss lies in ``[0, (hi - lo)^2]``,
-    so ``s = (hi - lo)^2`` (Bridges et al. Thm 3.1; spec ``expm_flow.md`` §1.4, T1/T1b; spec
-    README §2 row 6, §3 S5). The bound holds, and is attained, under **both** add/remove one
-    row (``|Δu| = l(z, theta)``) and replace-one (``|Δu| = |l(z) - l(z')|``); no bound on the
-    features is needed. With ``n_classes = K >= 2`` (one-hot targets, softmax outputs, loss
+    so ``s = (hi - lo)^2`` (Bridges, Tombs & Stanley 2023, Thm 3.1). The bound holds, and is
+    attained, under **both** add/remove one row (``|Δu| = l(z, theta)``) and replace-one
+    (``|Δu| = |l(z) - l(z')|``); no bound on the features is needed. With
+    ``n_classes = K >= 2`` (one-hot targets, softmax outputs, loss
     summed over the ``K`` outputs, ``lo=0, hi=1``) the per-row loss lies in ``[0, 2]`` and
-    ``s = 2`` (spec E §1.4: Cor. 3.2 of the paper is wrong for that case).
+    ``s = 2`` (``p = e_k``, ``y = e_j`` give ``||p - y||^2 = 2``; Cor. 3.2 of Bridges,
+    Tombs & Stanley 2023 states ``s <= 1``, which is wrong for that case).
 
     The exponential mechanism then uses the exponent ``epsilon * u / (2 s)``.
 
