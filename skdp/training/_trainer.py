@@ -243,7 +243,9 @@ class DPSGDTrainer:
         """Indices of one Poisson batch (each record independently with probability q)."""
         return self.dp_step.sampler.sample()
 
-    def noisy_gradient(self, data: Sequence[torch.Tensor]) -> dict[str, torch.Tensor]:
+    def noisy_gradient(
+        self, data: Sequence[torch.Tensor], *, extra_grad: Callable | None = None
+    ) -> dict[str, torch.Tensor]:
         """Release one privatised gradient ``g_hat`` and account for it.
 
         Draws a Poisson batch, clips each record's gradient to ``max_grad_norm``, adds
@@ -256,6 +258,9 @@ class DPSGDTrainer:
         ----------
         data : sequence of torch.Tensor
             ``(inputs, *targets)``, each with the ``n_samples`` records along the first axis.
+        extra_grad : callable ``() -> {name: tensor}``, optional
+            A public term added to ``g_hat`` after the noise, unclipped and un-noised (e.g. a
+            GAN critic's gradient on fake rows): it must not read the private records.
 
         Returns
         -------
@@ -263,7 +268,7 @@ class DPSGDTrainer:
             One entry per trainable parameter. The realised batch size is private (it tells
             whether a record was sampled) and is not returned.
         """
-        return self.dp_step.noisy_gradient(self._grad_sum(data))
+        return self.dp_step.noisy_gradient(self._grad_sum(data), extra_grad=extra_grad)
 
     def _noisy_gradient(
         self, data: Sequence[torch.Tensor], idx: np.ndarray | None = None
@@ -413,10 +418,11 @@ class DPSGDTrainer:
             for (k, p), g in zip(self.params.items(), grads, strict=True)
         }
 
-    def step(self, data: Sequence[torch.Tensor]) -> None:
-        """One full step: :meth:`noisy_gradient` (batch, ``g_hat``, accountant step), then
-        the optimizer step on ``g_hat`` (:meth:`DPStep.step`)."""
-        self.dp_step.step(self._grad_sum(data))
+    def step(self, data: Sequence[torch.Tensor], *, extra_grad: Callable | None = None) -> None:
+        """One full step: :meth:`noisy_gradient` (batch, ``g_hat``, accountant step, the
+        optional public ``extra_grad`` term), then the optimizer step on ``g_hat``
+        (:meth:`DPStep.step`)."""
+        self.dp_step.step(self._grad_sum(data), extra_grad=extra_grad)
 
     def epsilon(self, delta: float) -> float:
         """The accountant's epsilon after the executed steps (``inf`` if not private)."""

@@ -5,9 +5,11 @@ generator loop. The loops receive plain values (modules, tensors, floats, random
 generators, a frozen :class:`TrainingConfig`), never the estimator.
 
 Only the private modules (the autoencoder and the critic) read real rows, and only
-through :class:`skdp.training.DPSGDTrainer` (Poisson sampling, per-record clipping, noise
-once on the clipped sum, division by the expected batch size, one accountant step per
-executed step; Abadi et al. 2016). The noisy critic step is :meth:`GANTraining.critic_step`;
+through :class:`skdp.training.DPSGDTrainer` and its :class:`skdp.training.DPStep` (Poisson
+sampling, per-record clipping, noise once on the clipped sum, division by the expected
+batch size, one accountant step per executed step; Abadi et al. 2016). The noisy critic
+step is :meth:`GANTraining.critic_step`, whose fake-row gradient enters the step as its
+public ``extra_grad`` term;
 the generator step (:meth:`GANTraining.generator_step`) takes no data argument: the
 generator is post-processing of the private critic.
 """
@@ -126,6 +128,11 @@ class GANTraining:
 
         from skdp.training import DPSGDTrainer
 
+        optimizer = torch.optim.Adam(
+            [p for p in module.parameters() if p.requires_grad],
+            lr=lr,
+            betas=tuple(float(b) for b in self.config.betas),
+        )
         trainer = DPSGDTrainer(
             module,
             loss_fn,
@@ -134,24 +141,12 @@ class GANTraining:
             noise_multiplier=self.sigma,
             max_grad_norm=float(self.config.max_grad_norm) if self.private else None,
             private=self.private,
-            optimizer="adam",
-            learning_rate=lr,
+            optimizer=optimizer,
             accountant=self.config.accountant,
             random_state=self.streams[stream],
         )
-        trainer.optimizer = torch.optim.Adam(
-            list(trainer.params.values()), lr=lr, betas=tuple(float(b) for b in self.config.betas)
-        )
         self._trainers.append(trainer)
         return trainer
-
-    @staticmethod
-    def _apply(trainer, grads):
-        """Optimizer step on ``grads`` (``trainer.noisy_gradient`` already accounted it)."""
-        for k, p in trainer.params.items():
-            p.grad = grads[k].detach()
-        trainer.optimizer.step()
-        trainer.optimizer.zero_grad(set_to_none=True)
 
     def epsilon(self, delta):
         """Epsilon of every executed DP-SGD step, composed by one accountant."""
@@ -272,20 +267,26 @@ class GANTraining:
     def critic_step(self, trainer, critic, generator, fake_loss, data, clip):
         """One DP-SGD step of the critic: the only read of real rows in the GAN phase.
 
-        ``trainer.noisy_gradient`` releases the real side (Poisson batch, per-record
-        clipping to ``C``, ``N(0, sigma^2 C^2)`` once on the sum, division by the expected
-        batch size, one accountant step); the fake side depends on no real row and is
-        added to it before the Adam step. Then WGAN weight clipping (post-processing).
-        Returns the mean critic output and the mean critic loss on the step's fake rows.
+        ``trainer.step`` releases the real side (Poisson batch, per-record clipping to
+        ``C``, ``N(0, sigma^2 C^2)`` once on the sum, division by the expected batch size,
+        one accountant step); the fake side depends on no real row and is the step's
+        ``extra_grad`` term, added after the noise and before the Adam step. Then WGAN
+        weight clipping (post-processing). Returns the mean critic output and the mean
+        critic loss on the step's fake rows.
         """
         torch = self._torch
-        g_real = trainer.noisy_gradient(data)  # one accounted release
-        with torch.no_grad():
-            x_fake, c_fake = self._fakes(generator, self.m_fake)
-        g_fake, fake_mean, fake_value = self._fake_gradient(
-            critic, trainer, fake_loss, x_fake, c_fake
-        )
-        self._apply(trainer, {k: g_real[k] + g_fake[k] for k in g_real})
+        fake = {}
+
+        def fake_side():  # drawn after the real side's noise, from the latent stream only
+            with torch.no_grad():
+                x_fake, c_fake = self._fakes(generator, self.m_fake)
+            g_fake, fake["mean"], fake["value"] = self._fake_gradient(
+                critic, trainer, fake_loss, x_fake, c_fake
+            )
+            return g_fake
+
+        trainer.step(data, extra_grad=fake_side)  # one accounted release
+        fake_mean, fake_value = fake["mean"], fake["value"]
         self.n_critic_steps += 1
         if clip is not None:
             with torch.no_grad():
