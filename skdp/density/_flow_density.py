@@ -509,7 +509,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         return float(np.mean(self.score_samples(X)))
 
     # ------------------------------------------------------------------- sampling
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples=1, *, random_state=None):
         """Draw synthetic records (post-processing: costs no privacy).
 
         Parameters
