@@ -69,6 +69,31 @@ class DPStep:
     n_nonfinite_grads : int
         Records whose per-record gradient was not finite (replaced by 0). A count over
         private records: diagnostics only, never release it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from skdp.accounting import get_accountant
+    >>> from skdp.training import DPStep, GaussianPrivatizer, PoissonSampler
+    >>> from skdp.training import per_sample_gradients
+    >>> gen = torch.Generator().manual_seed(0)
+    >>> X = torch.randn(100, 2, generator=gen, dtype=torch.float64)
+    >>> y = X.sum(1)
+    >>> model = torch.nn.Linear(2, 1).double()
+    >>> privatizer = GaussianPrivatizer(noise_multiplier=1.0, max_grad_norm=1.0,
+    ...                                 expected_batch_size=10.0, generator=gen)
+    >>> step = DPStep(dict(model.named_parameters()),
+    ...               torch.optim.SGD(model.parameters(), lr=0.1),
+    ...               sampler=PoissonSampler(100, 0.1, np.random.default_rng(1)),
+    ...               privatizer=privatizer, accountant=get_accountant("rdp"))
+    >>> def grad_sum(idx):
+    ...     per = per_sample_gradients(model, lambda out, t: (out[0] - t) ** 2, X[idx], y[idx])
+    ...     return privatizer.clip_and_sum(per)
+    >>> for _ in range(5):
+    ...     step.step(grad_sum)
+    >>> step.n_steps, step.accountant.n_steps
+    (5, 5)
     """
 
     def __init__(
@@ -118,6 +143,7 @@ class DPStep:
 
     @property
     def private(self) -> bool:
+        """Whether the step clips, adds noise and steps the accountant."""
         return self.privatizer.private
 
     # ------------------------------------------------------------------ the step
