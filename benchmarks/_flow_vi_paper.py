@@ -58,7 +58,7 @@ def paper_reg_dp_vi(**overrides):
         normalization="affine",
         optimizer="rmsprop",
         learning_rate=0.01,
-        lr_decay=0.999,
+        learning_rate_decay=0.999,
     )
     params.update(overrides)
     return DPFlowVI(**params)

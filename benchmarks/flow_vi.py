@@ -89,7 +89,7 @@ def fit_one(X, epsilon, seed, cfg):
         hidden_size=10,
         optimizer=cfg["optimizer"],
         learning_rate=cfg["lr"],
-        lr_decay=cfg["decay"],
+        learning_rate_decay=cfg["decay"],
         device=cfg["device"],
         dtype="float32",
         random_state=seed,

@@ -105,11 +105,6 @@ PENDING: dict[str, dict[str, str]] = {
         "names": _GAN + ": betas",
         "shared_values": _GAN + ": device='cuda:N', registry accountants",
     },
-    "DPFlowVI": {
-        "names": _VI + ": lr_decay",
-        "shared_values": _VI + ": device='cuda:N', registry accountants",
-        "sample_signature": _VI + ": random_state keyword-only",
-    },
 }
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because

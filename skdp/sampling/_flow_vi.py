@@ -94,7 +94,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         flow reach posterior locations and scales far from those of ``N(0, I)``.
     optimizer : {"rmsprop", "adam", "sgd"}, default="rmsprop"
     learning_rate : float, default=0.01
-    lr_decay : float, default=1.0
+    learning_rate_decay : float, default=1.0
         Per-step exponential learning-rate decay (the paper uses 0.999 over 8000 steps).
     privatize : {"per_record_full", "likelihood_only"}, default="per_record_full"
         ``"per_record_full"``: each record's gradient of its whole term ``l_i`` is clipped
@@ -108,7 +108,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
         ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
         approximation (``privacy_guarantee_="approximate"``).
-    device : {"auto", "cpu", "cuda"}, default="auto"
+    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
+        ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"
     n_jobs : int or None, default=None
         Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
@@ -228,14 +229,11 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "normalization": [StrOptions({"affine", "none"})],
         "optimizer": [StrOptions({"rmsprop", "adam", "sgd"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "lr_decay": [Interval(Real, 0, 1, closed="right")],
+        "learning_rate_decay": [Interval(Real, 0, 1, closed="right")],
         "privatize": [StrOptions({"per_record_full", "likelihood_only"})],
-        "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
-        "device": [StrOptions({"auto", "cpu", "cuda"})],
-        "dtype": [StrOptions({"float32", "float64"})],
-        "n_jobs": [None, Integral],
-        "verbose": ["verbose"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints(
+            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
+        ),
     }
 
     def __init__(
@@ -257,7 +255,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         normalization="affine",
         optimizer="rmsprop",
         learning_rate=0.01,
-        lr_decay=1.0,
+        learning_rate_decay=1.0,
         privatize="per_record_full",
         accountant="pld",
         device="auto",
@@ -282,7 +280,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.normalization = normalization
         self.optimizer = optimizer
         self.learning_rate = learning_rate
-        self.lr_decay = lr_decay
+        self.learning_rate_decay = learning_rate_decay
         self.privatize = privatize
         self.accountant = accountant
         self.device = device
@@ -416,9 +414,9 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                 list(grads.params.values()), lr=float(self.learning_rate)
             )
             scheduler = None
-            if self.lr_decay < 1.0:
+            if self.learning_rate_decay < 1.0:
                 scheduler = torch.optim.lr_scheduler.ExponentialLR(
-                    optimizer, gamma=float(self.lr_decay)
+                    optimizer, gamma=float(self.learning_rate_decay)
                 )
             step = DPStep(
                 grads.params,
@@ -501,7 +499,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     def _param_tensor(self):
         return next(self.flow_.parameters())
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples=1, *, random_state=None):
         """Draw parameter vectors from the variational posterior (post-processing).
 
         Parameters

@@ -137,5 +137,5 @@ def test_paper_preset():
     vi = paper_reg_dp_vi(epsilon=5.0, random_state=1)
     p = vi.get_params()
     assert (p["n_iter"], p["n_mc"], p["batch_size"], p["max_grad_norm"]) == (8000, 1000, 500, 10.0)
-    assert p["optimizer"] == "rmsprop" and p["lr_decay"] == 0.999 and p["epsilon"] == 5.0
+    assert p["optimizer"] == "rmsprop" and p["learning_rate_decay"] == 0.999 and p["epsilon"] == 5.0
     assert p["normalization"] == "affine" and p["n_params"] == 5

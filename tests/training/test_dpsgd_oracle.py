@@ -438,3 +438,66 @@ def test_dp_flow_vi_one_step_audit(privatize, spy_steps, monkeypatch):
         for (k, p), g in zip(params.items(), exact, strict=True):
             ref[k] = ref[k] + (torch.zeros_like(p) if g is None else g)
     _assert_dicts_close(spy_steps["g_hat"][0], ref)
+
+
+@pytest.mark.parametrize("clip_fake", [True, False])
+def test_dp_gan_critic_one_step_audit(clip_fake, spy_steps, monkeypatch):
+    """DPGANSynthesizer's own critic, one critic step of its own fit: the real rows' clipped
+    sum with noise once, ``/ B``, plus the fake rows' gradient (clipped per fake row when
+    ``clip_fake_gradients``) ``/ B`` added after the noise as the step's ``extra_grad``."""
+    from skdp.synthesis import DPGANSynthesizer
+    from skdp.synthesis._gan._training import GANTraining
+
+    captured = {}
+    grad_sum, fake_gradient = DPSGDTrainer._grad_sum, GANTraining._fake_gradient
+
+    def grad_sum_spy(self, data):
+        captured.setdefault(
+            "real",
+            dict(
+                module=copy.deepcopy(self.module),
+                loss_fn=self.loss_fn,
+                data=[t.detach().clone() for t in data],
+                sigma=self.noise_multiplier,
+                c=self.max_grad_norm,
+                B=self.expected_batch_size,
+            ),
+        )
+        return grad_sum(self, data)
+
+    def fake_gradient_spy(self, critic, trainer, fake_loss, x, c):
+        captured.setdefault("fake", dict(x=x.detach().clone(), c=c, loss_fn=fake_loss))
+        return fake_gradient(self, critic, trainer, fake_loss, x, c)
+
+    monkeypatch.setattr(DPSGDTrainer, "_grad_sum", grad_sum_spy)
+    monkeypatch.setattr(GANTraining, "_fake_gradient", fake_gradient_spy)
+    X = np.random.default_rng(2).normal(size=(80, 2))
+    DPGANSynthesizer(
+        epsilon=3.0,
+        bounds=(-4.0, 4.0),
+        hidden_size=8,
+        latent_dim=4,
+        n_iter=1,
+        batch_size=20,
+        clip_fake_gradients=clip_fake,
+        device="cpu",
+        dtype="float64",
+        random_state=0,
+    ).fit(X)
+    assert len(spy_steps["g_hat"]) == 1  # no autoencoder: the one step is the critic's
+    real, fake = captured["real"], captured["fake"]
+    assert fake["c"] is None  # unconditional
+    critic = real["module"]
+    params = dict(critic.named_parameters())
+    for k, p in spy_steps["params_before"][0].items():
+        torch.testing.assert_close(params[k].detach(), p, atol=0, rtol=0)
+    c, B = real["c"], real["B"]
+    (Z,) = real["data"]
+    idx = spy_steps["idx"][0]
+    summed = _reference_clipped_sum(params, _module_loss(critic, real["loss_fn"]), Z[idx, None], c)
+    ref = _reference_noisy(summed, spy_steps["gen_state"][0], "cpu", real["sigma"], c, B)
+    fake_records = fake["x"][:, None]
+    fake_sum = _reference_clipped_sum(
+        params, _module_loss(critic, fake["loss_fn"]), fake_records, c if clip_fake else math.inf
+    )
+    _assert_dicts_close(spy_steps["g_hat"][0], {k: ref[k] + fake_sum[k] / B for k in ref})
