@@ -1,0 +1,355 @@
+"""Sensitivities of the estimators' own queries.
+
+Functional mechanism and sufficient statistics of linear regression, histograms, the
+k-median cost, the ILP coverage counts and the ExpM+NF squared-loss utility; public via
+:mod:`skdp.mechanisms.sensitivity`.
+"""
+
+from __future__ import annotations
+
+
+def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_one=False):
+    """L1 sensitivity of the least-squares objective's coefficients (functional mechanism).
+
+    The objective ``sum_i (y_i - w . x~_i)^2`` has degree-2 coefficients
+    ``M = X~^T X~`` (all ``d'^2`` entries) and degree-1 coefficients ``alpha = -2 X~^T y``
+    (``d'`` entries), where ``X~`` is ``X`` scaled to ``[-1, 1]`` plus, with
+    ``fit_intercept``, a column of ones, so ``d' = n_features + fit_intercept``. One row
+    with ``|x~_j| <= 1`` and ``|y| <= 1`` moves ``[vec(M), alpha]`` by at most
+    ``sum_{j,l} |x~_j x~_l| + sum_j |2 y x~_j| <= d'^2 + 2 d'`` in L1
+    (Zhang et al. 2012; Lantz 2016 §5.4.2; the brute-force test in
+    ``tests/mechanisms/`` shows the bound is attained).
+
+    Neighbouring relation: **add/remove one row** (library default,
+    :ref:`neighbouring-relation`): ``Delta = d'^2 + 2 d'``. With ``replace_one=True`` the
+    replace-one bound ``2 d'^2 + 4 d'`` (the authors' Matlab ``Functional_Linear.m``) is
+    returned.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``p`` (not counting the intercept column).
+    fit_intercept : bool, default=True
+    replace_one : bool, default=False
+
+    Returns
+    -------
+    float
+    """
+    p = int(n_features)
+    if p < 0:
+        raise ValueError("n_features must be >= 0")
+    d = p + int(bool(fit_intercept))
+    delta = float(d * d + 2 * d)
+    return 2.0 * delta if replace_one else delta
+
+
+def histogram_sensitivity(*, replace_one=False):
+    """L1 sensitivity of a full histogram (vector of cell counts over a public domain).
+
+    Every record falls in exactly one cell, so adding or removing one record changes one
+    count by 1: ``Delta = 1`` and Laplace noise of scale ``1/epsilon`` on every cell is
+    epsilon-DP (Lantz 2016 §5.4.1; Vinterbo 2012).
+
+    Neighbouring relation: **add/remove one row** (library default,
+    :ref:`neighbouring-relation`). With ``replace_one=True`` two counts change by 1 each:
+    ``Delta = 2``.
+
+    Returns
+    -------
+    float
+    """
+    return 2.0 if replace_one else 1.0
+
+
+def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"):
+    """Sensitivity of the (truncated) k-median cost: the diameter of the public domain.
+
+    ``Delta = max_{v, w} d(v, w)`` over the public candidate set ``V`` (``candidates``)
+    or over the public box ``bounds = (lo, hi)`` (Lantz 2016 §8.3.1; Lantz, Boyd and
+    Page 2015). It depends on public quantities only.
+
+    Neighbouring relation: **add, remove or move one private point** (the thesis's
+    relation for ch. 8, which includes the library default add/remove). The quality
+    ``q(D, F) = -sum_{x in D} min(Delta, d(x, F))`` then changes by at most ``Delta`` for
+    any centre set ``F``: one term appears, disappears or changes, and every term lies in
+    ``[0, Delta]``. Without the truncation the same bound holds whenever private points
+    lie in the convex hull of ``V`` (Euclidean/Manhattan distance to a point is convex,
+    so its maximum over the hull is attained at a point of ``V``). Tight: removing a
+    point at distance ``Delta`` from ``F``.
+
+    Parameters
+    ----------
+    candidates : array-like of shape (n_points, n_features), optional
+    bounds : (lo, hi) pair of arrays of shape (n_features,), optional
+        Used when ``candidates`` is None.
+    metric : {"euclidean", "manhattan"}, default="euclidean"
+
+    Returns
+    -------
+    float
+    """
+    import numpy as np
+    from scipy.spatial.distance import cdist
+
+    scipy_metric = {"euclidean": "euclidean", "manhattan": "cityblock"}[metric]
+    if candidates is not None:
+        V = np.asarray(candidates, dtype=float)
+        if V.ndim != 2:
+            raise ValueError("candidates must be a 2-D array")
+        best = 0.0
+        step = max(1, (1 << 22) // max(V.shape[0], 1))
+        for i in range(0, V.shape[0], step):
+            best = max(best, float(cdist(V[i : i + step], V, metric=scipy_metric).max()))
+        return best
+    if bounds is None:
+        raise ValueError("pass candidates or bounds")
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    width = np.abs(hi - lo)
+    return float(np.sqrt((width**2).sum()) if metric == "euclidean" else width.sum())
+
+
+def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
+    """Inverse scale of the two-sided geometric noise on one ILP coverage count.
+
+    ``alpha = epsilon / (n_rounds * n_levels * n_clauses)`` (Lantz 2016 Thm 6.6 + Thm 6.1 +
+    composition; Zeng et al. 2014).
+    The ``2 * n_clauses`` counts ``(q+_h(E+), q_h(E-))`` of one batch of ``n_clauses``
+    clauses have L1 sensitivity ``n_clauses`` (one added example changes, for each
+    clause, at most one of its two counts, by 1; attained by a positive all-ones row), so
+    ``G(alpha)`` on each with ``alpha = epsilon_batch / n_clauses`` is
+    ``epsilon_batch``-DP; a theory of ``n_rounds`` clauses searched over ``n_levels``
+    levels gives ``epsilon_batch = epsilon / (n_rounds * n_levels)``.
+
+    * smart reduction (Alg. 4): ``n_levels = max_clause_length + 1`` and ``n_clauses =``
+      ``beta_i``, the number of clauses evaluated at level ``i`` (the thesis's "k
+      predicates" is a typo for level ``i``);
+    * naive reduction (Alg. 3): ``n_levels = 1`` and ``n_clauses`` = the size of the
+      whole lattice searched, ``sum_{i <= l} C(|H_b|, i)``.
+
+    ``G(alpha)`` has pmf ``proportional to exp(-alpha |s|)``: ``alpha`` is an *inverse*
+    scale (larger = less noise).
+
+    Neighbouring relation: **add/remove one example** (ch. 6; the library default).
+
+    Returns
+    -------
+    float
+        ``inf`` when ``epsilon`` is ``inf`` (no noise).
+    """
+    n_clauses, n_rounds, n_levels = int(n_clauses), int(n_rounds), int(n_levels)
+    if min(n_clauses, n_rounds, n_levels) < 1:
+        raise ValueError("n_clauses, n_rounds and n_levels must be >= 1")
+    return float(epsilon) / (n_rounds * n_levels * n_clauses)
+
+
+def ilp_epsilon_lower_bound(n_atoms, delta, eta, n_records, *, form="proof"):
+    """Smallest epsilon any epsilon-DP, (delta, eta)-useful ILP algorithm can have.
+
+    Lantz 2016 Theorem 6.5 (Zeng et al. 2014); the theorem as printed does not match
+    its proof, hence the two forms below. With ``n`` atoms and ``|D|`` records, group
+    privacy over the
+    ``2((1 - delta)|D| + 1)`` rows in which the proof's two datasets differ gives
+
+    * ``form="proof"`` (default, what the proof shows):
+      ``epsilon >= (n ln 2 + ln(1 - eta)) / (2 ((1 - delta) |D| + 1))``;
+    * ``form="thesis"`` (the theorem as printed):
+      ``epsilon >= n ln 2 (1 - eta) / (2 ((1 - delta) |D| + 1))``.
+
+    Neighbouring relation: **add/remove one example** (ch. 6).
+
+    Parameters
+    ----------
+    n_atoms : int
+        Number of atoms ``n`` of the hypothesis language.
+    delta : float in [0, 1]
+        Usefulness fraction.
+    eta : float in [0, 1)
+        Failure probability.
+    n_records : int
+    form : {"proof", "thesis"}
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(ilp_epsilon_lower_bound(10, 0.9, 0.1, 100), 5)
+    0.31028
+    >>> round(ilp_epsilon_lower_bound(10, 0.9, 0.1, 100, form="thesis"), 5)
+    0.28356
+    """
+    import math
+
+    if form not in ("proof", "thesis"):
+        raise ValueError(f"form must be 'proof' or 'thesis', got {form!r}")
+    if not 0.0 <= delta <= 1.0:
+        raise ValueError("delta must be in [0, 1]")
+    if not 0.0 <= eta < 1.0:
+        raise ValueError("eta must be in [0, 1)")
+    if n_atoms < 0 or n_records < 0:
+        raise ValueError("n_atoms and n_records must be >= 0")
+    denom = 2.0 * ((1.0 - delta) * n_records + 1.0)
+    if form == "proof":
+        return (n_atoms * math.log(2.0) + math.log1p(-eta)) / denom
+    return n_atoms * math.log(2.0) * (1.0 - eta) / denom
+
+
+def expm_squared_loss_sensitivity(lo, hi, *, n_classes=None):
+    """Sensitivity ``s`` of the summed squared-loss utility of the ExpM+NF estimators.
+
+    ``u(theta; D) = -(sum_{rows} ||y_hat(x, theta) - y||^2 + r(theta))`` with targets and
+    model outputs confined to ``[lo, hi]`` for every row and every ``theta`` (a sigmoid or
+    clipped output) and a data-independent ``r``. Each row's loss lies in ``[0, (hi - lo)^2]``,
+    so ``s = (hi - lo)^2`` (Bridges, Tombs & Stanley 2023, Thm 3.1). The bound holds, and is
+    attained, under **both** add/remove one row (``|Δu| = l(z, theta)``) and replace-one
+    (``|Δu| = |l(z) - l(z')|``); no bound on the features is needed. With
+    ``n_classes = K >= 2`` (one-hot targets, softmax outputs, loss
+    summed over the ``K`` outputs, ``lo=0, hi=1``) the per-row loss lies in ``[0, 2]`` and
+    ``s = 2`` (``p = e_k``, ``y = e_j`` give ``||p - y||^2 = 2``; Cor. 3.2 of Bridges,
+    Tombs & Stanley 2023 states ``s <= 1``, which is wrong for that case).
+
+    The exponential mechanism then uses the exponent ``epsilon * u / (2 s)``.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Public bounds of targets and outputs, ``lo < hi``, finite.
+    n_classes : None or int, default=None
+        ``None`` for a scalar output; ``K >= 2`` for one-hot/softmax outputs (needs
+        ``lo=0``, ``hi=1``).
+
+    Returns
+    -------
+    float
+    """
+    import math
+
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError("bounds must be finite with lo < hi")
+    if n_classes is None:
+        return (hi - lo) ** 2
+    if int(n_classes) < 2 or (lo, hi) != (0.0, 1.0):
+        raise ValueError("n_classes must be >= 2 with bounds (0, 1)")
+    return 2.0
+
+
+def _check_n_features(n_features, fit_intercept):
+    p = int(n_features)
+    if p < 0:
+        raise ValueError("n_features must be >= 0")
+    d = p + int(bool(fit_intercept))
+    if d == 0:
+        raise ValueError("no coefficients: n_features=0 without an intercept")
+    return p, d
+
+
+def sufficient_statistics_sensitivity(
+    n_features, *, fit_intercept=True, target_weight=1.0, norm="l1"
+):
+    """Sensitivity of the distinct least-squares sufficient statistics (add/remove one row).
+
+    The released vector is the upper triangle (diagonal included) of ``X~^T X~`` followed
+    by ``target_weight * X~^T y~``, where every row ``x~`` of ``X~`` is a feature row
+    scaled into ``[-1, 1]^p`` plus, with ``fit_intercept``, a constant 1, and
+    ``|y~| <= 1``. With ``fit_intercept`` the corner entry ``sum_i 1 * 1 = n`` is left
+    out: ``n`` is public. ``d' = p + fit_intercept``.
+
+    Neighbouring relation: **add/remove one row**, ``n`` public. Adding or removing a
+    row moves every statistic by that row's own term, so the sensitivity is the largest
+    norm of one row's terms:
+
+    * ``norm="l1"``: ``sum_{j<=l<=p} |x_j x_l| + fit_intercept * sum_j |x_j|
+      + w |y~| (sum_j |x_j| + fit_intercept) <= p (p + 1) / 2 + fit_intercept * p + w d'``
+      (that is ``d' (d' + 1) / 2 - 1 + w d'`` with an intercept);
+    * ``norm="l2"``: the square root of ``sum_{j<=l<=p} x_j^2 x_l^2 + fit_intercept *
+      sum_j x_j^2 + w^2 y~^2 (sum_j x_j^2 + fit_intercept) <= p (p + 1) / 2 +
+      fit_intercept * p + w^2 d'``.
+
+    Both bounds are attained at a corner of the box (every ``|x_j| = 1``, ``|y~| = 1``).
+    Compared with the functional mechanism's ``d'^2 + 2 d'``
+    (:func:`functional_mechanism_sensitivity`, which perturbs every entry of the
+    symmetric matrix and counts each off-diagonal term twice), the L1 sensitivity of the
+    distinct entries is about half, for the same information.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``p`` (not counting the intercept column).
+    fit_intercept : bool, default=True
+    target_weight : float, default=1.0
+        Weight ``w > 0`` of the ``X~^T y~`` block in the released vector.
+    norm : {"l1", "l2"}, default="l1"
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Y.-X. Wang. "Revisiting differentially private linear regression: optimal and
+    adaptive prediction & estimation in unbounded domain." UAI 2018 (sufficient
+    statistics perturbation).
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import sufficient_statistics_sensitivity
+    >>> sufficient_statistics_sensitivity(3)  # 6 + 3 + 4
+    13.0
+    >>> round(sufficient_statistics_sensitivity(3, norm="l2") ** 2, 9)
+    13.0
+    """
+    import math
+
+    p, d = _check_n_features(n_features, fit_intercept)
+    w = float(target_weight)
+    if not (math.isfinite(w) and w > 0):
+        raise ValueError("target_weight must be a finite number > 0")
+    gram = p * (p + 1) / 2 + (p if fit_intercept else 0)
+    if norm == "l1":
+        return float(gram + w * d)
+    if norm == "l2":
+        return float(math.sqrt(gram + w * w * d))
+    raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
+
+
+def gram_min_eigenvalue_sensitivity(n_features, *, fit_intercept=True):
+    """Sensitivity of the smallest eigenvalue of ``X~^T X~`` (add/remove one row).
+
+    Rows are scaled into ``[-1, 1]^p`` and, with ``fit_intercept``, extended by a
+    constant 1, so ``||x~||^2 <= d' = p + fit_intercept``. Adding a row gives
+    ``X~^T X~ + x~ x~^T``; by Weyl's inequality every eigenvalue moves up by between 0
+    and ``||x~||^2``, so ``0 <= lambda_min(after) - lambda_min(before) <= d'`` (and
+    removing a row is the same step backwards). The bound is attained: take a Gram
+    matrix whose smallest eigenvector is ``x~ = (1, ..., 1)`` and whose other
+    eigenvalues exceed the smallest by more than ``d'``.
+
+    Neighbouring relation: **add/remove one row**. Returns ``d'`` (an L1 and L2
+    sensitivity: the value is a scalar).
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``p`` (not counting the intercept column).
+    fit_intercept : bool, default=True
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Y.-X. Wang. "Revisiting differentially private linear regression: optimal and
+    adaptive prediction & estimation in unbounded domain." UAI 2018, Algorithm 2
+    (AdaSSP), where ``||X||^2`` plays the role of ``d'``.
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import gram_min_eigenvalue_sensitivity
+    >>> gram_min_eigenvalue_sensitivity(3), gram_min_eigenvalue_sensitivity(3, fit_intercept=False)
+    (4.0, 3.0)
+    """
+    _, d = _check_n_features(n_features, fit_intercept)
+    return float(d)
