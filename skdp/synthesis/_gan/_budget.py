@@ -1,9 +1,11 @@
 """How one ``fit`` of :class:`~skdp.synthesis.DPGANSynthesizer` splits ``epsilon``.
 
 The mechanisms of a fit compose sequentially, so their epsilons add up (Dwork & Roth 2014,
-Theorem 3.16); each share has one function here:
+Theorem 3.16); each share has one entry here:
 
-* :func:`bounds_share`: a private estimate of the missing numeric bounds;
+* :data:`BOUNDS_FRACTION`: a private estimate of the missing numeric bounds, by the shared
+  front end (:class:`skdp.mechanisms._front_end.TabularFrontEnd`), which spends at most
+  that fraction and only for undeclared bounds;
 * :func:`prior_share`: the Laplace-noised class counts of the DP class prior;
 * :func:`selection_share`: DP checkpoint selection (report-noisy-max peeling);
 * :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic); all
@@ -18,7 +20,7 @@ __all__ = [
     "BOUNDS_FRACTION",
     "PRIOR_FRACTION",
     "SELECTION_FRACTION",
-    "bounds_share",
+    "breakdown",
     "calibrate_noise",
     "dpsgd_share",
     "prior_share",
@@ -31,11 +33,6 @@ BOUNDS_FRACTION = 0.1
 PRIOR_FRACTION = 0.05
 #: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
 SELECTION_FRACTION = 0.2
-
-
-def bounds_share(epsilon):
-    """The most a private bound estimate may spend (spent only for undeclared bounds)."""
-    return BOUNDS_FRACTION * epsilon
 
 
 def prior_share(epsilon, *, conditional, class_prior):
@@ -71,8 +68,11 @@ def calibrate_noise(epsilon, delta, sample_rate, steps, *, noise_multiplier, acc
     """Noise multiplier of ``steps`` Poisson-subsampled Gaussian steps within
     ``(epsilon, delta)`` (:func:`skdp.accounting.resolve_noise_multiplier`): the smallest
     one when ``noise_multiplier`` is None, else the given one (``ValueError`` when it
-    spends more than ``epsilon``)."""
+    spends more than ``epsilon``). ``epsilon=inf`` (a non-private fit): 0, no noise."""
     from skdp.accounting import resolve_noise_multiplier
+
+    if not math.isfinite(epsilon):
+        return 0.0
 
     sigma, _ = resolve_noise_multiplier(
         epsilon=epsilon,
@@ -83,3 +83,23 @@ def calibrate_noise(epsilon, delta, sample_rate, steps, *, noise_multiplier, acc
         accountant=accountant,
     )
     return float(sigma)
+
+
+def breakdown(*, bounds, prior, dpsgd, selection, nonprivate=False):
+    """``privacy_breakdown_``: the epsilon of each share, adding up to the fit's total.
+
+    ``dpsgd=inf`` is a non-private fit (``epsilon=inf``): nothing else is charged. A fit
+    made non-private by a ``"data"`` opt-in (``nonprivate=True``) gets the extra entry
+    ``"nonprivate": inf``, so that the parts still add up to ``epsilon_spent_``.
+    """
+    if math.isinf(dpsgd):
+        bounds = prior = selection = 0.0
+    parts = {
+        "bounds": float(bounds),
+        "prior": float(prior),
+        "dpsgd": float(dpsgd),
+        "selection": float(selection),
+    }
+    if nonprivate and math.isfinite(sum(parts.values())):
+        parts["nonprivate"] = math.inf
+    return parts

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 
 from skdp.base import DPEstimatorMixin
-from skdp.mechanisms import resolve_schema_bounds
+from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
 from skdp.synthesis._gan._fit import check_params, step_counts, train_networks
@@ -25,25 +25,15 @@ from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
 from skdp.synthesis._gan._sampling import class_codes, codes_of_counts, decode, generate
 from skdp.utils._random import fit_streams, make_rng
-from skdp.utils._sklearn_compat import (
-    Interval,
-    StrOptions,
-    _fit_context,
-    check_is_fitted,
-    validate_data,
-)
-from skdp.utils.schema import TabularEncoder, TabularSchema
+from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
+from skdp.utils.schema import TabularSchema
 
 __all__ = ["DPGANSynthesizer"]
 
 _STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
 
 
-def _is_dataframe(X) -> bool:
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
-class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
+class DPGANSynthesizer(TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
     """Differentially private GAN synthesizer for tabular (and longitudinal) data.
 
     One estimator covers two papers as options: a DP AC-GAN
@@ -75,6 +65,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
     column_types : None, dict or list, default=None
         ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"``; by default from
         the dtypes only.
+    schema : TabularSchema, dict or None, default=None
+        A public :class:`~skdp.utils.schema.TabularSchema` (or its ``to_dict()``) instead
+        of ``bounds``/``categories``/``column_types`` (giving both raises ``ValueError``);
+        numeric columns without bounds are still estimated privately.
     architecture : {"mlp", "conv1d"}, default="mlp"
         ``"conv1d"``: 1-D convolutions over ``feature_shape`` (the column order matters:
         put related columns, e.g. visits, next to each other).
@@ -285,6 +279,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, dict, list],
+        "schema": [None, TabularSchema, dict],
         "architecture": [StrOptions({"mlp", "conv1d"})],
         "feature_shape": [None, tuple, list],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
@@ -326,6 +321,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         bounds=None,
         categories=None,
         column_types=None,
+        schema=None,
         architecture="mlp",
         feature_shape=None,
         hidden_size=None,
@@ -363,6 +359,7 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.bounds = bounds
         self.categories = categories
         self.column_types = column_types
+        self.schema = schema
         self.architecture = architecture
         self.feature_shape = feature_shape
         self.hidden_size = hidden_size
@@ -418,14 +415,6 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
             raise ValueError(f"name must be one of {sorted(PRESETS)}, got {name!r}")
         return cls(**{**PRESETS[name], **overrides})
 
-    def _validate_input(self, X, *, reset):
-        if _is_dataframe(X):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if X.shape[0] < 1:
-                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-            return X
-        return validate_data(self, X, reset=reset, dtype="numeric")
-
     # --------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -445,36 +434,30 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         """
         params = self.get_params(deep=False)
         check_params(params)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_X(X, reset=True)
         n = int(X.shape[0])
         private = math.isfinite(self.epsilon)
         epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
 
-        # -- public schema; missing bounds privately inside the budget
-        bounds = tuple(self.bounds) if isinstance(self.bounds, np.ndarray) else self.bounds
-        schema = TabularSchema.from_data(
-            X, bounds=bounds, categories=self.categories, column_types=self.column_types
-        )
-        schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=streams["bounds"], fraction=_budget.BOUNDS_FRACTION
-        )
-        encoder = TabularEncoder(
-            schema, categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5
+        # -- public schema; missing bounds privately inside the budget (shared front end)
+        schema, eps_bounds, encoder = self._prepare_table(
+            X,
+            epsilon=epsilon,
+            rng=streams["bounds"],
+            fraction=_budget.BOUNDS_FRACTION,
+            encoder=dict(categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5),
         )
         Z = encoder.transform(X)
 
         # -- labels and the class prior
-        eps_prior = 0.0
-        classes, codes, prior = None, None, None
+        classes, codes, prior, eps_prior = None, None, None, 0.0
         if self.conditional == "acgan":
-            if y is not None and np.ndim(y) >= 1 and np.shape(y)[0] != Z.shape[0]:
-                raise ValueError("y must have one label per row of X (len(y) != len(X))")
-            classes, codes = encode_labels(y, self.classes)
-            eps_prior = _budget.prior_share(epsilon, conditional=True, class_prior=self.class_prior)
-            prior, _ = class_prior(self.class_prior, classes, codes, eps_prior, streams["prior"])
-            if not private:
-                eps_prior = 0.0
+            classes, codes = encode_labels(y, self.classes, n_rows=n)
+            share = _budget.prior_share(epsilon, conditional=True, class_prior=self.class_prior)
+            prior, eps_prior = class_prior(
+                self.class_prior, classes, codes, share, streams["prior"]
+            )
         selection = self.checkpoint_selection
         eps_sel = _budget.selection_share(epsilon, selection=selection is not None)
         eps_dpsgd = _budget.dpsgd_share(
@@ -483,16 +466,10 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
 
         # -- step counts (public: n, batch_size, parameters) and the calibrated noise
         q, t_ae, t_critic = step_counts(params, n)
-        sigma = 0.0
-        if private:
-            sigma = _budget.calibrate_noise(
-                eps_dpsgd,
-                delta,
-                q,
-                t_ae + t_critic,
-                noise_multiplier=self.noise_multiplier,
-                accountant=self.accountant,
-            )
+        sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
+            eps_dpsgd, delta, q, t_ae + t_critic, noise_multiplier=self.noise_multiplier,
+            accountant=self.accountant,
+        )  # fmt: skip
         run, gens, selected = train_networks(
             Z, codes, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
             t_ae=t_ae, t_critic=t_critic, eps_sel=eps_sel, streams=streams,
@@ -515,21 +492,17 @@ class DPGANSynthesizer(DPEstimatorMixin, BaseEstimator):
         self.loss_curve_ = np.asarray(run.critic_loss, dtype=float)
         self.history_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
         self.device_ = str(run.device)
-        if private:
-            breakdown = {
-                "bounds": float(eps_bounds),
-                "prior": float(eps_prior),
-                "dpsgd": run.epsilon(delta),
-                "selection": float(eps_sel),
-            }
-        else:
-            breakdown = {"bounds": 0.0, "prior": 0.0, "dpsgd": math.inf, "selection": 0.0}
-            delta = 0.0
-        if self._nonprivate_options() and math.isfinite(sum(breakdown.values())):
-            breakdown["nonprivate"] = math.inf  # a "data" opt-in: the parts add up to inf
-        self.privacy_breakdown_ = breakdown
+        self.privacy_breakdown_ = _budget.breakdown(
+            bounds=eps_bounds,
+            prior=eps_prior,
+            dpsgd=run.epsilon(delta) if private else math.inf,
+            selection=eps_sel,
+            nonprivate=bool(self._nonprivate_options()),
+        )
         self._record_privacy_spent(
-            sum(breakdown.values()), delta, guarantee=run.guarantee if private else "exact"
+            sum(self.privacy_breakdown_.values()),
+            delta if private else 0.0,
+            guarantee=run.guarantee if private else "exact",
         )
         return self
 

@@ -22,7 +22,7 @@ def _key(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
-def encode_labels(y, classes):
+def encode_labels(y, classes, *, n_rows):
     """Validate ``y`` and encode it over the declared ``classes``.
 
     Parameters
@@ -30,6 +30,8 @@ def encode_labels(y, classes):
     y : array-like of shape (n_samples,) or None
     classes : None, "data" or array-like
         Declared labels; ``"data"`` reads them off ``y`` (warns: not private).
+    n_rows : int
+        Rows of ``X`` (``y`` must have as many labels).
 
     Returns
     -------
@@ -39,6 +41,8 @@ def encode_labels(y, classes):
     """
     if y is None:
         raise ValueError("conditional='acgan' needs y (the label column)")
+    if np.ndim(y) >= 1 and np.shape(y)[0] != n_rows:
+        raise ValueError("y must have one label per row of X (len(y) != len(X))")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
