@@ -1,0 +1,148 @@
+"""DPGANSynthesizer's parameters and fitted vocabulary (issue 17 §3/§4): n_iter,
+learning_rate, checkpoint_selection, sample / sample_labeled, n_iter_, loss_curve_,
+privacy_breakdown_; and the per-record losses."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.synthesis import DPGANSynthesizer
+from skdp.synthesis._gan import _fit, _training
+from skdp.synthesis._gan._losses import gan_losses
+
+FAST = dict(
+    hidden_size=8,
+    latent_dim=4,
+    code_dim=4,
+    n_iter=3,
+    batch_size=20,
+    n_critic=1,
+    device="cpu",
+    dtype="float64",
+    random_state=0,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _X(n=60):
+    return np.random.default_rng(0).normal(size=(n, 2))
+
+
+def test_old_parameter_names_are_gone():
+    params = set(DPGANSynthesizer().get_params())
+    old = {"epochs", "ae_epochs", "max_steps", "lr_generator", "lr_critic", "lr_autoencoder"}
+    old |= {"n_checkpoints", "selection_top_k", "selection_scorers", "selection_n_samples"}
+    assert not params & old
+    assert {"n_iter", "learning_rate", "checkpoint_selection", "schema"} <= params
+
+
+def test_learning_rates_resolve_float_dict_and_defaults():
+    assert _fit.learning_rates(None) == {"generator": 2e-4, "critic": 2e-4, "autoencoder": 1e-3}
+    assert set(_fit.learning_rates(0.01).values()) == {0.01}
+    lr = _fit.learning_rates({"critic": 0.05})
+    assert lr == {"generator": 2e-4, "critic": 0.05, "autoencoder": 1e-3}
+    with pytest.raises(ValueError, match="learning_rate keys"):
+        _fit.learning_rates({"discriminator": 0.1})
+    with pytest.raises(ValueError, match="positive"):
+        _fit.learning_rates({"critic": -1.0})
+
+
+def test_learning_rate_reaches_the_optimizers(monkeypatch):
+    seen = []
+    real = _training.GANTraining.__init__
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs["config"])
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_training.GANTraining, "__init__", spy)
+    DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"generator": 0.03}, **FAST).fit(
+        _X()
+    )
+    assert (seen[-1].lr_generator, seen[-1].lr_critic) == (0.03, 2e-4)
+    with pytest.raises(ValueError, match="learning_rate"):
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"g": 1.0}, **FAST).fit(_X())
+
+
+def test_default_step_counts_come_from_public_n_and_batch_size():
+    params = DPGANSynthesizer(batch_size=20, autoencoder=True).get_params()
+    q, t_ae, t_critic = _fit.step_counts(params, 100)
+    assert (q, t_critic, t_ae) == (0.2, 250, 50)  # 50 and 10 expected passes
+    params.update(n_iter=7, n_iter_autoencoder=3)
+    assert _fit.step_counts(params, 100)[1:] == (3, 7)
+    params.update(autoencoder=False)
+    assert _fit.step_counts(params, 100)[1] == 0  # no autoencoder, no autoencoder steps
+
+
+def test_fitted_vocabulary():
+    gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(_X())
+    assert isinstance(gan.n_iter_, int) and gan.n_iter_ == 3
+    assert gan.n_iter_autoencoder_ == 0
+    assert gan.loss_curve_.shape == (3,) and gan.loss_curve_.dtype == float
+    assert np.isfinite(gan.loss_curve_).all()
+    assert all(isinstance(v, float) for v in gan.privacy_breakdown_.values())
+    assert sum(gan.privacy_breakdown_.values()) == pytest.approx(gan.epsilon_spent_)
+
+
+def test_breakdown_of_a_data_opt_in_adds_up_to_inf():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        gan = DPGANSynthesizer(epsilon=2.0, bounds="data", **FAST).fit(_X())
+    assert gan.epsilon_spent_ == math.inf
+    assert sum(gan.privacy_breakdown_.values()) == math.inf
+    assert gan.privacy_breakdown_["nonprivate"] == math.inf
+
+
+def test_sample_signature_and_one_return_type():
+    params = inspect.signature(DPGANSynthesizer.sample).parameters
+    assert list(params) == ["self", "n_samples", "random_state"]
+    assert params["n_samples"].default == 1
+    assert params["random_state"].kind is inspect.Parameter.KEYWORD_ONLY
+    X = pd.DataFrame(_X(), columns=["a", "b"])
+    y = (X["a"] > 0).astype(int).to_numpy()
+    gan = DPGANSynthesizer(
+        epsilon=2.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1], loss="gan", **FAST
+    ).fit(X, y)
+    S = gan.sample(5, random_state=0)  # a conditional model too: X only
+    assert isinstance(S, pd.DataFrame) and list(S.columns) == ["a", "b"]
+    assert gan.sample().shape == (1, 2)
+    Xs, ys = gan.sample_labeled(5, random_state=0)
+    assert isinstance(Xs, pd.DataFrame) and set(ys) <= {0, 1}
+    pd.testing.assert_frame_equal(Xs, S)  # the same draw, labels kept
+
+
+def test_checkpoint_selection_needs_acgan():
+    from skdp.synthesis import CheckpointSelection
+
+    with pytest.raises(ValueError, match="acgan"):
+        DPGANSynthesizer(epsilon=2.0, checkpoint_selection=CheckpointSelection(), **FAST).fit(_X())
+
+
+def test_losses_wgan_signs_and_gan_bce():
+    real, fake, gen = gan_losses("wgan", 1.0, conditional=False)
+    out = torch.tensor([0.7])
+    assert float(real(out)) == pytest.approx(-0.7) and float(fake(out)) == pytest.approx(0.7)
+    assert float(gen(out)) == pytest.approx(-0.7)
+    real, fake, gen = gan_losses("gan", 1.0, conditional=False)
+    zero = torch.tensor([0.0])
+    assert float(real(zero)) == pytest.approx(math.log(2)) == float(fake(zero))
+    # the auxiliary term of the AC-GAN: a confident right label costs little, a wrong one much
+    real, _, _ = gan_losses("wgan", 2.0, conditional=True)
+    out = torch.tensor([0.0, 5.0, -5.0])
+    right, wrong = float(real(out, torch.tensor(0))), float(real(out, torch.tensor(1)))
+    assert right < 0.01 < 19.0 < wrong
