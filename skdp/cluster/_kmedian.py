@@ -131,6 +131,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Rounds of the search (1 except for the multi-round box search).
     round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
+    privacy_breakdown_ : dict
+        ``{"round t": epsilon_t}``, the same losses in the shared ``dict[str, float]``
+        form; the values add up to ``epsilon_spent_``.
     round_sensitivities_ : ndarray of shape (n_rounds,)
         Sensitivity ``Delta_t`` of each round's quality (public): ``Delta`` for round 1,
         twice the largest centre move for the local rounds (capped at ``Delta``).
@@ -228,7 +231,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
         "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "n_public": [Interval(Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
     _parameter_constraints.pop("delta", None)
 
@@ -336,7 +339,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             self.center_indices_ = None
             self.cluster_centers_ = chosen
             self.sensitivity_ = float(delta)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+            self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
             return self
         if V is not None and self.n_rounds not in ("auto", 1):
             raise ValueError("n_rounds > 1 needs the box base (bounds without candidates)")
@@ -427,8 +430,12 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         self.n_rounds_ = 1
         self.round_epsilons_ = np.array([float(epsilon)])
         self.round_sensitivities_ = np.array([float(delta)])
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
         return self
+
+    def _breakdown(self):
+        """``privacy_breakdown_``: the rounds' (public) epsilons."""
+        return {f"round {t + 1}": float(e) for t, e in enumerate(self.round_epsilons_)}
 
     def _box_search(self, X, box, epsilon, delta, n_sched, rng):
         """Multi-round subsampled exponential mechanism on the public box.

@@ -297,7 +297,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
             Interval(Real, 0, None, closed="left"),
         ],
         "secure_mode": ["boolean"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(

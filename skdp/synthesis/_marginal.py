@@ -278,7 +278,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
         "clip": ["boolean"],
         "smoothing": [Interval(Real, 0, 1, closed="left")],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints("random_state"),
     }
 
     def __init__(

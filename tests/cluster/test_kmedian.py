@@ -195,6 +195,7 @@ def test_sensitivity_is_public_and_no_private_attribute_is_stored():
         "delta_spent_",
         "privacy_guarantee_",
         "nonprivate_options_",
+        "privacy_breakdown_",
         "n_features_in_",
     }
     for name in fitted - {"cluster_centers_", "center_indices_"}:

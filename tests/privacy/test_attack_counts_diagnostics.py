@@ -108,16 +108,21 @@ def test_collapse_warning_carries_no_data_value():
         assert not re.search(r"\d", str(w.message)), str(w.message)
 
 
-def test_verbose_marks_the_private_loss(capsys):
+def test_verbose_shows_no_private_loss(capsys, caplog):
+    """The reverse-KL loss (an un-noised function of the rows) is neither shown nor logged."""
+    caplog.set_level("INFO", logger="skdp")
     X, y = _binary()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ExpMFlowClassifier(classes=[0, 1], epsilon=1.0, verbose=1, random_state=0, **_FAST).fit(
             X, y
         )
-    out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if "loss" in line]
-    assert lines and all("not private" in line for line in lines)
+    shown = capsys.readouterr()
+    progress = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    assert progress and all(p["loss"] is None for p in progress)
+    assert "steps" in shown.err  # verbose shows the progress ...
+    assert "loss" not in shown.err + shown.out  # ... without the loss
+    assert not any("loss" in r.getMessage() for r in caplog.records)
 
 
 def test_diagnostics_opt_in_is_reported_as_non_private():
