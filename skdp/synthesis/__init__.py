@@ -1,8 +1,9 @@
 """Differentially private synthetic data.
 
 :class:`DPHistogramSynthesizer` and :class:`DPMarginalSynthesizer` need only
-numpy/pandas. Torch-based synthesizers (a later ``DPGANSynthesizer``) are imported
-lazily through ``__getattr__``, so that ``import skdp.synthesis`` never imports torch.
+numpy/pandas. :class:`DPGANSynthesizer` (torch) and its :class:`CheckpointSelection`
+are imported lazily through ``__getattr__``, so that ``import skdp.synthesis`` never
+imports torch.
 """
 
 from __future__ import annotations

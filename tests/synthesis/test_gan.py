@@ -535,7 +535,7 @@ def test_nonprivate_gan_learns_correlated_gaussian():
         weight_clip=0.01,
         hidden_size=64,
         latent_dim=8,
-        n_iter=1250,  # 40 expected passes over 2000 rows at batch size 128
+        n_iter=625,  # 40 expected passes over 2000 rows at batch size 128
         batch_size=128,
         learning_rate={"generator": 5e-4, "critic": 5e-4},
         device="cpu",
