@@ -8,7 +8,8 @@
 * :mod:`._losses`: per-record losses;
 * :mod:`._checkpoint`: DP checkpoint selection and its parameter object
   :class:`~skdp.synthesis.CheckpointSelection`;
-* :mod:`._nets`: the torch networks; :mod:`._sampling`: generation and decoding;
+* :mod:`._nets`: the torch networks; :mod:`._sampling`: ``sample``/``sample_labeled``,
+  generation and decoding;
 * :mod:`._presets`: the papers' configurations.
 
 Importing this package does not import torch (the networks and loops are imported by

@@ -1,10 +1,10 @@
 """DPGANSynthesizer: DP AC-GAN (Beaulieu-Jones et al.) and RDP-CGAN (Torfi et al.) in one estimator.
 
-The orchestration: parameters, ``fit`` (input, budget split, networks, training loops,
-checkpoint selection) and ``sample``. The class Notes list where skdp departs from the
-papers. Only the modules that read private rows (the critic and, with
-``autoencoder=True``, the autoencoder) are trained with the DP-SGD engine
-(:mod:`skdp.training`); the generator is post-processing of the private critic.
+The orchestration: parameters and ``fit`` (input, budget split, networks, training
+loops, checkpoint selection); ``sample`` comes from :mod:`._sampling`. The class Notes
+list where skdp departs from the papers. Only the modules that read private rows (the
+critic and, with ``autoencoder=True``, the autoencoder) are trained with the DP-SGD
+engine (:mod:`skdp.training`); the generator is post-processing of the private critic.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.metaestimators import available_if
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
@@ -23,9 +22,9 @@ from skdp.synthesis._gan._checkpoint import CheckpointSelection
 from skdp.synthesis._gan._fit import check_params, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
-from skdp.synthesis._gan._sampling import class_codes, codes_of_counts, decode, generate
-from skdp.utils._random import fit_streams, make_rng
-from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
+from skdp.synthesis._gan._sampling import GANSamplingMixin
+from skdp.utils._random import fit_streams
+from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from skdp.utils.schema import TabularSchema
 
 __all__ = ["DPGANSynthesizer"]
@@ -33,7 +32,7 @@ __all__ = ["DPGANSynthesizer"]
 _STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
 
 
-class DPGANSynthesizer(TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
+class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
     """Differentially private GAN synthesizer for tabular (and longitudinal) data.
 
     One estimator covers two papers as options: a DP AC-GAN
@@ -505,88 +504,6 @@ class DPGANSynthesizer(TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
             guarantee=run.guarantee if private else "exact",
         )
         return self
-
-    # ------------------------------------------------------------------ sample
-    def _n_samples(self, n_samples):
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        from skdp.utils.validation import check_n_samples
-
-        return check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
-
-    def sample(self, n_samples=1, *, random_state=None):
-        """Draw synthetic records (post-processing: costs no privacy).
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        random_state : None, int, SeedSequence or Generator, default=None
-            ``None``: fresh OS entropy (the fitted model keeps no generator).
-
-        Returns
-        -------
-        X_syn : DataFrame or ndarray of shape (n_samples, n_features)
-            The training input's type, columns and dtypes. A conditional model draws the
-            labels from ``class_prior_`` and drops them (:meth:`sample_labeled` returns
-            them).
-        """
-        check_is_fitted(self)
-        rng = make_rng(random_state)
-        n_samples = self._n_samples(n_samples)
-        codes = None
-        if self.classes_ is not None:
-            codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
-        return self._decode(self._generate(n_samples, codes, rng))
-
-    @available_if(lambda self: self.conditional == "acgan")
-    def sample_labeled(self, n_samples=1, *, y=None, random_state=None):
-        """Draw synthetic records with their labels (conditional models only).
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        y : None, a class label, array-like of labels, or dict {class: count}, optional
-            ``None`` draws labels from ``class_prior_``; one label conditions every row on
-            that class; an array (length ``n_samples``) gives each row's class; a dict
-            gives counts per class (``n_samples`` is then ignored).
-        random_state : None, int, SeedSequence or Generator, default=None
-            ``None``: fresh OS entropy.
-
-        Returns
-        -------
-        X_syn : DataFrame or ndarray of shape (n_samples, n_features)
-        y_syn : ndarray of shape (n_samples,)
-            The labels the rows were generated for.
-        """
-        check_is_fitted(self)
-        rng = make_rng(random_state)
-        if isinstance(y, dict):
-            codes = codes_of_counts(self.classes_, y)
-            n_samples = codes.size
-        else:
-            n_samples = self._n_samples(n_samples)
-            if y is None:
-                codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
-            else:
-                codes = class_codes(self.classes_, y, n_samples)
-        X_syn = self._decode(self._generate(n_samples, codes, rng))
-        return X_syn, self.classes_[codes]
-
-    def _generate(self, n_samples, codes, rng):
-        """Encoded synthetic rows, evenly from ``generators_``, row ``i`` for ``codes[i]``."""
-        return generate(
-            self.generators_,
-            self.decoder_,
-            n_samples,
-            codes,
-            rng,
-            latent_dim=self.latent_dim,
-            latent_distribution=self.latent_distribution,
-            width=self.n_encoded_features_,
-        )
-
-    def _decode(self, Z):
-        return decode(self._encoder, self.schema_, Z, self.integer_rounding)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

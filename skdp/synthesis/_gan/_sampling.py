@@ -9,8 +9,12 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 
-__all__ = ["class_codes", "codes_of_counts", "decode", "generate", "latent"]
+from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import check_is_fitted
+
+__all__ = ["GANSamplingMixin", "class_codes", "codes_of_counts", "decode", "generate", "latent"]
 
 #: Rows generated per batch in ``sample``.
 SAMPLE_CHUNK = 4096
@@ -116,3 +120,89 @@ def codes_of_counts(classes, counts):
             raise ValueError("class counts must be non-negative integers")
         parts.append(np.full(int(cnt), lookup[cls]))
     return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+
+
+class GANSamplingMixin:
+    """``sample`` and ``sample_labeled`` of :class:`~skdp.synthesis.DPGANSynthesizer`
+    (post-processing of the fitted generators, decoder, schema and class prior)."""
+
+    def _n_samples(self, n_samples):
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        from skdp.utils.validation import check_n_samples
+
+        return check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
+
+    def sample(self, n_samples=1, *, random_state=None):
+        """Draw synthetic records (post-processing: costs no privacy).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : None, int, SeedSequence or Generator, default=None
+            ``None``: fresh OS entropy (the fitted model keeps no generator).
+
+        Returns
+        -------
+        X_syn : DataFrame or ndarray of shape (n_samples, n_features)
+            The training input's type, columns and dtypes. A conditional model draws the
+            labels from ``class_prior_`` and drops them (:meth:`sample_labeled` returns
+            them).
+        """
+        check_is_fitted(self)
+        rng = make_rng(random_state)
+        n_samples = self._n_samples(n_samples)
+        codes = None
+        if self.classes_ is not None:
+            codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
+        return self._decode(self._generate(n_samples, codes, rng))
+
+    @available_if(lambda self: self.conditional == "acgan")
+    def sample_labeled(self, n_samples=1, *, y=None, random_state=None):
+        """Draw synthetic records with their labels (conditional models only).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        y : None, a class label, array-like of labels, or dict {class: count}, optional
+            ``None`` draws labels from ``class_prior_``; one label conditions every row on
+            that class; an array (length ``n_samples``) gives each row's class; a dict
+            gives counts per class (``n_samples`` is then ignored).
+        random_state : None, int, SeedSequence or Generator, default=None
+            ``None``: fresh OS entropy.
+
+        Returns
+        -------
+        X_syn : DataFrame or ndarray of shape (n_samples, n_features)
+        y_syn : ndarray of shape (n_samples,)
+            The labels the rows were generated for.
+        """
+        check_is_fitted(self)
+        rng = make_rng(random_state)
+        if isinstance(y, dict):
+            codes = codes_of_counts(self.classes_, y)
+            n_samples = codes.size
+        else:
+            n_samples = self._n_samples(n_samples)
+            if y is None:
+                codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
+            else:
+                codes = class_codes(self.classes_, y, n_samples)
+        X_syn = self._decode(self._generate(n_samples, codes, rng))
+        return X_syn, self.classes_[codes]
+
+    def _generate(self, n_samples, codes, rng):
+        """Encoded synthetic rows, evenly from ``generators_``, row ``i`` for ``codes[i]``."""
+        return generate(
+            self.generators_,
+            self.decoder_,
+            n_samples,
+            codes,
+            rng,
+            latent_dim=self.latent_dim,
+            latent_distribution=self.latent_distribution,
+            width=self.n_encoded_features_,
+        )
+
+    def _decode(self, Z):
+        return decode(self._encoder, self.schema_, Z, self.integer_rounding)
