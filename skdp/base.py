@@ -126,6 +126,19 @@ def _is_data_opt_in(value) -> bool:
     return False
 
 
+def _shared_constraints(*names):
+    """``{name: constraints}`` of the shared parameters ``names``.
+
+    For :meth:`DPEstimatorMixin._common_constraints` and for public functions, which
+    validate the same parameters the same way with
+    ``@validate_params(_shared_constraints("random_state"), ...)``.
+    """
+    unknown = [n for n in names if n not in _COMMON_PARAMETER_CONSTRAINTS]
+    if unknown:
+        raise ValueError(f"no shared constraint for {unknown}")
+    return {n: list(_COMMON_PARAMETER_CONSTRAINTS[n]) for n in names}
+
+
 class DPEstimatorMixin:
     """Mixin for differentially private estimators.
 
@@ -155,10 +168,7 @@ class DPEstimatorMixin:
                 ...
             }
         """
-        unknown = [n for n in names if n not in _COMMON_PARAMETER_CONSTRAINTS]
-        if unknown:
-            raise ValueError(f"no shared constraint for {unknown}")
-        return {n: list(_COMMON_PARAMETER_CONSTRAINTS[n]) for n in names}
+        return _shared_constraints(*names)
 
     def _check_privacy_params(self, *, n_samples=None, require_delta=False):
         """Validate ``self.epsilon`` / ``self.delta`` (``delta`` defaults to 0 if absent)."""

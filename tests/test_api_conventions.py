@@ -360,3 +360,48 @@ def test_progress_is_logged_not_printed():
 )
 def test_pending_modules_stop_printing(module):
     assert module not in _modules_calling_print()
+
+
+# ---------------------------------------------------------------- public functions
+def _public_function_calls():
+    from skdp.metrics import (
+        dp_accuracy_score,
+        dp_average_precision_score,
+        dp_roc_auc_score,
+        make_dp_scorer,
+    )
+    from skdp.model_selection import dp_cross_validate
+
+    y = np.array([0, 1] * 20)
+    s = np.linspace(0.0, 1.0, 40)
+    X = np.linspace(-1.0, 1.0, 80).reshape(40, 2)
+    return {
+        "dp_roc_auc_score": lambda rs: dp_roc_auc_score(y, s, epsilon=1.0, random_state=rs),
+        "dp_average_precision_score": lambda rs: dp_average_precision_score(
+            y, s, epsilon=1.0, random_state=rs
+        ),
+        "dp_accuracy_score": lambda rs: dp_accuracy_score(y, y, epsilon=1.0, random_state=rs),
+        "make_dp_scorer": lambda rs: make_dp_scorer("accuracy", epsilon=1.0, random_state=rs),
+        "dp_cross_validate": lambda rs: dp_cross_validate(
+            _make("DPLogisticRegression", classes=[0, 1]),
+            X,
+            y,
+            scoring=make_dp_scorer("accuracy", epsilon=1.0, random_state=0),
+            n_splits=2,
+            random_state=rs,
+        ),
+    }
+
+
+@pytest.mark.parametrize("function", sorted(_public_function_calls()))
+def test_public_functions_validate_random_state_like_estimators(function):
+    """Public functions accept the estimators' random_state values and refuse the rest
+    with scikit-learn's InvalidParameterError (validate_params on the shared constraint)."""
+    call = _public_function_calls()[function]
+    for value in (None, 0, np.random.default_rng(0), np.random.SeedSequence(1)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(value)
+    for value in ("0", 1.5, -1):
+        with pytest.raises(InvalidParameterError, match="random_state"):
+            call(value)

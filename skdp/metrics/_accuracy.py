@@ -10,6 +10,7 @@ import math
 import numpy as np
 from sklearn.utils import check_consistent_length
 
+from skdp.base import _shared_constraints
 from skdp.mechanisms import (
     add_geometric,
 )
@@ -17,11 +18,13 @@ from skdp.metrics._checks import (
     _check_ledger,
 )
 from skdp.utils._random import release_rng
+from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
 
 __all__ = ["dp_accuracy_score"]
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, ledger=None):
     """Differentially private accuracy (fraction of correct predictions).
 

@@ -15,9 +15,11 @@ import math
 import numpy as np
 from scipy.stats import norm
 
+from skdp.base import _shared_constraints
 from skdp.metrics._smooth import (
     _dp_ranking_metric,
 )
+from skdp.utils._sklearn_compat import validate_params
 
 __all__ = [
     "binormal_roc_curve",
@@ -26,6 +28,7 @@ __all__ = [
 ]
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_roc_auc_score(
     y_true,
     y_score,
@@ -163,6 +166,7 @@ def dp_roc_auc_score(
     )
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_average_precision_score(
     y_true,
     y_score,

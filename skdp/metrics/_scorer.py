@@ -13,12 +13,14 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.accounting._ledger import _check_relation, _replace_one_from_add_remove
+from skdp.base import _shared_constraints
 from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
 from skdp.metrics._accuracy import dp_accuracy_score
 from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
+from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
 
 __all__ = ["DPScorer", "cv_privacy_spend", "make_dp_scorer"]
@@ -178,6 +180,7 @@ class DPScorer:
         )
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def make_dp_scorer(
     metric,
     *,

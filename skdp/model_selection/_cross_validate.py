@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from skdp.base import _shared_constraints
 from skdp.model_selection._folds import _check_n_splits
 from skdp.model_selection._plan import (
     _check_bool,
@@ -12,11 +13,13 @@ from skdp.model_selection._plan import (
     _Plan,
 )
 from skdp.utils._meta_privacy import weakest_guarantee
+from skdp.utils._sklearn_compat import validate_params
 
 __all__ = ["dp_cross_validate"]
 
 
 # ----------------------------------------------------------------------------- API
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_cross_validate(
     estimator,
     X,
