@@ -405,3 +405,34 @@ def test_public_functions_validate_random_state_like_estimators(function):
     for value in ("0", 1.5, -1):
         with pytest.raises(InvalidParameterError, match="random_state"):
             call(value)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "lira_attack",
+        "distinguishing_audit",
+        "one_run_audit",
+        "check_privacy",
+        "auc_reidentification_audit",
+    ],
+)
+def test_audits_refuse_a_bad_random_state_before_any_fit(function):
+    import skdp.auditing
+
+    f = getattr(skdp.auditing, function)
+    fits = []
+
+    class Spy:  # any fit would be recorded: validation comes first
+        def fit(self, X, y=None):
+            fits.append(1)
+            return self
+
+    X = np.zeros((10, 2))
+    for value in ("0", 1.5):
+        with pytest.raises(InvalidParameterError, match="random_state"):
+            if function == "auc_reidentification_audit":
+                f(np.array([0, 1] * 5), np.linspace(0, 1, 10), random_state=value)
+            else:
+                f(Spy(), X, random_state=value)
+    assert not fits

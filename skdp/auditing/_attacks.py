@@ -35,7 +35,9 @@ from skdp.auditing._fitting import (
 )
 from skdp.auditing._result import AuditResult, roc_summary
 from skdp.auditing._scoring import resolve_scorer
+from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import validate_params
 
 
 def loss_threshold_attack(estimator, X, y=None, **kwargs):
@@ -52,6 +54,7 @@ def _norm_logpdf(x, mu, sigma):
     return -0.5 * ((x - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * math.log(2 * math.pi)
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def lira_attack(
     estimator,
     X,

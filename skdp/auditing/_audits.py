@@ -38,7 +38,9 @@ from skdp.auditing._fitting import (
 )
 from skdp.auditing._result import AuditResult, roc_summary
 from skdp.auditing._scoring import resolve_scorer
+from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import validate_params
 
 __all__ = [
     "distinguishing_audit",
@@ -83,6 +85,7 @@ def _best_threshold(scores, labels, delta, confidence):
 
 
 # ----------------------------------------------------------------------------- audits
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def distinguishing_audit(
     estimator,
     X,
@@ -278,6 +281,7 @@ def threshold_audit(
     )
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def one_run_audit(
     estimator,
     X,

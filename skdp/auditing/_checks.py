@@ -9,7 +9,9 @@ import numpy as np
 
 from skdp.auditing._attacks import lira_attack
 from skdp.auditing._audits import distinguishing_audit, one_run_audit
+from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import validate_params
 
 __all__ = ["check_privacy", "default_audit_data"]
 
@@ -96,6 +98,7 @@ def default_audit_data(estimator, *, n_samples=60, n_features=2, random_state=0)
     return X, y, canary_X, canary_y
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def check_privacy(
     estimator,
     X=None,

@@ -18,7 +18,9 @@ import numpy as np
 
 from skdp.auditing._bounds import epsilon_lower_bound
 from skdp.auditing._result import AuditResult, roc_summary
+from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
+from skdp.utils._sklearn_compat import validate_params
 
 __all__ = ["auc_reidentification_attack", "auc_reidentification_audit"]
 
@@ -87,6 +89,7 @@ def auc_reidentification_attack(y_known, scores_known, released_auc):
     return int(d_pos < d_neg)
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def auc_reidentification_audit(
     y_true,
     y_score,
