@@ -387,11 +387,9 @@ def _estimator(args, schema):
         )
     from skdp.synthesis import DPGANSynthesizer
 
-    # n_iter is the shared name (issue 17); max_steps until the GAN adopts it
-    steps = "n_iter" if "n_iter" in DPGANSynthesizer().get_params() else "max_steps"
     return DPGANSynthesizer(
+        n_iter=args.n_iter,
         batch_size=args.batch_size if args.batch_size is not None else 64,
-        **{steps: args.n_iter},
         **common,
     )
 
