@@ -90,3 +90,69 @@ def test_verbose_handler_attaches_for_the_duration_and_restores_the_level():
     with pytest.raises(RuntimeError), verbose_handler(1):
         raise RuntimeError
     assert logger.handlers == before_handlers and logger.level == before_level
+
+
+class _TTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_tqdm_bar_on_a_terminal_when_installed(monkeypatch):
+    """With ``tqdm`` importable and a terminal, one bar per phase, advanced to the step."""
+    import sys
+    import types
+
+    made = []
+
+    class FakeBar:
+        def __init__(self, total, desc, file, leave):
+            self.total, self.n, self.closed, self.postfix = total, 0, False, None
+            made.append(self)
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix(self, post, refresh=False):
+            self.postfix = post
+
+        def close(self):
+            self.closed = True
+
+    auto = types.ModuleType("tqdm.auto")
+    auto.tqdm = FakeBar
+    monkeypatch.setitem(sys.modules, "tqdm", types.ModuleType("tqdm"))
+    monkeypatch.setitem(sys.modules, "tqdm.auto", auto)
+    handler = ProgressHandler(_TTY())
+    log = logging.getLogger("skdp.test_tqdm")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        for t in (1, 3, 4):
+            log_progress(log, estimator="E", step=t, total=4, epsilon_spent=0.1 * t)
+        log_progress(log, estimator="E", phase="other", step=1, total=2)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+        handler.close()
+    assert len(made) == 2
+    assert made[0].n == 4 and made[0].closed and made[0].postfix == {"eps": "0.4"}
+    assert made[1].n == 1 and made[1].closed  # closed with the handler
+
+
+def test_text_bar_on_a_terminal_without_tqdm(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm fails
+    stream = _TTY()
+    handler = ProgressHandler(stream)
+    log = logging.getLogger("skdp.test_text")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        for t in (1, 2):
+            log_progress(log, estimator="E", step=t, total=2)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+    out = stream.getvalue()
+    assert out.count("\r") == 2 and out.endswith("2/2 steps\n") and "[" in out
