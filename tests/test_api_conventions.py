@@ -100,12 +100,7 @@ CONVENTIONS = ("names", "shared_values", "sample_signature", "privacy_facts", "i
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
 _GAN = "GAN vocabulary: in progress (issue 17)"
 _VI = "GAN/VI vocabulary: in progress (issue 17)"
-PENDING: dict[str, dict[str, str]] = {
-    "DPGANSynthesizer": {
-        "names": _GAN + ": betas",
-        "shared_values": _GAN + ": device='cuda:N', registry accountants",
-    },
-}
+PENDING: dict[str, dict[str, str]] = {}
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because
 #: that loss is not a statistic of the private rows. Every other private fit must keep an

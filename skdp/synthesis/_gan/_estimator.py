@@ -129,9 +129,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         Adam learning rates: a float for all networks, or a dict with keys among
         ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their
         defaults). ``None``: 2e-4 for the generator and the critic, 1e-3 for the
-        autoencoder.
-    betas : tuple of float, default=(0.5, 0.999)
-        Adam betas of all three optimizers.
+        autoencoder. Adam's betas are fixed at ``(0.5, 0.999)`` (Radford et al. 2016;
+        [1]).
     integer_rounding : {"round", "floor"}, default="round"
         How integer columns are decoded ([1] floors).
     accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
@@ -244,8 +243,9 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     bounds scale the data to [0, 1] ([1] used raw values), noise once per step on the
     sum ([2]'s algorithm adds it per micro-batch, its code under-noises), no BatchNorm in
     the critic ([2]), GroupNorm instead of BatchNorm in the generator, no dropout in the
-    critic ([1]), conv1d instead of [1]'s conv2d, and the classic-conversion epsilon of
-    [1] is reported with the tighter improved conversion.
+    critic ([1]), conv1d instead of [1]'s conv2d, Adam betas ``(0.5, 0.999)`` for every
+    network ([2] used ``(0.9, 0.999)``), and the classic-conversion epsilon of [1] is
+    reported with the tighter improved conversion.
 
     References
     ----------
@@ -300,14 +300,10 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "n_iter_autoencoder": [None, Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [None, Interval(Real, 0, None, closed="neither"), dict],
-        "betas": [tuple, list],
         "integer_rounding": [StrOptions({"round", "floor"})],
-        "accountant": [StrOptions({"pld", "rdp", "gdp_clt"})],
-        "device": [StrOptions({"auto", "cpu", "cuda"})],
-        "dtype": [StrOptions({"float32", "float64"})],
-        "n_jobs": [None, Integral],
-        "verbose": ["verbose"],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        **DPEstimatorMixin._common_constraints(
+            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
+        ),
     }
 
     def __init__(
@@ -342,7 +338,6 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         n_iter_autoencoder=None,
         batch_size=64,
         learning_rate=None,
-        betas=(0.5, 0.999),
         integer_rounding="round",
         accountant="pld",
         device="auto",
@@ -380,7 +375,6 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.n_iter_autoencoder = n_iter_autoencoder
         self.batch_size = batch_size
         self.learning_rate = learning_rate
-        self.betas = betas
         self.integer_rounding = integer_rounding
         self.accountant = accountant
         self.device = device

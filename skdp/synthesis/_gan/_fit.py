@@ -16,6 +16,8 @@ from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
 
 __all__ = ["check_params", "learning_rates", "step_counts", "train_networks"]
 
+#: Adam's betas of every network, fixed (Radford et al. 2016; Beaulieu-Jones et al. 2019).
+BETAS = (0.5, 0.999)
 #: Default Adam learning rate of each network.
 _LEARNING_RATES = {"generator": 2e-4, "critic": 2e-4, "autoencoder": 1e-3}
 
@@ -52,9 +54,6 @@ def check_params(params):
         raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
     if params["checkpoint_selection"] is not None and params["conditional"] != "acgan":
         raise ValueError("checkpoint_selection needs conditional='acgan' (labels)")
-    betas = tuple(params["betas"])
-    if len(betas) != 2 or not all(0.0 <= float(b) < 1.0 for b in betas):
-        raise ValueError("betas must be two numbers in [0, 1)")
     if params["feature_shape"] is not None:
         fs = tuple(params["feature_shape"])
         if len(fs) != 2 or not all(isinstance(v, Integral) and v >= 1 for v in fs):
@@ -139,7 +138,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         lr_generator=lr["generator"],
         lr_critic=lr["critic"],
         lr_autoencoder=lr["autoencoder"],
-        betas=tuple(float(b) for b in params["betas"]),
+        betas=BETAS,
         accountant=params["accountant"],
         delta=float(params["delta"]),
         verbose=int(params["verbose"]),
