@@ -47,7 +47,24 @@ logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
 
 
 def get_logger(name: str | None = None) -> logging.Logger:
-    """The ``"skdp"`` logger, or its child for a module name (``__name__``)."""
+    """The ``"skdp"`` logger, or its child for a module name.
+
+    Parameters
+    ----------
+    name : str or None, default=None
+        A module name (``__name__``; ``"skdp."`` is prefixed when missing), or ``None``
+        for the ``"skdp"`` logger itself.
+
+    Returns
+    -------
+    logging.Logger
+
+    Examples
+    --------
+    >>> from skdp.utils import get_logger
+    >>> get_logger("skdp.density._flow_density").parent.name
+    'skdp'
+    """
     if not name or name == LOGGER_NAME:
         return logging.getLogger(LOGGER_NAME)
     if name.startswith(LOGGER_NAME + "."):
@@ -224,6 +241,18 @@ def verbose_handler(verbose, *, logger: logging.Logger | None = None) -> Iterato
     Does nothing for ``verbose`` 0/False, or when the logger already has a
     :class:`ProgressHandler` (the command line's own, or an outer fit's). Lowers the
     logger's level to ``INFO`` for the duration if it is higher, and restores it.
+
+    Parameters
+    ----------
+    verbose : int or bool
+        The estimator's ``verbose``.
+    logger : logging.Logger or None, default=None
+        Where to attach (default: the ``"skdp"`` logger).
+
+    Yields
+    ------
+    ProgressHandler or None
+        The attached handler, or ``None`` when none was attached.
     """
     logger = logger if logger is not None else logging.getLogger(LOGGER_NAME)
     if not verbose or any(isinstance(h, ProgressHandler) for h in logger.handlers):
