@@ -315,13 +315,8 @@ def test_budget_too_small_for_flow(tmp_path, table):
     assert not (tmp_path / "out.csv").exists()
 
 
-_GAN_PENDING = pytest.mark.xfail(
-    strict=True, reason="GAN vocabulary/logging: in progress (issue 17): no progress records yet"
-)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["flow", pytest.param("gan", marks=_GAN_PENDING)])
+@pytest.mark.parametrize("method", ["flow", "gan"])
 def test_synthesize_dpsgd_methods(tmp_path, table, method):
     schema = _complete_schema(tmp_path, table)
     res = run(
