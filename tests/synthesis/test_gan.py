@@ -504,10 +504,23 @@ def test_same_seed_same_samples_and_global_rng_untouched():
     assert not np.array_equal(a.sample(5, random_state=1), c.sample(5, random_state=1))
 
 
-def test_verbose_prints_progress_without_real_loss(capsys):
+def test_progress_is_logged_without_any_loss(caplog, capsys):
+    import logging
+
+    from skdp.utils._logging import PROGRESS_KEY
+
+    with caplog.at_level(logging.INFO, logger="skdp"):
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), autoencoder=True, **FAST).fit(_numeric())
+    records = [getattr(r, PROGRESS_KEY) for r in caplog.records if hasattr(r, PROGRESS_KEY)]
+    assert {p["phase"] for p in records} == {"autoencoder", "critic"}
+    last = [p for p in records if p["phase"] == "critic"][-1]
+    assert (last["step"], last["total"]) == (4, 4) and 0 < last["epsilon_spent"] <= 2.0
+    assert all(p["loss"] is None for p in records)  # a private fit logs no loss
+    assert capsys.readouterr().out == ""  # nothing printed
+    # verbose=1 attaches a handler: the records reach standard error
     DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), verbose=1, **FAST).fit(_numeric())
-    out = capsys.readouterr().out
-    assert "DPGANSynthesizer" in out and "epsilon spent" in out
+    err = capsys.readouterr().err
+    assert "DPGANSynthesizer" in err and "critic: 4/4 steps" in err
 
 
 def test_floor_rounding_of_integer_columns():

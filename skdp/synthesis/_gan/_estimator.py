@@ -150,7 +150,9 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         that many threads; negative values count back from the available CPUs (``-1``:
         all). Under an int ``random_state`` the value is part of the seed material.
     verbose : int, default=0
-        Print progress (step, epsilon spent so far, fake-side losses; no real-data loss).
+        Show progress on standard error (phase, step, DP-SGD epsilon spent so far; no
+        loss): attaches a handler to the ``"skdp"`` logger for the duration of ``fit``
+        (see :mod:`logging`; the records are logged either way).
     random_state : None, int, SeedSequence or Generator, default=None
         Seeds every stream. Keep it secret for real releases: anyone holding it can
         regenerate and subtract the noise.

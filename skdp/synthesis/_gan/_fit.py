@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
+from skdp.utils._logging import verbose_handler
 
 __all__ = ["check_params", "learning_rates", "step_counts", "train_networks"]
 
@@ -141,10 +142,13 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         betas=BETAS,
         accountant=params["accountant"],
         delta=float(params["delta"]),
-        verbose=int(params["verbose"]),
     )
     devices = [device.index or 0] if device.type == "cuda" else []
-    with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
+    with (
+        torch.random.fork_rng(devices=devices),
+        torch_threads() as set_threads,
+        verbose_handler(params["verbose"]),
+    ):
         torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
         nets = build_networks(
             D,

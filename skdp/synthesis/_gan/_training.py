@@ -17,12 +17,16 @@ generator is post-processing of the private critic.
 from __future__ import annotations
 
 import copy
+import logging
 import math
 import warnings
 from dataclasses import dataclass
 
 from skdp.synthesis._gan._losses import gan_losses, reconstruction_loss
 from skdp.synthesis._gan._sampling import latent
+from skdp.utils._logging import get_logger, log_progress
+
+_logger = get_logger(__name__)
 
 __all__ = ["GANTraining", "TrainingConfig"]
 
@@ -45,7 +49,6 @@ class TrainingConfig:
     betas: tuple
     accountant: str
     delta: float
-    verbose: int = 0
 
 
 class GANTraining:
@@ -167,13 +170,20 @@ class GANTraining:
     def _log_every(self, total):
         return max(1, total // 50)
 
-    def _progress(self, phase, t, total, extra=""):
-        if self.config.verbose:
-            eps = self.epsilon(self.config.delta) if self.private else math.inf
-            msg = f"[DPGANSynthesizer] {phase} step {t}/{total}"
-            if math.isfinite(eps):
-                msg += f"  epsilon spent (DP-SGD) {eps:.4f}"
-            print(msg + extra, flush=True)
+    def _progress(self, phase, t, total):
+        """A progress record on the "skdp" logger (step, DP-SGD epsilon so far; no loss)."""
+        if not _logger.isEnabledFor(logging.INFO):
+            return  # the epsilon so far is not computed for nobody
+        eps = self.epsilon(self.config.delta) if self.private else None
+        log_progress(
+            _logger,
+            estimator="DPGANSynthesizer",
+            step=t,
+            total=total,
+            phase=phase,
+            epsilon_spent=eps,
+            private=self.private,
+        )
 
     # ---------------------------------------------------------- autoencoder
     def train_autoencoder(self, steps, lr):
@@ -197,7 +207,7 @@ class GANTraining:
                     self.curves["autoencoder"].append(
                         float(torch.vmap(recon_loss)(ae(x), x).mean())
                     )
-            if self.config.verbose and (t % max(1, steps // 10) == 0 or t == steps):
+            if t % max(1, steps // 10) == 0 or t == steps:
                 self._progress("autoencoder", t, steps)
         ae.eval()
         for p in ae.decoder.parameters():
@@ -353,7 +363,7 @@ class GANTraining:
                         self.curves["critic_real"].append(
                             float(torch.vmap(real_loss)(out, *tg).mean())
                         )
-            if cfg.verbose and (t % max(1, steps // 10) == 0 or t == steps):
-                self._progress("critic", t, steps, f"  generator loss {g_loss:.4f}")
+            if t % max(1, steps // 10) == 0 or t == steps:
+                self._progress("critic", t, steps)
         generator.eval()
         return checkpoints
