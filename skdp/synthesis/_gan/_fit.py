@@ -115,6 +115,13 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         torch_threads,
     )
 
+    sel = params["checkpoint_selection"]
+    at = checkpoint_steps(t_critic, sel.n_checkpoints) if sel is not None else ()
+    if sel is not None and len(at) < sel.top_k:  # public: refused before any training
+        raise ValueError(
+            f"checkpoint_selection needs at least top_k={sel.top_k} distinct checkpoints, "
+            f"but {t_critic} critic steps give {len(at)}: raise n_iter"
+        )
     device = resolve_device(params["device"])
     tdtype = resolve_dtype(params["dtype"])
     D = encoder.n_encoded_features_
@@ -183,8 +190,6 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             streams=streams,
         )
         run.train_autoencoder(t_ae, lr["autoencoder"])
-        sel = params["checkpoint_selection"]
-        at = checkpoint_steps(t_critic, sel.n_checkpoints) if sel is not None else ()
         checkpoints = run.train_gan(t_critic, at)
         selected = None
         if sel is not None:

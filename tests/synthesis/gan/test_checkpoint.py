@@ -116,3 +116,28 @@ def test_noisy_selection_is_randomised_at_small_epsilon():
         )
         picks.add(selected[0][0])
     assert len(picks) > 1  # Laplace noise of scale 100 on counts of at most 10
+
+
+def test_too_few_critic_steps_for_top_k_is_refused_before_training(monkeypatch):
+    from skdp.synthesis._gan import _training
+
+    def boom(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(_training.GANTraining, "train_gan", boom)
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = np.arange(40) % 2
+    gan = DPGANSynthesizer(
+        epsilon=3.0,
+        bounds=(-4, 4),
+        conditional="acgan",
+        classes=[0, 1],
+        checkpoint_selection=CheckpointSelection(n_checkpoints=5, top_k=3),
+        n_iter=2,
+        hidden_size=4,
+        latent_dim=2,
+        device="cpu",
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="n_iter"):
+        gan.fit(X, y)
