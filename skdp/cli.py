@@ -125,14 +125,16 @@ def _write_atomic(path, write):
         raise CLIError(f"output {path!r} is a directory; name a file")
     if not os.path.isdir(directory):
         raise CLIError(f"output directory {directory!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".skdp-", suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
+    tmp = None
+    try:  # SIGTERM (see _terminate_cleanly) or an error: no hidden partial file is left
+        fd, tmp = tempfile.mkstemp(prefix=".skdp-", suffix=".tmp", dir=directory)
+        os.close(fd)
         write(tmp)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
 
 
