@@ -303,7 +303,7 @@ _COMMON_ATTRS_DOC = """
         them. ``None`` unless ``diagnostics=True``, and for ``epsilon=inf``.
     n_iter_ : int
         Reverse-KL steps run.
-    loss_curve_ : ndarray of shape (n_iter_,) or (0,)
+    loss_curve_ : ndarray of shape ``(n_iter_,)`` or ``(0,)``
         The reverse-KL loss per step, only for a fit that is not private anyway
         (``epsilon=inf`` or a non-private opt-in such as ``diagnostics=True``); empty
         otherwise: the losses are un-noised functions of the training data.

@@ -183,7 +183,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         ``n_iter_ // n_critic`` steps).
     n_iter_autoencoder_ : int
         Autoencoder steps executed (accounted DP-SGD steps; 0 without the autoencoder).
-    loss_curve_ : ndarray of shape (n_iter_,)
+    loss_curve_ : ndarray of shape ``(n_iter_,)``
         The critic's loss on each step's fake rows (its objective's fake-row term, plus the
         auxiliary term for ``"acgan"``): a function of the private critic and of fake rows
         only. The real-row term is never recorded by a private fit.
