@@ -148,7 +148,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         The paper's CLT mu-GDP of the run (informational only; ``inf`` if non-private).
     history_ : dict
         ``"step"`` and ``"epsilon"`` at the logged steps; no quantity of the data.
-    loss_curve_ : ndarray of shape (n_iter_,) or (0,)
+    loss_curve_ : ndarray of shape ``(n_iter_,)`` or ``(0,)``
         The loss (negative ELBO, i.e. the free energy) of every step, estimated on that
         step's batch and MC draws (``(n / B) sum_batch l_i`` plus the data-free term), for
         ``epsilon=inf`` only; empty for a private fit (it would be an un-noised statistic
