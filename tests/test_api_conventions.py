@@ -27,8 +27,11 @@ entry must be removed once the estimator is converted).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
+import io
+import logging
 import math
 import pathlib
 import re
@@ -95,11 +98,17 @@ FORBIDDEN_SYNONYMS = {
     r"accounting|accountant_name": "accountant",
 }
 
-CONVENTIONS = ("names", "shared_values", "sample_signature", "privacy_facts", "iterative")
+CONVENTIONS = (
+    "names",
+    "shared_values",
+    "sample_signature",
+    "privacy_facts",
+    "iterative",
+    "progress",
+)
 
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
 _GAN = "GAN vocabulary: in progress (issue 17)"
-_VI = "GAN/VI vocabulary: in progress (issue 17)"
 PENDING: dict[str, dict[str, str]] = {}
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because
@@ -263,7 +272,42 @@ def _check_iterative(name):
             assert curve.shape[0] == 0, f"{name}: a private fit keeps its training loss"
 
 
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+def _check_progress(name):
+    """``verbose`` reports through the ``"skdp"`` logger (nothing on stdout), and a private
+    fit's progress records carry no training loss (an un-noised statistic of the rows)."""
+    if "verbose" not in _make(name).get_params():
+        pytest.skip(f"{name} has no verbose parameter")
+    params = _make(name).get_params()
+    variant = {"epsilon": 1.0} | ({"delta": 1e-3} if "delta" in params else {})
+    logger = logging.getLogger("skdp")
+    handler, old_level = _Records(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            est = _fit(_make(name, verbose=1, **variant))
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    assert out.getvalue() == "", f"{name}: verbose printed to stdout"
+    progress = [r.skdp_progress for r in handler.records if hasattr(r, "skdp_progress")]
+    if math.isfinite(est.epsilon_spent_):
+        assert all(p["loss"] is None for p in progress), f"{name}: private loss logged"
+        assert not any("loss" in r.getMessage() for r in handler.records), name
+
+
 _CHECKS = {
+    "progress": _check_progress,
     "names": _check_names,
     "shared_values": _check_shared_values,
     "sample_signature": _check_sample_signature,
@@ -318,9 +362,7 @@ def test_registered_accountant_is_accepted(monkeypatch):
 _SKDP = pathlib.Path(__file__).resolve().parent.parent / "skdp"
 
 #: {module path under skdp/: reason} -- modules whose progress still uses print().
-PENDING_PRINTS: dict[str, str] = {
-    "sampling/_flow_vi.py": _VI + ": progress through logging",
-}
+PENDING_PRINTS: dict[str, str] = {}
 
 
 def _modules_calling_print():

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.sampling._free_energy import _FreeEnergyGradients, check_log_lik, mc_elbo
+from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -31,6 +32,8 @@ from skdp.utils._sklearn_compat import (
 )
 
 __all__ = ["DPFlowVI"]
+
+_logger = get_logger(__name__)
 
 _STREAMS = ["init", "sampling", "noise", "mc"]
 _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
@@ -400,7 +403,11 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         full = self.privatize == "per_record_full"
 
         devices = [device.index or 0] if device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices), torch_threads() as set_threads:
+        with (
+            torch.random.fork_rng(devices=devices),
+            torch_threads() as set_threads,
+            verbose_handler(self.verbose),
+        ):
             flow = self._build_flow(p, torch_generator(streams["init"], "cpu"))
             flow = check_per_record_module(flow.to(device=device, dtype=tdtype))
             step_work = max(1, round(B)) * (n_parameters(flow) + m * p)
@@ -451,8 +458,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                     history["epsilon"].append(
                         float(step.accountant.get_epsilon(delta)) if private else math.inf
                     )
-                    if self.verbose:
-                        self._progress(t, history, loss_curve)
+                    self._progress(t, history, loss_curve, private)
             elbo = math.nan
             if not private:
                 elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
@@ -487,13 +493,17 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     def _elbo(self, flow, log_lik, X, m, gen, tdtype):
         return mc_elbo(flow, log_lik, self.log_prior, X, m, gen, tdtype)
 
-    def _progress(self, step, history, loss_curve):
-        msg = f"[DPFlowVI] step {step}/{self.n_iter}"
-        if math.isfinite(history["epsilon"][-1]):
-            msg += f"  epsilon spent {history['epsilon'][-1]:.4f}"
-        if loss_curve:
-            msg += f"  loss (negative ELBO) {loss_curve[-1]:.4f}"
-        print(msg, flush=True)
+    def _progress(self, step, history, loss_curve, private):
+        # the loss (negative ELBO on a batch) is logged for epsilon=inf only
+        log_progress(
+            _logger,
+            estimator="DPFlowVI",
+            step=step,
+            total=int(self.n_iter),
+            epsilon_spent=history["epsilon"][-1],
+            loss=loss_curve[-1] if loss_curve else None,
+            private=private,
+        )
 
     # ---------------------------------------------------------------- outputs
     def _param_tensor(self):
