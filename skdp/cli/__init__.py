@@ -1,0 +1,199 @@
+"""The ``skdp`` command line: differentially private synthetic data from a CSV file.
+
+For data custodians who do not write Python::
+
+    skdp schema INPUT.csv -o schema.json          # draft a schema; then edit it by hand
+    skdp synthesize INPUT.csv --schema schema.json --method marginal --epsilon 1 \\
+        --rows 1000 -o synthetic.csv
+    skdp evaluate INPUT.csv synthetic.csv         # utility of the synthetic table
+    skdp evaluate INPUT.csv synthetic.csv --target outcome   # plus train-synthetic-test-real
+
+``skdp schema`` writes the column names and kinds (from the CSV's column types only)
+and ``null`` placeholders for the bounds of numeric columns and the levels of
+categorical columns. These must be filled in from *public knowledge* (a data
+dictionary, a questionnaire, clinically plausible ranges), never read off the data:
+a bound or level taken from the data can reveal a single person. Only with
+``--from-data`` does it fill them in from the data, and then it marks the file
+``"data_derived": true`` and warns on stderr; ``skdp synthesize`` repeats that warning,
+because the release is then not differentially private with respect to those values.
+
+``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
+(``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,
+MST), :class:`~skdp.density.DPFlowDensity` (``flow``) or
+:class:`~skdp.synthesis.DPGANSynthesizer` (``gan``) with a total budget of
+``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
+``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
+writes them atomically (a temporary file renamed into place: no half-written output on
+failure). Numeric bounds missing from the schema are an error unless
+``--estimate-bounds`` lets the estimator spend 10 % of the budget on a private estimate.
+Values outside the declared bounds are clipped (the estimators' default).
+
+``skdp evaluate`` compares the synthetic table with the real one (1- and 2-way marginal
+total variation, correlation distance, maximum mean discrepancy; see
+:mod:`skdp.metrics`). With ``--target COLUMN`` it also reports train-on-synthetic,
+test-on-real (TSTR, :func:`skdp.metrics.tstr_score`): a
+:class:`~sklearn.ensemble.HistGradientBoostingClassifier` (or ``Regressor``) predicting
+that column from the others is fitted on the synthetic table and scored on real rows
+(ROC AUC for a two-class target, accuracy for more classes, R² for a numeric one), next
+to the same model trained on real rows (TRTR). The real test rows are ``--test REAL_TEST.csv``
+if given (rows held out before synthesizing: the honest protocol), else a random
+``--test-size`` share of ``REAL.csv`` (those rows may have been seen by the synthesizer,
+which flatters TSTR). These numbers are computed from the real data *without* privacy:
+they are for the custodian, not for release.
+
+Exit status: 0 on success, 1 on an input error (unreadable CSV, invalid schema,
+mismatched columns, missing values, budget too small), 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from skdp.cli._evaluate import _cmd_evaluate
+from skdp.cli._io import CLIError, _warn
+from skdp.cli._runtime import _terminate_cleanly, _Terminated
+from skdp.cli._synthesize import _cmd_schema, _cmd_synthesize
+
+__all__ = ["main"]
+
+
+# ---------------------------------------------------------------------- argparse
+def _finite_float(s):
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
+    if not math.isfinite(v):  # inf (or 1e400) would release the data without noise
+        raise argparse.ArgumentTypeError("must be a finite number")
+    return v
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="skdp",
+        description="Differentially private synthetic data from CSV files.",
+        epilog="Run 'skdp COMMAND -h' for the options of each command.",
+    )
+    from skdp import __version__
+
+    p.add_argument("--version", action="version", version=f"skdp {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    s = sub.add_parser(
+        "schema",
+        help="draft a schema file (column kinds; bounds/categories as placeholders)",
+        description=(
+            "Draft a schema (JSON) from a CSV's header and column types. Bounds of numeric "
+            "columns and levels of categorical columns are written as null placeholders: "
+            "fill them in from public knowledge, not from the data."
+        ),
+    )
+    s.add_argument("input", metavar="INPUT.csv")
+    s.add_argument("-o", "--output", metavar="SCHEMA.json", help="default: standard output")
+    s.add_argument(
+        "--from-data",
+        action="store_true",
+        help="fill bounds and categories from the data (NOT private; the file is marked "
+        "and a warning printed)",
+    )
+    s.set_defaults(func=_cmd_schema)
+
+    s = sub.add_parser(
+        "synthesize",
+        help="fit a DP synthesizer and write synthetic rows",
+        description="Fit a differentially private synthesizer and write synthetic rows.",
+    )
+    s.add_argument("input", metavar="INPUT.csv")
+    s.add_argument("--schema", required=True, metavar="SCHEMA.json")
+    s.add_argument(
+        "--method", choices=("histogram", "marginal", "flow", "gan"), default="histogram"
+    )
+    s.add_argument(
+        "--epsilon", type=_finite_float, required=True, help="total privacy budget of the run"
+    )
+    s.add_argument(
+        "--delta",
+        type=_finite_float,
+        default=1e-5,
+        help="total delta (marginal, flow, gan; default 1e-5, keep it well below 1/rows; "
+        "marginal with 0: pure epsilon-DP)",
+    )
+    s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
+    s.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    s.add_argument(
+        "--estimate-bounds",
+        action="store_true",
+        help="estimate numeric bounds missing from the schema privately (10%% of epsilon)",
+    )
+    s.add_argument("--n-iter", type=int, default=None, help="DP-SGD steps (flow, gan)")
+    s.add_argument("--batch-size", type=int, default=None, help="expected batch size (flow, gan)")
+    s.add_argument(
+        "--seed", type=int, default=None, help="random seed (keep it secret for a real release)"
+    )
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=_cmd_synthesize)
+
+    s = sub.add_parser(
+        "evaluate",
+        help="utility of a synthetic table against the real one (not private)",
+        description=(
+            "Compare a synthetic table with the real one: 1-/2-way marginal total variation, "
+            "correlation distance, maximum mean discrepancy, and with --target "
+            "train-on-synthetic-test-on-real. Not differentially private."
+        ),
+    )
+    s.add_argument("real", metavar="REAL.csv")
+    s.add_argument("synthetic", metavar="SYNTH.csv")
+    s.add_argument("--schema", metavar="SCHEMA.json", default=None)
+    s.add_argument("--bins", type=int, default=10, help="bins per numeric column (default 10)")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument(
+        "--target",
+        metavar="COLUMN",
+        default=None,
+        help="also report TSTR/TRTR with HistGradientBoosting predicting COLUMN",
+    )
+    s.add_argument(
+        "--task",
+        choices=("auto", "classification", "regression"),
+        default="auto",
+        help="for --target: default from the schema kind or the column type",
+    )
+    s.add_argument(
+        "--test",
+        metavar="REAL_TEST.csv",
+        default=None,
+        help="real rows held out before synthesizing (TSTR test set); default: split REAL.csv",
+    )
+    s.add_argument(
+        "--test-size", type=float, default=0.25, help="share of REAL.csv for TSTR testing"
+    )
+    s.add_argument("--seed", type=int, default=0, help="seed of the TSTR split (default 0)")
+    s.set_defaults(func=_cmd_evaluate)
+    return p
+
+
+def main(argv=None):
+    """Entry point of the ``skdp`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        with _terminate_cleanly():
+            return int(args.func(args) or 0)
+    except _Terminated:
+        _warn("terminated; no output written")
+        return 143
+    except CLIError as exc:
+        _warn(f"error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _warn("interrupted; no output written")
+        return 130
+    except OSError as exc:  # unwritable output, a name too long for the file system, ...
+        _warn(f"error: {exc.strerror or type(exc).__name__}: {exc.filename or ''}".rstrip(": "))
+        return 1
+    except MemoryError:
+        _warn("error: not enough memory for this request (lower --rows)")
+        return 1

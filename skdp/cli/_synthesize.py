@@ -1,0 +1,163 @@
+"""``skdp schema`` and ``skdp synthesize``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import warnings
+
+from skdp.cli._io import (
+    DATA_DERIVED_WARNING,
+    CLIError,
+    _draft_schema,
+    _load_schema,
+    _read_csv,
+    _read_with_schema,
+    _warn,
+    _write_atomic,
+)
+from skdp.cli._runtime import _progress
+
+
+# ------------------------------------------------------------------- subcommands
+def _cmd_schema(args):
+    df = _read_csv(args.input, what="input")
+    draft = _draft_schema(df, from_data=args.from_data)
+    text = json.dumps(draft, indent=2) + "\n"
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+    else:
+
+        def write(tmp):
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+
+        _write_atomic(args.output, write)
+    if args.from_data:
+        _warn(DATA_DERIVED_WARNING)
+    else:
+        todo = [
+            c["name"]
+            for c in draft["columns"]
+            if ("bounds" in c and c["bounds"] is None)
+            or ("categories" in c and c["categories"] is None)
+        ]
+        if todo:
+            _warn(
+                f"the draft has placeholders (null) for column(s) {todo}: fill in public "
+                "bounds/categories (not read off the data) before 'skdp synthesize'"
+            )
+    return 0
+
+
+def _estimator(args, schema):
+    method = args.method
+    seed = args.seed
+    if method == "marginal":
+        from skdp.synthesis import DPMarginalSynthesizer
+
+        return DPMarginalSynthesizer(
+            epsilon=args.epsilon, delta=args.delta, schema=schema, random_state=seed
+        )
+    if method == "histogram":
+        from skdp.synthesis import DPHistogramSynthesizer
+
+        return DPHistogramSynthesizer(
+            epsilon=args.epsilon,
+            schema=schema,
+            representative="uniform",
+            random_state=seed,
+        )
+    bounds = {c.name: c.bounds for c in schema if c.is_numeric and c.bounds is not None}
+    categories = {
+        c.name: list(c.categories)
+        for c in schema
+        if c.kind in ("categorical", "binary") and c.categories is not None
+    }
+    column_types = {c.name: c.kind for c in schema}
+    common = dict(
+        epsilon=args.epsilon,
+        delta=args.delta,
+        bounds=bounds,
+        categories=categories,
+        column_types=column_types,
+        device="cpu",
+        verbose=0,  # progress: the command line's own handler on the "skdp" logger
+        random_state=seed,
+    )
+    if method == "flow":
+        from skdp.density import DPFlowDensity
+
+        return DPFlowDensity(
+            n_iter=args.n_iter if args.n_iter is not None else 2000,
+            batch_size=args.batch_size if args.batch_size is not None else 256,
+            **common,
+        )
+    from skdp.synthesis import DPGANSynthesizer
+
+    return DPGANSynthesizer(
+        n_iter=args.n_iter,
+        batch_size=args.batch_size if args.batch_size is not None else 64,
+        **common,
+    )
+
+
+def _cmd_synthesize(args):
+    if not (args.epsilon > 0):
+        raise CLIError("--epsilon must be positive")
+    if args.method in ("flow", "gan") and not (0 < args.delta < 1):
+        raise CLIError("--delta must be in (0, 1)")
+    if args.method == "marginal" and not (0 <= args.delta < 1):
+        raise CLIError("--delta must be in [0, 1)")
+    if args.rows is not None and args.rows < 1:
+        raise CLIError("--rows must be at least 1")
+    if os.path.exists(args.output) and os.path.exists(args.input):
+        if os.path.samefile(args.output, args.input):
+            raise CLIError("-o/--output names the input file; choose another output path")
+    schema, data_derived = _load_schema(args.schema)
+    if data_derived:
+        _warn(DATA_DERIVED_WARNING)
+    nc = [str(c.name) for c in schema if c.kind == "categorical" and c.categories is None]
+    if nc:
+        raise CLIError(
+            f"schema {args.schema!r} has no categories for column(s) {nc}: list every "
+            "possible level (public knowledge)"
+        )
+    nb = [str(n) for n in schema.missing_bounds()]
+    if nb and not args.estimate_bounds:
+        raise CLIError(
+            f"schema {args.schema!r} has no bounds for numeric column(s) {nb}: fill in "
+            "public bounds, or pass --estimate-bounds to spend 10% of epsilon on a "
+            "private estimate"
+        )
+    df = _read_with_schema(args.input, schema, what="input")
+    n_rows = len(df) if args.rows is None else int(args.rows)
+    est = _estimator(args, schema)
+    from skdp.exceptions import BudgetExceededError, DeltaTooLargeWarning
+
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeltaTooLargeWarning)
+            with _progress(args.quiet):
+                est.fit(df)
+            synth = est.sample(n_rows)
+    except BudgetExceededError as exc:
+        raise CLIError(f"privacy budget: {exc}") from None
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    fit_time = time.perf_counter() - t0
+
+    def write(tmp):
+        synth.to_csv(tmp, index=False)
+
+    _write_atomic(args.output, write)
+    delta = getattr(est, "delta_spent_", 0.0)
+    _warn(
+        f"wrote {len(synth)} synthetic rows to {args.output!r} "
+        f"(method {args.method}, epsilon spent {est.epsilon_spent_:.4g}, delta spent "
+        f"{delta:.3g}, {est.privacy_guarantee_} guarantee, {fit_time:.1f} s)"
+    )
+    return 0
