@@ -311,6 +311,14 @@ def _digest_rows(h, parts: Mapping, order_invariant: bool):
     64-bit lanes, each the sum mod 2**64 of a mixed hash of every row. Both are computed
     in chunks of rows (memory O(chunk)) and do not depend on the chunking.
     """
+    if _dask_parts(parts):
+        if not order_invariant:
+            raise TypeError(
+                "Dask input is supported by releases that are functions of the multiset of "
+                "rows only (order_invariant=True); pass a numpy array or a pandas DataFrame"
+            )
+        _digest_rows_dask(h, parts)
+        return
     tables = {name: _columns(p) for name, p in parts.items() if p is not None}
     rest = {name: parts[name] for name, t in tables.items() if t is None}
     tables = {name: t for name, t in tables.items() if t is not None}
@@ -330,22 +338,86 @@ def _digest_rows(h, parts: Mapping, order_invariant: bool):
         h.value((pname, cname))
     lanes = [0, 0]
     stream = hashlib.blake2b(digest_size=_DIGEST_SIZE)  # the row-major key stream
-    offsets = [np.uint64(((j + 1) * 0x9E3779B97F4A7C15) % 2**64) for j in range(len(cols))]
     for start in range(0, n, _CHUNK_ROWS):
         stop = min(n, start + _CHUNK_ROWS)
         keys = [_cell_keys(get(start, stop)) for _, _, get in cols]
         if not order_invariant:
             stream.update(np.ascontiguousarray(np.column_stack(keys)).tobytes())
             continue
-        for i, seed in enumerate(_LANES):
-            row = np.full(stop - start, seed, dtype=np.uint64)
-            for k, off in zip(keys, offsets, strict=True):
-                row = _mix(row ^ (k + off))
-            lanes[i] = (lanes[i] + int(row.sum(dtype=np.uint64))) % 2**64
+        lanes = [(a + b) % 2**64 for a, b in zip(lanes, _lane_sums(keys), strict=True)]
     if order_invariant:
         h.raw("multiset", struct.pack("<QQ", *lanes))
     else:
         h.raw("ordered", stream.digest())
+
+
+def _lane_sums(keys) -> list[int]:
+    """The two multiset lanes of a block of rows: ``keys`` holds one uint64 key array per
+    column, in the digest's column order. Sums mod 2**64 of per-row hashes, so any split
+    of the rows into blocks gives the same total."""
+    offsets = [np.uint64(((j + 1) * 0x9E3779B97F4A7C15) % 2**64) for j in range(len(keys))]
+    n = len(keys[0]) if keys else 0
+    lanes = []
+    for seed in _LANES:
+        row = np.full(n, seed, dtype=np.uint64)
+        for k, off in zip(keys, offsets, strict=True):
+            row = _mix(row ^ (k + off))
+        lanes.append(int(row.sum(dtype=np.uint64)))
+    return lanes
+
+
+def _dask_parts(parts: Mapping) -> bool:
+    from skdp.utils._rowsum import any_dask
+
+    return any_dask(*parts.values())
+
+
+def _block_digest(*blocks):
+    """Exact partial of the Dask multiset digest: (rows, lane 0, lane 1) as Python ints."""
+    keys = []
+    n = None
+    for block in blocks:
+        if block is None:
+            continue
+        table = _columns(block)
+        if table is None:
+            raise TypeError("a Dask input to a private release must be tabular")
+        n = table[0]
+        keys.extend(_cell_keys(get(0, table[0])) for _, get in table[1])
+    if not n:
+        return None
+    return np.array([n, *_lane_sums(keys)], dtype=object)
+
+
+def _digest_rows_dask(h, parts: Mapping):
+    """The multiset digest of :func:`_digest_rows` for Dask input, computed chunk-wise.
+
+    Each partition's lane sums are computed on a worker and added exactly
+    (:func:`skdp.utils._rowsum.row_sum`); the header (row count, column names) comes from
+    the collections' metadata, so the digest equals that of the same rows in memory.
+    """
+    from skdp.utils._rowsum import is_dask_collection, row_sum
+
+    names = [name for name, p in parts.items() if p is not None]
+    cols = []
+    for name in names:
+        part = parts[name]
+        if not is_dask_collection(part):
+            meta = part  # in memory: _columns reads names only
+        elif hasattr(part, "chunks"):  # a Dask array: columns are numbered
+            meta = np.zeros((1,) + tuple(int(s) for s in part.shape[1:]))
+        else:  # a Dask DataFrame/Series: its empty pandas metadata
+            meta = part._meta
+        table = _columns(meta)
+        if table is None:
+            raise TypeError(f"{name} must be tabular for a private release of Dask input")
+        cols.extend((name, cname) for cname, _ in table[1])
+    total = row_sum(_block_digest, *(parts[name] for name in names))
+    n, lane0, lane1 = (0, 0, 0) if total is None else (int(v) for v in total)
+    h.raw("rows", f"{n}:{len(cols)}:1".encode())
+    for col in cols:
+        h.value(col)
+    h.raw("multiset", struct.pack("<QQ", lane0 % 2**64, lane1 % 2**64))
 
 
 def _seed_from(
