@@ -12,6 +12,7 @@ imported by none.
 from __future__ import annotations
 
 from skdp.model_selection._cross_validate import dp_cross_validate
+from skdp.model_selection._private import PrivateSelection
 from skdp.model_selection._search import DPGridSearchCV
 
-__all__ = ["DPGridSearchCV", "dp_cross_validate"]
+__all__ = ["DPGridSearchCV", "PrivateSelection", "dp_cross_validate"]

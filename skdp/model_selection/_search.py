@@ -21,6 +21,7 @@ from skdp.model_selection._plan import (
     _num_samples,
     _Plan,
 )
+from skdp.model_selection._private import WITHHELD, PrivateSelection, _PrivateRun
 from skdp.utils._meta_privacy import weakest_guarantee
 from skdp.utils._sklearn_compat import HasMethods, Interval, check_is_fitted
 
@@ -77,6 +78,16 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     allow_nonprivate : bool, default=False
         Run an estimator that learns without a guarantee anyway, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`; the total is then ``inf``.
+    selection : "grid", "private" or PrivateSelection, default="grid"
+        ``"grid"``: every candidate on every fold, every score released in
+        ``cv_results_``. ``"private"`` (:class:`PrivateSelection` defaults) or a
+        :class:`PrivateSelection`: a random number of runs of uniformly random
+        candidates, only the winner released (``best_params_``, ``best_index_``,
+        ``best_score_``, ``best_estimator_``); ``cv_results_`` and timings are withheld
+        (reading them raises ``AttributeError`` saying why). Total: ``(2 + eta)`` times
+        one run's epsilon plus the refit (see Notes). Needs pure-DP candidates and scorer
+        (``delta=0``) and, with several scorers, ``refit=<name>`` (only that scorer is
+        called and charged).
 
     Attributes
     ----------
@@ -104,6 +115,8 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         The weakest guarantee over the fits (scorers are exact).
     privacy_relation_ : str
         ``"replace_one"``.
+    selection_ : {"grid", "private"}
+        The mode of the fit.
     scorer_ : DPScorer or dict
         The scorers as given.
     multimetric_ : bool
@@ -148,10 +161,22 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     and its score is ``3 eps``-DP whatever the grid size (``2 eps`` with a score
     threshold); Papernot and Steinke (2022) extend this to Rényi DP with other
     repetition distributions (truncated negative binomial, Poisson). In that mode
-    ``cv_results_`` and any timings must be withheld: only the winner is released. It is
-    **not implemented** here: ``DPGridSearchCV`` releases every candidate's scores and
-    pays the full sequential sum, which is the smaller total for grids of about three
-    candidates or fewer.
+    ``cv_results_`` and any timings must be withheld: only the winner is released. With
+    ``selection="private"`` (or a :class:`PrivateSelection`) each run picks a uniformly
+    random candidate and cross-validates it on fresh data-independent folds with the
+    selecting scorer (``eps0 = max_c [s + (k - 1) 2 e_c]`` under replace-one, ``s`` that
+    scorer's epsilon); the number of runs ``K`` is drawn from a truncated negative
+    binomial ``D(eta, gamma)`` (its mean ``expected_runs`` sets ``gamma``) from the
+    search's own stream; only the best run is released. By Papernot and Steinke (2022),
+    Theorem 2, in its pure-DP limit (stated in :class:`PrivateSelection`), this is
+    ``(2 + eta) eps0``-DP whatever the grid size and ``gamma`` (``eta = 1``, geometric:
+    Liu and Talwar's ``3 eps0``)::
+
+        epsilon_spent_ = (2 + eta) * max_c [s + (k - 1) * 2 e_c] + max_c 2 e_c   (refit)
+
+    It lowers the total when the grid sum ``sum_c [s + (k - 1) 2 e_c]`` exceeds
+    ``(2 + eta) eps0``, e.g. for equal budgets with more than ``2 + eta`` candidates;
+    for smaller grids ``selection="grid"`` is cheaper and also releases every score.
 
     **Exact.** ``privacy_guarantee_`` is ``"exact"`` when every fit's is (the DP
     scorers are exact for the mathematical mechanism).
@@ -201,6 +226,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         "ledger": "no_validation",
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
         "allow_nonprivate": ["boolean"],
+        "selection": "no_validation",  # checked in fit
     }
 
     def __init__(
@@ -214,6 +240,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         ledger=None,
         random_state=None,
         allow_nonprivate=False,
+        selection="grid",
     ):
         self.estimator = estimator
         self.param_grid = param_grid
@@ -223,6 +250,30 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
         self.allow_nonprivate = allow_nonprivate
+        self.selection = selection
+
+    def __getattr__(self, name):
+        if name in WITHHELD and self.__dict__.get("selection_") == "private":
+            raise AttributeError(
+                f"{name} is withheld by private selection (selection='private'): only the "
+                "winning candidate and its score are released; the other runs' scores, "
+                "their number and timings are not covered by the privacy guarantee, so "
+                "they are not kept. Use selection='grid' to release every score."
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _private_selection(self):
+        sel = self.selection
+        if isinstance(sel, PrivateSelection):
+            return sel
+        if isinstance(sel, str) and sel == "private":
+            return PrivateSelection()
+        if isinstance(sel, str) and sel == "grid":
+            return None
+        raise ValueError(
+            "selection must be 'grid', 'private' or a skdp.model_selection.PrivateSelection, "
+            f"got {sel!r}"
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -277,6 +328,9 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         candidates = list(ParameterGrid(self.param_grid))
         scorers, multimetric = _check_scoring(self.scoring, self.ledger)
         refit_metric = self._refit_metric(scorers, multimetric)
+        private = self._private_selection()
+        if private is not None:
+            return self._fit_private(X, y, candidates, private, multimetric, refit_metric)
         plan = _Plan(
             self.estimator,
             candidates,
@@ -311,6 +365,54 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
         )
         self.privacy_relation_ = "replace_one"
+        self.selection_ = "grid"
+        return self
+
+    def _fit_private(self, X, y, candidates, selection, multimetric, refit_metric):
+        """Private selection: random repetitions, only the winner (see PrivateSelection)."""
+        name = refit_metric if refit_metric is not None else ("score" if not multimetric else None)
+        if name is None:
+            raise ValueError(
+                "selection='private' with several scorers needs refit=<name of the scorer "
+                "that selects>: only that scorer is called and charged"
+            )
+        plan = _Plan(
+            self.estimator,
+            candidates,
+            self.scoring,
+            self.n_splits,
+            True,
+            self.ledger,
+            self.allow_nonprivate,
+            "DPGridSearchCV",
+        )
+        run = _PrivateRun(plan, name, self.n_splits, selection, refit_metric is not None)
+        _check_n_splits(self.n_splits, _num_samples(X))
+        stand_in = copy.copy(self)
+        stand_in.ledger = None
+        for key in list(vars(self)):
+            if key.endswith("_") and not key.startswith("__"):
+                delattr(self, key)  # a refit must not keep the previous fit's facts
+        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
+        best, score, guarantees = run.run(X, y, self.random_state, stand_in)
+        self.scorer_ = self.scoring
+        self.multimetric_ = multimetric
+        self.n_splits_ = int(self.n_splits)
+        self.best_index_ = int(best)
+        self.best_params_ = candidates[best]
+        self.best_score_ = score
+        if refit_metric is not None:
+            model = clone(plan.estimators[best]).fit(X, y)
+            guarantees.append(_check_fitted_spend(model, plan.fit_budgets[best], "DPGridSearchCV"))
+            self.best_estimator_ = model
+        self.epsilon_spent_ = run.epsilon
+        self.delta_spent_ = run.delta
+        self.privacy_breakdown_ = run.breakdown
+        self.privacy_guarantee_ = (
+            "none" if math.isinf(run.epsilon) else weakest_guarantee(guarantees)
+        )
+        self.privacy_relation_ = "replace_one"
+        self.selection_ = "private"
         return self
 
     @staticmethod
