@@ -10,345 +10,33 @@ from __future__ import annotations
 
 import math
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from skdp.base import DPEstimatorMixin
 from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
-from skdp.mechanisms import resolve_bounds
-from skdp.mechanisms.sensitivity import expm_squared_loss_sensitivity
-from skdp.utils._random import fit_streams, make_rng
-from skdp.utils._sklearn_compat import (
-    Interval,
-    StrOptions,
-    _fit_context,
-    check_is_fitted,
-    validate_data,
+from skdp.linear_model._expm_flow_base import (
+    _APPROX_MSG,
+    _COMMON_ATTRS_DOC,
+    _COMMON_PARAMS_DOC,
+    _PRIVACY_NOTES,
+    _STREAMS,
+    _BaseExpMFlow,
+    _sigmoid,
 )
-from skdp.variational import draw_from_flow, sample_expm_linear
+from skdp.mechanisms import resolve_bounds
+from skdp.utils._random import fit_streams
+from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
 
 __all__ = ["ExpMFlowClassifier", "ExpMFlowRegressor"]
-
-_STREAMS = ["init", "train", "diagnostics", "release", "batches", "bounds"]
-
-_APPROX_MSG = (
-    "ExpMFlow: epsilon is the nominal budget of the exponential mechanism; the released "
-    "parameters are sampled from a trained flow, not from the exact mechanism, so the "
-    "guarantee is approximate (privacy_guarantee_='approximate'; see flow_diagnostics_)."
-)
-
-
-def _sigmoid(a):
-    return 0.5 * (1.0 + np.tanh(0.5 * a))
-
-
-class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
-    """Shared fitting code (not public)."""
-
-    _parameter_constraints: dict = {
-        # pure epsilon: no delta parameter
-        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "penalty": [StrOptions({"l2", "l1"})],
-        "fit_intercept": ["boolean"],
-        "n_release_samples": [Interval(Integral, 1, None, closed="left")],
-        "n_flows": [Interval(Integral, 0, None, closed="left")],
-        "flow_rank": [Interval(Integral, 1, None, closed="left")],
-        "n_householder": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 0, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "data_batch_size": [None, Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "init": [StrOptions({"laplace", "prior"})],
-        "keep_flow": ["boolean"],
-        "diagnostics": ["boolean"],
-        "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
-        **DPEstimatorMixin._common_constraints(
-            "device", "dtype", "n_jobs", "verbose", "random_state"
-        ),
-    }
-
-    def _extra_nonprivate_options(self):
-        # the diagnostics and the trained flow are un-noised functions of the data
-        return [name for name in ("diagnostics", "keep_flow") if getattr(self, name)]
-
-    def _warn_nonprivate_options(self):
-        for name in self._extra_nonprivate_options():
-            warnings.warn(
-                f"ExpMFlow: {name}=True keeps un-noised functions of the private data on the "
-                "fitted model (flow_diagnostics_ / flow_); the fit is reported as not "
-                "private (epsilon_spent_=inf, privacy_guarantee_='none').",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-
-    def _fit_expm(self, X, y01, epsilon, streams):
-        """Sample ``n_release_samples`` parameter vectors at ``epsilon / k`` each."""
-        self._warn_nonprivate_options()
-        from skdp.utils.validation import check_magnitude
-
-        check_magnitude(X, dtype=self.dtype)
-        k = self.n_release_samples
-        eps_each = epsilon / k
-        out = sample_expm_linear(
-            X,
-            y01,
-            epsilon=eps_each,
-            rngs=streams,
-            alpha=self.alpha,
-            penalty=self.penalty,
-            fit_intercept=self.fit_intercept,
-            n_release=k,
-            data_batch_size=self.data_batch_size,
-            device=self.device,
-            dtype=self.dtype,
-            n_jobs=self.n_jobs,
-            n_flows=self.n_flows,
-            flow_rank=self.flow_rank,
-            n_householder=self.n_householder,
-            n_iter=self.n_iter,
-            batch_size=self.batch_size,
-            learning_rate=self.learning_rate,
-            init=self.init,
-            n_diagnostic_samples=self.n_diagnostic_samples,
-            diagnostics=self.diagnostics,
-            verbose=self.verbose,
-        )
-        thetas = out["samples"]
-        # the reverse-KL losses are un-noised functions of the training rows: kept only
-        # for a fit that is not private anyway (epsilon=inf or a non-private opt-in)
-        nonprivate = bool(self._nonprivate_options()) or math.isinf(epsilon)
-        self.loss_curve_ = np.asarray(out["history"] if nonprivate else [], dtype=float)
-        d = X.shape[1]
-        self.sampled_coefs_ = thetas[:, :d].copy()
-        self.sampled_intercepts_ = (
-            thetas[:, d].copy() if self.fit_intercept else np.zeros(thetas.shape[0])
-        )
-        self.coef_ = self.sampled_coefs_[0].copy()
-        self.intercept_ = float(self.sampled_intercepts_[0])
-        self.flow_diagnostics_ = out["diagnostics"]
-        self.n_iter_ = len(out["history"])
-        self.sensitivity_ = expm_squared_loss_sensitivity(0.0, 1.0)
-        self.epsilon_per_sample_ = eps_each
-        if self.keep_flow and out["flow"] is not None:
-            self.flow_ = out["flow"]
-        if out["diagnostics"] is not None and out["diagnostics"]["collapsed"]:
-            # only with the diagnostics=True opt-in; no data-dependent value in the text
-            warnings.warn(
-                "ExpMFlow: the trained flow is collapsed or measurably far from the "
-                "exponential-mechanism density (see flow_diagnostics_). The released model "
-                "may be less noisy than the mechanism requires; increase n_iter or n_flows, "
-                "use init='laplace', or treat the guarantee as void.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-
-    def _decision(self, X):
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-    def sample_models(self, n_models=None):
-        """Released parameter vectors: ``(coefs, intercepts)``.
-
-        ``fit`` drew ``n_release_samples`` models, each at ``epsilon / n_release_samples``, and
-        all of them are covered by ``epsilon_spent_`` (``coef_`` is the first). Asking for
-        more requires ``keep_flow=True``: every extra model is another sample of the same
-        mechanism and costs another ``epsilon / n_release_samples`` that ``epsilon_spent_``
-        does **not** include, so a :class:`~skdp.exceptions.PrivacyLeakWarning` is emitted.
-
-        Parameters
-        ----------
-        n_models : int, optional
-            Number of models (default: the ``n_release_samples`` released at fit).
-
-        Returns
-        -------
-        coefs : ndarray of shape (n_models, n_features)
-        intercepts : ndarray of shape (n_models,)
-        """
-        check_is_fitted(self, "coef_")
-        k = self.sampled_coefs_.shape[0]
-        n = k if n_models is None else int(n_models)
-        if n < 1:
-            raise ValueError("n_models must be >= 1")
-        if n <= k:
-            return self.sampled_coefs_[:n].copy(), self.sampled_intercepts_[:n].copy()
-        if not hasattr(self, "flow_"):
-            raise ValueError(
-                f"only {k} model(s) were released at fit; drawing more needs keep_flow=True "
-                "(and each extra model costs another epsilon / n_release_samples)"
-            )
-        extra = n - k
-        warnings.warn(
-            f"ExpMFlow.sample_models: {extra} extra model(s) beyond the {k} released at fit; "
-            f"each costs another epsilon={self.epsilon_per_sample_:g} (total extra "
-            f"{extra * self.epsilon_per_sample_:g}), which epsilon_spent_ does not include.",
-            PrivacyLeakWarning,
-            stacklevel=2,
-        )
-        # fresh OS entropy: a seeded draw from a non-private flow would be a
-        # deterministic function of the training data
-        thetas = draw_from_flow(self.flow_, extra, make_rng(None))
-        d = self.coef_.shape[0]
-        ints = thetas[:, d] if self.fit_intercept else np.zeros(extra)
-        return (
-            np.vstack([self.sampled_coefs_, thetas[:, :d]]),
-            np.concatenate([self.sampled_intercepts_, ints]),
-        )
-
-
-_COMMON_PARAMS_DOC = """
-    alpha : float, default=1.0
-        Regulariser strength, ``> 0``. ``u(theta) = -(sum_i l_i + alpha r(theta))``, so the
-        regulariser is inside the utility and scaled by ``epsilon / 2`` like the loss: the
-        data-independent prior is ``pi ∝ exp(-epsilon alpha r / 2)`` (``alpha = 0`` would make
-        the target improper: McSherry & Talwar need a finite base measure). Scale features
-        with *public* constants: the prior acts on the raw coefficients.
-    penalty : {"l2", "l1"}, default="l2"
-        ``r = ||theta||_2^2`` or ``||theta||_1`` over all coefficients and the intercept.
-    fit_intercept : bool, default=True
-    n_release_samples : int, default=1
-        Number ``k`` of models released by ``fit``; each is sampled at ``epsilon / k``
-        (exponent ``epsilon / (2 s k)``) so that the total stays ``epsilon``.
-    n_flows : int, default=4
-        Householder-Sylvester layers after the full-covariance affine layer.
-    flow_rank : int, default=2
-        Sylvester rank ``m``.
-    n_householder : int, default=2
-        Householder reflections per Sylvester layer.
-    n_iter : int, default=500
-        Reverse-KL optimizer (Adam) steps.
-    batch_size : int, default=128
-        Flow samples per step.
-    data_batch_size : int or None, default=None
-        ``None`` uses all rows each step; an integer ``b`` uses the unbiased estimate
-        ``(n / b) * sum_batch l_i`` of the summed loss (cheaper steps, but the target's noise
-        grows like ``(epsilon * n)^2 / b``: at large ``epsilon * n`` the flow can drift from
-        its Laplace start; check ``flow_diagnostics_``). Diagnostics always use all rows.
-    learning_rate : float, default=1e-2
-    init : {"laplace", "prior"}, default="laplace"
-        Start of the flow's affine layer: the Laplace approximation of the target (its mode
-        and inverse Hessian; part of the sampler, it sees the same private data as the
-        reverse-KL training) or the data-independent prior.
-    keep_flow : bool, default=False
-        Keep the trained flow as ``flow_`` (needed by :meth:`sample_models` beyond the
-        released models). The flow is an un-noised function of the private data, so this
-        is a non-private opt-in: :class:`~skdp.exceptions.PrivacyLeakWarning`,
-        ``epsilon_spent_ = inf`` and ``privacy_guarantee_ = "none"``.
-    diagnostics : bool, default=False
-        Compute ``flow_diagnostics_`` (how well the flow fits the mechanism's density on
-        this data set). They are un-noised functions of the private data (``log_z_estimate``
-        alone tells a data set from its neighbour), so this is a non-private opt-in for
-        the data curator: :class:`~skdp.exceptions.PrivacyLeakWarning`,
-        ``epsilon_spent_ = inf`` and ``privacy_guarantee_ = "none"``. A collapsed flow then
-        also triggers a :class:`~sklearn.exceptions.ConvergenceWarning`.
-    n_diagnostic_samples : int, default=2048
-        Flow samples used by ``flow_diagnostics_`` (two draws of this size).
-    device : {"auto", "cpu", "cuda"}, default="auto"
-    dtype : {"float32", "float64"}, default="float32"
-    n_jobs : int or None, default=None
-        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
-        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
-        when a step is small (``batch_size`` flow samples times the rows per step times
-        ``n_features + 1`` at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24,
-        e.g. 10,000 rows of 10 features), where an OpenMP pool costs more than it saves
-        and collapses when other processes keep the cores busy; otherwise torch's
-        current setting. An int: that many threads; negative values count back from the
-        available CPUs (``-1``: all). Under an int ``random_state`` the value is part of
-        the seed material, like every parameter.
-    verbose : int, default=0
-        Show the reverse-KL training progress (steps only; the loss, an un-noised
-        function of the training data, is not shown) on standard error: attaches a
-        handler to the ``"skdp"`` logger for the duration of ``fit``.
-    random_state : None, int or Generator, default=None
-        Seeds the flow initialisation, training noise, diagnostics and the release draw.
-        The seed must stay secret for a real release."""
-
-_COMMON_ATTRS_DOC = """
-    coef_ : ndarray of shape (n_features,)
-        Released coefficients (first released model).
-    intercept_ : float
-        Released intercept (0 without ``fit_intercept``).
-    sampled_coefs_ : ndarray of shape (n_release_samples, n_features)
-    sampled_intercepts_ : ndarray of shape (n_release_samples,)
-        All models released by ``fit`` (covered by ``epsilon_spent_``).
-    sensitivity_ : float
-        Sensitivity ``s = 1`` of the summed loss in ``[0, 1]``-scaled units.
-    epsilon_per_sample_ : float
-        ``epsilon / n_release_samples``.
-    epsilon_spent_ : float
-        ``epsilon`` (nominal: see ``privacy_guarantee_``).
-    delta_spent_ : float
-        ``0.0``.
-    privacy_guarantee_ : str
-        ``"approximate"`` (flow sampling; ``"exact"`` with ``epsilon=inf``, non-private).
-    flow_diagnostics_ : dict or None
-        Fit of the flow ``q`` to the exact target ``p`` on the training data: ``elbo``,
-        ``log_z_estimate``, ``kl_estimate`` (importance-sampling estimate of ``KL(q||p)``),
-        ``kl_upper_bound`` (``log Z_prior - elbo``, a bound up to Monte-Carlo error),
-        ``ess``/``ess_fraction`` (importance-weight effective sample size),
-        ``utility_range`` ``R = epsilon n / 2``, ``max_abs_log_ratio_to_prior``
-        (``max |log q - log pi|`` over flow samples; exact ExpM has it ``<= R``),
-        ``sandwich_violated`` (that max exceeds ``R``: ``q`` is certainly not the mechanism's
-        density), ``dp_distance_lower_bound`` (``max(0, max - R)``, a lower bound on
-        ``sup |log q - log p|`` on this dataset), ``collapsed`` (the max exceeds ``R`` by more
-        than 1 nat, or the ESS fraction is below :data:`skdp.variational.MIN_ESS_FRACTION`;
-        a :class:`~sklearn.exceptions.ConvergenceWarning` is emitted). These
-        are un-noised functions of the private data for the data curator: do not publish
-        them. ``None`` unless ``diagnostics=True``, and for ``epsilon=inf``.
-    n_iter_ : int
-        Reverse-KL steps run.
-    loss_curve_ : ndarray of shape ``(n_iter_,)`` or ``(0,)``
-        The reverse-KL loss per step, only for a fit that is not private anyway
-        (``epsilon=inf`` or a non-private opt-in such as ``diagnostics=True``); empty
-        otherwise: the losses are un-noised functions of the training data.
-    privacy_breakdown_ : dict
-        ``{"exponential_mechanism": epsilon}`` (plus ``"bounds"`` for a private estimate
-        of ``bounds_y``); the values add up to ``epsilon_spent_``.
-    flow_ : skdp.flows.Flow
-        Only with ``keep_flow=True``.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features,)
-        Only when ``X`` has string column names."""
-
-_PRIVACY_NOTES = """
-    **Privacy.** Exponential mechanism (McSherry and Talwar) over the parameters
-    ``theta = (coef, intercept)`` with utility ``u = -(sum_i l_i + alpha r)``, ``l_i`` the
-    squared error of a sigmoid-bounded output against a target in ``[0, 1]``, density
-    ``∝ exp(epsilon u / (2 s k))`` for each of the ``k = n_release_samples`` released models.
-    Neighbouring relation: add/remove one row (library default) with ``n`` public; the
-    sensitivity ``s = 1`` (Bridges et al. Thm 3.1;
-    :func:`skdp.mechanisms.sensitivity.expm_squared_loss_sensitivity`) and the factor 2 hold
-    under add/remove and under replace-one alike. No bound on the features is needed
-    (the output is squashed). Accounting: basic composition of ``k`` pure-DP samples at
-    ``epsilon / k``, ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``.
-
-    **The guarantee is approximate** (``privacy_guarantee_ = "approximate"``, an
-    :class:`~skdp.exceptions.ApproximateGuaranteeWarning` at every fit). Exact sampling from
-    the mechanism would be ``epsilon``-DP; the released model is instead sampled from a
-    normalizing flow trained by reverse KL on the private data, and no proof covers that
-    approximation (the paper claims none, Bridges et al. §1.2, §4.1): a flow more peaked than
-    the target leaks more. ``flow_diagnostics_`` measures the fit on this dataset only (the
-    guarantee would need it for every dataset). Also not covered: hyperparameters tuned
-    on the private data, pickles of ``flow_``, extra models from :meth:`sample_models`, and
-    the diagnostics themselves.
-
-    **Floating point.** No release is exact in floating point: the flow is trained and
-    sampled in floating point (torch), and a private bound estimate (the regressor's
-    ``bounds_y=None``) draws sparse-vector Laplace noise in floating point; even an exact
-    sampler would give the guarantee only for the mathematical mechanism (Mironov 2012)."""
 
 
 class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
     __doc__ = f"""Binary logistic model released by the flow-sampled exponential mechanism.
 
     One parameter vector ``theta = (coef_, intercept_)`` is sampled (approximately) from
-    ``p(theta) ∝ exp(-(epsilon / 2) (sum_i (sigmoid(x_i^T w + b) - y_i)^2 + alpha r(theta)))``
+    ``p(theta) ∝ exp(-epsilon (sum_i (sigmoid(x_i^T w + b) - y_i)^2 + alpha r(theta)))``
     by a normalizing flow trained by reverse KL (Bridges, Tombs and Stanley; the paper's
     use: binary classification scored by AUC). ``predict_proba`` is ``sigmoid(X coef_ +
     intercept_)``.
@@ -545,7 +233,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
     ``bounds_y = (lo, hi)``; targets are clipped to them (silently) and the squared loss is
     taken in ``[0, 1]``-scaled units, so each row's loss lies in ``[0, 1]`` (``s = 1``;
     ``(hi - lo)^2`` in the target's units). One parameter vector is sampled (approximately)
-    from ``exp(-(epsilon / 2) (sum_i l_i + alpha r(theta)))`` by a normalizing flow trained by
+    from ``exp(-epsilon (sum_i l_i + alpha r(theta)))`` by a normalizing flow trained by
     reverse KL.
 
     Parameters

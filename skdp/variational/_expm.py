@@ -3,7 +3,13 @@ normalizing flow trained by reverse KL (ExpM+NF, Bridges, Tombs & Stanley 2023).
 
 Target (Bridges et al. 2023, Sec. 3; McSherry & Talwar 2007):
 
-``log p~(theta) = (epsilon / (2 s)) * u(theta),  u(theta) = -(sum_i l_i(theta) + alpha r(theta))``
+``log p~(theta) = beta * u(theta),  u(theta) = -(sum_i l_i(theta) + alpha r(theta))``
+
+with ``beta = epsilon / (2 s)`` (any neighbouring relation) or ``beta = epsilon / s`` when the
+utility is monotone (``monotone=True``: under add/remove, adding a row only subtracts its loss
+``l >= 0`` from every ``u(theta)``, so the density ratio and the normaliser ratio move in
+opposite directions and the factor 2 is not needed; McSherry & Talwar 2007, Dwork & Roth 2014
+Thm 3.10 remark),
 
 with ``l_i = (sigmoid(x_i^T w + b) - y_i)^2`` for ``y_i`` in ``[0, 1]`` (targets rescaled by
 public bounds), so ``l_i`` is in ``[0, 1]`` and ``s = 1`` (Thm 3.1, under add/remove *and*
@@ -59,6 +65,9 @@ class ExpMLinearTarget:
         scaled by ``n / b`` (unbiased). Diagnostics always use all rows.
     generator : torch.Generator, optional
         Source of the data batches.
+    monotone : bool, default=False
+        ``beta = epsilon / s`` instead of ``epsilon / (2 s)``: epsilon-DP under add/remove
+        only (the summed loss is monotone there); ``2 epsilon`` under replace-one.
 
     Examples
     --------
@@ -82,6 +91,7 @@ class ExpMLinearTarget:
         fit_intercept=True,
         data_batch_size=None,
         generator=None,
+        monotone=False,
     ):
         if not (math.isfinite(epsilon) and epsilon > 0):
             raise ValueError("epsilon must be finite and > 0 for the sampled target")
@@ -98,13 +108,14 @@ class ExpMLinearTarget:
         self.fit_intercept = bool(fit_intercept)
         self.data_batch_size = data_batch_size
         self.generator = generator
+        self.monotone = bool(monotone)
         self.n = int(X.shape[0])
         self.dim = int(X.shape[1]) + int(self.fit_intercept)
 
     @property
     def beta(self) -> float:
-        """Inverse temperature ``epsilon / (2 s)``."""
-        return self.epsilon / (2.0 * self.sensitivity)
+        """Inverse temperature ``epsilon / (2 s)`` (``epsilon / s`` when ``monotone``)."""
+        return self.epsilon / ((1.0 if self.monotone else 2.0) * self.sensitivity)
 
     # -- pieces -----------------------------------------------------------------------------
     def _split(self, theta):
@@ -166,7 +177,7 @@ class ExpMLinearTarget:
         return math.sqrt(0.5 / c) if self.penalty == "l2" else math.sqrt(2.0) / c
 
     def utility_range(self):
-        """``R = epsilon * n * l_max / (2 s)`` with ``l_max = 1`` (see :func:`expm_diagnostics`)."""
+        """``R = beta * n * l_max`` with ``l_max = 1`` (see :func:`expm_diagnostics`)."""
         return self.beta * self.n
 
     # -- Laplace approximation ---------------------------------------------------------------
@@ -350,6 +361,7 @@ def sample_expm_linear(
     fit_intercept=True,
     n_release=1,
     data_batch_size=None,
+    monotone=False,
     device="cpu",
     dtype="float64",
     n_jobs=None,
@@ -367,7 +379,7 @@ def sample_expm_linear(
     rngs : dict of numpy.random.Generator
         Keys ``"init"``, ``"train"``, ``"diagnostics"``, ``"release"``, ``"batches"``; each
         seeds one ``torch.Generator``.
-    alpha, penalty, fit_intercept, data_batch_size
+    alpha, penalty, fit_intercept, data_batch_size, monotone
         See :class:`ExpMLinearTarget`.
     n_release : int, default=1
     device, dtype
@@ -402,6 +414,7 @@ def sample_expm_linear(
             fit_intercept=fit_intercept,
             n_release=n_release,
             data_batch_size=data_batch_size,
+            monotone=monotone,
             dev=dev,
             dtype=dtype,
             **flow_kwargs,
@@ -419,6 +432,7 @@ def _sample_expm_linear(
     fit_intercept,
     n_release,
     data_batch_size,
+    monotone,
     dev,
     dtype,
     **flow_kwargs,
@@ -441,6 +455,7 @@ def _sample_expm_linear(
         fit_intercept=fit_intercept,
         data_batch_size=data_batch_size,
         generator=batch_gen,
+        monotone=monotone,
     )
     if not finite:
         mode = target.mode().detach().cpu().double().numpy()

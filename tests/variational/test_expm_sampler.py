@@ -234,3 +234,39 @@ def test_paper_like_tiny_sigma_flow_is_flagged():
     dg = expm_diagnostics(flow, t, n_samples=512, generator=_gen(0))
     assert dg["sandwich_violated"] and dg["collapsed"]
     assert dg["dp_distance_lower_bound"] > 10 * t.utility_range()
+
+
+def test_monotone_exponent_is_epsilon_dp_under_add_remove_on_a_grid():
+    """ExpM over a finite grid of (w, b) with the monotone exponent epsilon / s: the log
+    ratio of the exact (grid-normalised) densities of D and D + one row stays within
+    epsilon for adversarial added rows, and can exceed epsilon under replace-one (so the
+    estimator's add/remove claim is the tight one, and replace-one is 2 epsilon)."""
+    rng = np.random.default_rng(3)
+    n, eps = 30, 1.0
+    X = rng.normal(size=(n, 1))
+    y = (X[:, 0] > 0).astype(float)
+    w, b = np.meshgrid(np.linspace(-8, 8, 81), np.linspace(-8, 8, 81), indexing="ij")
+    grid = torch.tensor(np.column_stack([w.ravel(), b.ravel()]))
+
+    def log_p(Xa, ya):
+        t = ExpMLinearTarget(torch.tensor(Xa), torch.tensor(ya), epsilon=eps, monotone=True)
+        lp = t.log_density(grid).numpy()
+        return lp - np.logaddexp.reduce(lp)
+
+    base = log_p(X, y)
+    worst_add = 0.0
+    for x_new, y_new in [(50.0, 0.0), (-50.0, 1.0), (3.0, 0.0), (0.0, 1.0)]:
+        other = log_p(np.vstack([X, [[x_new]]]), np.append(y, y_new))
+        worst_add = max(worst_add, float(np.abs(other - base).max()))
+    assert worst_add <= eps + 1e-9
+    assert worst_add > 0.5 * eps  # the rows are adversarial enough to test the bound
+    # replace-one: swap a row's label; the same exponent can exceed epsilon
+    y_rep = y.copy()
+    X_rep = X.copy()
+    X_rep[0, 0], y_rep[0] = 50.0, 0.0
+    X_rep2 = X.copy()
+    X_rep2[0, 0] = 50.0
+    y_rep2 = y.copy()
+    y_rep2[0] = 1.0
+    gap = float(np.abs(log_p(X_rep, y_rep) - log_p(X_rep2, y_rep2)).max())
+    assert eps < gap <= 2 * eps + 1e-9
