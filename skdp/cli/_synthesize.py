@@ -70,38 +70,26 @@ def _estimator(args, schema):
             representative="uniform",
             random_state=seed,
         )
-    bounds = {c.name: c.bounds for c in schema if c.is_numeric and c.bounds is not None}
-    categories = {
-        c.name: list(c.categories)
-        for c in schema
-        if c.kind in ("categorical", "binary") and c.categories is not None
-    }
-    column_types = {c.name: c.kind for c in schema}
+    # the DP-SGD methods take the same schema; step count and batch size follow the
+    # estimator's own defaults unless given on the command line
     common = dict(
         epsilon=args.epsilon,
         delta=args.delta,
-        bounds=bounds,
-        categories=categories,
-        column_types=column_types,
+        schema=schema,
         device="cpu",
         verbose=0,  # progress: the command line's own handler on the "skdp" logger
         random_state=seed,
     )
+    common.update(
+        {k: getattr(args, k) for k in ("n_iter", "batch_size") if getattr(args, k) is not None}
+    )
     if method == "flow":
         from skdp.density import DPFlowDensity
 
-        return DPFlowDensity(
-            n_iter=args.n_iter if args.n_iter is not None else 2000,
-            batch_size=args.batch_size if args.batch_size is not None else 256,
-            **common,
-        )
+        return DPFlowDensity(**common)
     from skdp.synthesis import DPGANSynthesizer
 
-    return DPGANSynthesizer(
-        n_iter=args.n_iter,
-        batch_size=args.batch_size if args.batch_size is not None else 64,
-        **common,
-    )
+    return DPGANSynthesizer(**common)
 
 
 def _cmd_synthesize(args):
