@@ -96,14 +96,33 @@ def test_total_matches_the_theorem_by_hand(binary, eta):
     assert search.best_estimator_.epsilon_spent_ == search.best_params_["epsilon"]
 
 
-def test_private_selection_lowers_the_total_only_for_large_grids():
-    # 20 candidates x 5 folds, scorer 0.25, fit epsilon 1: grid vs private (eta = 1)
-    grid, _ = cv_privacy_spend(epsilon=0.25, n_splits=5, n_candidates=20, fit_epsilon=[1.0] * 20)
-    private = 3 * (0.25 + 4 * 2.0) + 2.0
-    assert grid == pytest.approx(20 * (0.25 + 8.0) + 2.0)
-    assert private < grid / 5
-    two, _ = cv_privacy_spend(epsilon=0.25, n_splits=5, n_candidates=2, fit_epsilon=[1.0] * 2)
-    assert two < private
+@pytest.mark.parametrize(
+    ("fit_eps", "grid_total", "eta1", "eta0"),
+    [  # the table of doc/composition.rst (scorer 0.25, 5 folds, refit included)
+        ([1.0] * 2, 18.50, 26.75, 18.50),
+        ([1.0] * 3, 26.75, 26.75, 18.50),
+        ([1.0] * 4, 35.00, 26.75, 18.50),
+        ([1.0] * 20, 167.00, 26.75, 18.50),
+        ([0.1, 0.3, 1.0, 3.0], 42.20, 78.75, 54.50),
+    ],
+)
+def test_the_documented_comparison_table(fit_eps, grid_total, eta1, eta0):
+    X, y = _data(0, n=20)
+    if len(set(fit_eps)) == len(fit_eps):
+        grid = {"epsilon": fit_eps}
+    else:  # equal budgets: candidates differ in another parameter
+        grid = {"epsilon": [fit_eps[0]], "shift": [float(i) for i in range(len(fit_eps))]}
+    totals = []
+    for sel in ("grid", PrivateSelection(eta=1.0, expected_runs=1), PrivateSelection(eta=0.0)):
+        search = DPGridSearchCV(
+            CountingDPClassifier(), grid, scoring=ACC, n_splits=5, random_state=0, selection=sel
+        ).fit(X, y)
+        totals.append(search.epsilon_spent_)
+    assert totals == pytest.approx([grid_total, eta1, eta0])
+    planned, _ = cv_privacy_spend(
+        epsilon=0.25, n_splits=5, n_candidates=len(fit_eps), fit_epsilon=fit_eps
+    )
+    assert planned == pytest.approx(grid_total)
 
 
 def test_budget_refused_before_any_fit():
