@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skdp.exceptions import DeltaTooLargeWarning
 from skdp.ilp import DPILPClassifier, ilp_epsilon_lower_bound
 from skdp.ilp._classifier import search_clause
 
@@ -257,22 +255,6 @@ def test_lower_bound_is_exported():
     assert ilp_epsilon_lower_bound(10, 0.9, 0.1, 100) == pytest.approx(0.31028, abs=1e-5)
 
 
-_LABELS = (
-    "y must be 0/1 (1 = positive; the label set is public, spec lantz.md §4.3); the check "
-    "fits with other labels"
-)
-# the entries to copy into tests/test_common.py
-TEST_PARAMS = {"epsilon": 1e6, "binarize": 0.0, "random_state": 0}
-EXPECTED_FAILED_CHECKS = {
-    "check_estimators_dtypes": _LABELS,
-    "check_classifier_data_not_an_array": _LABELS,
-    "check_classifiers_classes": _LABELS,
-    "check_fit2d_1feature": _LABELS,
-    "check_classifiers_train": "a theory of one conjunction over X > 0 atoms cannot reach "
-    "the check's 0.83 accuracy on Gaussian blobs",
-}
-
-
 def test_binarize_threshold():
     X = np.array([[0.2, -1.0], [3.0, 0.5], [0.0, 2.0]])
     y = np.array([0, 1, 1])
@@ -280,20 +262,6 @@ def test_binarize_threshold():
     assert clf.predict(X).tolist() == clf.predict((X > 0).astype(int)).tolist()
     with pytest.raises(ValueError, match="binary"):
         DPILPClassifier().fit(X, y)
-
-
-def test_sklearn_common_checks():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeltaTooLargeWarning)
-        results = check_estimator(
-            DPILPClassifier(**TEST_PARAMS),
-            expected_failed_checks=EXPECTED_FAILED_CHECKS,
-            on_fail=None,
-        )
-    failed = [r["check_name"] for r in results if r["status"] == "failed"]
-    assert failed == [], failed
 
 
 def test_degenerate_inputs_do_not_raise():

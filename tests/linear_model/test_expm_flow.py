@@ -10,11 +10,9 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
-from sklearn.utils.estimator_checks import check_estimator
 
 from skdp.exceptions import (
     ApproximateGuaranteeWarning,
-    DeltaTooLargeWarning,
     PrivacyLeakWarning,
 )
 from skdp.linear_model import ExpMFlowClassifier, ExpMFlowRegressor
@@ -267,23 +265,6 @@ TEST_PARAMS = dict(
     random_state=0,
     n_diagnostic_samples=64,
 )
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("Est", [ExpMFlowClassifier, ExpMFlowRegressor])
-def test_sklearn_check_estimator(Est):
-    params = dict(TEST_PARAMS)
-    if Est is ExpMFlowRegressor:
-        params["bounds_y"] = (-10.0, 10.0)
-    else:
-        # the checks fit many label sets (0/1, -1/1, strings): only the opt-in fits them all
-        params["classes"] = "data"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        warnings.simplefilter("ignore", DeltaTooLargeWarning)
-        warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check_estimator(Est(**params))
 
 
 @pytest.mark.parametrize(

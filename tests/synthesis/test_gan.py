@@ -583,18 +583,6 @@ GAN_TEST_PARAMS = dict(
 )
 
 
-def test_sklearn_common_checks_pass():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    from skdp.exceptions import DeltaTooLargeWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeltaTooLargeWarning)
-        results = check_estimator(DPGANSynthesizer(**GAN_TEST_PARAMS), on_fail=None)
-    failed = [r["check_name"] for r in results if r["status"] == "failed"]
-    assert not failed
-
-
 # ------------------------------------------------------------- torch threads (n_jobs)
 @pytest.fixture
 def three_threads():
