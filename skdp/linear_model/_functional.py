@@ -24,6 +24,7 @@ from skdp.mechanisms.sensitivity import (
     gram_min_eigenvalue_sensitivity,
 )
 from skdp.utils._random import fit_streams
+from skdp.utils._rowsum import any_dask, check_dask_input, n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -342,8 +343,14 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         self
         """
         check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
-        n, p = X.shape
+        dask_input = any_dask(X, y)
+        if dask_input:  # validated lazily; the rows stay on the workers (doc/dask.rst)
+            X, y = check_dask_input(self, X, y)
+            n, p = n_rows(X), X.shape[1]
+            self._check_dask_bounds()
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
+            n, p = X.shape
         gaussian = self.mechanism == "gaussian"
         if gaussian and self.secure_mode:
             raise ValueError(
@@ -367,7 +374,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
             X, y, epsilon, streams["bounds"], columns
         )
         eps_rest = epsilon - eps_bounds
-        if not self.clip:
+        if not self.clip and not dask_input:
             _check_inside(X, lo, hi, columns)
             _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
 
@@ -380,7 +387,19 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
             ay, cy = 1.0 / max(abs(ylo), abs(yhi)), 0.0
 
         M, alpha = _objective_coefficients(
-            X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, self.fit_intercept
+            X,
+            y,
+            lo,
+            hi,
+            ylo,
+            yhi,
+            ax,
+            cx,
+            ay,
+            cy,
+            self.fit_intercept,
+            clip=self.clip,
+            columns=columns,
         )
         adaptive = self.regularization == "adaptive"
         rel = _release(
@@ -445,6 +464,15 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         }
         self._record_privacy_spent(epsilon, delta if gaussian else 0.0, guarantee="exact")
         return self
+
+    def _check_dask_bounds(self):
+        for name in ("bounds_X", "bounds_y"):
+            value = getattr(self, name)
+            if value is None or isinstance(value, str):
+                raise ValueError(
+                    f"{name}={value!r} is not supported for Dask input: declare public "
+                    f"bounds (a private bound estimate over partitions is not implemented)"
+                )
 
     def _resolve_bounds(self, X, y, epsilon, rng, columns):
         p = X.shape[1]

@@ -6,6 +6,7 @@ Gaussian, with the private smallest eigenvalue of AdaSSP) and the trimmed minimi
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -17,11 +18,10 @@ from skdp.mechanisms.sensitivity import (
     gram_min_eigenvalue_sensitivity,
     sufficient_statistics_sensitivity,
 )
+from skdp.utils._rowsum import fixed_point_gram, fixed_point_to_float, row_sum
 
 #: eigenvalues of the noisy, regularised quadratic form below this are dropped (Matlab code)
 EIGENVALUE_THRESHOLD = 1e-8
-#: rows processed at a time when accumulating X~^T X~ (memory O(chunk * d), not O(n * d))
-CHUNK_ROWS = 1 << 16
 #: share of the budget after the bounds that the private smallest eigenvalue gets
 #: (``regularization="adaptive"``; a share of epsilon, or of mu^2 for the Gaussian)
 EIGENVALUE_SHARE = 0.05
@@ -41,36 +41,72 @@ def _check_inside(X, lo, hi, columns):
         )
 
 
-def _objective_coefficients(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercept):
-    """``M = X~^T X~`` and ``alpha = -2 X~^T y~`` on clipped, scaled data, in chunks.
+def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
+    """Exact partial of ``Z^T Z`` for one block of rows, ``Z = [x~, y~, 1]``.
 
-    Extra memory is O(CHUNK_ROWS * d + d^2), independent of ``n``.
+    Validates the block (finite values; inside the bounds when ``clip=False``), clips it
+    to the declared bounds, scales it into ``[-1, 1]`` and accumulates in fixed point
+    (:func:`skdp.utils._rowsum.fixed_point_gram`): the total is bit-identical for every
+    split of the rows into blocks, in memory or on Dask workers.
     """
-    n, p = X.shape
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    if not np.isfinite(X).all():
+        raise ValueError("Input X contains NaN or infinity.")
+    if not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity.")
+    if not clip:
+        _check_inside(X, lo, hi, columns)
+        _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
+    Z = np.empty((X.shape[0], X.shape[1] + 2))
+    Z[:, :-2] = np.clip(X, lo, hi) * ax + cx
+    Z[:, -2] = np.clip(y, ylo, yhi) * ay + cy
+    Z[:, -1] = 1.0
+    np.clip(Z, -1.0, 1.0, out=Z)  # rounding of the affine map never leaves [-1, 1]
+    return fixed_point_gram(Z)
+
+
+def _objective_coefficients(
+    X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercept, *, clip=True, columns=None
+):
+    """``M = X~^T X~`` and ``alpha = -2 X~^T y~`` on clipped, scaled data.
+
+    One exact pass over the rows (:func:`skdp.utils._rowsum.row_sum`): in blocks on the
+    client for numpy input (extra memory O(block * d + d^2), independent of ``n``), one
+    task per partition for Dask input (only the ``(d + 1) x (d + 1)`` total comes back).
+    Every product is accumulated in fixed point with ``2^-39`` resolution, so the result
+    is the same bit for bit whatever the chunking and differs from a float64
+    accumulation by at most ``n 2^-38`` per entry.
+    """
+    p = X.shape[1]
     d = p + int(fit_intercept)
-    G = np.zeros((p, p))
-    sx = np.zeros(p)
-    sxy = np.zeros(p)
-    sy = 0.0
-    for start in range(0, n, CHUNK_ROWS):
-        xc = np.clip(X[start : start + CHUNK_ROWS], lo, hi)
-        xc *= ax
-        xc += cx
-        yc = np.clip(y[start : start + CHUNK_ROWS], ylo, yhi) * ay + cy
-        G += xc.T @ xc
-        sxy += xc.T @ yc
-        if fit_intercept:
-            sx += xc.sum(axis=0)
-            sy += yc.sum()
+    columns = list(range(p)) if columns is None else columns
+    block = functools.partial(
+        _scaled_gram_block,
+        lo=lo,
+        hi=hi,
+        ylo=ylo,
+        yhi=yhi,
+        ax=ax,
+        cx=cx,
+        ay=ay,
+        cy=cy,
+        clip=clip,
+        columns=columns,
+    )
+    total = row_sum(block, X, y)
+    if total is None:
+        raise ValueError("X has 0 samples")
+    S = fixed_point_to_float(total)
     M = np.empty((d, d))
-    M[:p, :p] = G
+    M[:p, :p] = S[:p, :p]
     alpha = np.empty(d)
-    alpha[:p] = -2.0 * sxy
+    alpha[:p] = -2.0 * S[:p, p]
     if fit_intercept:
-        M[p, :p] = sx
-        M[:p, p] = sx
-        M[p, p] = n
-        alpha[p] = -2.0 * sy
+        M[p, :p] = S[:p, p + 1]
+        M[:p, p] = S[:p, p + 1]
+        M[p, p] = S[p + 1, p + 1]  # n, exactly
+        alpha[p] = -2.0 * S[p, p + 1]
     return M, alpha
 
 

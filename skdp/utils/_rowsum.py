@@ -68,6 +68,7 @@ __all__ = [
     "fixed_point_gram",
     "fixed_point_to_float",
     "FRACTION_BITS",
+    "check_dask_input",
 ]
 
 #: bits after the binary point of the fixed-point accumulation of float sums
@@ -137,7 +138,7 @@ def as_dask_array(x, dtype=None):
     if hasattr(x, "chunks"):
         arr = x
     else:
-        arr = x.to_dask_array(lengths=True)
+        arr = x.to_dask_array(lengths=tuple(_frame_lengths(x)))  # one count per partition
     if dtype is not None and arr.dtype != np.dtype(dtype):
         arr = arr.astype(dtype)
     return arr
@@ -329,3 +330,49 @@ def _aligned_blocks(arrays):
             columns.append(list(x.to_delayed().ravel()))
     n_parts = len(next(c for c in columns if c is not None))
     return [tuple(None if c is None else c[i] for c in columns) for i in range(n_parts)]
+
+
+# ------------------------------------------------------------ lazy validation
+def check_dask_input(estimator, X, y=None, *, reset=True, y_name="y"):
+    """Validate Dask ``X`` (and ``y``) from metadata only; return float64 Dask arrays.
+
+    Sets ``n_features_in_`` and ``feature_names_in_`` (for string column names) on
+    ``estimator`` like :func:`~skdp.utils.validation.validate_data`, and checks that the
+    columns are numeric, ``X`` is 2-D and ``y`` 1-D. Nothing is computed except the
+    partition lengths of a Dask DataFrame (a count per partition). Values (finite,
+    inside the bounds) are checked block by block by the caller's row function.
+    In-memory ``y`` beside Dask ``X`` is returned as a numpy array.
+    """
+    from sklearn.utils.validation import _check_feature_names, _check_n_features
+
+    if not is_dask_collection(X):
+        raise TypeError("X must be a Dask collection here")
+    dtypes = list(X.dtypes) if hasattr(X, "dtypes") else [X.dtype]
+    names = column_names(X) or ["X"] * len(dtypes)
+    for name, dt in zip(names, dtypes, strict=True):
+        if not _is_numeric(dt):
+            raise TypeError(f"column {name!r} of X must be numeric (bool, int or float)")
+    _check_feature_names(estimator, getattr(X, "_meta", None), reset=reset)  # names only
+    Xa = as_dask_array(X, np.float64)
+    if Xa.ndim != 2:
+        raise ValueError(f"Expected a 2-D X, got {Xa.ndim} dimension(s)")
+    _check_n_features(estimator, np.empty((0, Xa.shape[1])), reset=reset)
+    if y is None:
+        return Xa, None
+    if is_dask_collection(y):
+        if not _is_numeric(getattr(y, "dtype", None)):
+            raise TypeError(f"{y_name} must be numeric (bool, int or float)")
+        ya = as_dask_array(y, np.float64)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya[:, 0]
+    else:
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya[:, 0]
+    if ya.ndim != 1:
+        raise ValueError(f"{y_name} must be 1-D")
+    return Xa, ya
+
+
+def _is_numeric(dt) -> bool:
+    return isinstance(dt, np.dtype) and dt.kind in "biuf"
