@@ -32,6 +32,9 @@ __all__ = ["DPLogisticRegression"]
 
 #: upper bound on the second derivative of the logistic loss log(1 + exp(-t))
 LOGISTIC_SMOOTHNESS = 0.25
+#: share of a problem's epsilon left to the Hessian (determinant) term by the default
+#: ridge: ``log(1 + c / lambda) <= RIDGE_SHARE * epsilon``, so ``beta >= 0.9 epsilon``
+RIDGE_SHARE = 0.1
 #: Newton polishing steps after L-BFGS (the guarantee is for the exact minimiser)
 NEWTON_STEPS = 8
 
@@ -73,7 +76,7 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Inverse regularisation strength, as in scikit-learn's ``LogisticRegression``
         but in the scaled space: the ridge on the sum of the losses is ``lambda =
         1 / C`` (the intercept is penalised too). The mechanism raises it to
-        ``0.25 / (exp(epsilon_k / 2) - 1)`` when that is larger (Notes).
+        ``0.25 / (exp(0.1 epsilon_k) - 1)`` when that is larger (Notes).
     fit_intercept : bool, default=True
         Fit an intercept (a constant coordinate in the scaled row). With ``False`` the
         features are divided by their largest absolute bound, so the model stays
@@ -140,9 +143,17 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     H_D = 1 + l''_z x~_z^T H_D^{-1} x~_z``, in ``[1, 1 + c / lambda]``. Hence both
     ratios ``p_D / p_{D'}`` are at most ``exp(beta) (1 + c / lambda)``: the release is
     ``epsilon_k``-DP for ``beta = epsilon_k - log(1 + c / lambda)``. The ridge is
-    ``lambda = max(1 / C, c / (exp(epsilon_k / 2) - 1))``; the second term (CMS's extra
-    ridge ``Delta``, chosen as in KST) keeps ``log(1 + c / lambda) <= epsilon_k / 2``, so
-    ``beta >= epsilon_k / 2`` (``noise_rate_``). Under replace-one the gradient shift is
+    ``lambda = max(1 / C, c / (exp(0.1 epsilon_k) - 1))``; the second term (CMS's extra
+    ridge ``Delta``; KST take ``exp(epsilon_k / 2)``, i.e. half of ``epsilon_k``) keeps
+    ``log(1 + c / lambda) <= 0.1 epsilon_k``, so ``beta >= 0.9 epsilon_k``
+    (``noise_rate_``). Why 0.1 and not KST's half: when the ridge dominates the data's
+    Hessian (small ``n epsilon``), the released weights are about ``(g - b) / lambda``
+    with ``g`` the loss gradient at 0, so their *direction* (all that AUC and the sign of
+    the decision depend on) does not change with ``lambda`` while the noise ``||b||``
+    falls like ``1 / beta``: a larger ridge only helps there. When the data's Hessian
+    (growing like ``n``) dominates, a ridge of ``c / (exp(0.1 eps) - 1)``, about
+    ``2.5 / eps``, is negligible. The rule uses ``epsilon`` only (not ``n``, not the
+    data). Under replace-one the gradient shift is
     at most 2 and the determinant ratio at most ``1 + c / lambda``, so ``beta`` would be
     ``(epsilon - log(1 + c / lambda)) / 2``; a fit at ``epsilon / 2`` is replace-one
     ``epsilon``-DP (a replacement is a removal plus an addition). CMS state Algorithm 2
@@ -378,15 +389,16 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 def objective_perturbation_parameters(epsilon, C, smoothness=LOGISTIC_SMOOTHNESS):
     """Ridge ``lambda`` and noise rate ``beta`` of one ``epsilon``-DP problem.
 
-    ``lambda = max(1 / C, c / (exp(epsilon / 2) - 1))`` and ``beta = epsilon - log(1 +
-    c / lambda)`` (``>= epsilon / 2``): the add/remove guarantee of
-    :class:`DPLogisticRegression`'s Notes. ``epsilon = inf`` gives ``(1 / C, inf)``.
+    ``lambda = max(1 / C, c / (exp(s epsilon) - 1))`` with ``s = RIDGE_SHARE = 0.1`` and
+    ``beta = epsilon - log(1 + c / lambda)`` (``>= (1 - s) epsilon``): the add/remove
+    guarantee of :class:`DPLogisticRegression`'s Notes. ``epsilon = inf`` gives
+    ``(1 / C, inf)``.
     """
     ridge = 1.0 / float(C)
     if math.isinf(epsilon):
         return ridge, math.inf
-    if epsilon < 1400.0:  # beyond, exp(epsilon / 2) overflows and the term is 0
-        ridge = max(ridge, smoothness / math.expm1(epsilon / 2.0))
+    if RIDGE_SHARE * epsilon < 700.0:  # beyond, exp overflows and the term is 0
+        ridge = max(ridge, smoothness / math.expm1(RIDGE_SHARE * epsilon))
     beta = epsilon - math.log1p(smoothness / ridge)
     return ridge, beta
 
