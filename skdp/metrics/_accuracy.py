@@ -18,6 +18,7 @@ from skdp.metrics._checks import (
     _check_ledger,
 )
 from skdp.utils._random import release_rng
+from skdp.utils._rowsum import any_dask, as_dask_array, is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
 
@@ -31,9 +32,11 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        True labels (any number of classes).
+        True labels (any number of classes). A ``dask.array.Array`` or
+        ``dask.dataframe.Series`` is counted partition by partition
+        (:doc:`/dask`); the release is the same as for the same labels in memory.
     y_pred : array-like of shape (n_samples,)
-        Predicted labels.
+        Predicted labels (in memory or Dask, as ``y_true``).
     epsilon : float
         Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
     delta : float, default=0.0
@@ -75,16 +78,20 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     >>> abs(acc - 0.75) < 0.05
     True
     """
-    yt = column_or_1d(y_true, input_name="y_true")
-    yp = column_or_1d(y_pred, input_name="y_pred")
-    check_consistent_length(yt, yp)
-    N = yt.shape[0]
+    if any_dask(y_true, y_pred):  # counted per partition; the labels stay on the workers
+        yt, yp = _dask_labels(y_true, "y_true"), _dask_labels(y_pred, "y_pred")
+        N = n_rows(yt)
+        if n_rows(yp) != N:
+            raise ValueError("y_true and y_pred have inconsistent numbers of samples")
+    else:
+        yt = column_or_1d(y_true, input_name="y_true")
+        yp = column_or_1d(y_pred, input_name="y_pred")
+        check_consistent_length(yt, yp)
+        N = yt.shape[0]
     if N == 0:
         raise ValueError("y_true is empty")
-    if yt.dtype.kind in "fc":
-        check_finite(yt, name="y_true")
-    if yp.dtype.kind in "fc":
-        check_finite(yp, name="y_pred")
+    if not any_dask(yt, yp):
+        _check_labels(yt, yp)
     epsilon, delta = check_privacy_params(epsilon, delta)
     rng = release_rng(
         random_state,
@@ -96,9 +103,38 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     if ledger is not None:
         _check_ledger(ledger)
         ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
-    value = float(np.mean(yt == yp))
+    correct = int(row_sum(_correct_block, yt, yp) or 0)  # exact, in blocks or per partition
     if math.isinf(epsilon):
-        return value
-    correct = int(np.count_nonzero(yt == yp))
+        return correct / N
     noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))
     return float(np.clip(noisy / N, 0.0, 1.0))
+
+
+def _check_labels(yt, yp):
+    if yt.dtype.kind in "fc":
+        check_finite(yt, name="y_true")
+    if yp.dtype.kind in "fc":
+        check_finite(yp, name="y_pred")
+
+
+def _correct_block(yt, yp):
+    """Number of correct predictions in one block of rows (labels validated here)."""
+    yt, yp = np.asarray(yt), np.asarray(yp)
+    _check_labels(yt, yp)
+    return int(np.count_nonzero(yt == yp))
+
+
+def _dask_labels(y, name):
+    """A 1-D Dask array (or numpy array) of labels, from metadata only."""
+    if not is_dask_collection(y):
+        return column_or_1d(y, input_name=name)
+    if getattr(y, "ndim", 1) == 2 and hasattr(y, "columns"):
+        if len(y.columns) != 1:
+            raise ValueError(f"{name} must be 1-D")
+        y = y[y.columns[0]]
+    arr = as_dask_array(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D")
+    return arr
