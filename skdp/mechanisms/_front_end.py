@@ -14,7 +14,10 @@ all of them accept the same inputs and raise the same errors (see the user guide
 
 from __future__ import annotations
 
+import numpy as np
+
 from skdp.mechanisms._bounds import resolve_schema_bounds
+from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import validate_data
 from skdp.utils.schema import TabularEncoder, TabularSchema
 
@@ -29,7 +32,23 @@ class TabularFrontEnd:
     """
 
     def _validate_X(self, X, reset):
-        """Validate ``X``: a DataFrame keeps its columns and dtypes; arrays are numeric."""
+        """Validate ``X``: a DataFrame keeps its columns and dtypes; arrays are numeric.
+
+        A Dask collection is validated from its metadata only (names, dtypes, number of
+        columns; one count per partition for the number of rows) and returned as is.
+        """
+        if is_dask_collection(X):
+            if hasattr(X, "columns") and hasattr(X, "dtypes"):
+                validate_data(self, X._meta, reset=reset, skip_check_array=True)
+            else:
+                if X.ndim != 2:
+                    raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimension(s)")
+                validate_data(
+                    self, np.zeros((1, X.shape[1]), X.dtype), reset=reset, dtype="numeric"
+                )
+            if n_rows(X) == 0:
+                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+            return X
         if hasattr(X, "columns") and hasattr(X, "dtypes"):
             validate_data(self, X, reset=reset, skip_check_array=True)
             if len(X) == 0:
@@ -58,6 +77,8 @@ class TabularFrontEnd:
         bounds = self.bounds
         if isinstance(bounds, list | tuple) or hasattr(bounds, "shape"):
             bounds = tuple(bounds)
+        if is_dask_collection(X):
+            X = _dask_meta(X, bounds=bounds, categories=self.categories)
         return TabularSchema.from_data(
             X, bounds=bounds, categories=self.categories, column_types=self.column_types
         )
@@ -86,9 +107,26 @@ class TabularFrontEnd:
         encoder : TabularEncoder or None
         """
         schema = self._build_schema(X)
+        if is_dask_collection(X) and schema.missing_bounds():
+            raise ValueError(
+                f"bounds of column(s) {list(schema.missing_bounds())} are missing: Dask input "
+                "needs declared bounds for every numeric column (a private bound estimate "
+                "over partitions is not implemented)"
+            )
         schema, eps_bounds = resolve_schema_bounds(
             schema, X, epsilon=epsilon, rng=rng, fraction=fraction
         )
         schema.check_complete()
         enc = None if encoder is None else TabularEncoder(schema, **encoder)
         return schema, eps_bounds, enc
+
+
+def _dask_meta(X, *, bounds, categories):
+    """The empty pandas/numpy stand-in of a Dask ``X`` whose dtypes build the schema; the
+    ``"data"`` opt-ins (which read values) are refused for Dask input."""
+    for name, value in (("bounds", bounds), ("categories", categories)):
+        if isinstance(value, str) and value == "data":
+            raise ValueError(f'{name}="data" is not supported for Dask input: declare the {name}')
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        return X._meta
+    return np.zeros((0, X.shape[1]), dtype=X.dtype)

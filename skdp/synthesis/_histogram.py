@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from numbers import Integral, Real
@@ -20,6 +21,7 @@ from skdp.synthesis._histogram_cells import (
     projection_groups,
 )
 from skdp.utils._random import fit_streams, make_rng
+from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -339,7 +341,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         """
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
-        n = len(X)
+        dask_input = is_dask_collection(X)
+        n = n_rows(X)
         streams = fit_streams(
             self.random_state, ["bounds", "noise"], estimator=self, X=X, order_invariant=True
         )
@@ -351,7 +354,6 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         )
         eps_hist = epsilon - float(eps_bounds)
 
-        C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
         groups, uniform = projection_groups(schema, self.projections)
         n_pub = int(self.n_public) if self.n_public is not None else n
         eps_g = eps_hist / len(groups)
@@ -365,17 +367,25 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             n_bins=self.n_bins,
             max_integer_levels=self.max_integer_levels,
         )
-        idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
-        histograms = []
-        for g in groups:
-            shape = tuple(binners[c].n_levels for c in g)
+        shapes = [tuple(binners[c].n_levels for c in g) for g in groups]
+        for g, shape in zip(groups, shapes, strict=True):
             n_cells = math.prod(shape)
             if n_cells >= _MAX_DOMAIN:
                 raise ValueError(
                     f"the histogram over columns {g} has {n_cells} cells, too many to index; "
                     "use fewer bins (n_bins) or smaller projections"
                 )
-            flat = np.ravel_multi_index(tuple(idx[c] for c in g), shape)
+        count = functools.partial(
+            _cell_indices, encoder=encoder, binners=binners, groups=groups, shapes=shapes
+        )
+        if dask_input:  # exact sparse counts per partition; only the totals come back
+            totals = row_sum(_row_counts(count), X)
+            flats = [None] * len(groups)
+        else:
+            flats, totals = count(X), [None] * len(groups)
+        histograms = []
+        for g, shape, flat, total in zip(groups, shapes, flats, totals, strict=True):
+            n_cells = math.prod(shape)
             cells, counts, sparse = noisy_cells(
                 flat,
                 n_cells,
@@ -386,6 +396,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
                 secure_mode=self.secure_mode,
                 max_cells=self.max_cells,
                 max_survivors=self.max_survivors,
+                counts=total,
             )
             histograms.append(
                 {
@@ -543,3 +554,23 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     def score(self, X, y=None):
         """Mean log-likelihood of ``X`` (the mean, as ``GaussianMixture.score``)."""
         return float(np.mean(self.score_samples(X)))
+
+
+def _cell_indices(X, *, encoder, binners, groups, shapes):
+    """The flat cell index of every row of ``X``, per histogram (public binning only)."""
+    C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
+    idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(encoder.schema.names)}
+    return [
+        np.ravel_multi_index(tuple(idx[c] for c in g), shape)
+        for g, shape in zip(groups, shapes, strict=True)
+    ]
+
+
+def _sparse_counts(X, *, count):
+    """Exact counts of the occupied cells of one block of rows, per histogram."""
+    return [SparseCounts.from_cells(flat) for flat in count(X)]
+
+
+def _row_counts(count):
+    """The picklable row function of :func:`skdp.utils._rowsum.row_sum` for ``count``."""
+    return functools.partial(_sparse_counts, count=count)

@@ -184,8 +184,15 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
     return {spec.name: _Binner(spec, levels[spec.name]) for spec in schema}
 
 
-def noisy_cells(flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, max_survivors):
+def noisy_cells(
+    flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, max_survivors, counts=None
+):
     """Noisy filtered histogram: (sorted surviving cells, their values, sparse?).
+
+    ``flat`` holds the cell index of every row; alternatively ``flat=None`` and
+    ``counts`` the exact counts of the occupied cells (a
+    :class:`skdp.utils._rowsum.SparseCounts`, summed over Dask partitions). Both give the
+    same release for the same rows.
 
     Exact path (``noise="geometric"``, or any ``noise`` with ``secure_mode``): a
     cell's value is ``grid * L`` with the integer ``L = count / grid + Z``, ``Z``
@@ -205,9 +212,22 @@ def noisy_cells(flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, 
     had been noised.
     """
     sens = histogram_sensitivity()
+
+    def occupied_counts():
+        if counts is None:
+            return np.unique(flat, return_counts=True)
+        return counts.cells, counts.counts
+
+    def dense_counts():
+        if counts is None:
+            return np.bincount(flat, minlength=n_cells)
+        out = np.zeros(n_cells, dtype=np.int64)
+        out[counts.cells] = counts.counts
+        return out
+
     if not math.isfinite(eps):
-        cells, counts = np.unique(flat, return_counts=True)
-        return cells.astype(np.int64), counts.astype(float), False
+        cells, cnt = occupied_counts()
+        return cells.astype(np.int64), cnt.astype(float), False
     source = random_source(rng, secure_mode=secure_mode)
     if noise == "geometric" or secure_mode:
         grid = Fraction(1) if noise == "geometric" else _SECURE_LAPLACE_GRID
@@ -252,7 +272,7 @@ def noisy_cells(flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, 
             return np.asarray(counts, dtype=float)
 
     if n_cells <= max_cells:
-        h = base(np.bincount(flat, minlength=n_cells)) + noise(n_cells)
+        h = base(dense_counts()) + noise(n_cells)
         keep = np.flatnonzero(survives(h))
         return keep.astype(np.int64), values(h[keep]), False
     # sparse: decided and drawn from public quantities (n_cells, eps, tau) only
@@ -264,8 +284,8 @@ def noisy_cells(flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, 
             "cells, epsilon and the threshold only); use fewer bins (n_bins), smaller "
             "projections, a larger threshold, or raise max_survivors"
         )
-    occupied, counts = np.unique(flat, return_counts=True)
-    noisy = base(counts) + noise(len(occupied))
+    occupied, cnt = occupied_counts()
+    noisy = base(cnt) + noise(len(occupied))
     keep = survives(noisy)
     k = source.binomial(n_cells, p_survive)
     candidates = uniform_subset(source, n_cells, k)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,11 +20,13 @@ from skdp.synthesis._marginal_model import (
     integer_noise,
     marginal_n_bins,
     mst_budget,
+    pair_counts,
     rare_law,
     select_tree,
     tree_orientation,
 )
 from skdp.utils._random import fit_streams, make_rng
+from skdp.utils._rowsum import is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -344,7 +347,8 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         self
         """
         X = self._validate_X(X, reset=True)
-        n = len(X)
+        dask_input = is_dask_collection(X)
+        n = n_rows(X)
         epsilon, delta = self._check_privacy_params(n_samples=n)
         self._split()
         streams = fit_streams(
@@ -366,12 +370,16 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
 
         n_pub = int(self.n_public) if self.n_public is not None else n
         discs = discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"], self.n_bins)
-        C = encoder.codes(X)
-        B = np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
         sizes = [discs[c].n_levels for c in names]
+        codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
 
         # 1. all 1-way marginals (one noise draw for all cells)
-        counts1 = np.concatenate([np.bincount(B[:, j], minlength=k) for j, k in enumerate(sizes)])
+        if dask_input:  # exact counts per partition; the rows stay on the workers
+            B = None
+            counts1 = row_sum(functools.partial(_one_way_block, codes=codes, sizes=sizes), X)
+        else:
+            B = codes(X)
+            counts1 = _one_way_counts(B, sizes)
         noisy1 = counts1 + integer_noise(len(counts1), budget["scale1"], budget, streams["one_way"])
         del counts1
         offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -380,7 +388,16 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
 
         # 2. compression (post-processing of the noisy 1-way marginals)
         supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
-        Bc = np.column_stack([maps[j][B[:, j]] for j in range(d)])
+        all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
+        if dask_input:  # every pair's exact 2-way counts in one more pass
+            Bc = None
+            block = functools.partial(
+                _two_way_block, codes=codes, maps=maps, csizes=csizes, pairs=all_pairs
+            )
+            pair_totals = row_sum(block, X) if all_pairs else []
+        else:
+            Bc = _compress(B, maps)
+            pair_totals = None
         del B
 
         # total from the 1-way releases (inverse-variance weights; no read of n)
@@ -390,13 +407,13 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
         # 3. tree selection (exponential mechanism inside Kruskal)
-        edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"])
+        edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"], pair_totals)
 
         # 4. the chosen 2-way marginals (one noise draw for all cells)
-        counts2 = [
-            np.bincount(Bc[:, a] * csizes[b] + Bc[:, b], minlength=csizes[a] * csizes[b])
-            for a, b in edges
-        ]
+        if dask_input:
+            counts2 = [pair_totals[all_pairs.index(e)] for e in edges]
+        else:
+            counts2 = pair_counts(Bc, csizes, edges)
         cells2 = int(sum(len(c) for c in counts2))
         noise2 = integer_noise(cells2, budget["scale2"], budget, streams["two_way"])
         y2, pos = [], 0
@@ -545,3 +562,29 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
     def score(self, X, y=None):
         """Mean log-likelihood of ``X`` under the tree model."""
         return float(np.mean(self.score_samples(X)))
+
+
+def _bin_codes(X, *, encoder, discs, names):
+    """The public-grid bin of every cell of ``X`` (n_rows x n_columns, int64)."""
+    C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
+    return np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
+
+
+def _one_way_counts(B, sizes):
+    return np.concatenate([np.bincount(B[:, j], minlength=k) for j, k in enumerate(sizes)]).astype(
+        np.int64
+    )
+
+
+def _compress(B, maps):
+    return np.column_stack([maps[j][B[:, j]] for j in range(B.shape[1])])
+
+
+def _one_way_block(X, *, codes, sizes):
+    """Exact 1-way counts of one block of rows (a row function of ``row_sum``)."""
+    return _one_way_counts(codes(X), sizes)
+
+
+def _two_way_block(X, *, codes, maps, csizes, pairs):
+    """Exact compressed 2-way counts of one block of rows, for every pair."""
+    return pair_counts(_compress(codes(X), maps), csizes, pairs)

@@ -177,17 +177,29 @@ class _DisjointSet:
         self.parent[self.find(i)] = self.find(j)
 
 
-def _selection_scores(Bc, csizes, p1, n_hat, pairs):
+def pair_counts(Bc, csizes, pairs):
+    """Exact 2-way counts ``M_ab(D)`` (flattened, int64) of the compressed cells ``Bc``
+    for each pair; a row function of :func:`skdp.utils._rowsum.row_sum` (Dask input)."""
+    out = []
+    for a, b in pairs:
+        ka, kb = csizes[a], csizes[b]
+        out.append(np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb).astype(np.int64))
+    return out
+
+
+def _selection_scores(Bc, csizes, p1, n_hat, pairs, counts=None):
     """MST's scores ``||M_ab(D) - n_hat p_a p_b||_1`` of the pairs of columns.
 
     ``Bc`` holds the rows' compressed cells (public grid); ``p1`` and ``n_hat`` come from
     the noisy 1-way release only, so adding or removing a row moves one count of
-    ``M_ab(D)`` by one and each score by at most 1.
+    ``M_ab(D)`` by one and each score by at most 1. ``counts`` (the exact
+    :func:`pair_counts`, summed over Dask partitions) replaces ``Bc`` when given.
     """
     score = np.empty(len(pairs))
+    if counts is None:
+        counts = pair_counts(Bc, csizes, pairs)
     for i, (a, b) in enumerate(pairs):
-        ka, kb = csizes[a], csizes[b]
-        x = np.bincount(Bc[:, a] * kb + Bc[:, b], minlength=ka * kb)
+        x = counts[i]
         score[i] = np.abs(x - n_hat * np.outer(p1[a], p1[b]).ravel()).sum()
     return score
 
@@ -332,15 +344,17 @@ def discretizers(schema, n_pub, sd2, n_bins):
     return out
 
 
-def select_tree(Bc, csizes, p1, n_hat, budget, rng):
-    """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism."""
+def select_tree(Bc, csizes, p1, n_hat, budget, rng, counts=None):
+    """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism.
+
+    ``counts``: the :func:`pair_counts` of all pairs ``a < b`` in place of ``Bc``."""
     d = len(csizes)
     if d < 2:
         return []
     pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
     if d == 2:
         return pairs
-    score = _selection_scores(Bc, csizes, p1, n_hat, pairs)
+    score = _selection_scores(Bc, csizes, p1, n_hat, pairs, counts)
     ds = _DisjointSet(d)
     chosen = []
     for _ in range(d - 1):

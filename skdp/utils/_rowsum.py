@@ -69,6 +69,7 @@ __all__ = [
     "fixed_point_to_float",
     "FRACTION_BITS",
     "check_dask_input",
+    "SparseCounts",
 ]
 
 #: bits after the binary point of the fixed-point accumulation of float sums
@@ -330,6 +331,47 @@ def _aligned_blocks(arrays):
             columns.append(list(x.to_delayed().ravel()))
     n_parts = len(next(c for c in columns if c is not None))
     return [tuple(None if c is None else c[i] for c in columns) for i in range(n_parts)]
+
+
+class SparseCounts:
+    """Exact counts of the occupied cells of a histogram, a partial for :func:`row_sum`.
+
+    ``cells`` are sorted, distinct int64 cell indices and ``counts`` their int64 counts;
+    ``+`` merges two of them exactly, so the memory of a partial is O(occupied cells),
+    never O(rows) or O(all cells).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._rowsum import SparseCounts
+    >>> s = SparseCounts.from_cells(np.array([3, 1, 3])) + SparseCounts.from_cells(np.array([1]))
+    >>> s.cells.tolist(), s.counts.tolist()
+    ([1, 3], [2, 2])
+    """
+
+    __slots__ = ("cells", "counts")
+
+    def __init__(self, cells, counts):
+        self.cells = np.asarray(cells, dtype=np.int64)
+        self.counts = np.asarray(counts, dtype=np.int64)
+
+    @classmethod
+    def from_cells(cls, flat):
+        """Count the cell indices ``flat`` of one block of rows."""
+        cells, counts = np.unique(np.asarray(flat, dtype=np.int64), return_counts=True)
+        return cls(cells, counts)
+
+    def __add__(self, other):
+        cells, inverse = np.unique(np.concatenate([self.cells, other.cells]), return_inverse=True)
+        counts = np.zeros(cells.size, dtype=np.int64)
+        np.add.at(counts, inverse, np.concatenate([self.counts, other.counts]))
+        return SparseCounts(cells, counts)
+
+    def __getstate__(self):
+        return self.cells, self.counts
+
+    def __setstate__(self, state):
+        self.cells, self.counts = state
 
 
 # ------------------------------------------------------------ lazy validation

@@ -27,7 +27,8 @@ def dask_client():
             processes=True,
             threads_per_worker=1,
             host="127.0.0.1",
-            dashboard_address=None,
+            # loopback and a free port: ``None`` still starts the dashboard on :8787
+            dashboard_address="127.0.0.1:0",
             memory_limit="1GiB",
         ) as cluster,
         distributed.Client(cluster, timeout="30s") as client,
