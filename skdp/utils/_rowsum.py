@@ -189,14 +189,22 @@ def fixed_point_gram(Z) -> np.ndarray:
     out = np.zeros((k, k), dtype=object)
     if n == 0:
         return out
-    a = np.rint(Z * float(1 << FRACTION_BITS)).astype(np.int64)
-    mask = (1 << _DIGIT) - 1
-    digits = [a >> (2 * _DIGIT), (a >> _DIGIT) & mask, a & mask]  # a = h 2^26 + m 2^13 + l
     shifts = [2 * _DIGIT, _DIGIT, 0]
+    base = float(1 << _DIGIT)
     step = max(1, min(_MAX_BLOCK_ROWS, _BLOCK_CELLS // (3 * k)))
+    D = np.empty((min(step, n), 3 * k))
     for start in range(0, n, step):
-        D = np.hstack([d[start : start + step] for d in digits]).astype(np.float64)
-        P = (D.T @ D).astype(np.int64)  # exact: integers below 2^53
+        rows = min(step, n - start)
+        # q = h 2^26 + m 2^13 + l with l, m in [0, 2^13) and |h| <= 2^13; every step is
+        # exact in float64 (integers below 2^53)
+        q = np.rint(Z[start : start + rows] * float(1 << FRACTION_BITS))
+        h, m, low = D[:rows, :k], D[:rows, k : 2 * k], D[:rows, 2 * k :]
+        np.floor(q / (base * base), out=h)
+        q -= h * (base * base)
+        np.floor(q / base, out=m)
+        np.subtract(q, m * base, out=low)
+        P = D[:rows].T @ D[:rows]  # exact: integers below 2^53
+        P = P.astype(np.int64)
         for i, si in enumerate(shifts):
             for j, sj in enumerate(shifts):
                 block = P[i * k : (i + 1) * k, j * k : (j + 1) * k].astype(object)
