@@ -203,4 +203,63 @@ def test_fit_stores_no_solver_statistics():
     X, y = _binary(n=500)
     clf = DPLogisticRegression(epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1), random_state=0)
     clf.fit(X, y)
-    assert not hasattr(clf, "n_iter_") and not hasattr(clf, "gradient_norm_")
+    # n_iter_ counts DP-SGD steps (a public constant); objective perturbation reports 0
+    assert clf.n_iter_ == 0 and not hasattr(clf, "gradient_norm_")
+    assert clf.loss_curve_.shape == (0,)
+
+
+# ------------------------------------------------------------------ mechanism="dpsgd"
+def _sgd(**kw):
+    params = dict(
+        epsilon=1.0,
+        delta=1e-5,
+        mechanism="dpsgd",
+        classes=[0, 1],
+        bounds_X=(-1, 1),
+        n_iter=60,
+        random_state=0,
+    )
+    return DPLogisticRegression(**(params | kw))
+
+
+@pytest.mark.slow
+def test_dpsgd_spends_epsilon_delta_with_the_calibrated_noise():
+    from skdp.accounting import calibrate_noise_multiplier
+
+    X, y = _binary(n=1000)
+    clf = _sgd().fit(X, y)
+    assert (clf.epsilon_spent_, clf.delta_spent_) == (1.0, 1e-5)
+    assert clf.privacy_breakdown_ == {"bounds": 0.0, "dpsgd": 1.0}
+    assert clf.privacy_guarantee_ == "exact"
+    assert clf.n_iter_ == 60 and clf.loss_curve_.shape == (0,)
+    sigma = calibrate_noise_multiplier(
+        epsilon=1.0, delta=1e-5, sample_rate=64 / 1000, steps=60, accountant="pld"
+    )
+    assert clf.noise_multiplier_ == pytest.approx(sigma)
+    assert clf.score(X, y) > 0.85
+    # one-vs-rest: each of the K problems at (epsilon / K, delta / K)
+    y3 = y + (X[:, 2] > 0.5)
+    multi = _sgd(classes=[0, 1, 2]).fit(X, y3)
+    sigma3 = calibrate_noise_multiplier(
+        epsilon=1.0 / 3, delta=1e-5 / 3, sample_rate=64 / 1000, steps=60, accountant="pld"
+    )
+    assert multi.noise_multiplier_ == pytest.approx(sigma3)
+    assert multi.coef_.shape == (3, 3) and multi.epsilon_spent_ == 1.0
+
+
+def test_dpsgd_needs_delta_reproducible_and_independent_across_data_sets():
+    X, y = _binary(n=600)
+    with pytest.raises(ValueError, match="delta"):
+        _sgd(delta=0.0).fit(X, y)
+    a = _sgd().fit(X, y).coef_
+    assert np.array_equal(a, _sgd().fit(X, y).coef_)
+    X2 = X.copy()
+    X2[0, 0] = -X2[0, 0]  # a neighbouring data set: other noise under the same seed
+    assert not np.array_equal(a, _sgd().fit(X2, y).coef_)
+
+
+def test_dpsgd_non_private_keeps_its_loss_curve():
+    X, y = _binary(n=600)
+    clf = _sgd(epsilon=math.inf).fit(X, y)
+    assert math.isinf(clf.epsilon_spent_)
+    assert clf.loss_curve_.size > 0 and np.all(np.isfinite(clf.loss_curve_))
