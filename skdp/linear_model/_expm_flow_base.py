@@ -37,6 +37,20 @@ _APPROX_MSG = (
 )
 
 
+def default_n_iter(n_iter, n_params):
+    """Reverse-KL steps: ``n_iter``, or for ``"auto"`` ``min(500, 100 + 10 n_params)``.
+
+    A public rule (the stopping rule reads no private data: it is a fixed step count from
+    the number of parameters ``d + 1``). Measured with ``diagnostics=True`` on logistic
+    simulators (``benchmarks/expm_flow.py``, d = 5, 10, 20; epsilon = 0.1, 1, 10): the
+    importance-sampling ESS fraction and the test AUC after 100-200 steps were within the
+    run-to-run spread of those after 500 steps.
+    """
+    if isinstance(n_iter, str):
+        return min(500, 100 + 10 * int(n_params))
+    return int(n_iter)
+
+
 def _sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
@@ -54,7 +68,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "n_flows": [Interval(Integral, 0, None, closed="left")],
         "flow_rank": [Interval(Integral, 1, None, closed="left")],
         "n_householder": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 0, None, closed="left")],
+        "n_iter": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "data_batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -108,7 +122,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             n_flows=self.n_flows,
             flow_rank=self.flow_rank,
             n_householder=self.n_householder,
-            n_iter=self.n_iter,
+            n_iter=default_n_iter(self.n_iter, X.shape[1] + int(self.fit_intercept)),
             batch_size=self.batch_size,
             learning_rate=self.learning_rate,
             init=self.init,
@@ -219,8 +233,10 @@ _COMMON_PARAMS_DOC = """
         Sylvester rank ``m``.
     n_householder : int, default=2
         Householder reflections per Sylvester layer.
-    n_iter : int, default=500
-        Reverse-KL optimizer (Adam) steps.
+    n_iter : int or "auto", default="auto"
+        Reverse-KL optimizer (Adam) steps, a fixed count (no data-dependent stopping).
+        ``"auto"``: ``min(500, 100 + 10 D)`` for ``D = n_features + fit_intercept``
+        parameters (160 steps at 5 features, 310 at 20), from public inputs only.
     batch_size : int, default=128
         Flow samples per step.
     data_batch_size : int or None, default=None

@@ -39,6 +39,17 @@ _STREAMS = ["init", "sampling", "noise", "mc"]
 _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
 
+def default_n_iter(n_iter, n, batch_size):
+    """DP-SGD steps: ``n_iter``, or for ``"auto"`` ``min(800, max(200, ceil(10 n / B)))``.
+
+    A public rule: it reads the row count ``n`` (public under skdp's relation, and
+    released by the sampling rate anyway) and the expected batch size ``B``.
+    """
+    if isinstance(n_iter, str):
+        return int(min(800, max(200, math.ceil(10 * n / batch_size))))
+    return int(n_iter)
+
+
 # --------------------------------------------------------------------- estimator
 class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     """Differentially private variational inference with a normalizing flow (DP-NF-VI).
@@ -79,8 +90,12 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         Per-record clipping norm ``C`` (flat L2 norm over all flow parameters).
     batch_size : int, default=256
         Expected number of records per step; Poisson rate ``q = min(1, batch_size / n)``.
-    n_iter : int, default=2000
-        Optimizer steps, all accounted.
+    n_iter : int or "auto", default="auto"
+        Optimizer steps, all accounted: a fixed count (no data-dependent stopping).
+        ``"auto"``: ``min(800, max(200, ceil(10 n / batch_size)))`` from the public ``n``
+        and ``batch_size`` (about 10 expected passes over the data, at least 200 and at
+        most 800 steps), which keeps a default fit under a minute on one CPU core for
+        ``n <= 10,000`` and up to 21 parameters (``benchmarks/flow_vi_logistic.py``).
     n_mc : int, default=100
         Monte Carlo draws ``m`` of ``z0`` per step (shared by the step's records).
     flow : {"iaf", "maf", "realnvp", "planar"}, default="iaf"
@@ -224,7 +239,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
         "max_grad_norm": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "n_mc": [Interval(Integral, 1, None, closed="left")],
         "flow": [StrOptions({"iaf", "maf", "realnvp", "planar"})],
         "n_layers": [Interval(Integral, 1, None, closed="left")],
@@ -250,7 +265,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         noise_multiplier=None,
         max_grad_norm=10.0,
         batch_size=256,
-        n_iter=2000,
+        n_iter="auto",
         n_mc=100,
         flow="iaf",
         n_layers=1,
@@ -383,7 +398,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         private = math.isfinite(self.epsilon)
         epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
         q = min(1.0, float(self.batch_size) / n)
-        T = int(self.n_iter)
+        T = default_n_iter(self.n_iter, n, self.batch_size)
         if private:
             sigma, _ = resolve_noise_multiplier(
                 epsilon=epsilon,
@@ -458,7 +473,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                     history["epsilon"].append(
                         float(step.accountant.get_epsilon(delta)) if private else math.inf
                     )
-                    self._progress(t, history, loss_curve, private)
+                    self._progress(t, T, history, loss_curve, private)
             elbo = math.nan
             if not private:
                 elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
@@ -493,13 +508,13 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     def _elbo(self, flow, log_lik, X, m, gen, tdtype):
         return mc_elbo(flow, log_lik, self.log_prior, X, m, gen, tdtype)
 
-    def _progress(self, step, history, loss_curve, private):
+    def _progress(self, step, total, history, loss_curve, private):
         # the loss (negative ELBO on a batch) is logged for epsilon=inf only
         log_progress(
             _logger,
             estimator="DPFlowVI",
             step=step,
-            total=int(self.n_iter),
+            total=int(total),
             epsilon_spent=history["epsilon"][-1],
             loss=loss_curve[-1] if loss_curve else None,
             private=private,

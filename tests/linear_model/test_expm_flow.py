@@ -334,3 +334,26 @@ def test_n_jobs_sets_the_threads_of_training_and_restores_them(cls, monkeypatch,
     with pytest.raises(RuntimeError, match="training failed"):
         _quiet(cls(n_jobs=1, **kw), X, y)
     assert torch.get_num_threads() == three_threads
+
+
+@pytest.mark.parametrize("d, fit_intercept", [(2, True), (3, False)])
+def test_auto_n_iter_is_a_public_function_of_the_parameter_count(d, fit_intercept):
+    """The default step count reads only n_features (and fit_intercept), never the rows."""
+    X, y = _binary(n=40, d=d)
+    kw = {k: v for k, v in FAST.items() if k != "n_iter"}
+    clf = _quiet(
+        ExpMFlowClassifier(classes=[0, 1], fit_intercept=fit_intercept, random_state=0, **kw),
+        X,
+        y,
+    )
+    assert clf.get_params()["n_iter"] == "auto"
+    assert clf.n_iter_ == 100 + 10 * (d + int(fit_intercept))
+    # other rows of the same shape: the same count
+    other = _quiet(
+        ExpMFlowClassifier(classes=[0, 1], fit_intercept=fit_intercept, random_state=0, **kw),
+        -X[::-1],
+        1 - y,
+    )
+    assert other.n_iter_ == clf.n_iter_
+    with pytest.raises(ValueError, match="n_iter"):
+        ExpMFlowClassifier(classes=[0, 1], n_iter="fast").fit(X, y)
