@@ -234,7 +234,12 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     the releases is post-processing. With the default ``secure_mode=False`` the noise
     is drawn in floating point, as it always is for ``mechanism="gaussian"`` and for
     the private bound estimate (sparse vector, ``bounds_X``/``bounds_y`` ``None``):
-    the guarantee is then for the mathematical mechanism.
+    the guarantee is then for the mathematical mechanism. The statistics are summed in
+    fixed point: each scaled value is rounded to the grid ``2^-39`` (monotone, so
+    ``|x~_j| <= 1`` and the sensitivities above still hold) and the products are added
+    exactly in integers, so the sum does not depend on the order or the chunking of the
+    rows (in memory or over Dask partitions, :doc:`/dask`); it differs from a float64
+    sum of the unrounded values by at most ``n 2^-38`` per entry.
 
     **Accuracy.** ``benchmarks/linear_regression.py`` compares the defaults with
     ordinary least squares, the previous default (all ``d'^2 + d'`` coefficients, ridge
@@ -334,7 +339,11 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Or a Dask array/DataFrame: the statistics are summed partition by partition
+            with the same release (:doc:`/dask`; ``bounds_X`` and ``bounds_y`` must be
+            declared).
         y : array-like of shape (n_samples,)
+            In memory, or a Dask array/Series aligned with ``X``.
         **fit_params : dict
             Only ``sample_weight=None`` is accepted; weights are rejected.
 

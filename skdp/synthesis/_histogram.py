@@ -332,6 +332,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         ----------
         X : DataFrame or array-like of shape (n_samples, n_columns)
             The private table (a response column is just another column).
+            A Dask DataFrame or array is counted partition by partition with the
+            same release (:doc:`/dask`; bounds and categories must be declared).
         y : None
             Ignored.
 

@@ -339,6 +339,8 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         ----------
         X : DataFrame or array-like of shape (n_samples, n_columns)
             The private table (a response column is just another column).
+            A Dask DataFrame or array is counted partition by partition with the
+            same release (:doc:`/dask`; bounds and categories must be declared).
         y : None
             Ignored.
 
