@@ -82,6 +82,7 @@ def test_dask_clip_false_and_nan_checked_per_block(sync_scheduler):
         est.fit(da.from_array(X, chunks=(50, 3)), da.from_array(y, chunks=50))
 
 
+@pytest.mark.slow  # tests/dask/test_cluster.py covers the cluster by default
 def test_dask_linear_regression_on_local_cluster(dask_client):
     X, y = _data(n=6000)
     kw = dict(bounds_X=(-2, 2), bounds_y=(-3, 3), random_state=11)

@@ -57,6 +57,7 @@ def test_dask_accuracy_errors(sync_scheduler):
         dp_accuracy_score(da.from_array(bad, chunks=20), yp, epsilon=1.0)
 
 
+@pytest.mark.slow  # tests/dask/test_cluster.py covers the cluster by default
 def test_dask_accuracy_on_local_cluster(dask_client):
     yt, yp = _labels(n=20000, seed=5)
     ref = dp_accuracy_score(yt, yp, epsilon=1.0, random_state=2)

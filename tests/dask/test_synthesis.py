@@ -108,6 +108,7 @@ def test_dask_bad_category_raises_from_the_partition(sync_scheduler):
         DPHistogramSynthesizer(**KW).fit(dd.from_pandas(df, npartitions=3))
 
 
+@pytest.mark.slow  # tests/dask/test_cluster.py covers the cluster by default
 def test_synthesizers_on_local_cluster(dask_client):
     df = _table(n=6000, seed=4)
     ddf = dd.from_pandas(df, npartitions=6)
