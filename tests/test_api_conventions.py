@@ -371,7 +371,7 @@ def _modules_calling_print():
     found = set()
     for path in _SKDP.rglob("*.py"):
         rel = path.relative_to(_SKDP).as_posix()
-        if rel == "cli.py":  # the command line's own output (results, errors)
+        if rel.startswith("cli/"):  # the command line's own output (results, errors)
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(
