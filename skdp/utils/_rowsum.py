@@ -76,7 +76,7 @@ __all__ = [
 FRACTION_BITS = 39
 _DIGIT = 13  # 3 digits of 13 bits: |digit| <= 2^13, products <= 2^26
 _MAX_BLOCK_ROWS = 1 << 20  # 2^20 rows * 2^26 per product < 2^53: exact in float64
-_BLOCK_CELLS = 1 << 22  # values per block on the client or a worker (memory O(block))
+_BLOCK_CELLS = 1 << 20  # values per block on the client or a worker (8 MiB of float64)
 
 
 # ------------------------------------------------------------------ what is Dask
@@ -274,7 +274,7 @@ def row_sum(func: Callable, *arrays, chunk_rows: int | None = None, split_every:
         chunks; Dask DataFrames/Series must have the same partitions (the number of
         rows of each partition is checked).
     chunk_rows : int, optional
-        Rows per call of ``func`` inside one partition (default: about 4 million
+        Rows per call of ``func`` inside one partition (default: about a million
         values per block). The result does not depend on it.
     split_every : int, default=8
         Fan-in of the tree of additions on the workers.
