@@ -7,6 +7,7 @@ accounting, no BatchNorm, declared or privately estimated bounds).
 
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Integral, Real
 
@@ -36,6 +37,8 @@ NUMERIC_RANGE = (-2.0, 2.0)
 CATEGORICAL_TAU = 0.15
 #: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
 BOUNDS_FRACTION = 0.1
+#: Expected passes over the data of the default step count (``n_iter=None``).
+FLOW_EPOCHS = 30
 _STREAMS = ["bounds", "init", "training", "dequant"]
 
 
@@ -87,10 +90,21 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     noise_multiplier : float or None, default=None
         ``sigma``; ``None`` calibrates the smallest one that meets the budget. A given value
         whose epsilon exceeds the budget raises ``ValueError`` before training.
-    batch_size : int, default=256
+    batch_size : int or None, default=None
         Expected batch size; the Poisson sampling rate is ``q = min(1, batch_size / n)``.
-    n_iter : int, default=2000
-        Number of optimizer (DP-SGD) steps, all accounted.
+        ``None``: about ``sqrt(8 n)``, a power of two between 64 and 1024 (at most ``n``):
+        64 for ``n <= 724``, 128 at ``n = 2,000``, 256 at ``n = 9,000``.
+    n_iter : int or None, default=None
+        Number of optimizer (DP-SGD) steps, all accounted. ``None``: a rule on public
+        quantities only (``n``, the batch size and the flow's parameter count ``P``):
+        ``T = max(100, min(ceil(30 / q), 2**32 / (batch_size * P)))``, i.e. 30 expected
+        passes over the data, within about half a minute of per-record gradients on one
+        core. ``T`` does not depend on ``epsilon``; the noise multiplier is calibrated
+        to it and falls as the budget grows, so more budget does not make the default
+        fit worse (tested on simulated data over a grid of ``n`` and ``epsilon``). A cap
+        on the noise multiplier (fewer steps at a small budget) made the held-out
+        log-likelihood worse in every measured case, so there is none. ``n_iter_`` holds
+        the count used.
     learning_rate : float, default=1e-3
         Adam learning rate.
     accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
@@ -222,8 +236,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
         "max_grad_norm": [Interval(Real, 0, None, closed="neither")],
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [None, Interval(Integral, 1, None, closed="left")],
+        "n_iter": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
@@ -244,8 +258,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         hidden_size=None,
         max_grad_norm=1.0,
         noise_multiplier=None,
-        batch_size=256,
-        n_iter=2000,
+        batch_size=None,
+        n_iter=None,
         learning_rate=1e-3,
         accountant="pld",
         device="auto",
@@ -362,7 +376,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 generator=init_gen,
                 zero_init_output=True,
             ).to(device=device, dtype=tdtype)
-            step_work = min(int(self.batch_size), n) * n_parameters(flow)
+            batch_size, n_iter = self._schedule(n, n_parameters(flow))
+            step_work = min(batch_size, n) * n_parameters(flow)
             set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
             module = LogProbModule(flow)
             data = (to_tensor(Z, device=device, dtype=tdtype),)
@@ -373,8 +388,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 data,
                 epsilon=eps_sgd,
                 delta=delta,
-                n_iter=int(self.n_iter),
-                batch_size=int(self.batch_size),
+                n_iter=n_iter,
+                batch_size=batch_size,
                 noise_multiplier=self.noise_multiplier if math.isfinite(epsilon) else None,
                 max_grad_norm=float(self.max_grad_norm),
                 optimizer="adam",
@@ -382,7 +397,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 accountant=self.accountant,
                 random_state=streams["training"],
                 batch_transform=batch_transform,
-                callback=self._progress,
+                callback=functools.partial(self._progress, total=n_iter),
             )
         flow.eval()
         for p in flow.parameters():
@@ -411,6 +426,16 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             self.privacy_breakdown_ = {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf}
             self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
         return self
+
+    def _schedule(self, n, n_params):
+        """``(batch_size, n_iter)``: the given values, or the public rule of the docstring."""
+        from skdp.accounting._schedule import default_batch_size, default_n_iter
+
+        batch_size = int(self.batch_size) if self.batch_size is not None else default_batch_size(n)
+        if self.n_iter is not None:
+            return batch_size, int(self.n_iter)
+        n_iter = default_n_iter(n, batch_size, epochs=FLOW_EPOCHS, n_parameters=n_params)
+        return batch_size, n_iter
 
     @staticmethod
     def _dequantiser(encoder, schema, rng, device, dtype):
@@ -443,13 +468,13 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
         return dequantise
 
-    def _progress(self, step, trainer, history):
+    def _progress(self, step, trainer, history, *, total):
         # the training loss is recorded (and logged) for epsilon=inf only
         log_progress(
             _logger,
             estimator="DPFlowDensity",
             step=step,
-            total=int(self.n_iter),
+            total=int(total),
             epsilon_spent=history["epsilon"][-1],
             loss=history["loss"][-1] if history.get("loss") else None,
             private=math.isfinite(self.epsilon),

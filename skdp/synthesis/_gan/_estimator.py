@@ -19,7 +19,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
-from skdp.synthesis._gan._fit import check_params, step_counts, train_networks
+from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
 from skdp.synthesis._gan._sampling import GANSamplingMixin
@@ -75,8 +75,10 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         Layout of the encoded row for ``"conv1d"`` (``None``: one channel of all encoded
         features). ``channels * length`` must equal the encoded width.
     hidden_size : int or None, default=None
-        Width of the MLP layers (default 256) or base channel count of the conv blocks
-        (default 16; the five blocks use 1, 2, 4, 8, 8 times it).
+        Width of the MLP layers or base channel count of the conv blocks (default 16; the
+        five blocks use 1, 2, 4, 8, 8 times it). ``None`` for the MLP: from the public
+        encoded width ``D``, ``clip(2 ** ceil(log2(4 D)), 64, 256)`` (64 up to 16 encoded
+        features, 128 up to 32, 256 from 33).
     autoencoder : bool, default=False
         RDP-CGAN: pre-train an autoencoder with DP-SGD; the generator then emits a
         ``code_dim`` code that the (frozen) decoder maps to a record.
@@ -117,14 +119,20 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         in total; ``sample`` then draws evenly from the selected generators. ``None``:
         the final generator.
     n_iter : int or None, default=None
-        Critic steps ``T_critic`` (each an accounted DP-SGD step). ``None``: 50 expected
-        passes over the data, ``ceil(50 / q)`` with ``q = min(1, batch_size / n)`` (``n``
-        is public, see Notes).
+        Critic steps ``T_critic`` (each an accounted DP-SGD step). ``None``: a rule on
+        public quantities only (``n`` is public, see Notes; ``B``; the critic and
+        generator parameter count ``P``): ``T = max(100, min(ceil(50 / q),
+        2**32 / (3 B P)))`` with ``q = min(1, B / n)``, i.e. 50 expected passes over the
+        data, within about half a minute of per-record gradients on one core (3
+        per-record passes per step). ``T`` does not depend on ``epsilon``: the noise
+        multiplier is calibrated to it and falls as the budget grows.
     n_iter_autoencoder : int or None, default=None
         Autoencoder steps ``T_ae`` (``autoencoder=True`` only; each an accounted DP-SGD
-        step). ``None``: 10 expected passes, ``ceil(10 / q)``.
-    batch_size : int, default=64
-        Expected batch size ``B``; ``q = min(1, B / n)``.
+        step). ``None``: 10 expected passes, ``ceil(10 / q)``, within the same compute
+        term (``2**32 / (B P_ae)``) and at least 100.
+    batch_size : int or None, default=None
+        Expected batch size ``B``; ``q = min(1, B / n)``. ``None``: about ``sqrt(8 n)``,
+        a power of two between 64 and 1024 (at most ``n``).
     learning_rate : float, dict or None, default=None
         Adam learning rates: a float for all networks, or a dict with keys among
         ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their
@@ -300,7 +308,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "checkpoint_selection": [None, CheckpointSelection],
         "n_iter": [None, Interval(Integral, 1, None, closed="left")],
         "n_iter_autoencoder": [None, Interval(Integral, 1, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [None, Interval(Real, 0, None, closed="neither"), dict],
         "integer_rounding": [StrOptions({"round", "floor"})],
         **DPEstimatorMixin._common_constraints(
@@ -338,7 +346,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         checkpoint_selection=None,
         n_iter=None,
         n_iter_autoencoder=None,
-        batch_size=64,
+        batch_size=None,
         learning_rate=None,
         integer_rounding="round",
         accountant="pld",
@@ -459,8 +467,12 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
             epsilon, bounds=eps_bounds, prior=eps_prior, selection=eps_sel
         )
 
-        # -- step counts (public: n, batch_size, parameters) and the calibrated noise
-        q, t_ae, t_critic = step_counts(params, n)
+        # -- step counts (public: n, batch_size, parameter counts) and the calibrated noise
+        n_params = None
+        if self.n_iter is None or (self.autoencoder and self.n_iter_autoencoder is None):
+            n_params = parameter_counts(encoder, classes, params)
+        batch, q, t_ae, t_critic = step_counts(params, n, n_params=n_params)
+        params = {**params, "batch_size": batch}
         sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
             eps_dpsgd, delta, q, t_ae + t_critic, noise_multiplier=self.noise_multiplier,
             accountant=self.accountant,

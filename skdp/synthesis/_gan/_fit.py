@@ -15,7 +15,14 @@ import numpy as np
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
 from skdp.utils._logging import verbose_handler
 
-__all__ = ["check_params", "learning_rates", "step_counts", "train_networks"]
+__all__ = [
+    "check_params",
+    "learning_rates",
+    "mlp_width",
+    "parameter_counts",
+    "step_counts",
+    "train_networks",
+]
 
 #: Adam's betas of every network, fixed (Radford et al. 2016; Beaulieu-Jones et al. 2019).
 BETAS = (0.5, 0.999)
@@ -62,15 +69,91 @@ def check_params(params):
     learning_rates(params["learning_rate"])
 
 
-def step_counts(params, n):
-    """``(q, T_ae, T_critic)`` from public quantities: ``n``, ``batch_size``, ``n_iter``,
-    ``n_iter_autoencoder`` (``None``: 50 and 10 expected passes, ``ceil(passes / q)``)."""
-    q = min(1.0, float(params["batch_size"]) / n)
-    t_critic = params["n_iter"] or math.ceil(50.0 / q)
+#: Expected passes over the data of the default critic and autoencoder step counts.
+CRITIC_EPOCHS, AUTOENCODER_EPOCHS = 50, 10
+#: Per-record passes of one critic step (real rows, fake rows, generator step) in the
+#: compute term of the default step count.
+GAN_STEP_COST = 3.0
+
+
+def mlp_width(D):
+    """Default MLP width from the public encoded width ``D``:
+    ``clip(2 ** ceil(log2(4 D)), 64, 256)`` (64 up to 16 encoded features, 128 up to 32)."""
+    return int(min(256, max(64, 2 ** math.ceil(math.log2(max(4 * int(D), 1))))))
+
+
+def parameter_counts(encoder, classes, params):
+    """``{"gan": critic + generator parameters, "autoencoder": ...}`` of the networks a
+    fit builds (public: they depend on the schema and the parameters only). Built under a
+    forked torch RNG, so the global stream is left as it was."""
+    import torch
+
+    from skdp.synthesis._gan._nets import build_networks
+    from skdp.utils._torch import n_parameters
+
+    with torch.random.fork_rng(devices=[]):
+        nets = build_networks(
+            encoder.n_encoded_features_,
+            softmax_blocks(encoder),
+            0 if classes is None else len(classes),
+            architecture=params["architecture"],
+            feature_shape=params["feature_shape"],
+            hidden_size=params["hidden_size"],
+            autoencoder=params["autoencoder"],
+            code_dim=params["code_dim"],
+            latent_dim=params["latent_dim"],
+            label_embedding=params["label_embedding"],
+        )
+    return {
+        "gan": n_parameters(nets["critic"], nets["generator"]),
+        "autoencoder": n_parameters(nets["autoencoder"]) if nets["autoencoder"] else 0,
+    }
+
+
+def softmax_blocks(encoder):
+    """``[start, stop)`` of each categorical one-hot block of the encoded row."""
+    out = []
+    for c in encoder.schema:
+        if c.kind == "categorical":
+            sl = encoder.slices_[c.name]
+            out.append((sl.start, sl.stop))
+    return out
+
+
+def step_counts(params, n, *, n_params=None):
+    """``(batch_size, q, T_ae, T_critic)`` from public quantities only.
+
+    ``batch_size=None``: :func:`skdp.accounting._schedule.default_batch_size` (about
+    ``sqrt(8 n)``); ``q = min(1, batch_size / n)``. ``n_iter=None``:
+    :func:`~skdp.accounting._schedule.default_n_iter` with 50 expected passes and the
+    critic and generator parameter count (``n_params["gan"]``, 3 per-record passes per
+    step); ``n_iter_autoencoder=None``: 10 expected passes and the autoencoder's count.
+    Without ``n_params``: the expected passes alone, ``ceil(passes / q)``.
+    """
+    from skdp.accounting._schedule import default_batch_size, default_n_iter
+
+    batch = params["batch_size"] or default_batch_size(n)
+    q = min(1.0, float(batch) / n)
+    t_critic = params["n_iter"]
+    if not t_critic:
+        if n_params is None:
+            t_critic = math.ceil(CRITIC_EPOCHS / q)
+        else:
+            t_critic = default_n_iter(
+                n, batch, epochs=CRITIC_EPOCHS, n_parameters=n_params["gan"],
+                step_cost=GAN_STEP_COST,
+            )  # fmt: skip
     t_ae = 0
     if params["autoencoder"]:
-        t_ae = params["n_iter_autoencoder"] or math.ceil(10.0 / q)
-    return q, int(t_ae), int(t_critic)
+        t_ae = params["n_iter_autoencoder"]
+        if not t_ae:
+            if n_params is None:
+                t_ae = math.ceil(AUTOENCODER_EPOCHS / q)
+            else:
+                t_ae = default_n_iter(
+                    n, batch, epochs=AUTOENCODER_EPOCHS, n_parameters=n_params["autoencoder"]
+                )
+    return int(batch), q, int(t_ae), int(t_critic)
 
 
 def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,

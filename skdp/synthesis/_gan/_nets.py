@@ -330,7 +330,12 @@ def build_networks(
         As the estimator's parameters.
     """
     conv = architecture == "conv1d"
-    width = hidden_size or (16 if conv else 256)
+    if hidden_size:
+        width = hidden_size
+    elif conv:
+        width = 16
+    else:  # clip(2 ** ceil(log2(4 D)), 64, 256), see _fit.mlp_width
+        width = int(min(256, max(64, 2 ** math.ceil(math.log2(max(4 * int(D), 1))))))
     K = int(n_classes)
     if conv:
         C, L = (1, D) if feature_shape is None else tuple(feature_shape)

@@ -14,7 +14,15 @@ from sklearn.utils.metaestimators import available_if
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
 
-__all__ = ["GANSamplingMixin", "class_codes", "codes_of_counts", "decode", "generate", "latent"]
+__all__ = [
+    "GANSamplingMixin",
+    "class_codes",
+    "codes_of_counts",
+    "decode",
+    "draw_discrete",
+    "generate",
+    "latent",
+]
 
 #: Rows generated per batch in ``sample``.
 SAMPLE_CHUNK = 4096
@@ -77,12 +85,46 @@ def generate(generators, decoder, n_samples, codes, rng, *, latent_dim, latent_d
     return out
 
 
-def decode(encoder, schema, Z, integer_rounding):
+def draw_discrete(encoder, schema, Z, rng):
+    """Draw the level of every binary and categorical column from the generator's output.
+
+    The generator emits a probability for a binary coordinate (sigmoid) and a
+    distribution over the levels of a one-hot block (softmax); a level is drawn from
+    them (``Bernoulli(p)``, ``Categorical(p)``) and written back as a hard code, instead
+    of thresholding at 1/2 or taking the argmax. A thresholded generator that learned a
+    rare level's probability (a 5 % class, say) would never emit it: the synthetic column
+    would come out constant. Post-processing of the generator's output.
+    """
+    a, b = encoder.numeric_range
+    Z = np.array(Z, dtype=float, copy=True)
+    for c in schema:
+        sl = encoder.slices_[c.name]
+        if c.kind == "binary":
+            p = np.clip((Z[:, sl.start] - a) / (b - a), 0.0, 1.0)
+            p = np.where(np.isfinite(p), p, 0.5)
+            Z[:, sl.start] = np.where(rng.random(Z.shape[0]) < p, b, a)
+        elif c.kind == "categorical" and encoder.categorical == "onehot":
+            P = np.clip((Z[:, sl] - a) / (b - a), 0.0, None)
+            P = np.where(np.isfinite(P), P, 0.0)
+            tot = P.sum(axis=1, keepdims=True)
+            P = np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / P.shape[1])
+            u = rng.random((Z.shape[0], 1))
+            k = np.minimum((np.cumsum(P, axis=1) < u).sum(axis=1), P.shape[1] - 1)
+            block = np.full(P.shape, a)
+            block[np.arange(Z.shape[0]), k] = b
+            Z[:, sl] = block
+    return Z
+
+
+def decode(encoder, schema, Z, integer_rounding, rng=None):
     """Records of the training input's type from encoded rows ``Z``.
 
     ``integer_rounding="floor"`` floors integer columns (Beaulieu-Jones et al. 2019);
-    ``"round"`` leaves the rounding to the encoder.
+    ``"round"`` leaves the rounding to the encoder. With ``rng``, binary and categorical
+    levels are drawn from the generator's probabilities (:func:`draw_discrete`).
     """
+    if rng is not None:
+        Z = draw_discrete(encoder, schema, Z, rng)
     if integer_rounding == "floor":
         Z = Z.copy()
         for c in schema:
@@ -147,7 +189,9 @@ class GANSamplingMixin:
         X_syn : DataFrame or ndarray of shape (n_samples, n_features)
             The training input's type, columns and dtypes. A conditional model draws the
             labels from ``class_prior_`` and drops them (:meth:`sample_labeled` returns
-            them).
+            them). Binary and categorical levels are drawn from the generator's output
+            probabilities (sigmoid, softmax), not thresholded, so a level the generator
+            gives a small probability still appears at about that rate.
         """
         check_is_fitted(self)
         rng = make_rng(random_state)
@@ -155,7 +199,7 @@ class GANSamplingMixin:
         codes = None
         if self.classes_ is not None:
             codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
-        return self._decode(self._generate(n_samples, codes, rng))
+        return self._decode(self._generate(n_samples, codes, rng), rng)
 
     @available_if(lambda self: self.conditional == "acgan")
     def sample_labeled(self, n_samples=1, *, y=None, random_state=None):
@@ -188,7 +232,7 @@ class GANSamplingMixin:
                 codes = rng.choice(len(self.classes_), size=n_samples, p=self.class_prior_)
             else:
                 codes = class_codes(self.classes_, y, n_samples)
-        X_syn = self._decode(self._generate(n_samples, codes, rng))
+        X_syn = self._decode(self._generate(n_samples, codes, rng), rng)
         return X_syn, self.classes_[codes]
 
     def _generate(self, n_samples, codes, rng):
@@ -204,5 +248,5 @@ class GANSamplingMixin:
             width=self.n_encoded_features_,
         )
 
-    def _decode(self, Z):
-        return decode(self._encoder, self.schema_, Z, self.integer_rounding)
+    def _decode(self, Z, rng=None):
+        return decode(self._encoder, self.schema_, Z, self.integer_rounding, rng)

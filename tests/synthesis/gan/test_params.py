@@ -81,12 +81,32 @@ def test_learning_rate_reaches_the_optimizers(monkeypatch):
 
 def test_default_step_counts_come_from_public_n_and_batch_size():
     params = DPGANSynthesizer(batch_size=20, autoencoder=True).get_params()
-    q, t_ae, t_critic = _fit.step_counts(params, 100)
-    assert (q, t_critic, t_ae) == (0.2, 250, 50)  # 50 and 10 expected passes
+    batch, q, t_ae, t_critic = _fit.step_counts(params, 100)
+    assert (batch, q, t_critic, t_ae) == (20, 0.2, 250, 50)  # 50 and 10 expected passes
     params.update(n_iter=7, n_iter_autoencoder=3)
-    assert _fit.step_counts(params, 100)[1:] == (3, 7)
+    assert _fit.step_counts(params, 100)[2:] == (3, 7)
     params.update(autoencoder=False)
-    assert _fit.step_counts(params, 100)[1] == 0  # no autoencoder, no autoencoder steps
+    assert _fit.step_counts(params, 100)[2] == 0  # no autoencoder, no autoencoder steps
+
+
+def test_default_schedule_adapts_to_n_and_model_size():
+    from skdp.accounting._schedule import default_batch_size
+
+    params = DPGANSynthesizer().get_params()
+    assert [default_batch_size(n) for n in (50, 500, 2000, 9000, 10**6)] == [
+        50, 64, 128, 256, 1024,
+    ]  # fmt: skip
+    # the compute term binds on a large table: 3 B P T stays within 2**32
+    big = _fit.step_counts(params, 9000, n_params={"gan": 50_000, "autoencoder": 0})
+    assert big[0] == 256 and 3 * 256 * 50_000 * big[3] <= 2**32 < 3 * 256 * 50_000 * (big[3] + 1)
+    assert big[3] < math.ceil(50 * 9000 / 256)
+    # a small table and model: 50 expected passes bind
+    small = _fit.step_counts(params, 600, n_params={"gan": 5000})
+    assert small[:2] == (64, 64 / 600) and small[3] == math.ceil(50 * 600 / 64)
+    # a tiny table: at least 100 steps
+    assert _fit.step_counts(params, 60, n_params={"gan": 5000})[3] == 100
+    # model size from the public encoded width
+    assert [_fit.mlp_width(d) for d in (3, 16, 17, 32, 33, 500)] == [64, 64, 128, 128, 256, 256]
 
 
 def test_fitted_vocabulary():
