@@ -10,9 +10,10 @@ mapped onto ``[-1, 1]`` by those bounds, rows of L2 norm at most ``sqrt(p)``):
   defaults (objective perturbation, pure epsilon-DP, ``delta = 0``);
 * ``skdp-KST``: the same mechanism with the ridge rule of the previous release,
   ``max(1 / C, 0.25 / (e^(eps/2) - 1))`` (``beta >= eps / 2``), for comparison;
-* ``skdp-sgd``: logistic regression (one ``nn.Linear``) trained with
-  :func:`skdp.training.train_dpsgd` (Poisson sampling, clipping 1, PLD accountant,
-  ``delta = 1e-5``, 300 steps, expected batch 64, Adam lr 0.05) on the scaled features;
+* ``skdp-dpsgd``: ``DPLogisticRegression(epsilon, delta=1e-5, mechanism="dpsgd", ...)``
+  with its defaults: DP-SGD on skdp's engine (:func:`skdp.training.train_dpsgd`: Poisson
+  sampling, clipping 1, PLD accountant, 300 steps, expected batch 64, Adam lr 0.05,
+  zero init) on the features mapped onto ``[-1, 1]`` by the bounds, plus a constant;
 * ``opacus``: the same network, loss and optimiser with Opacus'
   ``PrivacyEngine.make_private_with_epsilon`` (Poisson sampling, clipping 1, its default
   accountant, ``delta = 1e-5``, batch 64, ``epochs = max(1, round(300 / batches))``),
@@ -116,38 +117,6 @@ def scaled(X, lo, hi):
 
 
 # ------------------------------------------------------------------------ skdp
-def fit_skdp_sgd(Xs, y, epsilon, seed):
-    import torch
-
-    from skdp.training import train_dpsgd
-
-    torch.manual_seed(seed)
-    module = torch.nn.Linear(Xs.shape[1], 1).double()
-    loss = torch.nn.BCEWithLogitsLoss()
-
-    def record_loss(out, target):
-        return loss(out.reshape(()), target.reshape(()))
-
-    data = (torch.as_tensor(Xs), torch.as_tensor(y, dtype=torch.float64))
-    train_dpsgd(
-        module,
-        record_loss,
-        data,
-        epsilon=epsilon,
-        delta=DELTA_SGD,
-        n_iter=STEPS,
-        batch_size=BATCH,
-        max_grad_norm=1.0,
-        optimizer="adam",
-        learning_rate=LR,
-        accountant="pld",
-        random_state=seed,
-    )
-    w = module.weight.detach().numpy().ravel()
-    b = float(module.bias.detach().numpy()[0])
-    return lambda Z: Z @ w + b
-
-
 def fit_kst(X, y, eps, bounds, seed):
     import skdp.linear_model._logistic as L
 
@@ -307,17 +276,24 @@ def run(name, seeds, models, pythons):
                 t0 = time.perf_counter()
                 score = fit_kst(Xtr, ytr, eps, (lo, hi), seed)(Xte)
                 add("skdp-KST", eps, yte, score, time.perf_counter() - t0)
-            if "skdp-sgd" in models:
+            if "skdp-dpsgd" in models:
                 t0 = time.perf_counter()
-                score = fit_skdp_sgd(Str, ytr, eps, seed)(Ste)
-                add("skdp-sgd", eps, yte, score, time.perf_counter() - t0)
+                clf = DPLogisticRegression(
+                    epsilon=eps,
+                    delta=DELTA_SGD,
+                    mechanism="dpsgd",
+                    classes=[0, 1],
+                    bounds_X=(lo, hi),
+                    random_state=seed,
+                ).fit(Xtr, ytr)
+                add("skdp-dpsgd", eps, yte, clf.decision_function(Xte), time.perf_counter() - t0)
     return out
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--models", default="skdp,skdp-KST,skdp-sgd,opacus,diffprivlib")
+    parser.add_argument("--models", default="skdp,skdp-KST,skdp-dpsgd,opacus,diffprivlib")
     parser.add_argument("--datasets", default="breast_cancer,diabetes,repeated")
     parser.add_argument("--opacus-python", default="/tmp/opvenv/bin/python")
     parser.add_argument("--dpl-python", default="/tmp/dplvenv/bin/python")

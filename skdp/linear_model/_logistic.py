@@ -405,22 +405,19 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_dpsgd(self, U, positive, epsilon, delta, rng):
         """One binary problem by DP-SGD; ``(weights on U, TrainingResult)``."""
-        import torch
-
+        # linear_model imports no torch: the module, loss and tensors come from the
+        # torch boundary (utils._torch), the steps from the training engine
         from skdp.training import train_dpsgd
+        from skdp.utils._torch import logistic_record_loss, to_numpy, to_tensor, zero_linear
 
-        module = torch.nn.Linear(U.shape[1], 1, bias=False).double()
-        with torch.no_grad():
-            module.weight.zero_()
-        loss = torch.nn.BCEWithLogitsLoss()
-
-        def record_loss(out, target):
-            return loss(out.reshape(()), target.reshape(()))
-
-        data = (torch.as_tensor(U), torch.as_tensor(positive, dtype=torch.float64))
+        module = zero_linear(U.shape[1], dtype="float64")
+        data = (
+            to_tensor(U, dtype="float64"),
+            to_tensor(positive.astype(np.float64), dtype="float64"),
+        )
         result = train_dpsgd(
             module,
-            record_loss,
+            logistic_record_loss,
             data,
             epsilon=epsilon,
             delta=delta,
@@ -432,7 +429,7 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             accountant=self.accountant,
             random_state=int(rng.integers(2**32)),
         )
-        return module.weight.detach().numpy().ravel().copy(), result
+        return to_numpy(module.weight.detach()).ravel().copy(), result
 
     def _resolve_classes(self, y):
         if self.classes is None:

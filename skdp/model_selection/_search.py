@@ -95,9 +95,10 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``params``, ``param_<name>``, ``split<j>_test_<score>``, ``mean_test_<score>``,
         ``std_test_<score>``, ``rank_test_<score>`` (``<score>`` is ``score`` for one
         scorer). Noisy scores only: every one is a DP release counted in the total.
-        No timings.
+        No timings. Grid mode only: withheld under private selection (``AttributeError``).
     best_index_, best_params_, best_score_ : int, dict, float
-        The selected candidate and its mean noisy score (when ``refit`` is set).
+        The selected candidate and its mean noisy score (when ``refit`` is set; under
+        private selection always: the winning run's candidate and mean noisy score).
     best_estimator_ : estimator
         The selected candidate refitted on all rows (``refit=True``). Its own
         ``epsilon_spent_`` is that one fit under add/remove; the search's total counts

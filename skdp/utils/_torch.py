@@ -41,6 +41,8 @@ __all__ = [
     "resolve_n_threads",
     "torch_threads",
     "n_parameters",
+    "zero_linear",
+    "logistic_record_loss",
 ]
 
 #: ``n_jobs=None`` runs a CPU fit on one thread when ``batch_size * n_parameters`` (the
@@ -192,3 +194,34 @@ def torch_threads(n_threads=None) -> Iterator:
 def n_parameters(*modules) -> int:
     """Total number of parameters of torch modules (``None`` entries count 0)."""
     return sum(p.numel() for m in modules if m is not None for p in m.parameters())
+
+
+def zero_linear(n_features, *, dtype="float64") -> torch.nn.Module:
+    """A bias-free linear map ``R^n_features -> R`` with zero weights (a linear logit).
+
+    Used by :class:`skdp.linear_model.DPLogisticRegression` (``mechanism="dpsgd"``),
+    whose package imports no torch itself; the intercept is a constant input column.
+
+    Examples
+    --------
+    >>> from skdp.utils._torch import zero_linear
+    >>> float(zero_linear(3).weight.abs().sum())
+    0.0
+    """
+    module = torch.nn.Linear(int(n_features), 1, bias=False).to(resolve_dtype(dtype))
+    with torch.no_grad():
+        module.weight.zero_()
+    return module
+
+
+def logistic_record_loss(out, target):
+    """Logistic loss of one record: logit ``out`` (one element), label ``target`` in {0, 1}.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdp.utils._torch import logistic_record_loss
+    >>> round(float(logistic_record_loss(torch.zeros(1), torch.ones(()))), 4)
+    0.6931
+    """
+    return torch.nn.functional.binary_cross_entropy_with_logits(out.reshape(()), target.reshape(()))
