@@ -59,15 +59,20 @@ def _positive_mask(y_true, pos_label):
         check_finite(y, name="y_true")
     if y.shape[0] == 0:
         raise ValueError("y_true is empty")
-    labels = _distinct_labels(y)
-    if labels.shape[0] > 2:
+    pos_label = _resolve_pos_label(_distinct_labels(y).tolist(), y.dtype, pos_label)
+    return np.asarray(y == pos_label, dtype=bool)
+
+
+def _resolve_pos_label(labels, dtype, pos_label):
+    """The positive label, from the distinct labels (a list; three suffice) and dtype."""
+    if len(labels) > 2:
         raise ValueError("y_true must be binary (at most two distinct labels)")
     if pos_label is None:
-        if y.dtype.kind == "b":
+        if dtype.kind == "b":
             pos_label = True
-        elif y.dtype.kind in "iuf":
+        elif dtype.kind in "iuf":
             allowed = ({0, 1}, {-1, 1})
-            if not any(set(labels.tolist()) <= a for a in allowed):
+            if not any(set(labels) <= a for a in allowed):
                 raise ValueError(
                     "y_true must take values in {0, 1} or {-1, 1} when pos_label is None; "
                     "pass pos_label"
@@ -76,8 +81,8 @@ def _positive_mask(y_true, pos_label):
         else:
             raise ValueError("pos_label must be given when y_true holds non-numeric labels")
     else:
-        _check_pos_label_type(pos_label, y.dtype)
-    return np.asarray(y == pos_label, dtype=bool)
+        _check_pos_label_type(pos_label, dtype)
+    return pos_label
 
 
 def _check_pos_label_type(pos_label, dtype):

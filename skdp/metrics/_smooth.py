@@ -30,13 +30,14 @@ from skdp.metrics._checks import (
     _check_ties,
     _positive_mask,
 )
+from skdp.metrics._rank_counts import dask_auc_ap, dask_rank_inputs, exact_auc_ap
 from skdp.utils._random import release_rng
+from skdp.utils._rowsum import any_dask
 from skdp.utils.validation import check_privacy_params
 
 
 def _exact_auc_ap(pos_mask, scores, ties="sklearn"):
-    """Exact AUC and AP under the tie convention ``ties``; O(N log N) (two sorts and
-    binary searches).
+    """Exact AUC and AP under the tie convention ``ties``; O(N log N) (one sort).
 
     ``"sklearn"``: a tied (positive, negative) pair counts 1/2 in the AUC and all rows
     with one score form one threshold of the AP, as in :func:`~sklearn.metrics.roc_auc_score`
@@ -49,27 +50,8 @@ def _exact_auc_ap(pos_mask, scores, ties="sklearn"):
     Returns ``(auc, ap, n_positive)``; ``auc = 0.5`` if a class is empty, ``ap = 0``
     without positives and ``1`` without negatives.
     """
-    pos = np.sort(scores[pos_mask])
-    neg = np.sort(scores[~pos_mask])
-    n, m = pos.shape[0], neg.shape[0]
-    if n == 0:
-        return 0.5, 0.0, 0
-    if m == 0:
-        return 0.5, 1.0, n
-    below = np.searchsorted(neg, pos, side="left")  # #{i: x_i < y_j}, y_j increasing
-    if ties == "sklearn":
-        below_or_tied = np.searchsorted(neg, pos, side="right")  # #{i: x_i <= y_j}
-        twice_u = np.sum(below, dtype=np.int64) + np.sum(below_or_tied, dtype=np.int64)
-        auc = float(twice_u) / (2.0 * float(n) * float(m))
-        t = n - np.searchsorted(pos, pos, side="left")  # T_j = #{positives >= y_j}
-        f = m - below  # F_j = #{negatives >= y_j}
-        ap = float(np.mean(t / (t + f)))
-        return auc, ap, n
-    auc = float(np.sum(below, dtype=np.int64)) / (float(n) * float(m))
-    s = m - below[::-1]  # #{i: x_i >= y_j} for the positives in decreasing score order
-    j = np.arange(1, n + 1, dtype=np.float64)
-    ap = float(np.mean(j / (j + s)))
-    return auc, ap, n
+    # the one-block case of the distributed formulation: bit-identical to Dask input
+    return exact_auc_ap(pos_mask, scores, ties)
 
 
 def _smooth_sensitivity(local_sensitivities, n, N, beta):
@@ -115,9 +97,13 @@ def _dp_ranking_metric(
     which, y_true, y_score, *, epsilon, delta, random_state, ledger, pos_label, gamma, form, ties
 ):
     ties = _check_ties(ties)
-    pos_mask = _positive_mask(y_true, pos_label)
-    N = pos_mask.shape[0]
-    scores = _check_scores(y_score, N)
+    dask_input = any_dask(y_true, y_score)
+    if dask_input:  # checked and counted per partition; the rows stay on the workers
+        pos_mask, scores, N = dask_rank_inputs(y_true, y_score, pos_label)
+    else:
+        pos_mask = _positive_mask(y_true, pos_label)
+        N = pos_mask.shape[0]
+        scores = _check_scores(y_score, N)
     epsilon, delta = check_privacy_params(epsilon, delta, n_samples=N)
     gamma = _check_gamma(gamma)
     # the metric, its budget, its options and its inputs are bound into the seed
@@ -138,7 +124,10 @@ def _dp_ranking_metric(
     if ledger is not None:
         _check_ledger(ledger)
         ledger.spend(epsilon, delta, label=f"dp_{which}_score")
-    auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
+    if dask_input:
+        auc, ap, n = dask_auc_ap(pos_mask, scores, ties, N)
+    else:
+        auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
