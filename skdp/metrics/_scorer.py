@@ -6,6 +6,8 @@ folds (McSherry 2009); relations: :ref:`neighbouring-relation`.
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -20,6 +22,7 @@ from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
+from skdp.utils._rowsum import is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
 
@@ -113,7 +116,32 @@ class DPScorer:
             raise AttributeError(
                 f"{type(estimator).__name__} has none of the response methods {methods}"
             )
-        out = np.asarray(getattr(estimator, method)(X))
+        if is_dask_collection(X):  # scored per partition; the rows stay on the workers
+            return self._dask_response(estimator, X, method)
+        return self._select(np.asarray(getattr(estimator, method)(X)), estimator, method)
+
+    def _dask_response(self, estimator, X, method):
+        """The response as a lazy 1-D Dask array, one block per partition of ``X``."""
+        classes = getattr(estimator, "classes_", None)
+        width = 0 if classes is None else len(classes)
+        # the positive label and the class checks come from the fitted classes alone
+        empty = np.zeros((0, width)) if method == "predict_proba" and width else np.zeros(0)
+        _, pos_label = self._select(empty, estimator, method)
+        dtype = np.asarray(classes).dtype if method == "predict" and width else np.float64
+        scorer = copy.copy(self)
+        scorer.ledger = None  # the workers need the class logic, never the ledger
+        block = functools.partial(_block_response, scorer, estimator, method)
+        if hasattr(X, "chunks"):  # a Dask array: one block of rows, all columns
+            X = X.rechunk({1: -1}) if X.ndim == 2 else X
+            out = X.map_blocks(
+                block, dtype=dtype, drop_axis=list(range(1, X.ndim)), chunks=(X.chunks[0],)
+            )
+        else:  # a Dask DataFrame
+            out = X.map_partitions(_series_response, block, meta=("score", dtype))
+        return out, pos_label
+
+    def _select(self, out, estimator, method):
+        """The positive class's scores from the output of ``method`` (and ``pos_label``)."""
         if method == "predict" or not self.takes_pos_label:
             return out, self.pos_label
         classes = getattr(estimator, "classes_", None)
@@ -144,7 +172,12 @@ class DPScorer:
         return out, pos_label
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
-        """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``."""
+        """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``.
+
+        ``X`` and ``y_true`` may be Dask collections (:doc:`/dask`): the estimator's
+        response is computed partition by partition on the workers and the metric counts
+        it there; the release is the same as for the same rows in memory.
+        """
         if sample_weight is not None:
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
         if kwargs:
@@ -349,6 +382,19 @@ class _AbortOnRefusal:
         if name == "ledger":  # not set yet: no recursion
             raise AttributeError(name)
         return getattr(self.ledger, name)
+
+
+def _block_response(scorer, estimator, method, X):
+    """The positive class's scores of one block of rows (runs on a worker)."""
+    return np.asarray(
+        scorer._select(np.asarray(getattr(estimator, method)(X)), estimator, method)[0]
+    )
+
+
+def _series_response(frame, block):
+    import pandas as pd
+
+    return pd.Series(block(frame), index=frame.index, name="score")
 
 
 def _scorer_ledger(ledger):
