@@ -35,6 +35,7 @@ from skdp.cluster._kmedian_costs import (
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
 from skdp.utils._random import fit_streams
+from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -50,6 +51,17 @@ __all__ = ["SubsampledExpMedian", "kmedian_costs"]
 #: largest number of candidate sets the plain exponential mechanism (``n_candidates=None``)
 #: may enumerate
 MAX_ENUMERATED = 5_000_000
+
+
+def _refuse_dask(X, y):
+    """Dask input is not supported yet: refuse it rather than collect the rows here."""
+    if any_dask(X, y):
+        raise TypeError(
+            "SubsampledExpMedian does not accept Dask collections yet (its candidate "
+            "costs are not computed per partition); pass an in-memory array or DataFrame. "
+            "Estimators "
+            "with Dask input are listed in the Dask page of the documentation."
+        )
 
 
 class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
@@ -309,6 +321,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         -------
         self : SubsampledExpMedian
         """
+        _refuse_dask(X, y)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         epsilon, _ = self._check_privacy_params()
         k = self.n_clusters

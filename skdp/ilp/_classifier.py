@@ -18,6 +18,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
 from skdp.utils._random import fit_streams
+from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -194,6 +195,16 @@ def search_clause(
             else:
                 kept.append(c)
     return best, best_cov, ledger, evaluated, pruned
+
+
+def _refuse_dask(X, y):
+    """Dask input is not supported yet: refuse it rather than collect the rows here."""
+    if any_dask(X, y):
+        raise TypeError(
+            "DPILPClassifier does not accept Dask collections yet (its per-level counts are not "
+            "computed per partition); pass an in-memory array or DataFrame. Estimators "
+            "with Dask input are listed in the Dask page of the documentation."
+        )
 
 
 class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -379,6 +390,7 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self : DPILPClassifier
         """
+        _refuse_dask(X, y)
         X, y = validate_data(self, X, y, dtype="numeric", ensure_min_samples=1)
         columns = getattr(self, "feature_names_in_", None)
         X = self._atoms(X)

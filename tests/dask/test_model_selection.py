@@ -138,3 +138,16 @@ def test_skdp_search_under_dask_backend(dask_client):
     assert ledger.epsilon_spent == ref_ledger.epsilon_spent
     assert search.best_params_ == ref_search.best_params_
     np.testing.assert_array_equal(res["test_score"], ref_res["test_score"])
+
+
+@pytest.mark.parametrize("name", ["ilp", "kmedian"])
+def test_not_yet_dask_estimators_refuse(name):
+    """DPILPClassifier and SubsampledExpMedian refuse Dask input with a clear error
+    instead of collecting the rows on the client."""
+    from skdp.cluster import SubsampledExpMedian
+
+    X = da.from_array(np.random.default_rng(0).integers(0, 2, size=(100, 3)), chunks=50)
+    y = da.from_array(np.r_[np.zeros(50, int), np.ones(50, int)], chunks=50)
+    est = DPILPClassifier() if name == "ilp" else SubsampledExpMedian(bounds=(0, 1))
+    with pytest.raises(TypeError, match="Dask"):
+        est.fit(X, y)
