@@ -87,7 +87,11 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         ``sigma``; ``None`` calibrates the smallest one meeting the budget. A given value
         whose epsilon exceeds the budget raises ``ValueError`` before training.
     max_grad_norm : float, default=10.0
-        Per-record clipping norm ``C`` (flat L2 norm over all flow parameters).
+        Per-record clipping norm ``C`` (flat L2 norm over all flow parameters). The noise
+        scales with ``C``: choose it from the public scale of one record's gradient,
+        which depends on ``log_lik``. For a logistic likelihood with features in
+        ``[-1, 1]``, ``C = 1`` reached non-private test AUC at n = 2,000 and d = 10 where
+        the default 10 lost 0.04 (``benchmarks/flow_vi_logistic.py``).
     batch_size : int, default=256
         Expected number of records per step; Poisson rate ``q = min(1, batch_size / n)``.
     n_iter : int or "auto", default="auto"
