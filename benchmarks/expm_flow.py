@@ -70,7 +70,7 @@ n = 2,000 and 10 features. The monotone exponent (``expm`` vs ``expm-2s``) is wo
 0.04 AUC at eps = 0.1 (``logit-10`` 0.795 vs 0.758, ``repeated`` 0.968 vs 0.955). ExpM's
 guarantee is approximate (see the tail loss below), DP-SGD's exact and (eps, delta)
 rather than pure eps. A default fit at n = 10,000, d = 20 takes under 40 s under this
-load (``n_iter="auto"``: 310 steps).
+load (``n_iter=None``: 310 steps).
 
 Tail privacy loss (``--tail --eps 0.1,1,10``, one seed)::
 

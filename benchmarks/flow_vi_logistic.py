@@ -24,7 +24,7 @@ Run ``OMP_NUM_THREADS=1 python benchmarks/flow_vi_logistic.py [--seeds 3] [--eps
 
 Measured (2 seeds, eps = 1; one torch thread per fit on 2 cores shared with other jobs at
 the load averages printed: times are inflated and comparable only as ratios in one run).
-DPFlowVI at its defaults (``n_iter="auto"``: 200 steps at n <= 5,120, 391 at n = 10,000;
+DPFlowVI at its defaults (``n_iter=None``: 200 steps at n <= 5,120, 391 at n = 10,000;
 ``max_grad_norm=10``)::
 
     threads=1 load average at start=(8.02, 9.52, 10.0) DPFlowVI overrides={}

@@ -38,7 +38,7 @@ _APPROX_MSG = (
 
 
 def default_n_iter(n_iter, n_params):
-    """Reverse-KL steps: ``n_iter``, or for ``"auto"`` ``min(500, 100 + 10 n_params)``.
+    """Reverse-KL steps: ``n_iter``, or for ``None`` ``min(500, 100 + 10 n_params)``.
 
     A public rule (the stopping rule reads no private data: it is a fixed step count from
     the number of parameters ``d + 1``). Measured with ``diagnostics=True`` on logistic
@@ -46,7 +46,7 @@ def default_n_iter(n_iter, n_params):
     importance-sampling ESS fraction and the test AUC after 100-200 steps were within the
     run-to-run spread of those after 500 steps.
     """
-    if isinstance(n_iter, str):
+    if n_iter is None:
         return min(500, 100 + 10 * int(n_params))
     return int(n_iter)
 
@@ -68,7 +68,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "n_flows": [Interval(Integral, 0, None, closed="left")],
         "flow_rank": [Interval(Integral, 1, None, closed="left")],
         "n_householder": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "n_iter": [None, Interval(Integral, 0, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "data_batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -233,9 +233,9 @@ _COMMON_PARAMS_DOC = """
         Sylvester rank ``m``.
     n_householder : int, default=2
         Householder reflections per Sylvester layer.
-    n_iter : int or "auto", default="auto"
+    n_iter : int or None, default=None
         Reverse-KL optimizer (Adam) steps, a fixed count (no data-dependent stopping).
-        ``"auto"``: ``min(500, 100 + 10 D)`` for ``D = n_features + fit_intercept``
+        ``None``: ``min(500, 100 + 10 D)`` for ``D = n_features + fit_intercept``
         parameters (160 steps at 5 features, 310 at 20), from public inputs only.
     batch_size : int, default=128
         Flow samples per step.

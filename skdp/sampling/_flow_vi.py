@@ -40,12 +40,12 @@ _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
 
 def default_n_iter(n_iter, n, batch_size):
-    """DP-SGD steps: ``n_iter``, or for ``"auto"`` ``min(800, max(200, ceil(10 n / B)))``.
+    """DP-SGD steps: ``n_iter``, or for ``None`` ``min(800, max(200, ceil(10 n / B)))``.
 
     A public rule: it reads the row count ``n`` (public under skdp's relation, and
     released by the sampling rate anyway) and the expected batch size ``B``.
     """
-    if isinstance(n_iter, str):
+    if n_iter is None:
         return int(min(800, max(200, math.ceil(10 * n / batch_size))))
     return int(n_iter)
 
@@ -94,9 +94,9 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         the default 10 lost 0.04 (``benchmarks/flow_vi_logistic.py``).
     batch_size : int, default=256
         Expected number of records per step; Poisson rate ``q = min(1, batch_size / n)``.
-    n_iter : int or "auto", default="auto"
+    n_iter : int or None, default=None
         Optimizer steps, all accounted: a fixed count (no data-dependent stopping).
-        ``"auto"``: ``min(800, max(200, ceil(10 n / batch_size)))`` from the public ``n``
+        ``None``: ``min(800, max(200, ceil(10 n / batch_size)))`` from the public ``n``
         and ``batch_size`` (about 10 expected passes over the data, at least 200 and at
         most 800 steps), which keeps a default fit under a minute on one CPU core for
         ``n <= 10,000`` and up to 21 parameters (``benchmarks/flow_vi_logistic.py``).
@@ -243,7 +243,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
         "max_grad_norm": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_iter": [None, Interval(Integral, 1, None, closed="left")],
         "n_mc": [Interval(Integral, 1, None, closed="left")],
         "flow": [StrOptions({"iaf", "maf", "realnvp", "planar"})],
         "n_layers": [Interval(Integral, 1, None, closed="left")],
@@ -269,7 +269,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         noise_multiplier=None,
         max_grad_norm=10.0,
         batch_size=256,
-        n_iter="auto",
+        n_iter=None,
         n_mc=100,
         flow="iaf",
         n_layers=1,

@@ -337,7 +337,7 @@ def test_n_jobs_sets_the_threads_of_training_and_restores_them(cls, monkeypatch,
 
 
 @pytest.mark.parametrize("d, fit_intercept", [(2, True), (3, False)])
-def test_auto_n_iter_is_a_public_function_of_the_parameter_count(d, fit_intercept):
+def test_default_n_iter_is_a_public_function_of_the_parameter_count(d, fit_intercept):
     """The default step count reads only n_features (and fit_intercept), never the rows."""
     X, y = _binary(n=40, d=d)
     kw = {k: v for k, v in FAST.items() if k != "n_iter"}
@@ -346,7 +346,7 @@ def test_auto_n_iter_is_a_public_function_of_the_parameter_count(d, fit_intercep
         X,
         y,
     )
-    assert clf.get_params()["n_iter"] == "auto"
+    assert clf.get_params()["n_iter"] is None
     assert clf.n_iter_ == 100 + 10 * (d + int(fit_intercept))
     # other rows of the same shape: the same count
     other = _quiet(

@@ -354,13 +354,13 @@ def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads)
     assert torch.get_num_threads() == three_threads
 
 
-def test_auto_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
+def test_default_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
     """Default step count: min(800, max(200, ceil(10 n / batch_size))), nothing else."""
     import skdp.sampling._flow_vi as mod
 
-    assert mod.default_n_iter("auto", 2000, 256) == 200
-    assert mod.default_n_iter("auto", 10_000, 256) == 391
-    assert mod.default_n_iter("auto", 10**6, 256) == 800
+    assert mod.default_n_iter(None, 2000, 256) == 200
+    assert mod.default_n_iter(None, 10_000, 256) == 391
+    assert mod.default_n_iter(None, 10**6, 256) == 800
     assert mod.default_n_iter(37, 10**6, 256) == 37
     seen = []
 
@@ -372,8 +372,8 @@ def test_auto_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
     X = np.random.default_rng(0).normal(size=(40, 1))
     kw = {k: v for k, v in FAST.items() if k != "n_iter"}
     vi = DPFlowVI(epsilon=2.0, random_state=0, **kw).fit(X)
-    assert seen == [("auto", 40, 20)]
-    assert vi.get_params()["n_iter"] == "auto"
+    assert seen == [(None, 40, 20)]
+    assert vi.get_params()["n_iter"] is None
     assert vi.n_iter_ == 7 == vi.history_["step"][-1]
     with pytest.raises(ValueError, match="n_iter"):
         DPFlowVI(n_iter="fast", **kw).fit(X)
