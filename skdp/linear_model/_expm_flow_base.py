@@ -113,9 +113,10 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             fit_intercept=self.fit_intercept,
             n_release=k,
             data_batch_size=self.data_batch_size,
-            # add/remove (the library's relation): the summed loss is monotone, so the
-            # exponent is epsilon / s, not epsilon / (2 s); see _PRIVACY_NOTES
-            monotone=True,
+            # exponent epsilon / (2 s): epsilon-DP under add/remove AND replace-one (the
+            # project's recorded resolution); the monotone epsilon / s holds under
+            # add/remove only and is not used by the estimators; see _PRIVACY_NOTES
+            monotone=False,
             device=self.device,
             dtype=self.dtype,
             n_jobs=self.n_jobs,
@@ -334,18 +335,18 @@ _PRIVACY_NOTES = """
     **Privacy.** Exponential mechanism (McSherry and Talwar) over the parameters
     ``theta = (coef, intercept)`` with utility ``u = -(sum_i l_i + alpha r)``, ``l_i`` the
     squared error of a sigmoid-bounded output against a target in ``[0, 1]``, density
-    ``∝ exp(epsilon u / (s k))`` for each of the ``k = n_release_samples`` released models.
-    Neighbouring relation: add/remove one row (library default, :ref:`neighbouring-relation`)
-    with ``n`` public; the sensitivity is ``s = 1`` (Bridges et al. Thm 3.1;
-    :func:`skdp.mechanisms.sensitivity.expm_squared_loss_sensitivity`). The exponent has no
-    factor 2 because the utility is *monotone* under add/remove: adding a row subtracts its
-    loss ``l(theta)`` in ``[0, 1]`` from every ``u(theta)``, so the density ratio
-    ``exp(-epsilon l(theta) / s)`` lies in ``[e^-epsilon, 1]`` and the normaliser ratio in
-    ``[1, e^epsilon]``, and their product in ``[e^-epsilon, e^epsilon]`` (McSherry and
-    Talwar 2007; Dwork and Roth 2014, remark after Thm 3.10). Under replace-one the same
-    release is ``2 epsilon``-DP (the paper's exponent ``epsilon / (2 s)`` would be
-    ``epsilon``-DP there), which is how :func:`skdp.metrics.cv_privacy_spend` converts
-    add/remove fits anyway. No bound on the features is needed (the output is squashed).
+    ``∝ exp(epsilon u / (2 s k))`` for each of the ``k = n_release_samples`` released
+    models. Neighbouring relation: add/remove one row (library default,
+    :ref:`neighbouring-relation`) with ``n`` public; the sensitivity is ``s = 1`` (Bridges
+    et al. Thm 3.1; :func:`skdp.mechanisms.sensitivity.expm_squared_loss_sensitivity`). With
+    the factor 2 the release is ``epsilon``-DP under add/remove *and* under replace-one (a
+    replaced row changes every ``u(theta)`` by at most ``s``), so the same guarantee holds
+    under either relation. Under add/remove alone the utility is monotone (adding a row
+    subtracts its loss in ``[0, 1]`` from every ``u(theta)``) and ``exp(epsilon u / s)``
+    would already be ``epsilon``-DP (McSherry and Talwar 2007; Dwork and Roth 2014, remark
+    after Thm 3.10); the engine offers it (``skdp.variational.ExpMLinearTarget(...,
+    monotone=True)``) but the estimators keep the factor 2, as :doc:`/expm_flow_privacy`
+    explains. No bound on the features is needed (the output is squashed).
     Accounting: basic composition of ``k`` pure-DP samples at ``epsilon / k``,
     ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``.
 

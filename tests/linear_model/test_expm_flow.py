@@ -59,8 +59,8 @@ def test_diagnostics_are_a_non_private_opt_in():
     dg = clf.flow_diagnostics_
     assert {"ess_fraction", "kl_estimate", "kl_upper_bound", "collapsed"} <= set(dg)
     assert dg["kl_upper_bound"] >= dg["kl_estimate"] - 0.1
-    # add/remove: monotone utility, exponent epsilon / s (no factor 2), so R = epsilon n
-    assert dg["utility_range"] == pytest.approx(5.0 * len(y))
+    # exponent epsilon / (2 s) (valid under add/remove and replace-one), so R = epsilon n / 2
+    assert dg["utility_range"] == pytest.approx(5.0 * len(y) / 2)
     assert clf.epsilon_spent_ == math.inf and clf.privacy_guarantee_ == "none"
     assert clf.nonprivate_options_ == ["diagnostics"]
 
@@ -187,7 +187,7 @@ def test_two_parameter_lr_matches_grid_quadrature():
     W, B = np.meshgrid(w, b, indexing="ij")
     yhat = 1 / (1 + np.exp(-(W[..., None] * x + B[..., None])))
     u = -(((yhat - y) ** 2).sum(-1) + alpha * (W**2 + B**2))
-    lp = eps * u  # the estimator's exponent: epsilon / s under add/remove (monotone utility)
+    lp = eps / 2 * u  # the estimators' exponent epsilon / (2 s)
     p = np.exp(lp - lp.max())
     p /= p.sum()
     mean_w, mean_b = (p * W).sum(), (p * B).sum()
