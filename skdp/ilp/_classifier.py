@@ -6,6 +6,7 @@ level ``i`` (the thesis prints ``k``, a typo).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from numbers import Integral, Real
@@ -18,7 +19,14 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import any_dask
+from skdp.utils._rowsum import (
+    any_dask,
+    as_dask_array,
+    column_names,
+    is_dask_collection,
+    n_rows,
+    row_sum,
+)
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -96,6 +104,7 @@ def search_clause(
     search="smart",
     min_pos=1,
     rng=None,
+    counts=None,
 ):
     """One DP reduction of a bottom clause (Alg. 4 "smart" or Alg. 3 "naive").
 
@@ -114,6 +123,10 @@ def search_clause(
         Smart search prunes the supersets of ``h`` when ``P' < min_pos`` or ``P'`` is not
         above the best noisy coverage so far.
     rng : numpy.random.Generator
+    counts : callable, optional
+        ``counts(clauses) -> (P, N)``, the true satisfy-counts of a list of equal-length
+        clauses; replaces ``Xpos``/``Xneg`` (which may then be ``None``). Used for Dask
+        input, whose counts are summed per partition.
 
     Returns
     -------
@@ -133,6 +146,7 @@ def search_clause(
     """
     atoms = sorted(int(a) for a in bottom_clause)
     ell = int(max_clause_length)
+    count = counts if counts is not None else functools.partial(_counts, Xpos, Xneg)
     noisy = not math.isinf(epsilon)
     ledger, evaluated, pruned = [], [], []
     best, best_cov = None, -math.inf
@@ -152,7 +166,7 @@ def search_clause(
             level = [c for c in lattice if len(c) == size]
             if not level:
                 continue
-            P, N = _counts(Xpos, Xneg, level)
+            P, N = count(level)
             P, N = P.astype(float), N.astype(float)
             if noisy:
                 P += two_sided_geometric(len(level), alpha=alpha, rng=rng)
@@ -179,7 +193,7 @@ def search_clause(
         ledger.append(
             {"level": size, "n_clauses": beta, "epsilon": float(eps_level), "alpha": float(alpha)}
         )
-        P, N = _counts(Xpos, Xneg, level)
+        P, N = count(level)
         P, N = P.astype(float), N.astype(float)
         if noisy:
             P += two_sided_geometric(beta, alpha=alpha, rng=rng)
@@ -197,13 +211,48 @@ def search_clause(
     return best, best_cov, ledger, evaluated, pruned
 
 
-def _refuse_dask(X, y):
-    """Dask input is not supported yet: refuse it rather than collect the rows here."""
-    if any_dask(X, y):
-        raise TypeError(
-            "DPILPClassifier does not accept Dask collections yet (its per-level counts are not "
-            "computed per partition); pass an in-memory array or DataFrame. Estimators "
-            "with Dask input are listed in the Dask page of the documentation."
+def _block_counts(clauses, removed, binarize, columns, X, y):
+    """Exact satisfy-counts ``(P, N)`` of ``clauses`` in one block of rows (on a worker):
+    positives covered by a ``removed`` clause do not count (cover removal)."""
+    X, y = np.asarray(X), np.asarray(y)
+    if X.dtype.kind not in "biuf":
+        raise ValueError("X must be binary (0/1 atoms), got a non-numeric array")
+    if X.dtype.kind == "f" and not np.isfinite(X).all():
+        raise ValueError("X contains NaN or infinity")
+    if binarize is not None:
+        X = (X > binarize).astype(np.int32)
+    else:
+        _check_binary(X, "X", columns)
+        X = X.astype(np.int32)
+    _check_labels(y)
+    pos = y.astype(np.int64) == 1
+    Xpos, Xneg = X[pos], X[~pos]
+    for c in removed:
+        Xpos = Xpos[~(Xpos[:, list(c)].all(axis=1) if c else np.ones(Xpos.shape[0], bool))]
+    return _counts(Xpos, Xneg, clauses)
+
+
+def _known_rows(a):
+    if any(np.isnan(c) for c in a.chunks[0]):
+        a = a.compute_chunk_sizes()  # one count per partition
+    return tuple(int(c) for c in a.chunks[0])
+
+
+def _on_rows(a, rows):
+    """``a`` as a Dask array with row chunks ``rows`` (all columns in one chunk)."""
+    import dask.array as da
+
+    if not is_dask_collection(a):
+        return da.from_array(a, chunks=(rows,) + tuple(-1 for _ in a.shape[1:]))
+    if any(np.isnan(c) for c in a.chunks[0]):
+        a = a.compute_chunk_sizes()
+    return a.rechunk((rows,) + tuple(-1 for _ in a.shape[1:]))
+
+
+def _check_labels(y):
+    if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
+        raise ValueError(
+            "Unknown label type: y must be binary with values in {0, 1} (1 = positive)"
         )
 
 
@@ -384,13 +433,18 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_atoms) with values in {0, 1}
+            A ``dask.array.Array`` or ``dask.dataframe.DataFrame`` is counted partition
+            by partition (:doc:`/dask`): each level's satisfy-counts are exact integer
+            sums over the partitions, the noise is drawn once in this process, and the
+            release is the same as for the same rows in memory.
         y : array-like of shape (n_samples,) with values in {0, 1}
 
         Returns
         -------
         self : DPILPClassifier
         """
-        _refuse_dask(X, y)
+        if any_dask(X, y):
+            return self._fit_dask(X, y)
         X, y = validate_data(self, X, y, dtype="numeric", ensure_min_samples=1)
         columns = getattr(self, "feature_names_in_", None)
         X = self._atoms(X)
@@ -407,21 +461,37 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = fit_streams(
             self.random_state, ["noise"], estimator=self, X=X, y=y, order_invariant=True
         )["noise"]
+        state = {"pos": X[y == 1]}
+        Xneg = X[y == 0]
+        removed = []
+
+        def counts(level):
+            for c in removed[state.get("n_removed", 0) :]:  # cover removal: positives only
+                Xpos = state["pos"]
+                covered = Xpos[:, list(c)].all(axis=1) if c else np.ones(len(Xpos), bool)
+                state["pos"] = Xpos[~covered]
+            state["n_removed"] = len(removed)
+            return _counts(state["pos"], Xneg, level)
+
+        return self._learn(epsilon, atoms, rng, counts, removed, X.shape[1], columns)
+
+    def _learn(self, epsilon, atoms, rng, counts, removed, n_atoms, columns):
+        """The rounds of clause search; ``counts(level)`` gives the true satisfy-counts
+        of the positives not covered by the clauses appended to ``removed``."""
         k = self.n_clauses
         eps_round = epsilon / k
-
-        Xpos, Xneg = X[y == 1], X[y == 0]
         clauses, coverage, breakdown = [], [], []
         for r in range(k):
             best, cov, ledger, _, _ = search_clause(
-                Xpos,
-                Xneg,
+                None,
+                None,
                 atoms,
                 epsilon=eps_round,
                 max_clause_length=self.max_clause_length,
                 search=self.search,
                 min_pos=self.min_pos,
                 rng=rng,
+                counts=counts,
             )
             for entry in ledger:
                 breakdown.append({"round": r, **entry})
@@ -430,15 +500,9 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             if best is not None and cov > 0 and best not in clauses:
                 clauses.append(best)
                 coverage.append(cov)
-                if best:
-                    covered = Xpos[:, list(best)].all(axis=1)
-                else:
-                    covered = np.ones(Xpos.shape[0], dtype=bool)
-                Xpos = Xpos[~covered]  # cover removal: positives only (Aleph)
+                removed.append(best)  # cover removal: positives only (Aleph)
         names = (
-            [str(c) for c in columns]
-            if columns is not None
-            else [f"x{j}" for j in range(X.shape[1])]
+            [str(c) for c in columns] if columns is not None else [f"x{j}" for j in range(n_atoms)]
         )
         self.classes_ = np.array([0, 1])
         self.bottom_clause_ = atoms
@@ -453,6 +517,59 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             breakdown={f"round {e['round']} level {e['level']}": e["epsilon"] for e in breakdown},
         )
         return self
+
+    def _fit_dask(self, X, y):
+        """``fit`` on Dask input: every level's satisfy-counts are summed per partition
+        (:func:`~skdp.utils._rowsum.row_sum`, exact integers); the noise is drawn here,
+        once per count, from the same stream as for in-memory input, so the release is
+        identical. The rows never reach this process."""
+        if y is None:
+            raise ValueError("y is required")
+        columns = column_names(X)
+        Xa = as_dask_array(X) if is_dask_collection(X) else np.asarray(X)
+        if Xa.ndim != 2:
+            raise ValueError("X must be 2-D (n_samples, n_atoms)")
+        if Xa.dtype.kind not in "biuf":
+            raise ValueError("X must be binary (0/1 atoms), got a non-numeric array")
+        ya = as_dask_array(y) if is_dask_collection(y) else np.asarray(y)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya[:, 0]
+        if ya.ndim != 1:
+            raise ValueError("y must be 1-D")
+        n = n_rows(Xa)
+        if n_rows(ya) != n:
+            raise ValueError("X and y have inconsistent numbers of samples")
+        if n == 0:
+            raise ValueError("X is empty (0 samples)")
+        # one Dask array per input, on the same row chunks
+        rows = _known_rows(Xa if is_dask_collection(Xa) else ya)
+        Xa = _on_rows(Xa, rows)
+        ya = _on_rows(ya, rows)
+        if columns is not None:
+            self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        n_atoms = int(Xa.shape[1])
+        self.n_features_in_ = n_atoms
+        epsilon, _ = self._check_privacy_params()
+        atoms = self._resolve_bottom_clause(n_atoms)
+        # the digest sees what the in-memory path digests: the 0/1 atoms and y
+        if self.binarize is not None:
+            Xd = (Xa > self.binarize).astype(np.int32)
+        else:
+            Xd = Xa
+        rng = fit_streams(
+            self.random_state, ["noise"], estimator=self, X=Xd, y=ya, order_invariant=True
+        )["noise"]
+        names = [str(c) for c in columns] if columns is not None else None
+        removed = []
+
+        def counts(level):
+            fn = functools.partial(_block_counts, level, tuple(removed), self.binarize, names)
+            total = row_sum(fn, Xa, ya)
+            return total[0], total[1]
+
+        return self._learn(epsilon, atoms, rng, counts, removed, n_atoms, columns)
 
     def _atoms(self, X):
         """0/1 int32 atoms from validated ``X`` (raise on non-binary unless ``binarize``)."""
