@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.sampling._free_energy import _FreeEnergyGradients, check_log_lik, mc_elbo
+from skdp.sampling._vi_flow import build_vi_flow, default_n_iter
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -37,17 +38,6 @@ _logger = get_logger(__name__)
 
 _STREAMS = ["init", "sampling", "noise", "mc"]
 _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
-
-
-def default_n_iter(n_iter, n, batch_size):
-    """DP-SGD steps: ``n_iter``, or for ``None`` ``min(800, max(200, ceil(10 n / B)))``.
-
-    A public rule: it reads the row count ``n`` (public under skdp's relation, and
-    released by the sampling rate anyway) and the expected batch size ``B``.
-    """
-    if n_iter is None:
-        return int(min(800, max(200, math.ceil(10 * n / batch_size))))
-    return int(n_iter)
 
 
 # --------------------------------------------------------------------- estimator
@@ -326,34 +316,6 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             raise ValueError("n_params is required with a custom log_lik")
         return self.log_lik, int(self.n_params)
 
-    def _build_flow(self, p, generator):
-        from skdp.flows import Affine, Flow, make_flow
-
-        if self.flow == "planar":
-            flow = make_flow("planar", p, n_layers=int(self.n_layers), generator=generator)
-        else:
-            hidden = self.hidden_size if self.hidden_size is not None else max(10, p)
-            if self.flow in ("iaf", "maf") and p > 1 and hidden < p - 1:
-                raise ValueError(
-                    f"hidden_size={hidden} is too small for n_params={p}: an autoregressive "
-                    f"flow needs hidden_size >= {p - 1}"
-                )
-            flow = make_flow(
-                self.flow,
-                p,
-                n_layers=int(self.n_layers),
-                hidden_features=(int(hidden),),
-                generator=generator,
-                zero_init_output=True,
-            )
-        if self.normalization == "affine":
-            # first in the data -> latent order = last step of the sampling direction:
-            # theta = loc + exp(log_scale) * F(z). (An affine placed inside an IAF would be
-            # inverted, theta = (u - loc) exp(-log_scale), which couples location and scale
-            # and makes small posterior scales unreachable at usual learning rates.)
-            flow = Flow([Affine(p), *flow.transforms], n_features=p)
-        return flow
-
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -427,7 +389,14 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             torch_threads() as set_threads,
             verbose_handler(self.verbose),
         ):
-            flow = self._build_flow(p, torch_generator(streams["init"], "cpu"))
+            flow = build_vi_flow(
+                self.flow,
+                p,
+                n_layers=self.n_layers,
+                hidden_size=self.hidden_size,
+                normalization=self.normalization,
+                generator=torch_generator(streams["init"], "cpu"),
+            )
             flow = check_per_record_module(flow.to(device=device, dtype=tdtype))
             step_work = max(1, round(B)) * (n_parameters(flow) + m * p)
             set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
