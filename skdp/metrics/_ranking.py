@@ -47,7 +47,9 @@ def dp_roc_auc_score(
     ----------
     y_true : array-like of shape (n_samples,)
         Binary labels. With ``pos_label=None`` they must lie in {0, 1} or {-1, 1} (or be
-        booleans) and 1 (True) is the positive class.
+        booleans) and 1 (True) is the positive class. A ``dask.array.Array`` or
+        ``dask.dataframe.Series`` (here or for ``y_score``) is ranked by a distributed
+        sort on the workers (:doc:`/dask`); the release is the same as in memory.
     y_score : array-like of shape (n_samples,)
         Scores, larger meaning "more positive" (probabilities or decision values).
     epsilon : float
@@ -190,7 +192,8 @@ def dp_average_precision_score(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Binary labels (see :func:`dp_roc_auc_score`).
+        Binary labels (see :func:`dp_roc_auc_score`; Dask input is ranked on the
+        workers, :doc:`/dask`).
     y_score : array-like of shape (n_samples,)
         Scores, larger meaning "more positive".
     epsilon : float
