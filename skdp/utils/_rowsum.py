@@ -139,7 +139,12 @@ def as_dask_array(x, dtype=None):
     if hasattr(x, "chunks"):
         arr = x
     else:
-        arr = x.to_dask_array(lengths=tuple(_frame_lengths(x)))  # one count per partition
+        # lengths from the array's own graph: read_parquet fuses the partitions of a
+        # column subset when the graph is lowered, so counts taken through another
+        # expression (map_partitions(len)) need not match ``x.npartitions``
+        arr = x.to_dask_array()
+        if any(np.isnan(c) for c in arr.chunks[0]):
+            arr = arr.compute_chunk_sizes()  # one count per partition
     if dtype is not None and arr.dtype != np.dtype(dtype):
         arr = arr.astype(dtype)
     return arr
