@@ -196,21 +196,16 @@ def main():
             from skdp.linear_model import DPLinearRegression
             from skdp.synthesis import DPHistogramSynthesizer
 
-            # all columns: read_parquet fuses the partitions of a column subset when the
-            # graph is lowered, after npartitions was read, so a subset's row counts do
-            # not match its partitions; the whole table keeps one partition per file
-            full = dd.read_parquet(tmp)
-            lengths = full.map_partitions(_n_rows, meta=(None, "int64")).compute()
-            table = full.to_dask_array(lengths=tuple(int(v) for v in lengths))
+            frame = dd.read_parquet(tmp)  # partitions read by the workers, lazily
             cols = [f"x{j}" for j in range(D_PARQUET)]
 
             def read(columns):
-                return table[:, [list(full.columns).index(c) for c in columns]]
+                return frame[columns]
 
             for name, fn in {
                 "DPLinearRegression": lambda: DPLinearRegression(
                     bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=0
-                ).fit(read(cols), read(["y"])[:, 0]),
+                ).fit(read(cols), frame["y"]),
                 "DPHistogramSynthesizer": lambda: DPHistogramSynthesizer(
                     bounds=(-1, 1), random_state=0
                 ).fit(read(cols[:3])),
@@ -231,10 +226,6 @@ def main():
             "in-memory numpy reference (4 GiB for X alone) would compete with them; "
             "run --max-log-rows 8 on a larger machine."
         )
-
-
-def _n_rows(frame):
-    return frame.shape[0]
 
 
 def _fmt(r):
