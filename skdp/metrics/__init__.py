@@ -19,12 +19,13 @@ that read real data, never part of a release): :func:`dimension_wise_statistics`
 """
 
 from skdp.metrics._accuracy import dp_accuracy_score
+from skdp.metrics._cv_spend import cv_privacy_spend
 from skdp.metrics._ranking import (
     binormal_roc_curve,
     dp_average_precision_score,
     dp_roc_auc_score,
 )
-from skdp.metrics._scorer import DPScorer, cv_privacy_spend, make_dp_scorer
+from skdp.metrics._scorer import DPScorer, make_dp_scorer
 from skdp.metrics._utility import (
     correlation_distance,
     correlation_similarity,
