@@ -607,7 +607,7 @@ def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, thre
         DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=n_jobs, **FAST).fit(X)
         assert seen[-1] == during
         assert torch.get_num_threads() == three_threads
-    # default-sized networks (256 wide) on a small table are still a small step
+    # default-sized networks (width from the encoded table: 64 here) are still a small step
     gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), **{**FAST, "hidden_size": None})
     gan.set_params(n_iter=1).fit(X)
     assert seen[-1] == 1 and torch.get_num_threads() == three_threads
