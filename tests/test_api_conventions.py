@@ -108,7 +108,6 @@ CONVENTIONS = (
 )
 
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
-_GAN = "GAN vocabulary: in progress (issue 17)"
 PENDING: dict[str, dict[str, str]] = {}
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because
@@ -361,9 +360,6 @@ def test_registered_accountant_is_accepted(monkeypatch):
 # ------------------------------------------------------------------ progress logging
 _SKDP = pathlib.Path(__file__).resolve().parent.parent / "skdp"
 
-#: {module path under skdp/: reason} -- modules whose progress still uses print().
-PENDING_PRINTS: dict[str, str] = {}
-
 
 def _modules_calling_print():
     import ast
@@ -386,19 +382,8 @@ def _modules_calling_print():
 
 def test_progress_is_logged_not_printed():
     """Library code reports through the "skdp" logger, never print() (doctests aside)."""
-    offenders = _modules_calling_print() - set(PENDING_PRINTS)
+    offenders = _modules_calling_print()
     assert not offenders, f"print() in library modules: {sorted(offenders)}"
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=reason))
-        for m, reason in PENDING_PRINTS.items()
-    ],
-)
-def test_pending_modules_stop_printing(module):
-    assert module not in _modules_calling_print()
 
 
 # ---------------------------------------------------------------- public functions

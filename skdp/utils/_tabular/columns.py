@@ -202,9 +202,6 @@ def kind_from_dtype(dtype) -> str:
     return "categorical"
 
 
-_kind_from_dtype = kind_from_dtype
-
-
 def _numeric_column(col, name) -> np.ndarray:
     if np.asarray(col).dtype.kind == "c":
         # np.asarray(..., dtype=float) would silently drop the imaginary part
