@@ -32,7 +32,12 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_bounds, check_no_fit_params, data_bounds
+from skdp.utils.validation import (
+    check_bounds,
+    check_clip_bounds_declared,
+    check_no_fit_params,
+    data_bounds,
+)
 
 __all__ = ["DPLinearRegression"]
 
@@ -75,7 +80,8 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         the model stays linear through the origin in original units.
     clip : bool, default=True
         Clip values to the bounds (silently). ``False`` raises ``ValueError`` naming
-        the column when a value lies outside them.
+        the column when a value lies outside them; it needs declared bounds (with a
+        private estimate the refusal would depend on the data).
     mechanism : {"functional", "gaussian"}, default="functional"
         ``"functional"``: pure ``epsilon``-DP, Laplace noise on the statistics (and on
         the smallest eigenvalue). ``"gaussian"``: ``(epsilon, delta)``-DP, Gaussian
@@ -352,6 +358,7 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         self
         """
         check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
+        check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X, bounds_y=self.bounds_y)
         dask_input = any_dask(X, y)
         if dask_input:  # validated lazily; the rows stay on the workers (doc/dask.rst)
             X, y = check_dask_input(self, X, y)

@@ -26,7 +26,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_no_fit_params
+from skdp.utils.validation import check_clip_bounds_declared, check_no_fit_params
 
 __all__ = ["DPLogisticRegression"]
 
@@ -83,7 +83,8 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         linear through the origin in original units.
     clip : bool, default=True
         Clip values to the bounds (silently). ``False`` raises ``ValueError`` naming
-        the column when a value lies outside them.
+        the column when a value lies outside them; it needs declared bounds (with a
+        private estimate the refusal would depend on the data).
     max_iter : int, default=1000
         L-BFGS iterations per class (``mechanism="objective"``).
     tol : float, default=1e-10
@@ -323,6 +324,7 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         check_no_fit_params(fit_params, "DPLogisticRegression", "the perturbed objective")
+        check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, order="C")
         check_classification_targets(y)
         sgd = self.mechanism == "dpsgd"

@@ -42,6 +42,7 @@ from skdp.utils._data_free import (
 __all__ = [
     "check_array",
     "check_bounds",
+    "check_clip_bounds_declared",
     "check_finite",
     "check_n_samples",
     "check_privacy_params",
@@ -244,6 +245,33 @@ def data_bounds(X, *, name="bounds"):
     same = lo >= hi
     hi = np.where(same, lo + 1.0, hi)
     return lo, hi
+
+
+def check_clip_bounds_declared(clip, **bounds):
+    """Refuse ``clip=False`` unless every named bound is declared (not ``None``).
+
+    With ``clip=False`` a value outside the bounds raises. Against a *private estimate*
+    of the bounds (``None``) that error would be an un-noised function of the data (it
+    fires exactly when some record lies beyond the noisy estimate), so it is refused
+    before any record is read.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_clip_bounds_declared
+    >>> check_clip_bounds_declared(False, bounds_X=(0.0, 1.0))
+    >>> check_clip_bounds_declared(False, bounds_X=None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: clip=False needs declared bounds_X ...
+    """
+    if clip:
+        return
+    missing = [name for name, value in bounds.items() if value is None]
+    if missing:
+        raise ValueError(
+            f"clip=False needs declared {', '.join(missing)} (a private estimate would make "
+            "the refusal depend on the data); declare them or pass clip=True"
+        )
 
 
 def clip_to_bounds(X, lo, hi, *, clip=True, name="X", columns=None):
