@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from dataclasses import dataclass
 from numbers import Real
 
@@ -18,6 +19,7 @@ from sklearn.base import clone
 from skdp.accounting._ledger import _replace_one_from_add_remove
 from skdp.model_selection._folds import assign_folds
 from skdp.model_selection._plan import _check_fitted_spend, _num_samples, _take
+from skdp.utils._logging import quiet
 from skdp.utils._random import _seed_from, fit_streams
 
 __all__ = ["PrivateSelection", "private_selection_epsilon", "truncated_negative_binomial_mean"]
@@ -226,23 +228,27 @@ class _PrivateRun:
         )
         n_runs = _draw_runs(rng, self.eta, self.gamma)
         best, guarantees = None, []
-        for _ in range(n_runs):
-            c = int(rng.integers(len(self.plan.params)))
-            template = _reseed(clone(self.plan.estimators[c]), rng)
-            scorer = copy.copy(self.scorer)
-            if getattr(scorer, "random_state", None) is not None:
-                scorer.random_state = int(rng.integers(2**32))
-            folds = assign_folds(n, self.n_splits, int(fold_key.integers(2**63 - 1)))
-            values = []
-            for j in range(self.n_splits):
-                test = folds == j
-                model = clone(template).fit(_take(X, ~test), _take(y, ~test))
-                guarantees.append(
-                    _check_fitted_spend(model, self.plan.fit_budgets[c], self.plan.where)
-                )
-                values.append(float(scorer(model, _take(X, test), _take(y, test))))
-            score = float(np.mean(values))
-            key = (not math.isnan(score), score, -c)
-            if best is None or key > best[0]:
-                best = (key, c, score)
+        # Nothing per run may be observable: the count of the runs' warnings or progress
+        # records would reveal K, which the selection theorem keeps hidden.
+        with warnings.catch_warnings(), quiet():
+            warnings.simplefilter("ignore")
+            for _ in range(n_runs):
+                c = int(rng.integers(len(self.plan.params)))
+                template = _reseed(clone(self.plan.estimators[c]), rng)
+                scorer = copy.copy(self.scorer)
+                if getattr(scorer, "random_state", None) is not None:
+                    scorer.random_state = int(rng.integers(2**32))
+                folds = assign_folds(n, self.n_splits, int(fold_key.integers(2**63 - 1)))
+                values = []
+                for j in range(self.n_splits):
+                    test = folds == j
+                    model = clone(template).fit(_take(X, ~test), _take(y, ~test))
+                    guarantees.append(
+                        _check_fitted_spend(model, self.plan.fit_budgets[c], self.plan.where)
+                    )
+                    values.append(float(scorer(model, _take(X, test), _take(y, test))))
+                score = float(np.mean(values))
+                key = (not math.isnan(score), score, -c)
+                if best is None or key > best[0]:
+                    best = (key, c, score)
         return best[1], best[2], guarantees

@@ -24,6 +24,7 @@ fit is not private (``private=False``: ``epsilon=inf`` or a non-private opt-in);
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import math
 import sys
@@ -35,6 +36,7 @@ __all__ = [
     "ProgressHandler",
     "get_logger",
     "log_progress",
+    "quiet",
     "verbose_handler",
 ]
 
@@ -44,6 +46,29 @@ LOGGER_NAME = "skdp"
 PROGRESS_KEY = "skdp_progress"
 
 logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
+
+_QUIET = contextvars.ContextVar("skdp_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """No progress records and no ``verbose`` handler inside this block.
+
+    For meta-estimators whose *number* of inner fits must stay hidden (private
+    selection: the count of per-fit records would reveal the number of runs).
+
+    Examples
+    --------
+    >>> import logging
+    >>> from skdp.utils._logging import get_logger, log_progress, quiet
+    >>> with quiet():
+    ...     log_progress(get_logger("demo"), estimator="E", step=1, total=1)
+    """
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def get_logger(name: str | None = None) -> logging.Logger:
@@ -104,7 +129,7 @@ def log_progress(
     private : bool, default=True
         Whether the fit is differentially private.
     """
-    if not logger.isEnabledFor(logging.INFO):
+    if _QUIET.get() or not logger.isEnabledFor(logging.INFO):
         return
     if private or loss is None or not math.isfinite(float(loss)):
         loss = None
@@ -255,7 +280,7 @@ def verbose_handler(verbose, *, logger: logging.Logger | None = None) -> Iterato
         The attached handler, or ``None`` when none was attached.
     """
     logger = logger if logger is not None else logging.getLogger(LOGGER_NAME)
-    if not verbose or any(isinstance(h, ProgressHandler) for h in logger.handlers):
+    if not verbose or _QUIET.get() or any(isinstance(h, ProgressHandler) for h in logger.handlers):
         yield None
         return
     handler = ProgressHandler()

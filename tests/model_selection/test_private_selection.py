@@ -328,3 +328,40 @@ def test_refit_false_releases_the_winner_without_a_refit():
     assert search.privacy_breakdown_["refit"] == (0.0, 0.0)
     assert search.epsilon_spent_ == pytest.approx(3 * (0.25 + 2.0))
     assert clone(search).selection == "private"
+
+
+class ChattyDPClassifier(CountingDPClassifier):
+    """Test double: one warning and one progress record per fit (as ExpMFlow emits)."""
+
+    def fit(self, X, y):
+        import warnings
+
+        from skdp.utils._logging import get_logger, log_progress
+
+        warnings.warn("one warning per fit", UserWarning, stacklevel=2)
+        log_progress(get_logger("tests.chatty"), estimator="Chatty", step=1, total=1)
+        return super().fit(X, y)
+
+
+def test_number_of_runs_is_not_observable_through_warnings_or_logs(caplog, recwarn):
+    """Attack: count per-fit warnings and progress records to learn K, the hidden number of
+    runs (revealing K voids the selection theorem). Before the fix the counts were
+    K * n_splits (+ the refit) and varied with the draw; now only the refit is seen."""
+    X, y = _data(0)
+    caplog.set_level("INFO", logger="skdp")
+    seen = set()
+    for seed in range(6):
+        caplog.clear()
+        recwarn.clear()
+        DPGridSearchCV(
+            ChattyDPClassifier(),
+            {"shift": [-1.0, 0.0, 1.0]},
+            scoring=ACC,
+            n_splits=2,
+            random_state=seed,
+            selection=PrivateSelection(expected_runs=5),
+        ).fit(X, y)
+        n_warn = sum("one warning per fit" in str(w.message) for w in recwarn)
+        n_logs = sum(hasattr(r, "skdp_progress") for r in caplog.records)
+        seen.add((n_warn, n_logs))
+    assert seen == {(1, 1)}  # the refit's, whatever K was drawn
