@@ -489,19 +489,24 @@ def test_secure_mode_keeps_the_model_quality():
         reg = _fit(X, y, epsilon=1e9, secure_mode=secure)
         np.testing.assert_allclose(reg.coef_, ols.coef_, atol=1e-5)
         assert reg.intercept_ == pytest.approx(ols.intercept_, abs=1e-5)
-    # at a moderate epsilon both modes have the same error on average
+    # At a moderate epsilon both modes have the same error on average. Secure mode
+    # draws from OS entropy, so this check is random: per fit the L1 error has mean
+    # about 0.0035 and SD 0.0018 in both modes; over 400 fits per mode the SE of the
+    # difference of means is about 0.00013, and rel=0.2 (about 0.0007) is a
+    # 5-sigma margin (false failure rate below 1e-6). 20 fits with rel=0.35 was a
+    # 2-sigma margin and failed CI once.
     errs = {
         secure: np.mean(
             [
                 np.abs(
                     _fit(X, y, epsilon=30.0, secure_mode=secure, random_state=s).coef_ - ols.coef_
                 ).sum()
-                for s in range(20)
+                for s in range(400)
             ]
         )
         for secure in (False, True)
     }
-    assert errs[True] == pytest.approx(errs[False], rel=0.35)
+    assert errs[True] == pytest.approx(errs[False], rel=0.2)
 
 
 def test_secure_mode_noise_has_the_documented_scale(monkeypatch):
