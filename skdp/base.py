@@ -202,6 +202,35 @@ class DPEstimatorMixin:
         params = self.get_params(deep=False)
         return params.get("epsilon", 0.0), params.get("delta", 0.0)
 
+    def _planned_privacy_guarantee(self):
+        """The ``privacy_guarantee_`` a fit with the current parameters will record.
+
+        Read from parameters only, like :meth:`_planned_privacy_spend`: a private model
+        selection reports it without revealing which candidates ran. ``"none"`` for an
+        ``epsilon = inf`` fit or a non-private opt-in; otherwise
+        :meth:`_mechanism_guarantee`.
+        """
+        if self._nonprivate_options():
+            return "none"
+        eps = self._planned_privacy_spend()[0]
+        if isinstance(eps, Real) and math.isinf(float(eps)):
+            return "none"
+        return self._mechanism_guarantee()
+
+    def _mechanism_guarantee(self):
+        """``"exact"`` or ``"approximate"`` for a private fit (default ``"exact"``).
+
+        An ``accountant`` parameter (DP-SGD) decides it: that accountant's guarantee.
+        Override where it depends on other parameters or is approximate (a
+        flow-sampled exponential mechanism).
+        """
+        name = self.get_params(deep=False).get("accountant")
+        if name is None:
+            return "exact"
+        from skdp.accounting import get_accountant
+
+        return get_accountant(name).guarantee
+
     def _record_privacy_spent(self, epsilon, delta=0.0, *, guarantee="exact", breakdown=None):
         """Store the fitted privacy facts (called at the end of ``fit``).
 

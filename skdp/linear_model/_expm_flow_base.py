@@ -85,6 +85,9 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         # the diagnostics and the trained flow are un-noised functions of the data
         return [name for name in ("diagnostics", "keep_flow") if getattr(self, name)]
 
+    def _mechanism_guarantee(self):
+        return "approximate"  # the flow approximates the exponential mechanism's law
+
     def _warn_nonprivate_options(self):
         for name in self._extra_nonprivate_options():
             warnings.warn(

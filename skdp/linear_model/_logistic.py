@@ -306,6 +306,10 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
+    def _mechanism_guarantee(self):
+        # the accountant is used by DP-SGD only; objective perturbation is pure DP
+        return super()._mechanism_guarantee() if self.mechanism == "dpsgd" else "exact"
+
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, **fit_params):

@@ -20,6 +20,7 @@ from skdp.accounting._ledger import _replace_one_from_add_remove
 from skdp.model_selection._folds import assign_folds
 from skdp.model_selection._plan import _check_fitted_spend, _num_samples, _take
 from skdp.utils._logging import quiet
+from skdp.utils._meta_privacy import GUARANTEE_ORDER, check_pipeline_privacy, weakest_guarantee
 from skdp.utils._random import _seed_from, fit_streams
 
 __all__ = ["PrivateSelection", "private_selection_epsilon", "truncated_negative_binomial_mean"]
@@ -206,13 +207,30 @@ class _PrivateRun:
         self.breakdown = {"private_selection": (sel, 0.0), "refit": (refit_eps, 0.0)}
         self.epsilon = sel + refit_eps
         self.delta = 0.0
+        self.planned = [check_pipeline_privacy(e).privacy_guarantee for e in plan.estimators]
+        if any(g is None for g in self.planned):
+            raise ValueError(
+                "selection='private' needs candidates whose privacy guarantee is known "
+                "from their parameters (skdp estimators and pipelines of them): the "
+                "reported guarantee must not depend on which candidates ran."
+            )
+        self.guarantee = weakest_guarantee(self.planned)
+
+    def check_guarantee(self, fitted, c):
+        """A fit's guarantee must be at least the one planned for its candidate."""
+        if GUARANTEE_ORDER.index(fitted) < GUARANTEE_ORDER.index(self.planned[c]):
+            raise RuntimeError(
+                f"DPGridSearchCV: a fit of candidate {c} recorded privacy_guarantee_="
+                f"{fitted!r}, weaker than the {self.planned[c]!r} its parameters plan "
+                "(the estimator's _mechanism_guarantee is wrong)."
+            )
 
     def charge(self, ledger, label):
         if ledger is not None:
             ledger.spend(self.epsilon, self.delta, label=label)
 
     def run(self, X, y, random_state, stand_in):
-        """``(best candidate index, its mean noisy score, fit guarantees)``."""
+        """``(best candidate index, its mean noisy score)``."""
         n = _num_samples(X)
         rng = fit_streams(
             random_state, ["selection"], estimator=stand_in, X=X, y=y, tag="private_selection"
@@ -227,7 +245,7 @@ class _PrivateRun:
             )
         )
         n_runs = _draw_runs(rng, self.eta, self.gamma)
-        best, guarantees = None, []
+        best = None
         # Nothing per run may be observable: the count of the runs' warnings or progress
         # records would reveal K, which the selection theorem keeps hidden.
         with warnings.catch_warnings(), quiet():
@@ -243,12 +261,12 @@ class _PrivateRun:
                 for j in range(self.n_splits):
                     test = folds == j
                     model = clone(template).fit(_take(X, ~test), _take(y, ~test))
-                    guarantees.append(
-                        _check_fitted_spend(model, self.plan.fit_budgets[c], self.plan.where)
+                    self.check_guarantee(
+                        _check_fitted_spend(model, self.plan.fit_budgets[c], self.plan.where), c
                     )
                     values.append(float(scorer(model, _take(X, test), _take(y, test))))
                 score = float(np.mean(values))
                 key = (not math.isnan(score), score, -c)
                 if best is None or key > best[0]:
                     best = (key, c, score)
-        return best[1], best[2], guarantees
+        return best[1], best[2]

@@ -180,7 +180,10 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     for smaller grids ``selection="grid"`` is cheaper and also releases every score.
 
     **Exact.** ``privacy_guarantee_`` is ``"exact"`` when every fit's is (the DP
-    scorers are exact for the mathematical mechanism).
+    scorers are exact for the mathematical mechanism). Under private selection it is
+    planned from the parameters of every candidate in the grid, not read off the runs
+    that ran (which would reveal the hidden number of runs); a fit that records a weaker
+    guarantee than its parameters plan raises ``RuntimeError``.
 
     References
     ----------
@@ -395,7 +398,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             if key.endswith("_") and not key.startswith("__"):
                 delattr(self, key)  # a refit must not keep the previous fit's facts
         run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
-        best, score, guarantees = run.run(X, y, self.random_state, stand_in)
+        best, score = run.run(X, y, self.random_state, stand_in)
         self.scorer_ = self.scoring
         self.multimetric_ = multimetric
         self.n_splits_ = int(self.n_splits)
@@ -404,14 +407,16 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.best_score_ = score
         if refit_metric is not None:
             model = clone(plan.estimators[best]).fit(X, y)
-            guarantees.append(_check_fitted_spend(model, plan.fit_budgets[best], "DPGridSearchCV"))
+            run.check_guarantee(
+                _check_fitted_spend(model, plan.fit_budgets[best], "DPGridSearchCV"), best
+            )
             self.best_estimator_ = model
         self.epsilon_spent_ = run.epsilon
         self.delta_spent_ = run.delta
         self.privacy_breakdown_ = run.breakdown
-        self.privacy_guarantee_ = (
-            "none" if math.isinf(run.epsilon) else weakest_guarantee(guarantees)
-        )
+        # planned over the whole grid, never over the runs that ran: which candidates
+        # ran (and so the weakest of their guarantees) would reveal the hidden K
+        self.privacy_guarantee_ = "none" if math.isinf(run.epsilon) else run.guarantee
         self.privacy_relation_ = "replace_one"
         self.selection_ = "private"
         return self

@@ -61,7 +61,8 @@ class StepPrivacy:
         before ``fit`` its declared ``epsilon``/``delta`` parameters (an upper bound);
         0 for public steps, ``inf`` epsilon for steps that learn without a guarantee.
     guarantee : {"exact", "approximate", "none"} or None
-        The step's ``privacy_guarantee_`` (``None`` for a DP step not fitted yet).
+        The step's ``privacy_guarantee_``; for a DP step not fitted yet the one its fit
+        will record, planned from its parameters (``None`` when it cannot say).
     fitted : bool
         Whether ``epsilon``/``delta`` are the fitted spend (``False``: declared).
     reason : str
@@ -94,8 +95,8 @@ class PipelinePrivacyReport:
         learns without a guarantee or spends ``inf``.
     privacy_guarantee : {"exact", "approximate", "none"} or None
         The weakest of the steps' guarantees; ``"none"`` when a step learns without a
-        guarantee; ``None`` when a DP step is not fitted yet (its guarantee is decided
-        at ``fit``) and no step leaks.
+        guarantee; before ``fit`` the guarantee planned from the parameters (``None``
+        when an unfitted step cannot plan it) and no step leaks.
     fitted : bool
         Whether every DP step is fitted (the totals are then the fitted spend; else
         some are declared budgets, an upper bound).
@@ -209,7 +210,9 @@ def _dp_step(name, est):
         return StepPrivacy(name, cls, LEARNS, math.inf, 0.0, "none", False, f"{kind}; {why}")
     if public and eps == 0 and delta == 0:
         return StepPrivacy(name, cls, PUBLIC, 0.0, 0.0, "exact", False, kind)
-    return StepPrivacy(name, cls, PRIVATE, eps, delta, None, False, f"{kind}, declared budget")
+    planned = getattr(est, "_planned_privacy_guarantee", None)
+    guarantee = planned() if callable(planned) else None
+    return StepPrivacy(name, cls, PRIVATE, eps, delta, guarantee, False, f"{kind}, declared budget")
 
 
 def _public(name, cls, reason):

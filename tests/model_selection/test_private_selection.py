@@ -365,3 +365,76 @@ def test_number_of_runs_is_not_observable_through_warnings_or_logs(caplog, recwa
         n_logs = sum(hasattr(r, "skdp_progress") for r in caplog.records)
         seen.add((n_warn, n_logs))
     assert seen == {(1, 1)}  # the refit's, whatever K was drawn
+
+
+class MaybeApproximateDPClassifier(CountingDPClassifier):
+    """``approximate=True``: a candidate whose mechanism is approximate (like ExpMFlow)."""
+
+    def __init__(self, epsilon=1.0, delta=0.0, shift=0.0, approximate=False, random_state=None):
+        super().__init__(epsilon=epsilon, delta=delta, shift=shift, random_state=random_state)
+        self.approximate = approximate
+
+    def _mechanism_guarantee(self):
+        return "approximate" if self.approximate else "exact"
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        guarantee = "approximate" if self.approximate else "exact"
+        return self._record_privacy_spent(self.epsilon, self.delta, guarantee=guarantee)
+
+
+def test_reported_guarantee_does_not_reveal_which_candidates_ran():
+    """Attack: the weakest guarantee over the runs that ran told whether the one
+    approximate candidate was drawn, i.e. something about K and the draws, which the
+    selection theorem keeps hidden. Before the fix privacy_guarantee_ was "exact" for
+    some seeds and "approximate" for others; now it is planned over the whole grid."""
+    X, y = _data(0)
+    seen = set()
+    for seed in range(12):
+        search = DPGridSearchCV(
+            MaybeApproximateDPClassifier(),
+            [{"shift": [-1.0, 0.0, 1.0, 2.0, -2.0]}, {"approximate": [True]}],
+            scoring=ACC,
+            n_splits=2,
+            refit=False,
+            random_state=seed,
+            selection=PrivateSelection(expected_runs=1.5),
+        )
+        seen.add(search.fit(X, y).privacy_guarantee_)
+    assert seen == {"approximate"}
+
+
+class UnderstatingDPClassifier(CountingDPClassifier):
+    """Plans "exact" but records "approximate": an estimator bug the search catches."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        return self._record_privacy_spent(self.epsilon, self.delta, guarantee="approximate")
+
+
+def test_a_fit_weaker_than_planned_is_an_error():
+    X, y = _data(0)
+    search = DPGridSearchCV(
+        UnderstatingDPClassifier(),
+        {"shift": [0.0, 1.0]},
+        scoring=ACC,
+        n_splits=2,
+        random_state=0,
+        selection="private",
+    )
+    with pytest.raises(RuntimeError, match="weaker than the 'exact'"):
+        search.fit(X, y)
+
+
+def test_planned_guarantee_of_skdp_estimators():
+    from skdp.linear_model import DPLogisticRegression, ExpMFlowClassifier
+    from skdp.pipeline import check_pipeline_privacy
+
+    assert DPLogisticRegression()._planned_privacy_guarantee() == "exact"
+    sgd = DPLogisticRegression(mechanism="dpsgd", accountant="gdp_clt")
+    assert sgd._planned_privacy_guarantee() == "approximate"
+    assert DPLogisticRegression(epsilon=math.inf)._planned_privacy_guarantee() == "none"
+    assert ExpMFlowClassifier(classes=[0, 1])._planned_privacy_guarantee() == "approximate"
+    assert check_pipeline_privacy(ExpMFlowClassifier(classes=[0, 1])).privacy_guarantee == (
+        "approximate"
+    )

@@ -304,7 +304,7 @@ def test_nested_private_composition_before_and_after_fit():
     before = check_pipeline_privacy(pipe)
     assert before.is_private and not before.fitted
     assert before.epsilon == pytest.approx(0.25 + 0.5 + 1.0)
-    assert before.privacy_guarantee is None  # decided at fit
+    assert before.privacy_guarantee == "exact"  # planned from the parameters
     dp = DPPipeline(pipe.steps).fit(X, y)
     after = dp.privacy_report_
     assert after.fitted

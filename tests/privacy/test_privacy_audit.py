@@ -117,6 +117,7 @@ def test_privacy_facts_after_fit(name, cls, cfg):
     if "random_state" in est.get_params():
         est.set_params(random_state=0)
     X, y, _, _ = _data(est, cfg)
+    planned = est._planned_privacy_guarantee()  # what a private selection reports
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeltaTooLargeWarning)
         warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
@@ -126,6 +127,7 @@ def test_privacy_facts_after_fit(name, cls, cfg):
     assert est.epsilon_spent_ <= eps * (1 + 1e-9)
     assert est.delta_spent_ <= delta * (1 + 1e-9)
     assert est.privacy_guarantee_ in ("exact", "approximate")
+    assert est.privacy_guarantee_ == planned
 
 
 def test_every_estimator_is_audited():
