@@ -45,7 +45,8 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise. ``None`` draws fresh OS entropy on every call.
     ledger : PrivacyLedger, optional
-        If given, ``ledger.spend(epsilon, 0.0)`` is called first.
+        If given, ``ledger.spend(epsilon, 0.0)`` is called after the labels are
+        validated and before the noisy count is drawn (a refused spend releases nothing).
 
     Returns
     -------
@@ -100,10 +101,12 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
         data=(yt, yp),
         order_invariant=True,
     )
+    _check_ledger(ledger)
+    # exact, in blocks or per partition; on Dask the labels are validated in this pass,
+    # so the ledger is charged after it: a refused input spends nothing
+    correct = int(row_sum(_correct_block, yt, yp) or 0)
     if ledger is not None:
-        _check_ledger(ledger)
         ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
-    correct = int(row_sum(_correct_block, yt, yp) or 0)  # exact, in blocks or per partition
     if math.isinf(epsilon):
         return correct / N
     noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))

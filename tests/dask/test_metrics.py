@@ -57,6 +57,23 @@ def test_dask_accuracy_errors(sync_scheduler):
         dp_accuracy_score(da.from_array(bad, chunks=20), yp, epsilon=1.0)
 
 
+def test_dask_refused_labels_spend_nothing(sync_scheduler):
+    """A NaN found while counting on the workers used to be found after the ledger
+    was charged: the budget went without a release (in-memory input was checked first)."""
+    from skdp.accounting import PrivacyLedger
+
+    yt, yp = _labels(n=100)
+    bad = yp.astype(float)
+    bad[83] = np.nan
+    ledger = PrivacyLedger(epsilon_budget=5.0)
+    for y_pred in (bad, da.from_array(bad, chunks=20)):
+        with pytest.raises(ValueError, match="y_pred"):
+            dp_accuracy_score(yt, y_pred, epsilon=1.0, ledger=ledger)
+    assert ledger.entries == [] and ledger.epsilon_spent == 0.0
+    dp_accuracy_score(da.from_array(yt, chunks=20), yp, epsilon=1.0, ledger=ledger)
+    assert ledger.epsilon_spent == pytest.approx(1.0)
+
+
 @pytest.mark.slow  # tests/dask/test_cluster.py covers the cluster by default
 def test_dask_accuracy_on_local_cluster(dask_client):
     yt, yp = _labels(n=20000, seed=5)
