@@ -183,6 +183,19 @@ def _reseed(est, rng):
     return est.set_params(**new) if new else est
 
 
+def _validate_all_params(est):
+    """Parameter checks of ``est`` and its nested estimators, before any run.
+
+    An invalid candidate would otherwise raise only when drawn, which tells whether it
+    ran (and so something of the hidden number of runs).
+    """
+    parts = [est] + [v for v in est.get_params(deep=True).values() if hasattr(v, "get_params")]
+    for part in parts:
+        check = getattr(part, "_validate_params", None)
+        if callable(check):
+            check()
+
+
 class _PrivateRun:
     """Plan and run of a private selection (everything but the fitted attributes)."""
 
@@ -215,6 +228,8 @@ class _PrivateRun:
                 "reported guarantee must not depend on which candidates ran."
             )
         self.guarantee = weakest_guarantee(self.planned)
+        for est in plan.estimators:
+            _validate_all_params(est)
 
     def check_guarantee(self, fitted, c):
         """A fit's guarantee must be at least the one planned for its candidate."""

@@ -438,3 +438,20 @@ def test_planned_guarantee_of_skdp_estimators():
     assert check_pipeline_privacy(ExpMFlowClassifier(classes=[0, 1])).privacy_guarantee == (
         "approximate"
     )
+
+
+def test_an_invalid_candidate_is_refused_before_any_run():
+    """It used to raise only when drawn (telling whether it ran, i.e. something of K):
+    for some seeds the search finished, for others it raised."""
+    X, y = _data(0)
+    for seed in range(4):
+        search = DPGridSearchCV(
+            DPILPClassifier(binarize=0.0),
+            [{"max_clause_length": [1, 2, 3, 4, 5]}, {"max_clause_length": [-1]}],
+            scoring=ACC,
+            n_splits=2,
+            random_state=seed,
+            selection=PrivateSelection(expected_runs=1.5),
+        )
+        with pytest.raises(ValueError, match="max_clause_length"):
+            search.fit(X, y)
