@@ -192,8 +192,8 @@ def _validate_all_params(est):
     parts = [est] + [v for v in est.get_params(deep=True).values() if hasattr(v, "get_params")]
     for part in parts:
         check = getattr(part, "_validate_params", None)
-        if callable(check):
-            check()
+        if callable(check) and hasattr(part, "_parameter_constraints"):
+            check()  # scikit-learn's constraint check (estimators that declare them)
 
 
 class _PrivateRun:
