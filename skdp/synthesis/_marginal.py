@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
+from skdp.synthesis._marginal_aim import aim_budget, run_rounds
 from skdp.synthesis._marginal_model import (
     _draw,
     _estimate_tree,
@@ -102,6 +103,19 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         measurements, as in MST. With one column everything goes to the 1-way
         marginal; with two columns the selection is free (one candidate) and its
         share is spread over the measurements in proportion.
+    selection : {"mst", "aim"}, default="mst"
+        How the marginals beyond the 1-way ones are chosen and measured. ``"mst"``:
+        MST's spanning tree of 2-way marginals (steps 3-5 above). ``"aim"``: AIM's
+        adaptive rounds (McKenna et al. 2022): after the 1-way release,
+        ``n_rounds = d`` rounds each pick one marginal of two or three columns by the
+        exponential mechanism, with AIM's quality score (the L1 error of the current
+        model's marginal minus the expected L1 norm of the noise the measurement
+        would add), measure it and re-estimate the model. Candidates are the
+        marginals of at most 10,000 compressed cells that
+        keep the model a junction tree (a re-measurement of a chosen marginal, or a
+        marginal whose columns already in one connected part of the model lie in one
+        chosen marginal); the model is then sampled exactly, clique by clique. Not
+        for Dask input.
     compress : bool, default=True
         Merge the 1-way cells whose noisy count is below three noise standard
         deviations before selecting and measuring the 2-way marginals (MST).
@@ -135,16 +149,29 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
     supports_ : dict {column: ndarray of bool}
         Bins kept by the compression; the others form the column's rare value (the
         last value of its compressed domain).
-    noisy_two_way_ : dict {(column, column): ndarray of int}
+    noisy_two_way_ : dict {(column, column): ndarray of int} or None
         The released noisy 2-way counts of the tree's pairs, over the compressed
-        domains (rows: first column).
-    tree_ : list of (column, column)
-        The selected pairs, in the order Kruskal's algorithm picked them.
+        domains (rows: first column). ``None`` with ``selection="aim"``.
+    tree_ : list of (column, column) or None
+        The selected pairs, in the order Kruskal's algorithm picked them. ``None``
+        with ``selection="aim"``.
+    cliques_ : list of tuples of columns or None
+        ``selection="aim"``: the measured marginals (the junction tree's cliques), in
+        the order they were first chosen; ``None`` with ``"mst"``.
+    noisy_marginals_ : dict {tuple of columns: list of ndarray of int} or None
+        ``selection="aim"``: every released noisy measurement of each clique (axes in
+        the clique's column order, compressed domains).
+    clique_marginals_ : dict {tuple of columns: ndarray} or None
+        ``selection="aim"``: the estimated distribution of each clique.
+    rounds_ : list of dict or None
+        ``selection="aim"``: one entry per round, the chosen ``"marginal"`` and the
+        ``"rho_select"`` and ``"rho_measure"`` it spent (``None`` under pure DP, where
+        ``"epsilon_select"`` and ``"epsilon_measure"`` are given instead).
     node_marginals_ : dict {column: ndarray}
         The estimated 1-way distributions over the compressed domains.
-    edge_marginals_ : dict {(column, column): ndarray}
+    edge_marginals_ : dict {(column, column): ndarray} or None
         The estimated 2-way distributions of the tree's pairs (rows: first column),
-        consistent with ``node_marginals_``.
+        consistent with ``node_marginals_``. ``None`` with ``selection="aim"``.
     n_records_ : float
         Noisy estimate of the number of rows (from the measurements).
     noise_ : dict
@@ -277,6 +304,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "budget_split": [tuple, list],
+        "selection": [StrOptions({"mst", "aim"})],
         "compress": ["boolean"],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
         "clip": ["boolean"],
@@ -295,6 +323,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         schema=None,
         n_bins="auto",
         budget_split=(1 / 3, 1 / 3, 1 / 3),
+        selection="mst",
         compress=True,
         n_public=None,
         clip=True,
@@ -309,6 +338,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         self.schema = schema
         self.n_bins = n_bins
         self.budget_split = budget_split
+        self.selection = selection
         self.compress = compress
         self.n_public = n_public
         self.clip = clip
@@ -368,7 +398,14 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         )
         names = list(schema.names)
         d = len(names)
-        budget = mst_budget(epsilon, delta, float(eps_bounds), d, self._split())
+        aim = self.selection == "aim"
+        if aim and dask_input:
+            raise ValueError('selection="aim" does not take Dask input; use "mst"')
+        if aim:
+            budget = aim_budget(epsilon, delta, float(eps_bounds), d, self._split())
+            budget["sd2"] = budget["round_sd"]
+        else:
+            budget = mst_budget(epsilon, delta, float(eps_bounds), d, self._split())
 
         n_pub = int(self.n_public) if self.n_public is not None else n
         discs = discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"], self.n_bins)
@@ -408,6 +445,14 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         n_hat1 = _weighted_total(totals, t_var)
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
+        if aim:
+            return self._fit_aim(
+                (schema, discs, names, y1, supports, Bc, csizes, y1c, v1c, totals, t_var),
+                budget,
+                streams,
+                delta,
+            )
+
         # 3. tree selection (exponential mechanism inside Kruskal)
         edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"], pair_totals)
 
@@ -441,6 +486,8 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
             (names[a], names[b]): t for (a, b), t in zip(edges, tables, strict=True)
         }
         self.n_records_ = float(n_hat)
+        self.cliques_ = self.noisy_marginals_ = self.clique_marginals_ = self.rounds_ = None
+        self._aim_order = None
         self.noise_ = {
             "mechanism": budget["mechanism"],
             "one_way_scale": float(budget["scale1"]),
@@ -455,6 +502,87 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
             budget["epsilon_spent"], delta if budget["mechanism"] == "gaussian" else 0.0
         )
         return self
+
+    def _fit_aim(self, state, budget, streams, delta):
+        """AIM's rounds after the 1-way release (``selection="aim"``)."""
+        schema, discs, names, y1, supports, Bc, csizes, y1c, v1c, totals, t_var = state
+        model, nodes, tables, n_hat, record = run_rounds(
+            Bc, csizes, y1c, v1c, totals, t_var, budget, streams["select"], streams["two_way"]
+        )
+        del Bc
+
+        def key(c):
+            return tuple(names[j] for j in c)
+
+        self.schema_ = schema
+        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
+        self.n_bins_ = {c: discs[c].n_levels for c in names}
+        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
+        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
+        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+        self.noisy_two_way_ = self.tree_ = self.edge_marginals_ = None
+        self.cliques_ = [key(c) for c in model.cliques]
+        self.noisy_marginals_ = {
+            key(c): [t.copy() for t, _ in m]
+            for c, m in zip(model.cliques, model.measurements, strict=True)
+        }
+        self.clique_marginals_ = {key(c): t for c, t in zip(model.cliques, tables, strict=True)}
+        per_round = budget["round_rho"]
+        if per_round is not None:
+            cost = {"rho_select": per_round["select"], "rho_measure": per_round["measure"]}
+        else:
+            n_r = max(budget["n_rounds"], 1)
+            cost = {
+                "rho_select": None,
+                "rho_measure": None,
+                "epsilon_select": budget["breakdown"]["select"] / n_r,
+                "epsilon_measure": budget["breakdown"]["two_way"] / n_r,
+            }
+        self.rounds_ = [{"marginal": key(c), **cost} for c in record]
+        self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
+        self.n_records_ = float(n_hat)
+        self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in model.order]
+        self._aim_cond = [cond for _, _, cond in model.order]
+        self._csizes = list(csizes)
+        self.noise_ = {
+            "mechanism": budget["mechanism"],
+            "one_way_scale": float(budget["scale1"]),
+            "two_way_scale": float(budget["round_scale"]),
+            "select_epsilon": float(budget["select_epsilon"]),
+        }
+        self.rho_ = budget["rho"]
+        self.rho_breakdown_ = budget["rho_breakdown"]
+        self.privacy_breakdown_ = budget["breakdown"]
+        self._discs = discs
+        self._record_privacy_spent(
+            budget["epsilon_spent"], delta if budget["mechanism"] == "gaussian" else 0.0
+        )
+        return self
+
+    def _compressed_draw(self, m, rng):
+        """Compressed values of ``m`` rows, drawn ancestrally from the fitted model."""
+        names = list(self.schema_.names)
+        comp = [None] * len(names)
+        if getattr(self, "_aim_order", None) is not None:
+            zeros = np.zeros(m, dtype=np.int64)
+            for sep, new, cdf in self._aim_order:
+                parent = (
+                    np.ravel_multi_index(
+                        tuple(comp[j] for j in sep), [self._csizes[j] for j in sep]
+                    )
+                    if sep
+                    else zeros
+                )
+                flat = _draw(rng, cdf, parent)
+                vals = np.unravel_index(flat, [self._csizes[j] for j in new])
+                for j, v in zip(new, vals, strict=True):
+                    comp[j] = np.asarray(v, dtype=np.int64)
+            return comp
+        root = self.node_marginals_[names[0]]
+        comp[0] = _draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
+        for u, v, cond in tree_orientation(names, self.edge_marginals_, self.node_marginals_):
+            comp[v] = _draw(rng, np.cumsum(cond, axis=1), comp[u])
+        return comp
 
     # ---------------------------------------------------------------- sample
 
@@ -484,11 +612,7 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
         check_n_samples(m, len(self.schema_.names))
         rng = make_rng(random_state)
         names = list(self.schema_.names)
-        comp = [None] * len(names)
-        root = self.node_marginals_[names[0]]
-        comp[0] = _draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
-        for u, v, cond in tree_orientation(names, self.edge_marginals_, self.node_marginals_):
-            comp[v] = _draw(rng, np.cumsum(cond, axis=1), comp[u])
+        comp = self._compressed_draw(m, rng)
         codes = []
         for j, c in enumerate(names):
             sup = self.supports_[c]
@@ -552,6 +676,17 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
                 with np.errstate(divide="ignore"):
                     logp += np.where(~sup[bins], np.log(law[bins]), 0.0)
             logp -= self._discs[c].log_width(bins)
+        if getattr(self, "_aim_order", None) is not None:
+            with np.errstate(divide="ignore"):
+                for (sep, new, _), cond in zip(self._aim_order, self._aim_cond, strict=True):
+                    size = [self._csizes[j] for j in sep]
+                    parent = np.ravel_multi_index(tuple(comp[j] for j in sep), size) if sep else 0
+                    child = np.ravel_multi_index(
+                        tuple(comp[j] for j in new), [self._csizes[j] for j in new]
+                    )
+                    logp += np.log((1 - s) * cond[parent, child] + s / cond.shape[1])
+            logp[outside] = -np.inf
+            return logp
         root = self.node_marginals_[names[0]]
         with np.errstate(divide="ignore"):
             logp += np.log((1 - s) * root[comp[0]] + s / len(root))
