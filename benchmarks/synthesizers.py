@@ -3,7 +3,8 @@
 Synthesizers, all at their defaults and all given the same declared public bounds (and
 declared categories where the method takes them), so nobody spends budget on bounds:
 
-* skdp: ``DPHistogramSynthesizer``, ``DPMarginalSynthesizer``, ``DPFlowDensity``
+* skdp: ``DPHistogramSynthesizer``, ``DPMarginalSynthesizer`` (``marginal``: MST's
+  tree; ``marginal_aim``: ``selection="aim"``), ``DPFlowDensity``
   (sampling) and ``DPGANSynthesizer``, at ``delta = 1e-5`` where they take one;
 * smartnoise-synth (``snsynth``) ``mst`` and ``aim``, run in their own virtual
   environment through ``--smartnoise-python`` (default ``/tmp/snvenv/bin/python`` when it
@@ -72,10 +73,12 @@ REGRESSION = {"diabetes_reg"}
 
 
 # ------------------------------------------------------------------ synthesizers
-def _skdp(cls_name, module):
+def _skdp(cls_name, module, **extra):
     def run(train, eps, bounds, cats, seed):
         mod = __import__(module, fromlist=[cls_name])
-        est = getattr(mod, cls_name)(epsilon=eps, bounds=bounds, categories=cats, random_state=seed)
+        est = getattr(mod, cls_name)(
+            epsilon=eps, bounds=bounds, categories=cats, random_state=seed, **extra
+        )
         params = est.get_params()
         if "delta" in params:
             est.set_params(delta=DELTA)
@@ -90,6 +93,7 @@ def _skdp(cls_name, module):
 SKDP = {
     "histogram": _skdp("DPHistogramSynthesizer", "skdp.synthesis"),
     "marginal": _skdp("DPMarginalSynthesizer", "skdp.synthesis"),
+    "marginal_aim": _skdp("DPMarginalSynthesizer", "skdp.synthesis", selection="aim"),
     "flow": _skdp("DPFlowDensity", "skdp.density"),
     "gan": _skdp("DPGANSynthesizer", "skdp.synthesis"),
 }
@@ -209,7 +213,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="one data set, two epsilons")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--epsilons", default=",".join(map(str, EPSILONS)))
-    parser.add_argument("--methods", default="histogram,marginal,flow,gan,mst,aim")
+    parser.add_argument("--methods", default="histogram,marginal,marginal_aim,flow,gan,mst,aim")
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument(
         "--smartnoise-python",
@@ -271,7 +275,14 @@ def main(argv=None):
                     for k in ("tv1", "tv2", "tstr", "fit_s")
                 }
                 rows.append(
-                    dict(dataset=ds, method=name, epsilon=eps, **med, note="; ".join(notes)[:200])
+                    dict(
+                        dataset=ds,
+                        method=name,
+                        epsilon=eps,
+                        **med,
+                        note="; ".join(notes)[:200],
+                        runs=[{k: round(v, 4) for k, v in r.items()} for r in res],
+                    )
                 )
                 print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
     print()

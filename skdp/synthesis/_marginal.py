@@ -228,6 +228,25 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
     1-way cell and ``(d - 1) / epsilon_2`` on every 2-way cell, and
     ``epsilon_s / (d - 1)`` per exponential-mechanism round.
 
+    *AIM's rounds* (``selection="aim"``; McKenna et al. 2022): the 1-way release is
+    the same (its share ``budget_split[0]``); the rest of the budget is spent in
+    ``T = d`` rounds (public), each getting ``rho_t = rho (1 - share_1) / T``: an
+    exponential mechanism with ``epsilon_t = sqrt(8 * 0.1 rho_t)`` (``0.1 rho_t``-zCDP)
+    picks a marginal ``r`` of two or three columns with the score
+    ``||M_r(D) - n_hat p_r||_1 - sqrt(2 / pi) sigma_t |r|``, where ``p_r`` is the current
+    model's distribution of ``r`` and ``n_hat`` its noisy total (both functions of
+    earlier noisy releases only), ``|r|`` the number of cells and every weight 1, so the
+    **score's sensitivity is 1**; the chosen marginal (L2 sensitivity 1) gets exact
+    discrete Gaussian noise with ``sigma_t^2 = 1 / (2 * 0.9 rho_t)``. The rounds compose
+    adaptively in zCDP to exactly ``rho`` (``rounds_`` lists each round's ``rho``) and
+    the total is converted to ``(epsilon, delta)`` as above. Under pure DP each round
+    gets ``epsilon_t = epsilon (1 - share_1) / T``: ``0.1 epsilon_t`` for the exponential
+    mechanism and discrete Laplace noise of scale ``1 / (0.9 epsilon_t)``, composed
+    sequentially. AIM's annealing (a data-dependent number of rounds) is not used: the
+    number of rounds and their budgets are public. The candidates (at most 10,000
+    cells over the compressed domains, which come from the noisy 1-way release) and
+    the model they are scored against are post-processing.
+
     Compression, the selection scores' model, estimation, sampling and decoding are
     post-processing of the noisy measurements; only noisy quantities are stored. Under
     replace-one (a removal and an addition) a fit at ``(epsilon, delta)`` is
@@ -245,8 +264,13 @@ class DPMarginalSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Bas
 
     **Utility.** The tree keeps every 1-way marginal and the ``d - 1`` strongest pair
     dependencies (as judged privately); dependencies not on the tree are only kept
-    through the tree's paths. MST's follow-up AIM (McKenna et al. 2022) adds
-    adaptive rounds and higher-order marginals. ``benchmarks/marginal.py`` compares it
+    through the tree's paths. ``selection="aim"`` (after McKenna et al. 2022) chooses
+    its marginals adaptively, including 3-way ones, so it can keep a dependency of one
+    column on two others jointly that no tree of 2-way marginals holds; the estimate
+    is a sequence of least-squares projections along the junction tree, not AIM's
+    maximum-likelihood fit of a graphical model over all measurements.
+    ``doc/benchmarks_synthesis.rst`` compares both selections with smartnoise-synth's
+    MST and AIM. ``benchmarks/marginal.py`` compares it
     with :class:`~skdp.synthesis.DPHistogramSynthesizer` on four tables: lower 1- and 2-way total
     variation everywhere (at ``epsilon = 1`` and 10); train-on-synthetic AUC higher on
     one table and lower on three, where the label depends on several columns jointly.
