@@ -174,12 +174,13 @@ def test_synthesize_histogram_end_to_end(tmp_path, table):
     assert "without differential privacy" in res.stderr
 
 
-@pytest.mark.parametrize("delta", ["1e-5", "0"])
-def test_synthesize_marginal_end_to_end(tmp_path, table, delta):
+@pytest.mark.parametrize(("delta", "selection"), [("1e-5", "mst"), ("0", "mst"), ("1e-5", "aim")])
+def test_synthesize_marginal_end_to_end(tmp_path, table, delta, selection):
     schema = _complete_schema(tmp_path, table, via_cli=True)
     res = run(
         "synthesize", table, "--schema", schema, "--method", "marginal", "--epsilon", "1",
-        "--delta", delta, "--rows", "300", "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+        "--delta", delta, "--rows", "300", "-o", "synth.csv", "--seed", "0",
+        "--selection", selection, cwd=tmp_path,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "method marginal, epsilon spent 1," in res.stderr

@@ -19,7 +19,7 @@ because the release is then not differentially private with respect to those val
 
 ``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
 (``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,
-MST), :class:`~skdp.density.DPFlowDensity` (``flow``) or
+MST; ``--selection aim`` for AIM-style adaptive rounds), :class:`~skdp.density.DPFlowDensity` (``flow``) or
 :class:`~skdp.synthesis.DPGANSynthesizer` (``gan``) with a total budget of
 ``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
 ``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
@@ -119,6 +119,12 @@ def build_parser():
         default=1e-5,
         help="total delta (marginal, flow, gan; default 1e-5, keep it well below 1/rows; "
         "marginal with 0: pure epsilon-DP)",
+    )
+    s.add_argument(
+        "--selection",
+        choices=("mst", "aim"),
+        default="mst",
+        help="marginal: MST's spanning tree (default) or AIM-style adaptive rounds",
     )
     s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")

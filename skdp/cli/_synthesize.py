@@ -59,7 +59,11 @@ def _estimator(args, schema):
         from skdp.synthesis import DPMarginalSynthesizer
 
         return DPMarginalSynthesizer(
-            epsilon=args.epsilon, delta=args.delta, schema=schema, random_state=seed
+            epsilon=args.epsilon,
+            delta=args.delta,
+            schema=schema,
+            selection=getattr(args, "selection", "mst"),
+            random_state=seed,
         )
     if method == "histogram":
         from skdp.synthesis import DPHistogramSynthesizer
