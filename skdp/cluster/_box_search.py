@@ -13,7 +13,11 @@ from scipy.spatial.distance import cdist
 
 from skdp.cluster._kmedian_costs import (
     _METRICS,
-    kmedian_costs,
+    FixedCosts,
+    _cost_units,
+    _exact_column_sums,
+    check_finite_block,
+    set_cost_units,
 )
 
 #: factor by which the search radius shrinks from one round to the next
@@ -77,40 +81,47 @@ def _local_candidates(prev, lo, hi, radius, m, rng):
     return out
 
 
-def _local_costs(X, prev, cands, *, metric, truncate, chunk_size):
-    """``kmedian_costs(X, cands, ...)`` for candidates that are ``prev`` with some centres
-    moved: a candidate that moves a single centre ``j`` costs one distance per point
-    (against the nearest of the other, unmoved centres, precomputed) instead of ``k``.
+def local_cost_units(X, prev, cands, *, metric, truncate, chunk_size):
+    """Exact rounded costs of ``cands`` over the rows ``X`` (a :class:`FixedCosts`, equal
+    to ``set_cost_units(X, cands, ...)``) for candidates that are ``prev`` with some
+    centres moved: a candidate that moves a single centre ``j`` costs one distance per
+    point (against the nearest of the other, unmoved centres) instead of ``k``.
     """
+    X = np.asarray(X, dtype=np.float64)
+    check_finite_block(X)
     m, k, _ = cands.shape
     moved = np.any(cands != prev[None], axis=2)  # (m, k)
     n_moved = moved.sum(axis=1)
-    out = np.empty(m)
+    units = np.zeros(m, dtype=np.int64)
+    total = FixedCosts(units)
     multi = np.nonzero(n_moved != 1)[0]
     if len(multi):
-        out[multi] = kmedian_costs(
+        part = set_cost_units(
             X, cands[multi], metric=metric, truncate=truncate, chunk_size=chunk_size
         )
+        whole, frac = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+        whole[multi], frac[multi] = part.whole, part.frac
+        total.whole, total.frac = whole, frac
     single = np.nonzero(n_moved == 1)[0]
     if len(single) == 0:
-        return out
+        return total
     scipy_metric = _METRICS[metric]
-    D0 = cdist(X, prev, metric=scipy_metric)
     which = np.argmax(moved[single], axis=1)
-    rows = max(1, min(X.shape[0], chunk_size // max(len(single), 1)))
-    for j in range(k):
-        sel = single[which == j]
-        if len(sel) == 0:
-            continue
-        others = np.delete(D0, j, axis=1).min(axis=1) if k > 1 else np.full(len(X), np.inf)
-        acc = np.zeros(len(sel))
-        for r0 in range(0, X.shape[0], rows):
-            D = cdist(X[r0 : r0 + rows], cands[sel, j], metric=scipy_metric)
-            np.minimum(D, others[r0 : r0 + rows, None], out=D)
-            np.minimum(D, truncate, out=D)
-            acc += D.sum(axis=0)
-        out[sel] = acc
-    return out
+    rows = max(1, min(X.shape[0], 1 << 20, chunk_size // max(len(single), 1)))
+    for r0 in range(0, X.shape[0], rows):
+        Xb = X[r0 : r0 + rows]
+        D0 = cdist(Xb, prev, metric=scipy_metric)
+        units[:] = 0
+        for j in range(k):
+            sel = single[which == j]
+            if len(sel) == 0:
+                continue
+            others = np.delete(D0, j, axis=1).min(axis=1) if k > 1 else np.full(len(Xb), np.inf)
+            D = cdist(Xb, cands[sel, j], metric=scipy_metric)
+            np.minimum(D, others[:, None], out=D)
+            units[sel] = _exact_column_sums(_cost_units(D, truncate))
+        total = total + FixedCosts(units)
+    return total
 
 
 def local_step_sensitivity(radius, metric="euclidean"):

@@ -5,6 +5,7 @@ Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from numbers import Integral, Real
@@ -20,22 +21,23 @@ from skdp.cluster._box_search import (
     ROUND1_WORK,
     _coarse_grid,
     _local_candidates,
-    _local_costs,
     box_search_schedule,
+    local_cost_units,
     local_step_sensitivity,
 )
 from skdp.cluster._kmedian_costs import (
     _METRICS,
+    FIXED_BITS,
     _kpp_subsets,
-    _snap_to_cells,
-    _subset_costs_from_distances,
     _uniform_subsets,
     kmedian_costs,
+    set_cost_units,
+    subset_cost_units,
 )
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import any_dask
+from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -53,15 +55,19 @@ __all__ = ["SubsampledExpMedian", "kmedian_costs"]
 MAX_ENUMERATED = 5_000_000
 
 
-def _refuse_dask(X, y):
-    """Dask input is not supported yet: refuse it rather than collect the rows here."""
-    if any_dask(X, y):
-        raise TypeError(
-            "SubsampledExpMedian does not accept Dask collections yet (its candidate "
-            "costs are not computed per partition); pass an in-memory array or DataFrame. "
-            "Estimators "
-            "with Dask input are listed in the Dask page of the documentation."
-        )
+def _exact_costs(func, X, *, truncate, **kwargs):
+    """Candidate costs ``sum_x min(truncate, d(x, F))``, each row's term rounded to the
+    grid ``truncate 2^-FIXED_BITS`` and summed exactly over the rows of ``X`` (numpy, or
+    Dask partition by partition on the workers: the client receives the cost vector
+    only), as floats. Identical for every chunking and for numpy vs Dask input."""
+    total = row_sum(functools.partial(func, truncate=truncate, **kwargs), X)
+    return total.to_float(truncate)
+
+
+def _nearest(X, centers, metric):
+    """Index of the nearest of ``centers`` for each row of ``X``."""
+    D = cdist(X, centers, metric=_METRICS[metric])
+    return np.argmin(D, axis=1).astype(np.int64)
 
 
 class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
@@ -179,10 +185,12 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
 
     **Box search.** Round 1: the exponential mechanism over the k-subsets of a public coarse
     grid with at least ``4 k`` points (all of them when scoring them costs at most
-    ``ROUND1_WORK`` distance lookups, else that many uniform draws, at least 4,096),
-    exponent ``epsilon_1 / (2 Delta)``; its quality scores each private point by the centre
-    of its cell in a grid twice as fine (``sum_x min(Delta, d(cell(x), F))``, each term
-    still in ``[0, Delta]``), which only makes scoring cheaper. Round ``t >= 2``: the
+    ``ROUND1_WORK`` distance lookups for ``min(n, cells)`` scored points, a public bound on
+    the occupied cells, else that many uniform draws, at least 4,096), exponent
+    ``epsilon_1 / (2 Delta)``; its quality scores each private point by the centre of its
+    cell in a grid twice as fine (``sum_x min(Delta, d(cell(x), F))``, each term still in
+    ``[0, Delta]``), which only makes scoring cheaper. Neither the number of subsets nor
+    the quality depends on how many cells the data occupy. Round ``t >= 2``: the
     subsampled exponential mechanism over ``n_candidates`` sets drawn around the previous
     choice ``F0`` (set 0 is ``F0``; each other set moves every centre, or one, uniformly in
     a cube of public half-width ``r_t``). Every candidate moves each centre by at most
@@ -190,11 +198,31 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     rho_t`` for every point ``x``; the exponential mechanism's law is unchanged by adding
     the ``F``-independent ``cost(D, F0)`` to the quality, and the sum of the per-point
     differences changes by at most ``rho_t`` (add/remove) or ``2 rho_t`` (move). The round's
-    exponent is ``epsilon_t / (2 Delta_t)`` with ``Delta_t = min(Delta, 2 rho_t)``, a public
-    number. Each round is exactly ``epsilon_t``-DP; the candidate sets depend on the data
-    only through the earlier private choices (adaptive composition), and the ``epsilon_t``
-    (``round_epsilons_``) sum to ``epsilon``. The grid, the radii and the split read only
+    exponent is ``epsilon_t / (2 Delta_t)`` with ``Delta_t = min(Delta, 2 rho_t + 4 u)``, a
+    public number (``u``: the grid step of the exact accumulation below; rounding can move
+    a point's term by ``rho_t`` plus about one step). Each round is exactly
+    ``epsilon_t``-DP; the candidate sets depend on the data only through the earlier
+    private choices (adaptive composition), and the ``epsilon_t`` (``round_epsilons_``)
+    sum to ``epsilon``. The grid, the radii and the split read only
     the box, ``epsilon``, ``k`` and ``n_public`` (or ``len(X)``).
+
+    **Exact accumulation.** Each point's term ``min(Delta, d(x, F))`` is rounded to the
+    nearest multiple of ``u = Delta 2^-40`` and the integers are summed exactly (int64
+    blocks combined with a carry), on in-memory and Dask input alike. Rounding is
+    monotone and maps ``Delta`` to ``2^40 u``, so every rounded term stays in ``[0,
+    Delta]`` and the sensitivity above is unchanged; a cost moves by at most ``n u / 2``
+    (about ``4.6e-13 n Delta``), far below the mechanism's resolution ``2 Delta /
+    epsilon``. The costs then do not depend on the order or the grouping of the rows.
+
+    **Dask input** (:doc:`/dask`). A ``dask.array.Array`` or ``dask.dataframe.DataFrame``
+    ``X`` is scored partition by partition on the workers: every pass returns to the
+    client only the exact cost vector of the round's candidate sets (the box search's
+    first round snaps each partition's points to the cells on the worker). The candidate
+    sets are drawn on the client from public numbers and earlier private choices; no row
+    reaches it. ``n`` (for ``n_public=None``) is the row count from the partitions'
+    lengths, as ``len(X)`` for in-memory input. With an integer ``random_state`` the
+    stream is bound to a digest of the multiset of rows, so the release is bit-identical
+    to the in-memory one for every partitioning (and for a permutation of the rows).
 
     **Floating point.** Not exact in floating point: the exponential-mechanism choice
     among the candidate sets uses floating-point log-weights and Gumbel draws
@@ -313,7 +341,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Private points.
+            Private points: a numpy array, a pandas DataFrame, or a Dask array or
+            DataFrame (scored per partition; see Notes).
         y : None
             Ignored.
 
@@ -321,11 +350,18 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         -------
         self : SubsampledExpMedian
         """
-        _refuse_dask(X, y)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        if is_dask_collection(X):
+            # metadata only; values are checked block by block on the workers
+            X, _ = check_dask_input(self, X)
+            n = n_rows(X)
+            if n < 1:
+                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        else:
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+            n = X.shape[0]
         epsilon, _ = self._check_privacy_params()
         k = self.n_clusters
-        if self.candidates is None and k > X.shape[0]:
+        if self.candidates is None and k > n:
             # as KMeans; the row count is public here (n_public default). With public
             # candidates the thesis's setting allows fewer private points than centres.
             raise ValueError(f"n_clusters={k} must be at most the number of samples")
@@ -340,14 +376,14 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                 "the public domain has diameter 0; pass a positive sensitivity or a "
                 "larger candidate set / box"
             )
-        rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X)["noise"]
+        # the release is a function of the multiset of rows: a chunk-invariant digest
+        rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X, order_invariant=True)[
+            "noise"
+        ]
         chunk = self.chunk_size
 
         if V is None and self.n_rounds != 1:
-            if self.n_public is not None:
-                n_sched = int(self.n_public)
-            else:
-                n_sched = X.shape[0]
+            n_sched = int(self.n_public) if self.n_public is not None else n
             chosen = self._box_search(X, box, epsilon, delta, n_sched, rng)
             self.center_indices_ = None
             self.cluster_centers_ = chosen
@@ -365,23 +401,15 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                     f"more than {MAX_ENUMERATED}; pass an int n_candidates"
                 )
             subsets = np.array(list(itertools.combinations(range(V.shape[0]), k)), dtype=np.intp)
-            if X.shape[0] * V.shape[0] <= chunk:
-                D = cdist(X, V, metric=_METRICS[self.metric])
-                q = -_subset_costs_from_distances(D, subsets, delta, chunk)
-            else:  # never hold the full (n, |V|) distance matrix
-                step = max(1, chunk // (k * V.shape[1]))
-                q = -np.concatenate(
-                    [
-                        kmedian_costs(
-                            X,
-                            V[subsets[s0 : s0 + step]],
-                            metric=self.metric,
-                            truncate=delta,
-                            chunk_size=chunk,
-                        )
-                        for s0 in range(0, len(subsets), step)
-                    ]
-                )
+            q = -_exact_costs(
+                subset_cost_units,
+                X,
+                V=V,
+                subsets=subsets,
+                metric=self.metric,
+                truncate=delta,
+                chunk_size=chunk,
+            )
             idx = self._select(q, epsilon, delta, rng)
             chosen = subsets[idx]
             self.n_candidates_ = int(n_sets)
@@ -407,9 +435,13 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                         return _kpp_subsets(V, k, m_, rng_, metric, weighting)
 
                 def utility(subsets):
-                    subsets = np.asarray(subsets)
-                    return -kmedian_costs(
-                        X, V[subsets], metric=metric, truncate=delta, chunk_size=chunk
+                    return -_exact_costs(
+                        set_cost_units,
+                        X,
+                        centers=V[np.asarray(subsets)],
+                        metric=metric,
+                        truncate=delta,
+                        chunk_size=chunk,
                     )
 
             else:
@@ -419,8 +451,13 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
                     return lo + (hi - lo) * rng_.random((m_, k, lo.shape[0]))
 
                 def utility(centers):
-                    return -kmedian_costs(
-                        X, centers, metric=metric, truncate=delta, chunk_size=chunk
+                    return -_exact_costs(
+                        set_cost_units,
+                        X,
+                        centers=np.asarray(centers, dtype=float),
+                        metric=metric,
+                        truncate=delta,
+                        chunk_size=chunk,
                     )
 
             if math.isinf(epsilon):
@@ -471,33 +508,49 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         total = 0
         sens = [float(delta)]
 
-        # round 1: coarse public grid; the private points are snapped to a grid twice as
-        # fine (each point's term stays in [0, Delta]) so that many more subsets can be
-        # scored: all of them when that costs at most ROUND1_WORK distance lookups
-        cells = int(round(float(np.max((hi - lo) / np.where(h > 0, h, 1.0))))) * 2
-        Xc, w = _snap_to_cells(X, lo, hi, max(cells, 2))
-        if Xc.shape[0] > X.shape[0] // 2:  # snapping does not compress: keep the points
-            Xc, w = X, None
+        # round 1: coarse public grid; the private points are scored at the centres of
+        # their cells of a grid twice as fine (each point's term stays in [0, Delta]) so
+        # that many more subsets can be scored: all of them when that costs at most
+        # ROUND1_WORK distance lookups. Always snapped, and the number of subsets from
+        # public numbers only (the grid and n_sched), never from the occupied cells.
+        cells = max(int(round(float(np.max((hi - lo) / np.where(h > 0, h, 1.0))))) * 2, 2)
+        n_scored = min(n_sched, cells ** lo.shape[0])  # public bound on occupied cells
         n_sets = math.comb(V1.shape[0], k)
-        budget = max(MAX_COARSE_SETS, ROUND1_WORK // max(Xc.shape[0] * k, 1))
+        budget = max(MAX_COARSE_SETS, ROUND1_WORK // max(n_scored * k, 1))
         if n_sets <= budget:
             subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
         else:
             subsets = _uniform_subsets(V1.shape[0], k, budget, rng)
         total += len(subsets)
-        if Xc.shape[0] * V1.shape[0] <= chunk:
-            D = cdist(Xc, V1, metric=_METRICS[metric])
-            q = -_subset_costs_from_distances(D, subsets, delta, chunk, weights=w)
-        else:  # never hold a large (n, |V|) distance matrix
-            q = -kmedian_costs(X, V1[subsets], metric=metric, truncate=delta, chunk_size=chunk)
+        q = -_exact_costs(
+            subset_cost_units,
+            X,
+            V=V1,
+            subsets=subsets,
+            metric=metric,
+            truncate=delta,
+            chunk_size=chunk,
+            snap=(lo, hi, cells),
+        )
         current = V1[subsets[self._select(q, eps[0], delta, rng)]]
 
         # rounds 2..T: local search around the previous private choice
         for t in range(1, T):
             cands = _local_candidates(current, lo, hi, radii[t - 1], m, rng)
             total += m
-            q = -_local_costs(X, current, cands, metric=metric, truncate=delta, chunk_size=chunk)
-            delta_t = min(delta, local_step_sensitivity(radii[t - 1], metric))
+            q = -_exact_costs(
+                local_cost_units,
+                X,
+                prev=current,
+                cands=cands,
+                metric=metric,
+                truncate=delta,
+                chunk_size=chunk,
+            )
+            # each point's rounded term moves by at most rho + 2 u (u = Delta 2^-40, one
+            # grid step plus the scaling's rounding), so the quality by 2 rho + 4 u
+            slack = 4.0 * math.ldexp(delta, -FIXED_BITS)
+            delta_t = min(delta, local_step_sensitivity(radii[t - 1], metric) + slack)
             sens.append(float(delta_t))
             current = cands[self._select(q, eps[t], delta_t, rng)]
         self.n_rounds_ = int(T)
@@ -513,11 +566,18 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         return int(exponential_mechanism(q, epsilon=epsilon, sensitivity=delta, rng=rng))
 
     def predict(self, X):
-        """Index of the nearest centre for each row of ``X`` (post-processing)."""
+        """Index of the nearest centre for each row of ``X`` (post-processing).
+
+        A Dask ``X`` gives a lazy 1-D Dask array (nothing is computed here).
+        """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            Xa, _ = check_dask_input(self, X, reset=False)
+            return Xa.rechunk({1: -1}).map_blocks(
+                _nearest, self.cluster_centers_, self.metric, drop_axis=1, dtype=np.int64
+            )
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        D = cdist(X, self.cluster_centers_, metric=_METRICS[self.metric])
-        return np.argmin(D, axis=1).astype(np.int64)
+        return _nearest(X, self.cluster_centers_, self.metric)
 
     def fit_predict(self, X, y=None):
         """Fit, then return the nearest-centre labels of ``X`` (not stored)."""

@@ -67,10 +67,9 @@ def kmedian_costs(X, centers, *, metric="euclidean", truncate=None, chunk_size=1
 
 
 def _subset_costs_from_distances(D, subsets, truncate, chunk_size, weights=None):
-    """Costs of index subsets given the point-to-candidate distance matrix ``D`` (n, |V|).
-
-    ``weights`` (n,): multiplicity of each row of ``D`` (``None``: 1 each).
-    """
+    """Float costs of index subsets given the point-to-candidate distance matrix ``D``
+    (n, |V|); ``weights`` (n,): multiplicity of each row of ``D``. For the benchmarks'
+    non-private baselines; the estimator uses the exact :func:`subset_cost_units`."""
     n = D.shape[0]
     m, k = subsets.shape
     out = np.empty(m)
@@ -85,6 +84,140 @@ def _subset_costs_from_distances(D, subsets, truncate, chunk_size, weights=None)
     return out
 
 
+# ------------------------------------------------------------ exact (fixed-point) costs
+#: bits after the binary point of a per-row cost in units of the truncation ``Delta``
+FIXED_BITS = 40
+_ONE = 1 << FIXED_BITS
+_EXACT_ROWS = 1 << 12  # 2^12 integers <= 2^40 sum exactly in float64 (below 2^53)
+
+
+class FixedCosts:
+    """Exact sums of rounded per-row costs, one per candidate set: a partial for
+    :func:`skdp.utils._rowsum.row_sum`.
+
+    A row's cost ``min(Delta, d(x, F))`` is rounded to the nearest multiple of ``u =
+    Delta 2^-FIXED_BITS`` (:func:`_cost_units`); the sum of the integers is kept exactly
+    as ``whole 2^FIXED_BITS + frac`` (two int64 arrays, ``0 <= frac < 2^FIXED_BITS``), so
+    it does not depend on how the rows are split or in which order blocks are added.
+    """
+
+    __slots__ = ("whole", "frac")
+
+    def __init__(self, units):
+        units = np.asarray(units, dtype=np.int64)
+        self.whole = units >> FIXED_BITS
+        self.frac = units & (_ONE - 1)
+
+    def __add__(self, other):
+        out = FixedCosts.__new__(FixedCosts)
+        frac = self.frac + other.frac
+        out.whole = self.whole + other.whole + (frac >> FIXED_BITS)
+        out.frac = frac & (_ONE - 1)
+        return out
+
+    def __getstate__(self):
+        return self.whole, self.frac
+
+    def __setstate__(self, state):
+        self.whole, self.frac = state
+
+    def __len__(self):
+        return len(self.whole)
+
+    def to_float(self, truncate):
+        """The costs as floats: ``(whole + frac 2^-FIXED_BITS) Delta``, each rounded
+        the same way whatever the chunking."""
+        units = self.whole.astype(np.float64) + np.ldexp(self.frac.astype(np.float64), -FIXED_BITS)
+        return units * float(truncate)
+
+
+def _cost_units(D, truncate):
+    """``min(Delta, D)`` rounded to the grid ``Delta 2^-FIXED_BITS``, as integer-valued
+    floats in ``[0, 2^FIXED_BITS]`` (in place). Rounding is monotone, so it commutes
+    with the minimum over centres, and ``Delta`` maps to ``2^FIXED_BITS``: every row's
+    rounded cost stays in ``[0, Delta]``."""
+    np.minimum(D, truncate, out=D)
+    np.multiply(D, _ONE / float(truncate), out=D)
+    np.rint(D, out=D)
+    np.minimum(D, float(_ONE), out=D)
+    return D
+
+
+def _exact_column_sums(U, weights=None):
+    """Exact int64 column sums of integer-valued float units ``U`` (rows, sets)."""
+    if weights is not None:
+        return (U.astype(np.int64) * np.asarray(weights, dtype=np.int64)[:, None]).sum(axis=0)
+    out = np.zeros(U.shape[1], dtype=np.int64)
+    for r0 in range(0, U.shape[0], _EXACT_ROWS):  # each float partial sum is exact
+        out += U[r0 : r0 + _EXACT_ROWS].sum(axis=0).astype(np.int64)
+    return out
+
+
+def check_finite_block(X):
+    """Refuse a block of rows with a non-finite value (no value in the message)."""
+    if not np.isfinite(X).all():
+        raise ValueError("Input X contains NaN or infinity")
+
+
+def set_cost_units(X, centers, *, metric, truncate, chunk_size):
+    """Exact rounded truncated costs of ``n_sets`` centre sets ``centers`` (n_sets, k, d)
+    over the rows ``X``: a :class:`FixedCosts` (the exact form of :func:`kmedian_costs`)."""
+    X = np.asarray(X, dtype=np.float64)
+    check_finite_block(X)
+    n_sets, k, d = centers.shape
+    n = X.shape[0]
+    total = FixedCosts(np.zeros(n_sets, dtype=np.int64))
+    scipy_metric = _METRICS[metric]
+    # at most 2^20 rows per int64 partial sum (2^20 * 2^40 < 2^63)
+    rows = max(1, min(n, 1 << 20, chunk_size // max(k, 1)))
+    sets = max(1, chunk_size // (rows * k))
+    units = np.zeros(n_sets, dtype=np.int64)
+    for r0 in range(0, n, rows):
+        for s0 in range(0, n_sets, sets):
+            C = centers[s0 : s0 + sets]
+            # cdist computes each pair on its own: a row's distances do not depend on the
+            # other rows of the block (the Dask tests check the bit-identity)
+            D3 = cdist(X[r0 : r0 + rows], C.reshape(-1, d), metric=scipy_metric)
+            D3 = D3.reshape(-1, C.shape[0], k)
+            D = D3[:, :, 0].copy()
+            for j in range(1, k):
+                np.minimum(D, D3[:, :, j], out=D)
+            units[s0 : s0 + sets] = _exact_column_sums(_cost_units(D, truncate))
+        total = total + FixedCosts(units)
+    return total
+
+
+def subset_cost_units(X, V, subsets, *, metric, truncate, chunk_size, snap=None):
+    """Exact rounded truncated costs of index ``subsets`` (m, k) of the candidate points
+    ``V`` over the rows ``X``, a :class:`FixedCosts`.
+
+    ``snap=(lo, hi, cells)``: each row is scored at the centre of its cell of the regular
+    grid with ``cells`` per axis (:func:`_snap_to_cells`; the rows of one cell are scored
+    once and weighted by their count). Each row's term is still in ``[0, Delta]``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    check_finite_block(X)
+    m, k = subsets.shape
+    total = FixedCosts(np.zeros(m, dtype=np.int64))
+    rows = max(1, min(X.shape[0], 1 << 20, chunk_size // max(V.shape[0], 1)))
+    for r0 in range(0, X.shape[0], rows):
+        Xb, w = X[r0 : r0 + rows], None
+        if snap is not None:
+            Xb, w = _snap_to_cells(Xb, *snap)
+        # rounding is monotone: round the distances once, then take minima over subsets
+        U = _cost_units(cdist(Xb, V, metric=_METRICS[metric]), truncate)
+        units = np.empty(m, dtype=np.int64)
+        step = max(1, chunk_size // max(U.shape[0] * k, 1))
+        for s0 in range(0, m, step):
+            idx = subsets[s0 : s0 + step]
+            part = U[:, idx[:, 0]]
+            for j in range(1, k):
+                np.minimum(part, U[:, idx[:, j]], out=part)
+            units[s0 : s0 + step] = _exact_column_sums(part, w)
+        total = total + FixedCosts(units)
+    return total
+
+
 def _snap_to_cells(X, lo, hi, cells):
     """Occupied cells of a regular grid with ``cells`` per axis: (centres, counts).
 
@@ -95,7 +228,7 @@ def _snap_to_cells(X, lo, hi, cells):
     width = np.where(hi > lo, hi - lo, 1.0)
     idx = np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.int64)
     uniq, counts = np.unique(idx, axis=0, return_counts=True)
-    return lo + (uniq + 0.5) * (hi - lo) / cells, counts.astype(float)
+    return lo + (uniq + 0.5) * (hi - lo) / cells, counts
 
 
 def _uniform_subsets(n_points, k, m, rng):

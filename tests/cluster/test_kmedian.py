@@ -418,20 +418,26 @@ def test_box_search_schedule_is_public_and_sums_to_epsilon():
 
 
 def test_local_costs_match_full_evaluation():
-    from skdp.cluster._box_search import _local_candidates, _local_costs
+    from skdp.cluster._box_search import _local_candidates, local_cost_units
+    from skdp.cluster._kmedian_costs import set_cost_units
 
     rng = np.random.default_rng(9)
     X = rng.random((157, 3))
     prev = rng.random((3, 3))
     cands = _local_candidates(prev, np.zeros(3), np.ones(3), np.full(3, 0.2), 101, rng)
     for metric in ("euclidean", "manhattan"):
-        full = kmedian_costs(X, cands, metric=metric, truncate=0.4)
-        fast = _local_costs(X, prev, cands, metric=metric, truncate=0.4, chunk_size=1000)
-        np.testing.assert_allclose(fast, full, rtol=1e-12)
+        kw = dict(metric=metric, truncate=0.4)
+        full = set_cost_units(X, cands, chunk_size=1 << 22, **kw)
+        fast = local_cost_units(X, prev, cands, chunk_size=1000, **kw)
+        np.testing.assert_array_equal(fast.whole, full.whole)
+        np.testing.assert_array_equal(fast.frac, full.frac)
+        np.testing.assert_allclose(
+            fast.to_float(0.4), kmedian_costs(X, cands, truncate=0.4, **{"metric": metric})
+        )
 
 
 def test_snapped_first_round_weights_match_the_points():
-    from skdp.cluster._kmedian_costs import _snap_to_cells, _subset_costs_from_distances
+    from skdp.cluster._kmedian_costs import _snap_to_cells, subset_cost_units
 
     rng = np.random.default_rng(4)
     X = rng.random((500, 2))
@@ -442,8 +448,145 @@ def test_snapped_first_round_weights_match_the_points():
     V = rng.random((5, 2))
     subsets = np.array(list(itertools.combinations(range(5), 2)))
     snapped = np.floor(X * 4).clip(0, 3) / 4 + 1 / 8
-    from scipy.spatial.distance import cdist
+    kw = dict(metric="euclidean", truncate=0.3, chunk_size=1 << 20)
+    a = subset_cost_units(X, V, subsets, snap=(np.zeros(2), np.ones(2), 4), **kw)
+    b = subset_cost_units(snapped, V, subsets, **kw)
+    np.testing.assert_array_equal(a.whole, b.whole)
+    np.testing.assert_array_equal(a.frac, b.frac)
 
-    a = _subset_costs_from_distances(cdist(Xc, V), subsets, 0.3, 1 << 20, weights=w)
-    b = _subset_costs_from_distances(cdist(snapped, V), subsets, 0.3, 1 << 20)
-    np.testing.assert_allclose(a, b)
+
+# ------------------------------------------- exact (fixed-point) costs, Dask issue 20
+def test_rounded_row_costs_stay_in_zero_delta_and_sum_exactly():
+    """Every row's rounded cost is an integer number of units ``Delta 2^-40`` in
+    ``[0, 2^40]`` (so in ``[0, Delta]``: the sensitivity is unchanged), within half a unit
+    (and the scaling's rounding) of ``min(Delta, d)``, and the exact sums do not depend
+    on how the rows are split."""
+    from skdp.cluster._kmedian_costs import (
+        FIXED_BITS,
+        _cost_units,
+        set_cost_units,
+        subset_cost_units,
+    )
+
+    rng = np.random.default_rng(3)
+    for delta in (0.3, 1.0, math.sqrt(2), 7e5):
+        d = np.concatenate(
+            [rng.random(1000) * 3 * delta, [0.0, delta, np.nextafter(delta, 0), 1e300]]
+        )
+        u = _cost_units(d.copy(), delta)
+        assert np.all(u == np.rint(u)) and u.min() == 0 and u.max() == 2.0**FIXED_BITS
+        assert u[-3] == 2.0**FIXED_BITS and u[-1] == 2.0**FIXED_BITS
+        err = np.abs(u * math.ldexp(delta, -FIXED_BITS) - np.minimum(d, delta))
+        assert err.max() <= math.ldexp(delta, -FIXED_BITS) * (0.5 + 1e-3)
+    X = rng.normal(size=(1001, 2)) * 2  # many rows beyond the truncation
+    C = rng.normal(size=(7, 3, 2))
+    kw = dict(metric="euclidean", truncate=0.5)
+    whole = set_cost_units(X, C, chunk_size=1 << 22, **kw)
+    assert np.all(whole.frac >= 0) and np.all(whole.frac < 2**FIXED_BITS)
+    parts = None
+    for r0 in range(0, 1001, 97):
+        p = set_cost_units(X[r0 : r0 + 97], C, chunk_size=50, **kw)
+        parts = p if parts is None else p + parts
+    np.testing.assert_array_equal(parts.whole, whole.whole)
+    np.testing.assert_array_equal(parts.frac, whole.frac)
+    np.testing.assert_allclose(whole.to_float(0.5), kmedian_costs(X, C, truncate=0.5), rtol=1e-12)
+    V = C.reshape(-1, 2)
+    subsets = np.array(list(itertools.combinations(range(len(V)), 3)))
+    a = subset_cost_units(X, V, subsets, chunk_size=1 << 22, **kw)
+    b = set_cost_units(X, V[subsets], chunk_size=1 << 22, **kw)
+    np.testing.assert_array_equal(a.whole, b.whole)
+    np.testing.assert_array_equal(a.frac, b.frac)
+
+
+def test_local_round_sensitivity_covers_the_rounded_per_point_change():
+    """A point's rounded cost moves by at most ``rho + 2 u`` (``u = Delta 2^-40``) between
+    the previous choice and any local candidate, even for moves of a few units; the
+    estimator's public ``Delta_t`` is ``min(Delta, 2 rho_t + 4 u)``."""
+    from skdp.cluster._box_search import (
+        _coarse_grid,
+        _local_candidates,
+        box_search_schedule,
+        local_cost_units,
+        local_step_sensitivity,
+    )
+    from skdp.cluster._kmedian_costs import FIXED_BITS
+
+    delta = math.sqrt(3)
+    u = math.ldexp(delta, -FIXED_BITS)
+    rng = np.random.default_rng(0)
+    pts = rng.random((200, 3))
+    prev = rng.random((3, 3))
+    for radius in (0.2, 1e-7, 3 * u, u / 3):
+        cands = _local_candidates(prev, np.zeros(3), np.ones(3), np.full(3, radius), 50, rng)
+        units = []
+        for x in pts:
+            c = local_cost_units(
+                x[None], prev, cands, metric="euclidean", truncate=delta, chunk_size=99
+            )
+            units.append(c.whole * 2**FIXED_BITS + c.frac)
+        units = np.array(units)  # (points, candidates), exact integers
+        change = np.abs(units - units[:, :1]).max() * u
+        assert change <= math.sqrt(3) * radius + 2 * u
+    X = _blobs(300, 2)
+    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(X)
+    _, h = _coarse_grid(np.zeros(3), np.ones(3), 3)
+    _, radii, _ = box_search_schedule(h, np.ones(3), 1.0, 300)
+    expected = [min(delta, local_step_sensitivity(r) + 4 * u) for r in radii]
+    np.testing.assert_array_equal(est.round_sensitivities_[1:], expected)
+
+
+# ------------------------------------- round 1 of the box search reads only public numbers
+def _pairs_in_cells(cells, n_cells, per_axis=18):
+    """Two points at the lower-left corner of each of ``n_cells`` cells of the 18 x 18
+    grid of the first round (k=2, d=2, box (0, 1)); cells from the lower-left region."""
+    idx = [(i, j) for i in range(2, 10) for j in range(2, 10)][:n_cells]
+    pts = np.array([[i / per_axis + 1e-9, j / per_axis + 1e-9] for i, j in idx])
+    return np.repeat(pts, 2, axis=0)
+
+
+def _round1_quality(monkeypatch, X, **kw):
+    import skdp.cluster._kmedian as mod
+
+    monkeypatch.setattr(
+        mod, "fit_streams", lambda rs, names, **k: {n: np.random.default_rng(5) for n in names}
+    )
+    seen = []
+    real_select = SubsampledExpMedian._select
+
+    def recording_select(q, epsilon, delta, rng):
+        seen.append((np.array(q, dtype=float), delta))
+        return real_select(q, epsilon, delta, rng)
+
+    monkeypatch.setattr(SubsampledExpMedian, "_select", staticmethod(recording_select))
+    est = SubsampledExpMedian(bounds=(0, 1), epsilon=1.0, **kw).fit(X)
+    return seen[0], est
+
+
+def test_round1_quality_has_sensitivity_delta_on_replace_one_neighbours(monkeypatch):
+    """Attack on the old code: it scored round 1 on the points snapped to cells only when
+    the number of *occupied* cells was at most n / 2, else on the raw points. Moving one
+    point to a new cell flipped that switch, and the quality of every candidate set then
+    moved by far more than Delta (here about 2 Delta): the exponential mechanism was not
+    epsilon-DP. The rule now reads public numbers only."""
+    X = _pairs_in_cells(None, 40)  # 80 points in 40 cells: at most n / 2 occupied
+    X2 = X.copy()
+    X2[1] = [10 / 18 + 1e-9, 10 / 18 + 1e-9]  # one point moved to a 41st cell
+    (q, delta), _ = _round1_quality(monkeypatch, X, n_clusters=2)
+    (q2, delta2), _ = _round1_quality(monkeypatch, X2, n_clusters=2)
+    assert delta == delta2 == pytest.approx(math.sqrt(2))
+    assert q.shape == q2.shape
+    assert np.max(np.abs(q - q2)) <= delta * (1 + 1e-12)
+
+
+def test_round1_candidate_count_does_not_reveal_occupied_cells():
+    """Attack on the old code: round 1 scored ``ROUND1_WORK // (occupied cells * k)``
+    sampled subsets, so ``n_candidates_`` (public) revealed the number of occupied cells,
+    an un-noised function of the data. Replace-one neighbours now get the same count."""
+    X = _pairs_in_cells(None, 10)
+    X = np.vstack([X] * 5)  # 100 points in 10 cells
+    X2 = X.copy()
+    X2[0] = [0.9, 0.9]  # an 11th cell
+    kw = dict(n_clusters=10, bounds=(0, 1), n_rounds=2, random_state=0)
+    a = SubsampledExpMedian(**kw).fit(X).n_candidates_
+    b = SubsampledExpMedian(**kw).fit(X2).n_candidates_
+    assert a == b

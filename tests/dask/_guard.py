@@ -20,6 +20,8 @@ def _size(obj):
         return max((_size(o) for o in obj.values()), default=0)
     if hasattr(obj, "shape") and getattr(obj, "ndim", 0):  # pandas
         return obj.shape[0]
+    if hasattr(obj, "__len__") and not isinstance(obj, str | bytes):  # a partial's class
+        return len(obj)
     return 1
 
 

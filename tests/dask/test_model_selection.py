@@ -138,13 +138,3 @@ def test_skdp_search_under_dask_backend(dask_client):
     assert ledger.epsilon_spent == ref_ledger.epsilon_spent
     assert search.best_params_ == ref_search.best_params_
     np.testing.assert_array_equal(res["test_score"], ref_res["test_score"])
-
-
-def test_kmedian_refuses_dask():
-    """SubsampledExpMedian refuses Dask input with a clear error instead of collecting
-    the rows on the client."""
-    from skdp.cluster import SubsampledExpMedian
-
-    X = da.from_array(np.random.default_rng(0).uniform(size=(100, 2)), chunks=50)
-    with pytest.raises(TypeError, match="Dask"):
-        SubsampledExpMedian(bounds=(0, 1)).fit(X)
