@@ -14,15 +14,21 @@ memory) against 1 GiB per worker.
 Estimators: ``DPLinearRegression`` (Gram matrix), ``DPHistogramSynthesizer`` (cell
 counts), ``DPMarginalSynthesizer`` (1- and 2-way marginal counts), ``dp_roc_auc_score``
 (distributed sort; every score distinct, the worst case) and ``dp_accuracy_score``.
-``DPILPClassifier`` (one pass per search level) runs on both; ``SubsampledExpMedian``
-does not accept Dask input yet (it refuses it): its in-memory time is listed at 10^5 rows
-only (about 200 s at 10^6 on this machine).
+``DPILPClassifier`` (one pass per search level) and ``SubsampledExpMedian`` (one pass
+per round over the candidate sets; exact fixed-point costs) run on both: the k-median
+with ``KMEDIAN_CANDIDATES`` public candidate centres (one pass of 83 sets of 3 centres) up
+to ``10^7`` rows, and its multi-round box search (``bounds`` only, about 13 passes) at
+``10^5`` rows only.
 
 Timings are taken on a shared machine: the load average and thread counts are printed
-beside them, and only ratios within one run are meaningful. ``--max-log-rows 8`` would
-run 10^8 rows; the default stops at 10^7 (see the printed note).
+beside them, and only ratios within one run are meaningful.
 
 Run ``python benchmarks/scale.py`` (a few minutes) or ``--quick`` (10^5 and 10^6 only).
+``--only-multi-pass`` runs the ILP and k-median rows only. The out-of-core run has its own
+size: ``--parquet-log-rows 8 --parquet-features 5`` writes ``10^8`` rows (5 features, a
+target, a label and a prediction column: 6.0 GiB in memory) and runs the one-pass
+releases (regression, histogram, marginals, AUC, accuracy) on it from Parquet, with no
+numpy reference (``--parquet-only`` skips the in-memory comparisons).
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ import numpy as np
 
 D = 5  # features of the regression / columns of the synthesizers
 D_PARQUET = 20  # columns of the out-of-core data set (larger than a worker's memory)
-KMEDIAN_MAX_ROWS = 10**5
+KMEDIAN_MAX_ROWS = 10**7  # public candidate centres: one pass over the rows
+KMEDIAN_BOX_MAX_ROWS = 10**5  # the box search: about 13 passes (rounds), 7 s at 10^5
+KMEDIAN_CANDIDATES = 100  # public candidate centres, uniform in the box
 
 
 def _measure(fn):
@@ -102,9 +110,13 @@ def _multi_pass(X, labels):
             atoms, labels
         ),
     }
-    dask_input = hasattr(X, "dask")
-    if X.shape[0] <= KMEDIAN_MAX_ROWS and not dask_input:  # 10 s at 10^5 rows, 200 s at 10^6
-        out["SubsampledExpMedian"] = lambda: SubsampledExpMedian(
+    V = np.random.default_rng(7).uniform(-1, 1, size=(KMEDIAN_CANDIDATES, 2))  # public
+    if X.shape[0] <= KMEDIAN_MAX_ROWS:
+        out["SubsampledExpMedian (candidates)"] = lambda: SubsampledExpMedian(
+            n_clusters=3, candidates=V, random_state=0
+        ).fit(X[:, :2])
+    if X.shape[0] <= KMEDIAN_BOX_MAX_ROWS:
+        out["SubsampledExpMedian (box)"] = lambda: SubsampledExpMedian(
             n_clusters=3, bounds=(-1, 1), random_state=0
         ).fit(X[:, :2])
     return out
@@ -115,13 +127,19 @@ def main():
     ap.add_argument("--quick", action="store_true", help="10^5 and 10^6 rows only")
     ap.add_argument("--max-log-rows", type=int, default=7)
     ap.add_argument("--worker-memory", default="1GiB")
+    ap.add_argument("--min-log-rows", type=int, default=5)
     ap.add_argument("--parquet-only", action="store_true", help="only the out-of-core run")
+    ap.add_argument("--no-parquet", action="store_true", help="skip the out-of-core run")
+    ap.add_argument("--only-multi-pass", action="store_true", help="ILP and k-median only")
+    ap.add_argument("--parquet-log-rows", type=int, default=None, help="default: max")
+    ap.add_argument("--parquet-features", type=int, default=D_PARQUET)
+    ap.add_argument("--parquet-dir", default=None, help="parent of the temporary Parquet")
+    ap.add_argument("--parquet-rows-per-file", type=int, default=500_000)
     args = ap.parse_args()
     import logging
     import warnings
 
     import dask
-    import dask.dataframe as dd
     import distributed
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -134,7 +152,7 @@ def main():
     except ImportError:  # pragma: no cover
         torch_threads = None
     top = 6 if args.quick else args.max_log_rows
-    sizes = [10**k for k in range(5, top + 1)]
+    sizes = [10**k for k in range(args.min_log_rows, top + 1)]
     print(
         f"load average {os.getloadavg()}, cpus {os.cpu_count()}, torch threads {torch_threads}, "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, dask {dask.__version__}"
@@ -160,7 +178,7 @@ def main():
             Xn, yn, ln = _numpy_data(n)
             Xd, yd, ld = _dask_data(n, chunk)
             tn, td = _tasks(Xn, yn, ln), _tasks(Xd, yd, ld)
-            for name in tn:
+            for name in [] if args.only_multi_pass else tn:
                 t_np, m_np = _measure(tn[name])
                 t_dk, m_dk = _measure(td[name])
                 rows.append((name, n, "generated", t_np, m_np, t_dk, m_dk))
@@ -172,67 +190,83 @@ def main():
                 rows.append((name, n, "generated", t_np, m_np, t_dk, m_dk))
                 print(_fmt(rows[-1]), flush=True)
             del Xn, yn, ln
-        # out of core: Parquet written and read by the workers
-        n = sizes[-1]
-        tmp = tempfile.mkdtemp(prefix="skdp_scale_")
-        try:
-            rng = dask.array.random.default_rng(1)
-            chunk = min(n, 500_000)
-            Xd = rng.uniform(-1, 1, size=(n, D_PARQUET), chunks=(chunk, D_PARQUET))
-            yd = Xd @ np.linspace(0.5, -0.5, D_PARQUET) + 0.1 * rng.normal(size=n, chunks=chunk)
-            frame = dd.from_dask_array(
-                dask.array.concatenate([Xd, dask.array.clip(yd, -3, 3)[:, None]], axis=1),
-                columns=[f"x{j}" for j in range(D_PARQUET)] + ["y"],
-            )
-            t0 = time.perf_counter()
-            frame.to_parquet(tmp, write_index=False)
-            t_write = time.perf_counter() - t0
-            size = sum(os.path.getsize(os.path.join(tmp, f)) for f in os.listdir(tmp)) / 2**20
-            print(
-                f"Parquet: {n} rows x {D_PARQUET + 1} float64 columns "
-                f"({n * (D_PARQUET + 1) * 8 / 2**20:.0f} "
-                f"MiB in memory, {size:.0f} MiB on disk), written in {t_write:.1f} s"
-            )
-            from skdp.linear_model import DPLinearRegression
-            from skdp.synthesis import DPHistogramSynthesizer
-
-            frame = dd.read_parquet(tmp)  # partitions read by the workers, lazily
-            cols = [f"x{j}" for j in range(D_PARQUET)]
-
-            def read(columns):
-                return frame[columns]
-
-            for name, fn in {
-                "DPLinearRegression": lambda: DPLinearRegression(
-                    bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=0
-                ).fit(read(cols), frame["y"]),
-                "DPHistogramSynthesizer": lambda: DPHistogramSynthesizer(
-                    bounds=(-1, 1), random_state=0
-                ).fit(read(cols[:3])),
-            }.items():
-                t_dk, m_dk = _measure(fn)
-                rows.append((name, n, "Parquet, out of core", None, None, t_dk, m_dk))
-                print(_fmt(rows[-1]), flush=True)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        if not args.no_parquet:
+            n = 10**args.parquet_log_rows if args.parquet_log_rows else sizes[-1]
+            _out_of_core(n, args, rows)
     print()
     print(_table(rows))
     print()
     print(f"load average after: {os.getloadavg()}")
-    if sizes[-1] < 10**8:
-        print(
-            "10^8 rows were not run: on this 2-core machine shared with other jobs one "
-            "10^8-row pass of the regression takes several minutes per estimator and the "
-            "in-memory numpy reference (4 GiB for X alone) would compete with them; "
-            "run --max-log-rows 8 on a larger machine."
+
+
+def _out_of_core(n, args, rows):
+    """Parquet written and read by the workers (memory limit below the data's size)."""
+    import dask
+    import dask.dataframe as dd
+
+    from skdp.linear_model import DPLinearRegression
+    from skdp.metrics import dp_accuracy_score, dp_roc_auc_score
+    from skdp.synthesis import DPHistogramSynthesizer, DPMarginalSynthesizer
+
+    d = args.parquet_features
+    tmp = tempfile.mkdtemp(prefix="skdp_scale_", dir=args.parquet_dir)
+    try:
+        rng = dask.array.random.default_rng(1)
+        chunk = min(n, args.parquet_rows_per_file)
+        Xd = rng.uniform(-1, 1, size=(n, d), chunks=(chunk, d))
+        yd = dask.array.clip(
+            Xd @ np.linspace(0.5, -0.5, d) + 0.1 * rng.normal(size=n, chunks=chunk), -3, 3
         )
+        label = (yd + 0.3 * rng.normal(size=n, chunks=chunk) > 0).astype(np.float64)
+        pred = (Xd[:, 0] > 0).astype(np.float64)
+        names = [f"x{j}" for j in range(d)]
+        frame = dd.from_dask_array(
+            dask.array.concatenate([Xd, yd[:, None], label[:, None], pred[:, None]], axis=1),
+            columns=names + ["y", "label", "pred"],
+        )
+        frame = frame.astype({"label": "int64", "pred": "int64"})
+        t0 = time.perf_counter()
+        frame.to_parquet(tmp, write_index=False)
+        t_write = time.perf_counter() - t0
+        size = sum(os.path.getsize(os.path.join(tmp, f)) for f in os.listdir(tmp)) / 2**30
+        print(
+            f"Parquet: {n} rows x {d + 3} columns ({n * (d + 3) * 8 / 2**30:.1f} GiB in "
+            f"memory, {size:.1f} GiB on disk, {chunk} rows per file), written by the "
+            f"workers in {t_write:.1f} s; load average {os.getloadavg()}",
+            flush=True,
+        )
+        frame = dd.read_parquet(tmp)  # partitions read by the workers, lazily
+        hist_cols = names[:3]
+        marg_cols = names[: min(4, d)]
+        for name, fn in {
+            "DPLinearRegression": lambda: DPLinearRegression(
+                bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=0
+            ).fit(frame[names], frame["y"]),
+            "DPHistogramSynthesizer": lambda: DPHistogramSynthesizer(
+                bounds=(-1, 1), random_state=0
+            ).fit(frame[hist_cols]),
+            "DPMarginalSynthesizer": lambda: DPMarginalSynthesizer(
+                bounds=(-1, 1), delta=1e-9, random_state=0
+            ).fit(frame[marg_cols]),
+            "dp_roc_auc_score": lambda: dp_roc_auc_score(
+                frame["label"], frame["y"], epsilon=1.0, delta=1e-9, random_state=0
+            ),
+            "dp_accuracy_score": lambda: dp_accuracy_score(
+                frame["label"], frame["pred"], epsilon=1.0, random_state=0
+            ),
+        }.items():
+            t_dk, m_dk = _measure(fn)
+            rows.append((name, n, "Parquet, out of core", None, None, t_dk, m_dk))
+            print(_fmt(rows[-1]), f"load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _fmt(r):
     name, n, mode, t_np, m_np, t_dk, m_dk = r
     a = "-" if t_np is None else f"{t_np:8.2f} s {m_np:8.1f} MiB"
     b = "refused" if t_dk is None else f"{t_dk:8.2f} s {m_dk:8.1f} MiB"
-    return f"{name:24s} n={n:>10d} {mode:22s} numpy: {a}   dask: {b}"
+    return f"{name:32s} n={n:>10d} {mode:22s} numpy: {a}   dask: {b}"
 
 
 def _table(rows):
