@@ -210,3 +210,25 @@ def test_three_column_dependency_is_kept_where_a_tree_cannot():
     # a tree of 2-way marginals sees independent pairs: about 1/4 of rows satisfy it
     assert hits["mst"] < 0.4
     assert hits["aim"] > 0.9
+
+
+def _collapse_module():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent / "test_collapse.py"
+    spec = importlib.util.spec_from_file_location("_skdp_test_collapse", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("epsilon", [1.0, math.inf])
+def test_no_collapse_on_the_clinical_table(epsilon):
+    mod = _collapse_module()
+    df, bounds, cats = mod.clinical_table(3000, seed=0)
+    s = DPMarginalSynthesizer(
+        epsilon=epsilon, bounds=bounds, categories=cats, selection="aim", random_state=0
+    ).fit(df)
+    syn = s.sample(2000, random_state=1)
+    assert mod.collapse_problems(df, syn) == []
