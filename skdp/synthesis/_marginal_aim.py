@@ -316,6 +316,21 @@ def marginal_counts(Bc, csizes, cand):
     return np.bincount(idx, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
 
 
+def quality_scores(counts, cands, model, nodes, tables, n_hat, sd):
+    """AIM's quality scores ``||M_r(D) - n_hat p_r||_1 - sqrt(2/pi) sd |r|`` (weights 1).
+
+    ``counts`` are the exact marginals ``M_r(D)``; the model ``p_r``, ``n_hat`` and the
+    noise ``sd`` come from earlier noisy releases and public quantities, so adding or
+    removing a row moves one cell of ``M_r(D)`` by one and each score by at most 1.
+    """
+    penalty = math.sqrt(2 / math.pi) * sd
+    score = np.empty(len(cands))
+    for i, (x, c) in enumerate(zip(counts, cands, strict=True)):
+        fit = n_hat * model.model_marginal(c, nodes, tables)
+        score[i] = np.abs(x - fit).sum() - penalty * x.size
+    return score
+
+
 def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_measure):
     """AIM's rounds; returns the fitted :class:`JunctionModel`, its estimates and the
     per-round record (clique, rho of the selection and of the measurement)."""
@@ -325,18 +340,15 @@ def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_meas
     cache = {}
     sd = budget["round_sd"]
     var = sd**2
-    penalty = math.sqrt(2 / math.pi) * sd
     record = []
     for _ in range(budget["n_rounds"]):
         live = [c for c in cands if model.admissible(c)]
         if not live:
             break
-        score = np.empty(len(live))
-        for i, c in enumerate(live):
+        for c in live:
             if c not in cache:
                 cache[c] = marginal_counts(Bc, csizes, c)
-            fit = n_hat * model.model_marginal(c, nodes, tables)
-            score[i] = np.abs(cache[c] - fit).sum() - penalty * cache[c].size
+        score = quality_scores([cache[c] for c in live], live, model, nodes, tables, n_hat, sd)
         pick = live[
             exponential_mechanism(
                 score,
