@@ -5,13 +5,11 @@ Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from skdp.base import DPEstimatorMixin
@@ -28,7 +26,9 @@ from skdp.cluster._box_search import (
 from skdp.cluster._kmedian_costs import (
     _METRICS,
     FIXED_BITS,
+    _exact_costs,
     _kpp_subsets,
+    _nearest,
     _uniform_subsets,
     kmedian_costs,
     set_cost_units,
@@ -37,7 +37,7 @@ from skdp.cluster._kmedian_costs import (
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows, row_sum
+from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -53,21 +53,6 @@ __all__ = ["SubsampledExpMedian", "kmedian_costs"]
 #: largest number of candidate sets the plain exponential mechanism (``n_candidates=None``)
 #: may enumerate
 MAX_ENUMERATED = 5_000_000
-
-
-def _exact_costs(func, X, *, truncate, **kwargs):
-    """Candidate costs ``sum_x min(truncate, d(x, F))``, each row's term rounded to the
-    grid ``truncate 2^-FIXED_BITS`` and summed exactly over the rows of ``X`` (numpy, or
-    Dask partition by partition on the workers: the client receives the cost vector
-    only), as floats. Identical for every chunking and for numpy vs Dask input."""
-    total = row_sum(functools.partial(func, truncate=truncate, **kwargs), X)
-    return total.to_float(truncate)
-
-
-def _nearest(X, centers, metric):
-    """Index of the nearest of ``centers`` for each row of ``X``."""
-    D = cdist(X, centers, metric=_METRICS[metric])
-    return np.argmin(D, axis=1).astype(np.int64)
 
 
 class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
@@ -589,6 +574,15 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Not differentially private: it evaluates the data it is given.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):  # summed on the workers; one float comes back
+            Xa, _ = check_dask_input(self, X, reset=False)
+            dist = Xa.rechunk({1: -1}).map_blocks(
+                _nearest, self.cluster_centers_, self.metric, True, drop_axis=1, dtype=float
+            )
+            import dask  # already imported: X is a Dask collection
+
+            (total,) = dask.compute(dist.sum())
+            return -float(total)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return -float(
             kmedian_costs(

@@ -6,8 +6,12 @@ subsampled exponential mechanism (Lantz, Boyd and Page 2015).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.spatial.distance import cdist
+
+from skdp.utils._rowsum import row_sum
 
 _METRICS = {"euclidean": "euclidean", "manhattan": "cityblock"}
 
@@ -286,3 +290,21 @@ def _kpp_subsets(V, k, m, rng, metric, weighting):
             chosen[rows, pick] = True
             np.minimum(dmin, cdist(V[pick], V, metric=scipy_metric), out=dmin)
     return np.sort(out, axis=1)
+
+
+def _exact_costs(func, X, *, truncate, **kwargs):
+    """Candidate costs ``sum_x min(truncate, d(x, F))``, each row's term rounded to the
+    grid ``truncate 2^-FIXED_BITS`` and summed exactly over the rows of ``X`` (numpy, or
+    Dask partition by partition on the workers: the client receives the cost vector
+    only), as floats. Identical for every chunking and for numpy vs Dask input."""
+    total = row_sum(functools.partial(func, truncate=truncate, **kwargs), X)
+    return total.to_float(truncate)
+
+
+def _nearest(X, centers, metric, distance=False):
+    """Index of (or, with ``distance``, distance to) the nearest of ``centers`` for each
+    row of ``X``."""
+    D = cdist(X, centers, metric=_METRICS[metric])
+    if distance:
+        return D.min(axis=1)
+    return np.argmin(D, axis=1).astype(np.int64)

@@ -84,7 +84,7 @@ def test_bit_identical_release_across_chunkings(sync_scheduler, case):
     assert _release(SubsampledExpMedian(**kw).fit(X[perm])) == _release(ref)
 
 
-def test_predict_is_lazy_and_errors(sync_scheduler):
+def test_predict_score_and_errors(sync_scheduler):
     X = _blobs(600, 2)
     Xd = da.from_array(X, chunks=(150, 2))
     est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(Xd)
@@ -92,6 +92,9 @@ def test_predict_is_lazy_and_errors(sync_scheduler):
         labels = est.predict(Xd)  # lazy
     assert isinstance(labels, da.Array) and labels.shape == (600,)
     np.testing.assert_array_equal(labels.compute(), est.predict(X))
+    with no_full_compute(max_rows=1):  # the cost is summed on the workers
+        score = est.score(Xd)
+    assert score == pytest.approx(est.score(X), rel=1e-12)
     # public metadata must be declared: refused before any pass over the data
     with _nothing_computed(), pytest.raises(ValueError, match="public metadata"):
         SubsampledExpMedian().fit(Xd)
