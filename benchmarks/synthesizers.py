@@ -267,6 +267,7 @@ def main(argv=None):
                             )
                         fit_s = time.perf_counter() - t0
                         res.append({**evaluate(train, syn, test, cats, regression), "fit_s": fit_s})
+                        print(f"  {ds} {name} eps={eps} seed={seed}: {res[-1]}", flush=True)
                     except Exception as exc:  # report, keep going
                         msg = getattr(exc, "stderr", "") or str(exc)
                         notes.append(f"{type(exc).__name__}: {msg.strip().splitlines()[-1:]}")
