@@ -255,7 +255,12 @@ def _out_of_core(n, args, rows):
                 frame["label"], frame["pred"], epsilon=1.0, random_state=0
             ),
         }.items():
-            t_dk, m_dk = _measure(fn)
+            try:
+                t_dk, m_dk = _measure(fn)
+            except Exception as exc:  # report and go on with the next release
+                tracemalloc.stop()
+                print(f"{name}: failed ({type(exc).__name__}: {exc})", flush=True)
+                continue
             rows.append((name, n, "Parquet, out of core", None, None, t_dk, m_dk))
             print(_fmt(rows[-1]), f"load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
