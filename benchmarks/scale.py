@@ -17,8 +17,8 @@ counts), ``DPMarginalSynthesizer`` (1- and 2-way marginal counts), ``dp_roc_auc_
 ``DPILPClassifier`` (one pass per search level) and ``SubsampledExpMedian`` (one pass
 per round over the candidate sets; exact fixed-point costs) run on both: the k-median
 with ``KMEDIAN_CANDIDATES`` public candidate centres (one pass of 83 sets of 3 centres) up
-to ``10^7`` rows, and its multi-round box search (``bounds`` only, about 13 passes) at
-``10^5`` rows only.
+to ``10^7`` rows, and its multi-round box search (``bounds`` only, up to 12 rounds, one
+pass each) at ``10^5`` rows only.
 
 Timings are taken on a shared machine: the load average and thread counts are printed
 beside them, and only ratios within one run are meaningful.
@@ -45,7 +45,7 @@ import numpy as np
 D = 5  # features of the regression / columns of the synthesizers
 D_PARQUET = 20  # columns of the out-of-core data set (larger than a worker's memory)
 KMEDIAN_MAX_ROWS = 10**7  # public candidate centres: one pass over the rows
-KMEDIAN_BOX_MAX_ROWS = 10**5  # the box search: about 13 passes (rounds), 7 s at 10^5
+KMEDIAN_BOX_MAX_ROWS = 10**5  # the box search: up to 12 passes (rounds), 7 s at 10^5
 KMEDIAN_CANDIDATES = 100  # public candidate centres, uniform in the box
 
 
