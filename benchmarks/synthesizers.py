@@ -18,7 +18,8 @@ Data (shipped with a package or simulated; the loaders are those of
 ``benchmarks/marginal.py``): ``breast_cancer`` and ``diabetes`` (scikit-learn's bundled
 sets, classification labels), ``diabetes_reg`` (the same rows with the continuous
 disease-progression target, declared range (25, 346): TSTR R²), ``clinical`` (a
-simulated 10-column mixed clinical table) and ``repeated``
+simulated 10-column mixed clinical table; ``clinical7``: its first 5 columns, the visit
+count and the outcome) and ``repeated``
 (:func:`skdp.datasets.make_nonlinear_repeated_measures`). Each is split 75/25 (fixed).
 
 Metrics (non-private evaluation, :mod:`skdp.metrics`): mean 1-way and 2-way total
@@ -68,7 +69,16 @@ def diabetes_reg():
     return df, {**bounds, "label": (25.0, 346.0)}, cats
 
 
-DATASETS = {**_CLASSIFICATION, "diabetes_reg": diabetes_reg}
+def clinical7():
+    """The clinical table cut to 7 columns (age, sex, BMI, smoker, blood pressure, the
+    10-level visit count and the outcome): the histogram's target is stated for tables
+    of at most 8 columns."""
+    df, bounds, cats = _CLASSIFICATION["clinical"]()
+    keep = ["age", "sex", "bmi", "smoker", "sbp", "visits", "label"]
+    return df[keep], {c: b for c, b in bounds.items() if c in keep}, {"sex": cats["sex"]}
+
+
+DATASETS = {**_CLASSIFICATION, "diabetes_reg": diabetes_reg, "clinical7": clinical7}
 REGRESSION = {"diabetes_reg"}
 
 
