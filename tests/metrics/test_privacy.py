@@ -93,13 +93,21 @@ def _ranking_neighbours(N):
 
 
 def _distinct_pairs(N, which, **kw):
-    seen = set()
+    """Each distinct unordered pair of release parameters once (every check here is
+    symmetric or runs both directions); a data set's parameters are computed once."""
+    seen, params = set(), {}
+
+    def release(labels, scores):
+        key = (tuple(labels), tuple(scores))
+        if key not in params:
+            params[key] = _release_parameters(labels, scores, which, **kw)
+        return params[key]
+
     for (l1, s1), (l2, s2) in _ranking_neighbours(N):
-        p = _release_parameters(l1, s1, which, **kw)
-        q = _release_parameters(l2, s2, which, **kw)
-        key = (round(p[0], 12), round(p[1], 12), round(q[0], 12), round(q[1], 12))
-        if key not in seen:
-            seen.add(key)
+        p, q = release(l1, s1), release(l2, s2)
+        a, b = sorted([(round(p[0], 12), round(p[1], 12)), (round(q[0], 12), round(q[1], 12))])
+        if (a, b) not in seen:
+            seen.add((a, b))
             yield (p[0], p[1]), (q[0], q[1])
 
 
