@@ -19,7 +19,7 @@ __all__ = ["dp_cross_validate"]
 
 
 # ----------------------------------------------------------------------------- API
-@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
+@validate_params(_shared_constraints("random_state", "n_jobs"), prefer_skip_nested_validation=True)
 def dp_cross_validate(
     estimator,
     X,
@@ -31,6 +31,7 @@ def dp_cross_validate(
     random_state=None,
     return_estimator=False,
     allow_nonprivate=False,
+    n_jobs=None,
 ):
     """Cross-validate a DP estimator with DP scorers; one total, charged once.
 
@@ -72,6 +73,11 @@ def dp_cross_validate(
         Run an estimator that learns without a guarantee anyway, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`; the total is then ``inf`` (a
         ledger with a finite budget refuses it).
+    n_jobs : int or None, default=None
+        Folds run in parallel through joblib (``None``: 1 unless inside a
+        :func:`joblib.parallel_backend` context, e.g. Dask's; see :doc:`/dask`). The
+        total is charged once, here, before any fold runs; the results equal a
+        sequential run's.
 
     Returns
     -------
@@ -163,7 +169,9 @@ def dp_cross_validate(
     )
     _check_n_splits(n_splits, _num_samples(X))
     plan.charge(ledger, "dp_cross_validate (replace-one)")
-    scores, guarantees, models = plan.run(X, y, random_state, keep_models=return_estimator)
+    scores, guarantees, models = plan.run(
+        X, y, random_state, keep_models=return_estimator, n_jobs=n_jobs
+    )
     out = {}
     for name, values in scores.items():
         key = "test_score" if not plan.multimetric else f"test_{name}"

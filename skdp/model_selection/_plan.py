@@ -14,6 +14,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_consistent_length
+from sklearn.utils.parallel import Parallel, delayed
 
 from skdp.accounting._ledger import _replace_one_from_add_remove
 from skdp.exceptions import PrivacyLeakWarning
@@ -172,23 +173,42 @@ class _Plan:
         if ledger is not None:
             ledger.spend(self.epsilon, self.delta, label=label)
 
-    def run(self, X, y, random_state, keep_models=False):
-        """Fit and score every candidate on every fold; scores are DP releases."""
+    def run(self, X, y, random_state, keep_models=False, n_jobs=None):
+        """Fit and score every candidate on every fold; scores are DP releases.
+
+        The candidate x fold tasks run through :class:`joblib.Parallel` (``n_jobs``, or
+        the active ``joblib.parallel_backend``, e.g. Dask's). Each task is a pure
+        function of its inputs: the fits' and scorers' noise comes from their own
+        ``random_state`` and the data, so the results equal a sequential run's. The
+        total was charged before, in this process; the scorers hold no ledger.
+        """
         n = _num_samples(X)
         folds = assign_folds(n, self.n_splits, random_state)
         scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
+        tasks = [(c, j) for c in range(len(self.estimators)) for j in range(self.n_splits)]
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(_fit_and_score)(
+                self.estimators[c], X, y, folds == j, self.scorers, self.fit_budgets[c], self.where
+            )
+            for c, j in tasks
+        )
         guarantees, models = [], []
-        for c, template in enumerate(self.estimators):
-            for j in range(self.n_splits):
-                test = folds == j
-                model = clone(template).fit(_take(X, ~test), _take(y, ~test))
-                guarantees.append(_check_fitted_spend(model, self.fit_budgets[c], self.where))
-                X_test, y_test = _take(X, test), _take(y, test)
-                for name, scorer in self.scorers.items():
-                    scores[name][c, j] = scorer(model, X_test, y_test)
-                if keep_models:
-                    models.append(model)
+        for (c, j), (model, guarantee, values) in zip(tasks, results, strict=True):
+            guarantees.append(guarantee)
+            for name, value in values.items():
+                scores[name][c, j] = value
+            if keep_models:
+                models.append(model)
         return scores, guarantees, models
+
+
+def _fit_and_score(template, X, y, test, scorers, budget, where):
+    """One candidate on one fold: ``(model, its guarantee, {scorer: noisy score})``."""
+    model = clone(template).fit(_take(X, ~test), _take(y, ~test))
+    guarantee = _check_fitted_spend(model, budget, where)
+    X_test, y_test = _take(X, test), _take(y, test)
+    values = {name: scorer(model, X_test, y_test) for name, scorer in scorers.items()}
+    return model, guarantee, values
 
 
 def _check_common(estimator, n_splits, X, y, allow_nonprivate):

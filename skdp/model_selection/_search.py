@@ -78,6 +78,13 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     allow_nonprivate : bool, default=False
         Run an estimator that learns without a guarantee anyway, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`; the total is then ``inf``.
+    n_jobs : int or None, default=None
+        Candidate x fold tasks run in parallel through joblib (scikit-learn's meaning:
+        ``None`` is 1 unless inside a :func:`joblib.parallel_backend` context, ``-1``
+        all CPUs). Under ``joblib.parallel_backend("dask")`` the tasks run on the Dask
+        workers (:doc:`/dask`). The total is charged once, in the calling process, before
+        any task starts, and the results equal a sequential run's. Private selection
+        runs its repetitions in the calling process.
     selection : "grid", "private" or PrivateSelection, default="grid"
         ``"grid"``: every candidate on every fold, every score released in
         ``cv_results_``. ``"private"`` (:class:`PrivateSelection` defaults) or a
@@ -230,6 +237,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         "ledger": "no_validation",
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
         "allow_nonprivate": ["boolean"],
+        "n_jobs": [None, Integral],
         "selection": "no_validation",  # checked in fit
     }
 
@@ -244,6 +252,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         ledger=None,
         random_state=None,
         allow_nonprivate=False,
+        n_jobs=None,
         selection="grid",
     ):
         self.estimator = estimator
@@ -254,6 +263,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
         self.allow_nonprivate = allow_nonprivate
+        self.n_jobs = n_jobs
         self.selection = selection
 
     def __getattr__(self, name):
@@ -347,7 +357,7 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         _check_n_splits(self.n_splits, _num_samples(X))
         plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
-        scores, guarantees, _ = plan.run(X, y, self.random_state)
+        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
         self.cv_results_ = self._results(candidates, scores, multimetric)
         self.scorer_ = self.scoring
         self.multimetric_ = multimetric

@@ -10,6 +10,7 @@ import pytest
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 joblib = pytest.importorskip("joblib")
+distributed = pytest.importorskip("distributed")
 
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate  # noqa: E402
@@ -106,8 +107,9 @@ def test_ledger_copy_on_a_worker_aborts(dask_client):
 
 
 def test_skdp_search_under_dask_backend(dask_client):
-    """DPGridSearchCV and dp_cross_validate under the Dask backend: one ledger entry
-    each, equal to cv_privacy_spend of candidates x folds; the same selection."""
+    """DPGridSearchCV and dp_cross_validate under the Dask backend (n_jobs=2: the tasks
+    run on the workers): one ledger entry each, charged in the client, equal to
+    cv_privacy_spend of candidates x folds; the same scores and selection."""
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(1500, 4))
     y = X[:, 0] & X[:, 1]
@@ -115,19 +117,21 @@ def test_skdp_search_under_dask_backend(dask_client):
     est = DPILPClassifier(max_clause_length=2, random_state=0)
     grid = {"epsilon": [0.5, 1.0]}
 
-    def run():
+    def run(n_jobs=None):
         ledger = PrivacyLedger(epsilon_budget=50.0)
         search = DPGridSearchCV(
-            est, grid, scoring=scorer, n_splits=3, ledger=ledger, random_state=0
+            est, grid, scoring=scorer, n_splits=3, ledger=ledger, random_state=0, n_jobs=n_jobs
         ).fit(X, y)
         res = dp_cross_validate(
-            est, X, y, scoring=scorer, n_splits=3, ledger=ledger, random_state=0
+            est, X, y, scoring=scorer, n_splits=3, ledger=ledger, random_state=0, n_jobs=n_jobs
         )
         return ledger, search, res
 
     ref_ledger, ref_search, ref_res = run()
-    with joblib.parallel_backend("dask"):
-        ledger, search, res = run()
+    with joblib.parallel_backend("dask"), distributed.get_task_stream(dask_client) as tasks:
+        ledger, search, res = run(n_jobs=2)
+    # the candidate x fold fits ran on the workers (6 for the search, 3 for the folds)
+    assert len(tasks.data) >= 9
     assert len(ledger) == 2
     eps_search = cv_privacy_spend(epsilon=0.5, n_splits=3, n_candidates=2, fit_epsilon=[0.5, 1.0])[
         0

@@ -460,3 +460,44 @@ _ILP = "the wrapped DPILPClassifier needs 0/1 labels (tests/test_common.py lists
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.slow  # a process pool starts; tests/dask runs the same path on a cluster
+def test_parallel_tasks_equal_the_sequential_run(binary):
+    """n_jobs=2 (joblib's process pool) spreads candidate x fold tasks; every noisy score,
+    the selection and the single ledger entry equal the sequential run's."""
+    X, y = binary
+    scorer = make_dp_scorer("accuracy", epsilon=0.5, random_state=3)
+    est = DPILPClassifier(max_clause_length=2, random_state=0)
+    out = {}
+    for n_jobs in (None, 2):
+        ledger = PrivacyLedger(epsilon_budget=100.0)
+        search = DPGridSearchCV(
+            est,
+            {"epsilon": [0.5, 1.0]},
+            scoring=scorer,
+            n_splits=3,
+            ledger=ledger,
+            random_state=0,
+            n_jobs=n_jobs,
+        ).fit(X, y)
+        cv = dp_cross_validate(
+            est, X, y, scoring=scorer, n_splits=3, random_state=0, n_jobs=n_jobs, ledger=ledger
+        )
+        out[n_jobs] = (search, cv, ledger)
+    (s1, c1, l1), (s2, c2, l2) = out[None], out[2]
+    for j in range(3):
+        key = f"split{j}_test_score"
+        np.testing.assert_array_equal(s1.cv_results_[key], s2.cv_results_[key])
+    np.testing.assert_array_equal(c1["test_score"], c2["test_score"])
+    assert s1.best_params_ == s2.best_params_
+    assert len(l2) == 2 and l2.epsilon_spent == l1.epsilon_spent
+
+
+def test_n_jobs_is_validated(binary):
+    X, y = binary
+    scorer = make_dp_scorer("accuracy", epsilon=0.5)
+    with pytest.raises(ValueError, match="n_jobs"):
+        DPGridSearchCV(DPILPClassifier(), {"epsilon": [1.0]}, scoring=scorer, n_jobs="2").fit(X, y)
+    with pytest.raises((ValueError, TypeError), match="n_jobs"):
+        dp_cross_validate(DPILPClassifier(), X, y, scoring=scorer, n_jobs=1.5)
