@@ -185,6 +185,11 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     It lowers the total when the grid sum ``sum_c [s + (k - 1) 2 e_c]`` exceeds
     ``(2 + eta) eps0``, e.g. for equal budgets with more than ``2 + eta`` candidates;
     for smaller grids ``selection="grid"`` is cheaper and also releases every score.
+    Nothing about the runs may be observable besides the winner: every candidate's
+    parameters are validated before the first run, the runs' warnings and progress
+    records are silenced, and ``privacy_guarantee_`` is planned from the parameters. An
+    error raised inside a run (a fit or scorer failing on the rows) propagates, as in
+    grid mode.
 
     **Exact.** ``privacy_guarantee_`` is ``"exact"`` when every fit's is (the DP
     scorers are exact for the mathematical mechanism). Under private selection it is
