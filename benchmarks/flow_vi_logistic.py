@@ -84,8 +84,9 @@ import warnings
 
 import numpy as np
 import torch
+from scipy.stats import norm
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import log_loss, roc_auc_score
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from expm_flow import fit_dpsgd, split  # noqa: E402
@@ -128,6 +129,88 @@ def fit_dpvi(X, y, epsilon, seed, overrides):
     return score, vi
 
 
+def laplace_posterior(X, y):
+    """Reference posterior: the Laplace approximation ``N(theta_MAP, H^-1)`` of the exact
+    posterior of this model (logistic likelihood, ``N(0, I)`` prior on ``(w, b)``), by
+    Newton's method on the full data (non-private; used only to score the fits)."""
+    Z = np.column_stack([X, np.ones(len(X))])
+    theta = np.zeros(Z.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(Z @ theta)))
+        grad = Z.T @ (y - p) - theta
+        H = (Z * (p * (1 - p))[:, None]).T @ Z + np.eye(Z.shape[1])
+        step = np.linalg.solve(H, grad)
+        theta = theta + step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    p = 1.0 / (1.0 + np.exp(-(Z @ theta)))
+    H = (Z * (p * (1 - p))[:, None]).T @ Z + np.eye(Z.shape[1])
+    return theta, np.sqrt(np.diag(np.linalg.inv(H)))
+
+
+def calibration(theta, ref_mean, ref_sd):
+    """Scores of draws ``theta`` (m, d + 1) of a fitted posterior against the reference:
+    ``cov90``: reference mass inside the fit's central 90 % marginal intervals (mean over
+    coefficients; 0.90 is calibrated, lower is over-confident); ``sd``: median ratio of the
+    fit's marginal sd to the reference's; ``z``: mean |mean error| in reference sds."""
+    lo, hi = np.quantile(theta, [0.05, 0.95], axis=0)
+    mass = norm.cdf((hi - ref_mean) / ref_sd) - norm.cdf((lo - ref_mean) / ref_sd)
+    sd = np.median(theta.std(0) / ref_sd)
+    z = np.mean(np.abs(theta.mean(0) - ref_mean) / ref_sd)
+    return mass.mean(), sd, z
+
+
+def n_mc_sweep(args, overrides):
+    """``--n-mc``: DPFlowVI at each n_mc (innermost loop, so the fits being compared run
+    under the same load), scored by test AUC, test log loss and calibration against the
+    Laplace reference; time as a ratio to the largest n_mc of the same (seed, eps)."""
+    n_mcs = [int(v) for v in args.n_mc.split(",")]
+    epsilons = [float(e) for e in args.eps.split(",")]
+    print(
+        f"threads={torch.get_num_threads()} "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} load average at start="
+        f"{tuple(round(v, 2) for v in os.getloadavg())} DPFlowVI overrides={overrides}"
+    )
+    print(
+        f"{'data':10s} {'n':>6s} {'d':>3s} {'eps':>5s} {'n_mc':>5s} {'AUC':>14s} "
+        f"{'logloss':>8s} {'cov90':>6s} {'sd':>5s} {'z':>5s} {'time':>7s} {'ratio':>6s} load1"
+    )
+    Xw, _, yw, _ = split(args.datasets.split(",")[0], 0)
+    fit_dpvi(Xw, yw, 1.0, 0, {**overrides, "n_iter": 2})  # warm-up: torch's lazy imports
+    for name in args.datasets.split(","):
+        res: dict = {}
+        for seed in range(args.seeds):
+            Xtr, Xte, ytr, yte = split(name, seed)
+            ref_mean, ref_sd = laplace_posterior(Xtr, ytr)
+            for eps in epsilons:
+                times = {}
+                for m in n_mcs:
+                    t0 = time.perf_counter()
+                    score, vi = fit_dpvi(Xtr, ytr, eps, seed, {**overrides, "n_mc": m})
+                    times[m] = time.perf_counter() - t0
+                    theta = vi.sample(2000, random_state=seed + 2)
+                    pr = np.clip(score(Xte), 1e-12, 1 - 1e-12)
+                    res.setdefault((eps, m), []).append(
+                        (roc_auc_score(yte, pr), log_loss(yte, pr))
+                        + calibration(theta, ref_mean, ref_sd)
+                        + (times[m], os.getloadavg()[0])
+                    )
+                for m in n_mcs:
+                    res[(eps, m)][-1] += (times[m] / times[max(n_mcs)],)
+        n, d = Xtr.shape
+        for (eps, m), rows in sorted(res.items()):
+            r = np.array(rows)
+            a = r[:, 0]
+            med = np.median(r, axis=0)
+            print(
+                f"{name:10s} {n:6d} {d:3d} {eps:5g} {m:5d} "
+                f"{np.median(a):.3f} [{np.quantile(a, 0.1):.3f}] {med[1]:8.4f} {med[2]:6.3f} "
+                f"{med[3]:5.2f} {med[4]:5.2f} {med[5]:7.2f} {med[7]:6.2f} {med[6]:5.2f}",
+                flush=True,
+            )
+    print(f"load average at end={tuple(round(v, 2) for v in os.getloadavg())}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
@@ -135,12 +218,15 @@ def main(argv=None):
     ap.add_argument("--datasets", default="logit-5,logit-10,logit-20,repeated")
     ap.add_argument("--models", default="vi-inf,dpvi,dpsgd")
     ap.add_argument("--set", default="", help="DPFlowVI overrides, e.g. n_iter=500,n_mc=20")
+    ap.add_argument("--n-mc", default="", help="n_mc sweep with calibration, e.g. 8,16,100")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     overrides = {}
     for item in filter(None, args.set.split(",")):
         key, value = item.split("=")
         overrides[key] = ast.literal_eval(value)
+    if args.n_mc:
+        return n_mc_sweep(args, overrides)
     epsilons = [float(e) for e in args.eps.split(",")]
     models = args.models.split(",")
     print(
