@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["build_vi_flow", "default_n_iter"]
+__all__ = ["build_vi_flow", "default_n_iter", "default_n_mc"]
 
 
 def default_n_iter(n_iter, n, batch_size):
@@ -16,6 +16,19 @@ def default_n_iter(n_iter, n, batch_size):
     if n_iter is None:
         return int(min(800, max(200, math.ceil(10 * n / batch_size))))
     return int(n_iter)
+
+
+def default_n_mc(n_mc, private):
+    """Monte Carlo draws per step: ``n_mc``, or for ``None`` 16 (private) or 100 (not).
+
+    A public rule: it reads only whether the fit is private (``epsilon`` finite). A
+    private step's cost is linear in the draws (the per-record chain rule) and its
+    gradient noise is dominated by the DP noise; a non-private step costs about the same
+    at any count, and the draws are its only noise besides the batch sampling.
+    """
+    if n_mc is None:
+        return 16 if private else 100
+    return int(n_mc)
 
 
 def build_vi_flow(flow_kind, p, *, n_layers, hidden_size, normalization, generator):

@@ -377,3 +377,29 @@ def test_default_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
     assert vi.n_iter_ == 7 == vi.history_["step"][-1]
     with pytest.raises(ValueError, match="n_iter"):
         DPFlowVI(n_iter="fast", **kw).fit(X)
+
+
+def test_default_n_mc_is_a_public_function_of_privacy(monkeypatch):
+    """Default MC draws: 16 for a private fit, 100 for epsilon=inf; a given n_mc is kept."""
+    import skdp.sampling._flow_vi as mod
+
+    assert mod.default_n_mc(None, True) == 16
+    assert mod.default_n_mc(None, False) == 100
+    assert mod.default_n_mc(5, True) == 5 == mod.default_n_mc(5, False)
+    assert DPFlowVI().get_params()["n_mc"] is None
+    seen = []
+    real = mod.default_n_mc
+
+    def spy(n_mc, private):  # the fit passes only public values to the rule
+        seen.append((n_mc, private))
+        return real(n_mc, private)
+
+    monkeypatch.setattr(mod, "default_n_mc", spy)
+    X = np.random.default_rng(0).normal(size=(40, 1))
+    kw = {k: v for k, v in FAST.items() if k != "n_mc"}
+    assert DPFlowVI(epsilon=2.0, random_state=0, **kw).fit(X).n_mc_ == 16
+    assert DPFlowVI(epsilon=math.inf, random_state=0, **kw).fit(X).n_mc_ == 100
+    assert DPFlowVI(epsilon=2.0, n_mc=3, random_state=0, **kw).fit(X).n_mc_ == 3
+    assert seen == [(None, True), (None, False), (3, True)]
+    with pytest.raises(ValueError, match="n_mc"):
+        DPFlowVI(n_mc=0, **kw).fit(X)
