@@ -101,8 +101,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         ``m=100`` (``benchmarks/flow_vi_logistic.py --n-mc``, :ref:`flow-vi-n-mc`). A
         non-private step costs about the same at any ``m`` (no per-record gradients),
         and the draws are then its only noise besides the batch sampling: on a conjugate
-        Gaussian model trained to convergence ``m=100`` kept the posterior sds within 3 %
-        where ``m=16`` kept them within 7 %, hence 100 there.
+        Gaussian model trained to convergence ``m=100`` kept the posterior sds within
+        about 3 % where ``m=16`` kept them within about 6 %, hence 100 there.
     flow : {"iaf", "maf", "realnvp", "planar"}, default="iaf"
         Flow family. ``"iaf"`` samples in one parallel pass (the paper's VI flow);
         :meth:`log_prob` is then sequential.
