@@ -19,7 +19,8 @@ because the release is then not differentially private with respect to those val
 
 ``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
 (``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,
-MST; ``--selection aim`` for AIM-style adaptive rounds), :class:`~skdp.density.DPFlowDensity` (``flow``) or
+MST; ``--selection aim`` for AIM-style adaptive rounds),
+:class:`~skdp.density.DPFlowDensity` (``flow``) or
 :class:`~skdp.synthesis.DPGANSynthesizer` (``gan``) with a total budget of
 ``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
 ``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
