@@ -135,6 +135,7 @@ def main():
     ap.add_argument("--parquet-features", type=int, default=D_PARQUET)
     ap.add_argument("--parquet-dir", default=None, help="parent of the temporary Parquet")
     ap.add_argument("--parquet-rows-per-file", type=int, default=500_000)
+    ap.add_argument("--parquet-releases", default=None, help="comma list; default: all")
     args = ap.parse_args()
     import logging
     import warnings
@@ -255,6 +256,8 @@ def _out_of_core(n, args, rows):
                 frame["label"], frame["pred"], epsilon=1.0, random_state=0
             ),
         }.items():
+            if args.parquet_releases and name not in args.parquet_releases.split(","):
+                continue
             try:
                 t_dk, m_dk = _measure(fn)
             except Exception as exc:  # report and go on with the next release
