@@ -8,8 +8,8 @@ row is the call's working memory, the data itself was allocated before). The lar
 count is also run **out of core**: the data is written to Parquet by the workers and read
 back partition by partition by workers whose memory limit is below the data's size.
 
-The out-of-core data set has 20 features (``10^7 x 21`` float64 values, 1.6 GiB in
-memory) against 1 GiB per worker.
+The out-of-core data set has ``--parquet-features`` features (default 20) plus a target,
+a label and a prediction column, against 1 GiB per worker (``--worker-memory``).
 
 Estimators: ``DPLinearRegression`` (Gram matrix), ``DPHistogramSynthesizer`` (cell
 counts), ``DPMarginalSynthesizer`` (1- and 2-way marginal counts), ``dp_roc_auc_score``
