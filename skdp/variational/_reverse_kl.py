@@ -132,7 +132,7 @@ def fit_reverse_kl(
     >>> from skdp.variational import build_sampling_flow, fit_reverse_kl
     >>> flow = build_sampling_flow(2, n_flows=0).double()
     >>> target = lambda t: -0.5 * ((t - 3.0) ** 2).sum(-1)
-    >>> hist = fit_reverse_kl(flow, target, n_iter=300, learning_rate=0.05,
+    >>> hist = fit_reverse_kl(flow, target, n_iter=100, learning_rate=0.1,
     ...                       generator=torch.Generator().manual_seed(0))
     >>> bool(abs(flow.transforms[0].loc.mean().item() - 3.0) < 0.2)
     True
