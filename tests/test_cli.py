@@ -1,7 +1,10 @@
-"""End-to-end tests of the ``skdp`` console script (run in a subprocess)."""
+"""End-to-end tests of the ``skdp`` command line (``main`` in this process; the console
+script itself in a subprocess for help/usage, one synthesis and the signal tests)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -24,7 +27,12 @@ def _skdp_command():
     return [sys.executable, "-m", "skdp.cli"]  # package not installed as a script
 
 
-def run(*args, cwd, timeout=180):
+def run(*args, cwd, timeout=180, console=False):
+    """The command line's result: ``main(argv)`` in this process, or with
+    ``console=True`` the installed console script in a subprocess (a few tests keep that
+    path end to end; each subprocess pays the interpreter and import start-up)."""
+    if not console:
+        return _main_in_this_process(args, cwd)
     return subprocess.run(
         [*_skdp_command(), *map(str, args)],
         cwd=cwd,
@@ -33,6 +41,22 @@ def run(*args, cwd, timeout=180):
         timeout=timeout,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
+
+
+def _main_in_this_process(args, cwd):
+    from skdp.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:  # argparse: --help and usage errors
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 def run_inprocess(capsys, monkeypatch, *args, cwd):
@@ -92,13 +116,13 @@ def _no_temp_files(directory):
 
 # ------------------------------------------------------------------------ schema
 def test_help_and_usage_errors(tmp_path):
-    res = run("--help", cwd=tmp_path)
+    res = run("--help", cwd=tmp_path, console=True)
     assert res.returncode == 0
     for cmd in ("schema", "synthesize", "evaluate"):
         assert cmd in res.stdout
-    res = run("synthesize", "x.csv", "-o", "out.csv", cwd=tmp_path)  # no --epsilon/--schema
-    assert res.returncode == 2
-    res = run(cwd=tmp_path)
+    res = run("synthesize", "x.csv", "-o", "out.csv", cwd=tmp_path, console=True)
+    assert res.returncode == 2  # no --epsilon/--schema
+    res = run(cwd=tmp_path, console=True)
     assert res.returncode == 2
 
 
@@ -152,7 +176,7 @@ def test_synthesize_histogram_end_to_end(tmp_path, table):
     schema = _complete_schema(tmp_path, table, via_cli=True)
     res = run(
         "synthesize", table, "--schema", schema, "--method", "histogram", "--epsilon", "1",
-        "--rows", "300", "-o", "synth.csv", "--seed", "0", cwd=tmp_path,
+        "--rows", "300", "-o", "synth.csv", "--seed", "0", cwd=tmp_path, console=True,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "epsilon spent 1" in res.stderr
