@@ -496,12 +496,7 @@ class DPMarginalSynthesizer(
         # 5. estimation (post-processing)
         nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)
 
-        self.schema_ = schema
-        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
-        self.n_bins_ = {c: discs[c].n_levels for c in names}
-        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
-        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
-        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+        self._set_one_way_facts(schema, discs, names, y1, supports)
         self.noisy_two_way_ = {(names[a], names[b]): t for (a, b), t in zip(edges, y2, strict=True)}
         self.tree_ = [(names[a], names[b]) for a, b in edges]
         self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
@@ -511,20 +506,7 @@ class DPMarginalSynthesizer(
         self.n_records_ = float(n_hat)
         self.cliques_ = self.noisy_marginals_ = self.clique_marginals_ = self.rounds_ = None
         self._aim_order = None
-        self.noise_ = {
-            "mechanism": budget["mechanism"],
-            "one_way_scale": float(budget["scale1"]),
-            "two_way_scale": float(budget["scale2"]),
-            "select_epsilon": float(budget["select_epsilon"]),
-        }
-        self.rho_ = budget["rho"]
-        self.rho_breakdown_ = budget["rho_breakdown"]
-        self.privacy_breakdown_ = budget["breakdown"]
-        self._discs = discs
-        self._record_privacy_spent(
-            budget["epsilon_spent"], delta if budget["mechanism"] == "gaussian" else 0.0
-        )
-        return self
+        return self._record_budget_facts(budget, budget["scale2"], discs, delta)
 
     def _fit_aim(self, state, budget, streams, delta):
         """AIM's rounds after the 1-way release (``selection="aim"``)."""
@@ -537,12 +519,7 @@ class DPMarginalSynthesizer(
         def key(c):
             return tuple(names[j] for j in c)
 
-        self.schema_ = schema
-        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
-        self.n_bins_ = {c: discs[c].n_levels for c in names}
-        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
-        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
-        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+        self._set_one_way_facts(schema, discs, names, y1, supports)
         self.noisy_two_way_ = self.tree_ = self.edge_marginals_ = None
         self.cliques_ = [key(c) for c in model.cliques]
         self.noisy_marginals_ = {
@@ -567,10 +544,23 @@ class DPMarginalSynthesizer(
         self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in model.order]
         self._aim_cond = [cond for _, _, cond in model.order]
         self._csizes = list(csizes)
+        return self._record_budget_facts(budget, budget["round_scale"], discs, delta)
+
+    def _set_one_way_facts(self, schema, discs, names, y1, supports):
+        """Fitted facts common to both selections: schema, grid and noisy 1-way release."""
+        self.schema_ = schema
+        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
+        self.n_bins_ = {c: discs[c].n_levels for c in names}
+        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
+        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
+        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
+
+    def _record_budget_facts(self, budget, two_way_scale, discs, delta):
+        """Noise scales, budget split and the privacy facts (both selections)."""
         self.noise_ = {
             "mechanism": budget["mechanism"],
             "one_way_scale": float(budget["scale1"]),
-            "two_way_scale": float(budget["round_scale"]),
+            "two_way_scale": float(two_way_scale),
             "select_epsilon": float(budget["select_epsilon"]),
         }
         self.rho_ = budget["rho"]
