@@ -524,11 +524,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         schema = self.schema_
-        raw = schema.numeric_matrix(X)
-        outside = np.zeros(len(raw), dtype=bool)
-        for j, c in enumerate(schema.numeric_names):
-            lo, hi = schema[c].bounds
-            outside |= (raw[:, j] < lo) | (raw[:, j] > hi)
+        outside = schema.outside_bounds(X)
         C = TabularEncoder(schema, categorical="ordinal", clip=True).codes(X)
         idx = {c: self._binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
         logp = np.zeros(len(C))

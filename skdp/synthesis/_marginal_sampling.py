@@ -116,11 +116,7 @@ class MarginalSamplingMixin:
         X = self._validate_X(X, reset=False)
         schema = self.schema_
         names = list(schema.names)
-        raw = schema.numeric_matrix(X)
-        outside = np.zeros(len(raw), dtype=bool)
-        for j, c in enumerate(schema.numeric_names):
-            lo, hi = schema[c].bounds
-            outside |= (raw[:, j] < lo) | (raw[:, j] > hi)
+        outside = schema.outside_bounds(X)
         C = TabularEncoder(schema, categorical="ordinal", clip=True).codes(X)
         s = float(self.smoothing)
         logp = np.zeros(len(C))

@@ -234,6 +234,14 @@ class TabularSchema:
             return np.empty((n, 0))
         return np.column_stack([_numeric_column(c, nm) for c, nm in zip(cols, names, strict=True)])
 
+    def outside_bounds(self, X) -> np.ndarray:
+        """Boolean mask of the rows of ``X`` with a numeric value outside its declared
+        bounds (a density is 0 there: ``score_samples`` returns ``-inf``)."""
+        raw = self.numeric_matrix(X)
+        lo = np.array([self[c].bounds[0] for c in self.numeric_names], dtype=float)
+        hi = np.array([self[c].bounds[1] for c in self.numeric_names], dtype=float)
+        return np.any((raw < lo) | (raw > hi), axis=1)
+
 
 def fill_missing_bounds(
     schema: TabularSchema,
