@@ -18,7 +18,7 @@ from skdp.metrics._checks import (
     _check_ledger,
 )
 from skdp.utils._random import release_rng
-from skdp.utils._rowsum import any_dask, as_dask_array, is_dask_collection, n_rows, row_sum
+from skdp.utils._rowsum import any_dask, as_1d, n_rows, row_sum
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
 
@@ -80,7 +80,7 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     True
     """
     if any_dask(y_true, y_pred):  # counted per partition; the labels stay on the workers
-        yt, yp = _dask_labels(y_true, "y_true"), _dask_labels(y_pred, "y_pred")
+        yt, yp = as_1d(y_true, "y_true"), as_1d(y_pred, "y_pred")
         N = n_rows(yt)
         if n_rows(yp) != N:
             raise ValueError("y_true and y_pred have inconsistent numbers of samples")
@@ -125,19 +125,3 @@ def _correct_block(yt, yp):
     yt, yp = np.asarray(yt), np.asarray(yp)
     _check_labels(yt, yp)
     return int(np.count_nonzero(yt == yp))
-
-
-def _dask_labels(y, name):
-    """A 1-D Dask array (or numpy array) of labels, from metadata only."""
-    if not is_dask_collection(y):
-        return column_or_1d(y, input_name=name)
-    if getattr(y, "ndim", 1) == 2 and hasattr(y, "columns"):
-        if len(y.columns) != 1:
-            raise ValueError(f"{name} must be 1-D")
-        y = y[y.columns[0]]
-    arr = as_dask_array(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D")
-    return arr

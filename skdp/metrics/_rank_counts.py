@@ -37,8 +37,8 @@ from fractions import Fraction
 import numpy as np
 
 from skdp.metrics._checks import _resolve_pos_label
-from skdp.utils._rowsum import as_dask_array, is_dask_collection, n_rows, row_sum
-from skdp.utils.validation import check_finite, column_or_1d
+from skdp.utils._rowsum import as_1d, is_dask_collection, n_rows, row_sum
+from skdp.utils.validation import check_finite
 
 _DIGIT_BITS = 32
 _BUCKET_ROWS = 1 << 22
@@ -299,28 +299,13 @@ def _check_block(y, s):
         ) from None
 
 
-def _dask_1d(x, name):
-    if not is_dask_collection(x):
-        return column_or_1d(x, input_name=name)
-    if getattr(x, "ndim", 1) == 2 and hasattr(x, "columns"):
-        if len(x.columns) != 1:
-            raise ValueError(f"{name} must be 1-D")
-        x = x[x.columns[0]]
-    arr = as_dask_array(x)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D")
-    return arr
-
-
 def dask_rank_inputs(y_true, y_score, pos_label):
     """``(positive mask, float64 scores, N)`` as aligned 1-D Dask arrays, checked with
     one pass (labels binary, labels and scores finite) that returns at most three labels.
     """
     import dask.array as da
 
-    y, s = _dask_1d(y_true, "y_true"), _dask_1d(y_score, "y_score")
+    y, s = as_1d(y_true, "y_true"), as_1d(y_score, "y_score")
     if s.dtype.kind not in "biuf":
         raise ValueError("y_score must be numeric")
     N = n_rows(y)

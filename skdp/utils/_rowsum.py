@@ -63,6 +63,7 @@ __all__ = [
     "n_rows",
     "column_names",
     "as_dask_array",
+    "as_1d",
     "row_sum",
     "add_partials",
     "fixed_point_gram",
@@ -151,6 +152,25 @@ def as_dask_array(x, dtype=None):
 
 
 # -------------------------------------------------------------- exact partials
+def as_1d(x, name):
+    """A 1-D Dask array from a Dask array/Series/one-column DataFrame (metadata only),
+    or ``column_or_1d`` of an in-memory ``x``; ``ValueError`` naming ``name`` otherwise."""
+    if not is_dask_collection(x):
+        from skdp.utils.validation import column_or_1d
+
+        return column_or_1d(x, input_name=name)
+    if getattr(x, "ndim", 1) == 2 and hasattr(x, "columns"):
+        if len(x.columns) != 1:
+            raise ValueError(f"{name} must be 1-D")
+        x = x[x.columns[0]]
+    arr = as_dask_array(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D")
+    return arr
+
+
 def add_partials(a, b):
     """Exact sum of two partials (``None`` is the identity)."""
     if a is None:
