@@ -88,26 +88,32 @@ def parameter_counts(encoder, classes, params):
     forked torch RNG, so the global stream is left as it was."""
     import torch
 
-    from skdp.synthesis._gan._nets import build_networks
     from skdp.utils._torch import n_parameters
 
     with torch.random.fork_rng(devices=[]):
-        nets = build_networks(
-            encoder.n_encoded_features_,
-            softmax_blocks(encoder),
-            0 if classes is None else len(classes),
-            architecture=params["architecture"],
-            feature_shape=params["feature_shape"],
-            hidden_size=params["hidden_size"],
-            autoencoder=params["autoencoder"],
-            code_dim=params["code_dim"],
-            latent_dim=params["latent_dim"],
-            label_embedding=params["label_embedding"],
-        )
+        nets = _networks(params, encoder.n_encoded_features_, softmax_blocks(encoder), classes)
     return {
         "gan": n_parameters(nets["critic"], nets["generator"]),
         "autoencoder": n_parameters(nets["autoencoder"]) if nets["autoencoder"] else 0,
     }
+
+
+def _networks(params, D, blocks, classes):
+    """The critic, generator and optional autoencoder for the GAN's parameters."""
+    from skdp.synthesis._gan._nets import build_networks
+
+    return build_networks(
+        D,
+        blocks,
+        0 if classes is None else len(classes),
+        architecture=params["architecture"],
+        feature_shape=params["feature_shape"],
+        hidden_size=params["hidden_size"],
+        autoencoder=params["autoencoder"],
+        code_dim=params["code_dim"],
+        latent_dim=params["latent_dim"],
+        label_embedding=params["label_embedding"],
+    )
 
 
 def softmax_blocks(encoder):
@@ -187,7 +193,6 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     """
     import torch
 
-    from skdp.synthesis._gan._nets import build_networks
     from skdp.synthesis._gan._training import GANTraining, TrainingConfig
     from skdp.utils._torch import (
         n_parameters,
@@ -240,18 +245,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         verbose_handler(params["verbose"]),
     ):
         torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
-        nets = build_networks(
-            D,
-            blocks,
-            0 if classes is None else classes.size,
-            architecture=params["architecture"],
-            feature_shape=params["feature_shape"],
-            hidden_size=params["hidden_size"],
-            autoencoder=params["autoencoder"],
-            code_dim=params["code_dim"],
-            latent_dim=params["latent_dim"],
-            label_embedding=params["label_embedding"],
-        )
+        nets = _networks(params, D, blocks, classes)
         nets = {
             k: (v.to(device=device, dtype=tdtype) if v is not None else None)
             for k, v in nets.items()
