@@ -125,7 +125,7 @@ synth.sample(len(df)).to_csv(cfg["out"], index=False)
 """
 
 
-def run_smartnoise(python, name, train, eps, bounds, cats, seed):
+def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600):
     """MST/AIM in the smartnoise venv (a subprocess). ``seed`` is not passed: snsynth
     draws its own randomness."""
     with tempfile.TemporaryDirectory() as d:
@@ -149,7 +149,7 @@ def run_smartnoise(python, name, train, eps, bounds, cats, seed):
             check=True,
             capture_output=True,
             text=True,
-            timeout=3600,
+            timeout=timeout,
         )
         syn = pd.read_csv(out)
     for c in bools:
@@ -229,7 +229,8 @@ def main(argv=None):
         "--smartnoise-python",
         default=os.environ.get("SNSYNTH_PYTHON", SNVENV if os.path.exists(SNVENV) else None),
     )
-    parser.add_argument("--json", default=None, help="also write the rows here")
+    parser.add_argument("--json", default=None, help="also write the rows here (per cell)")
+    parser.add_argument("--sn-timeout", type=float, default=3600, help="seconds per smartnoise fit")
     parser.add_argument(
         "--timing",
         action="store_true",
@@ -251,7 +252,11 @@ def main(argv=None):
     )
     rows = []
     for ds in datasets:
-        df, bounds, cats = DATASETS[ds]()
+        loaded = DATASETS[ds]()
+        if loaded is None:
+            print(f"{ds}: skipped (statsmodels is not installed)", flush=True)
+            continue
+        df, bounds, cats = loaded
         regression = ds in REGRESSION
         perm = np.random.default_rng(0).permutation(len(df))
         cut = int(0.75 * len(df))
@@ -273,7 +278,14 @@ def main(argv=None):
                             syn = SKDP[name](train, eps, bounds, cats, seed)
                         else:
                             syn = run_smartnoise(
-                                args.smartnoise_python, name, train, eps, bounds, cats, seed
+                                args.smartnoise_python,
+                                name,
+                                train,
+                                eps,
+                                bounds,
+                                cats,
+                                seed,
+                                timeout=args.sn_timeout,
                             )
                         fit_s = time.perf_counter() - t0
                         res.append({**evaluate(train, syn, test, cats, regression), "fit_s": fit_s})
@@ -281,6 +293,10 @@ def main(argv=None):
                     except Exception as exc:  # report, keep going
                         msg = getattr(exc, "stderr", "") or str(exc)
                         notes.append(f"{type(exc).__name__}: {msg.strip().splitlines()[-1:]}")
+                        if isinstance(exc, subprocess.TimeoutExpired):
+                            res = []  # a cell is cut whole, never seed by seed
+                            notes.append(f"cell cut: a fit ran past {args.sn_timeout} s")
+                            break
                 med = {
                     k: float(np.median([r[k] for r in res])) if res else math.nan
                     for k in ("tv1", "tv2", "tstr", "fit_s")
@@ -295,7 +311,11 @@ def main(argv=None):
                         runs=[{k: round(v, 4) for k, v in r.items()} for r in res],
                     )
                 )
-                print(rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+                rows[-1]["load"] = round(os.getloadavg()[0], 1)
+                print(rows[-1], flush=True)
+                if args.json:
+                    with open(args.json, "w") as f:
+                        json.dump(rows, f, indent=1, default=str)
     print()
     print("| dataset | method | epsilon | 1-way TV | 2-way TV | TSTR | fit (s) | note |")
     print("|---|---|---|---|---|---|---|---|")
