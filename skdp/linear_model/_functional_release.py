@@ -30,6 +30,11 @@ EIGENVALUE_SHARE = 0.05
 EIGENVALUE_TAIL = 0.05
 #: nominal squared norm of the scaled coefficients that sets the weight of X~^T y~
 NOMINAL_COEF_SQ = 0.25
+#: the adaptive ridge is RIDGE_SCALE d' sd^2 / max(lambda~, sd): the noise variance over the
+#: signal of one direction (Notes of DPLinearRegression)
+RIDGE_SCALE = 0.5
+#: the regularised noisy Gram matrix keeps smallest eigenvalue >= RIDGE_GUARD sd
+RIDGE_GUARD = 3.0
 
 
 def _check_inside(X, lo, hi, columns):
@@ -221,15 +226,17 @@ def _release(
 
 
 def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd):
-    """``max(0, B - lambda~, B - lambda_min(M_noisy))`` with ``B = sd (2 sqrt(d') + 1)``:
-    AdaSSP's ridge, and at least enough to give the noisy matrix smallest eigenvalue
-    ``B`` (post-processing of private values only)."""
+    """``max(0, c d' sd^2 / max(lambda~, sd), g sd - lambda_min(M_noisy))`` with ``c =
+    RIDGE_SCALE``, ``g = RIDGE_GUARD``: the ridge that balances the noise of one
+    direction against its signal, and at least enough to give the noisy matrix smallest
+    eigenvalue ``g sd`` (post-processing of private values and public numbers only)."""
     d = M_noisy.shape[0]
     if entry_sd == 0.0:
         return 0.0
-    bound = entry_sd * (2.0 * math.sqrt(d) + 1.0)
     lam_noisy_matrix = float(np.linalg.eigvalsh(M_noisy)[0])
-    return max(0.0, bound - min_eigenvalue, bound - lam_noisy_matrix)
+    signal = max(float(min_eigenvalue), entry_sd)
+    balance = RIDGE_SCALE * d * entry_sd**2 / signal
+    return max(0.0, balance, RIDGE_GUARD * entry_sd - lam_noisy_matrix)
 
 
 def _grid_laplace_release(values, sensitivity, epsilon):

@@ -18,6 +18,8 @@ from skdp.exceptions import PrivacyLeakWarning
 from skdp.linear_model import DPLinearRegression
 from skdp.linear_model._functional_release import (
     EIGENVALUE_SHARE,
+    RIDGE_GUARD,
+    RIDGE_SCALE,
     _adaptive_ridge,
     _gram_index,
     _objective_coefficients,
@@ -559,7 +561,7 @@ def _release_of(X, y, *, epsilon, gaussian=False, delta=0.0, adaptive=True, seed
 @pytest.mark.parametrize("gaussian", [False, True])
 def test_noisy_gram_plus_ridge_is_positive_definite_at_tiny_epsilon(gaussian):
     """The eigenvalue floor: in 1000 draws at epsilon = 1e-3, the regularised noisy
-    X~^T X~ has smallest eigenvalue >= B > 0 (never indefinite)."""
+    X~^T X~ has smallest eigenvalue >= RIDGE_GUARD sd > 0 (never indefinite)."""
     X, y = _data(200, 3)
     rng = np.random.default_rng(0)
     for seed in range(1000):
@@ -567,7 +569,7 @@ def test_noisy_gram_plus_ridge_is_positive_definite_at_tiny_epsilon(gaussian):
         gram = rel["gram"]
         assert rel["min_eigenvalue"] >= 0.0
         lam = _adaptive_ridge(gram, rel["min_eigenvalue"], rel["entry_sd"])
-        bound = rel["entry_sd"] * (2 * math.sqrt(4) + 1)
+        bound = rel["entry_sd"] * RIDGE_GUARD
         smallest = np.linalg.eigvalsh(gram + lam * np.eye(4))[0]
         assert smallest >= bound * (1 - 1e-9) > 0
     # and through the estimator: nothing is trimmed
@@ -577,23 +579,37 @@ def test_noisy_gram_plus_ridge_is_positive_definite_at_tiny_epsilon(gaussian):
         assert m.n_components_ == 4 and m.regularization_ > 0
 
 
-@pytest.mark.parametrize("d", [2, 4, 11])
-@pytest.mark.parametrize("gaussian", [False, True])
-def test_ridge_bound_exceeds_the_95_percent_quantile_of_the_noise(d, gaussian):
-    """B = sd (2 sqrt(d') + 1) >= the 95 % quantile of -lambda_min(E) for the symmetric
-    noise matrix of the release (the Monte-Carlo fact the docstring states)."""
-    rng = np.random.default_rng(d)
-    if gaussian:
-        U = np.triu(rng.normal(size=(4000, d, d)))
-        sd = 1.0
-    else:
-        U = np.triu(rng.laplace(size=(4000, d, d)))
-        sd = math.sqrt(2)
-    E = U + np.triu(U, 1).transpose(0, 2, 1)
-    q95 = np.quantile(-np.linalg.eigvalsh(E)[:, 0], 0.95)
-    bound = sd * (2 * math.sqrt(d) + 1)
-    assert q95 <= bound
-    assert q95 >= 0.65 * bound  # and not wastefully above it
+def test_adaptive_ridge_balances_noise_against_the_released_eigenvalue():
+    """The rule max(0, c d' sd^2 / max(lambda~, sd), g sd - lambda_min(noisy)): it reads
+    only the noisy matrix, the released eigenvalue and the public sd, falls like
+    1 / lambda~ as the signal grows, is capped at c d' sd when the eigenvalue is below
+    the noise, and is never below what keeps the noisy matrix at g sd."""
+    d, sd = 4, 10.0
+    big = np.diag([1e6, 2e6, 3e6, 4e6])  # noisy matrix far from indefinite
+    ridge = [_adaptive_ridge(big, lam, sd) for lam in (0.0, 5.0, 10.0, 100.0, 1000.0)]
+    cap = RIDGE_SCALE * d * sd
+    assert ridge[0] == pytest.approx(cap) and ridge[1] == pytest.approx(cap)
+    assert ridge[2] == pytest.approx(cap)
+    assert ridge[3] == pytest.approx(cap / 10) and ridge[4] == pytest.approx(cap / 100)
+    # an indefinite noisy matrix: the guard term takes over
+    bad = np.diag([-500.0, 1e6, 1e6, 1e6])
+    assert _adaptive_ridge(bad, 1000.0, sd) == pytest.approx(500.0 + RIDGE_GUARD * sd)
+    assert _adaptive_ridge(bad, 1000.0, 0.0) == 0.0  # non-private: no ridge
+
+
+def test_adaptive_ridge_is_small_when_the_data_dominate_the_noise():
+    """At n = 20,000 rows filling the box and epsilon = 1 the ridge is a tiny fraction of
+    the smallest eigenvalue (no shrinkage), while at n = 300, epsilon = 0.05 it is of the
+    order of the eigenvalue (strong shrinkage towards the middle of bounds_y)."""
+    X, y = _data(20000, 3)
+    m = _fit(X, y, epsilon=1.0, random_state=0)
+    M, _ = _scaled(X, y, BX, BY)
+    lam = np.linalg.eigvalsh(M)[0]
+    assert m.regularization_ < 0.01 * lam
+    X, y = _data(300, 3)
+    m = _fit(X, y, epsilon=0.05, random_state=0)
+    M, _ = _scaled(X, y, BX, BY)
+    assert m.regularization_ > 0.5 * np.linalg.eigvalsh(M)[0]
 
 
 @pytest.mark.parametrize("gaussian", [False, True])
