@@ -19,6 +19,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
+from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins
 from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
@@ -53,8 +54,11 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         ``sigma`` of every DP-SGD step; ``None`` calibrates the smallest one whose
         ``T_ae + T_critic`` steps meet the DP-SGD share of the budget. A given value whose
         epsilon exceeds that share raises ``ValueError`` before training.
-    max_grad_norm : float, default=1.0
+    max_grad_norm : float or None, default=None
         Per-record clipping norm ``C`` (flat L2 over all parameters of the private module).
+        ``None``: ``5 * weight_clip`` for the weight-clipped WGAN critic (0.05 at the
+        default ``weight_clip``; its per-record gradients are of that size, so a larger
+        ``C`` would add noise that clipping never uses), 1.0 otherwise.
     bounds : None, "data", (lo, hi) or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (values outside are clipped silently).
         ``None``: a private estimate at ``0.1 * epsilon``; ``"data"``: read off the data
@@ -76,9 +80,9 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         features). ``channels * length`` must equal the encoded width.
     hidden_size : int or None, default=None
         Width of the MLP layers or base channel count of the conv blocks (default 16; the
-        five blocks use 1, 2, 4, 8, 8 times it). ``None`` for the MLP: from the public
-        encoded width ``D``, ``clip(2 ** ceil(log2(4 D)), 64, 256)`` (64 up to 16 encoded
-        features, 128 up to 32, 256 from 33).
+        five blocks use 1, 2, 4, 8, 8 times it). ``None`` for the MLP: 32 (a small critic
+        keeps the DP-SGD noise, which grows with the number of parameters, below the
+        signal; wider networks fitted worse in ``benchmarks/gan.py``).
     autoencoder : bool, default=False
         RDP-CGAN: pre-train an autoencoder with DP-SGD; the generator then emits a
         ``code_dim`` code that the (frozen) decoder maps to a record.
@@ -90,8 +94,9 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         WGAN critic (critic minimises ``D(fake) - D(real)``, generator ``-D(fake)``) or the
         non-saturating GAN (binary cross-entropy with logits).
     n_critic : int or None, default=None
-        Critic steps per generator step (``None``: 5 for ``"wgan"``, 1 for ``"gan"``).
-        Every critic step is an accounted DP-SGD step.
+        Critic steps per generator step (``None``: 1; the generator's steps cost no
+        privacy, so they are not rationed). Every critic step is an accounted DP-SGD
+        step.
     weight_clip : float or None, default=0.01
         WGAN weight clipping of the critic after every step (post-processing); ignored for
         ``loss="gan"``; ``None`` disables it.
@@ -120,12 +125,13 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         the final generator.
     n_iter : int or None, default=None
         Critic steps ``T_critic`` (each an accounted DP-SGD step). ``None``: a rule on
-        public quantities only (``n`` is public, see Notes; ``B``; the critic and
-        generator parameter count ``P``): ``T = max(100, min(ceil(50 / q),
-        2**32 / (3 B P)))`` with ``q = min(1, B / n)``, i.e. 50 expected passes over the
-        data, within about half a minute of per-record gradients on one core (3
-        per-record passes per step). ``T`` does not depend on ``epsilon``: the noise
-        multiplier is calibrated to it and falls as the budget grows.
+        public quantities only (``n`` is public, see Notes; ``B``; the parameter
+        counts): ``T = max(100, min(ceil(50 / q), 2**32 / (3 B P)))`` with
+        ``q = min(1, B / n)`` and ``P = 2 P_critic + P_generator`` (per-record critic
+        gradients on the real and the fake rows, one batched generator pass), i.e. 50
+        expected passes over the data within a fixed compute budget. ``T`` does not
+        depend on ``epsilon``: the noise multiplier is calibrated to it and falls as the
+        budget grows.
     n_iter_autoencoder : int or None, default=None
         Autoencoder steps ``T_ae`` (``autoencoder=True`` only; each an accounted DP-SGD
         step). ``None``: 10 expected passes, ``ceil(10 / q)``, within the same compute
@@ -136,11 +142,23 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     learning_rate : float, dict or None, default=None
         Adam learning rates: a float for all networks, or a dict with keys among
         ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their
-        defaults). ``None``: 2e-4 for the generator and the critic, 1e-3 for the
-        autoencoder. Adam's betas are fixed at ``(0.5, 0.999)`` (Radford et al. 2016;
-        [1]).
+        defaults). ``None``: 1e-3 for every network. Adam's betas are fixed at
+        ``(0.5, 0.999)`` (Radford et al. 2016; [1]).
     integer_rounding : {"round", "floor"}, default="round"
-        How integer columns are decoded ([1] floors).
+        How integer columns are decoded with ``numeric_encoding="scaled"`` ([1] floors);
+        the binned encoding rounds.
+    numeric_encoding : {"bins", "scaled"}, default="bins"
+        ``"bins"``: each numeric column's declared range is cut into ``n_bins``
+        equal-width bins (public, data-independent); a value is a one-hot bin (a softmax
+        output of the generator) plus its position in the bin (a sigmoid output), and
+        ``sample`` draws the bin from the generator's probabilities. An integer column
+        with at most ``n_bins`` declared values gets one bin per value. ``"scaled"``:
+        one sigmoid output per numeric column, the declared bounds scaled to [0, 1] (the
+        papers' encoding; :meth:`from_paper` uses it).
+    n_bins : int or None, default=None
+        Bins per numeric column for ``"bins"``. ``None``: from public ``n`` and
+        ``epsilon``, ``clip(2 ** round(log2((n * epsilon) ** (1/3))), 4, 16)`` (16 at
+        ``epsilon=inf``); non-decreasing in both.
     accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
         Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
         composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
@@ -173,6 +191,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     schema_ : skdp.utils.schema.TabularSchema
     bounds_ : dict {column: (lo, hi)}
     n_encoded_features_ : int
+    n_bins_ : int or None
+        Bins per numeric column (``numeric_encoding="bins"``), else None.
     classes_ : ndarray or None
     class_prior_ : ndarray or None
         DP, uniform or user prior over ``classes_`` (conditional models).
@@ -250,7 +270,9 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     privacy for people with several rows).
 
     Deviations from the papers: Poisson sampling (both used other samplers), declared
-    bounds scale the data to [0, 1] ([1] used raw values), noise once per step on the
+    bounds scale the data to [0, 1] ([1] used raw values; by default numeric columns are
+    binned on their declared bounds, see ``numeric_encoding``), the WGAN critic's head has
+    no bias (the objective does not depend on it), noise once per step on the
     sum ([2]'s algorithm adds it per micro-batch, its code under-noises), no BatchNorm in
     the critic ([2]), GroupNorm instead of BatchNorm in the generator, no dropout in the
     critic ([1]), conv1d instead of [1]'s conv2d, Adam betas ``(0.5, 0.999)`` for every
@@ -284,7 +306,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
-        "max_grad_norm": [Interval(Real, 0, None, closed="neither")],
+        "max_grad_norm": [None, Interval(Real, 0, None, closed="neither")],
         "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, dict, list],
@@ -311,6 +333,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [None, Interval(Real, 0, None, closed="neither"), dict],
         "integer_rounding": [StrOptions({"round", "floor"})],
+        "numeric_encoding": [StrOptions({"bins", "scaled"})],
+        "n_bins": [None, Interval(Integral, 2, None, closed="left")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
@@ -322,7 +346,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        max_grad_norm=1.0,
+        max_grad_norm=None,
         bounds=None,
         categories=None,
         column_types=None,
@@ -349,6 +373,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         batch_size=None,
         learning_rate=None,
         integer_rounding="round",
+        numeric_encoding="bins",
+        n_bins=None,
         accountant="pld",
         device="auto",
         dtype="float32",
@@ -386,6 +412,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.batch_size = batch_size
         self.learning_rate = learning_rate
         self.integer_rounding = integer_rounding
+        self.numeric_encoding = numeric_encoding
+        self.n_bins = n_bins
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
@@ -451,6 +479,10 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
             fraction=_budget.BOUNDS_FRACTION,
             encoder=dict(categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5),
         )
+        n_bins = None
+        if self.numeric_encoding == "bins":  # public: schema, n, epsilon
+            n_bins = self.n_bins or default_n_bins(n, epsilon)
+            encoder = BinnedEncoder(schema, n_bins)
         Z = encoder.transform(X)
 
         # -- labels and the class prior
@@ -486,6 +518,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self._encoder = encoder
         self.n_encoded_features_ = encoder.n_encoded_features_
+        self.n_bins_ = n_bins
         self.classes_ = classes
         self.class_prior_ = prior
         self.generators_ = gens

@@ -18,7 +18,8 @@ from skdp.utils._logging import verbose_handler
 __all__ = [
     "check_params",
     "learning_rates",
-    "mlp_width",
+    "max_grad_norm",
+    "n_critic",
     "parameter_counts",
     "step_counts",
     "train_networks",
@@ -26,8 +27,27 @@ __all__ = [
 
 #: Adam's betas of every network, fixed (Radford et al. 2016; Beaulieu-Jones et al. 2019).
 BETAS = (0.5, 0.999)
-#: Default Adam learning rate of each network.
-_LEARNING_RATES = {"generator": 2e-4, "critic": 2e-4, "autoencoder": 1e-3}
+#: Default Adam learning rate of each network (one critic step per generator step: see
+#: :func:`n_critic`; measured in ``benchmarks/gan.py``).
+_LEARNING_RATES = {"generator": 1e-3, "critic": 1e-3, "autoencoder": 1e-3}
+#: Default clipping norm of the WGAN critic, in units of ``weight_clip``.
+WGAN_CLIP_PER_WEIGHT_CLIP = 5.0
+
+
+def n_critic(params):
+    """Critic steps per generator step: ``n_critic``, or 1 (``None``)."""
+    return int(params["n_critic"] or 1)
+
+
+def max_grad_norm(params):
+    """The clipping norm ``C``: ``max_grad_norm``, or (``None``) ``5 * weight_clip`` for
+    the weight-clipped WGAN critic (whose per-record gradients are of about that size) and
+    1.0 otherwise."""
+    if params["max_grad_norm"] is not None:
+        return float(params["max_grad_norm"])
+    if params["loss"] == "wgan" and params["weight_clip"] is not None:
+        return WGAN_CLIP_PER_WEIGHT_CLIP * float(params["weight_clip"])
+    return 1.0
 
 
 def learning_rates(value):
@@ -76,12 +96,6 @@ CRITIC_EPOCHS, AUTOENCODER_EPOCHS = 50, 10
 GAN_STEP_COST = 3.0
 
 
-def mlp_width(D):
-    """Default MLP width from the public encoded width ``D``:
-    ``clip(2 ** ceil(log2(4 D)), 64, 256)`` (64 up to 16 encoded features, 128 up to 32)."""
-    return int(min(256, max(64, 2 ** math.ceil(math.log2(max(4 * int(D), 1))))))
-
-
 def parameter_counts(encoder, classes, params):
     """``{"gan": critic + generator parameters, "autoencoder": ...}`` of the networks a
     fit builds (public: they depend on the schema and the parameters only). Built under a
@@ -93,7 +107,9 @@ def parameter_counts(encoder, classes, params):
     with torch.random.fork_rng(devices=[]):
         nets = _networks(params, encoder.n_encoded_features_, softmax_blocks(encoder), classes)
     return {
-        "gan": n_parameters(nets["critic"], nets["generator"]),
+        # the critic's per-record gradients (real and fake rows) dominate a step's work;
+        # the generator takes one batched backward pass
+        "gan": 2 * n_parameters(nets["critic"]) + n_parameters(nets["generator"]),
         "autoencoder": n_parameters(nets["autoencoder"]) if nets["autoencoder"] else 0,
     }
 
@@ -113,17 +129,32 @@ def _networks(params, D, blocks, classes):
         code_dim=params["code_dim"],
         latent_dim=params["latent_dim"],
         label_embedding=params["label_embedding"],
+        critic_bias=params["loss"] != "wgan",  # WGAN: the head's bias cancels out
     )
 
 
 def softmax_blocks(encoder):
-    """``[start, stop)`` of each categorical one-hot block of the encoded row."""
+    """``[start, stop)`` of each block of the encoded row the generator emits as a softmax
+    (categorical one-hot blocks; with the binned encoding also the numeric bin blocks)."""
+    if hasattr(encoder, "softmax_blocks_"):
+        return list(encoder.softmax_blocks_)
     out = []
     for c in encoder.schema:
         if c.kind == "categorical":
             sl = encoder.slices_[c.name]
             out.append((sl.start, sl.stop))
     return out
+
+
+def discrete_mask(encoder):
+    """Coordinates of the encoded row that hold 0/1 indicators (binary, one-hot, bins)."""
+    if hasattr(encoder, "discrete_"):
+        return np.asarray(encoder.discrete_, dtype=bool)
+    discrete = np.zeros(encoder.n_encoded_features_, dtype=bool)
+    for c in encoder.schema:
+        if c.kind in ("binary", "categorical"):
+            discrete[encoder.slices_[c.name]] = True
+    return discrete
 
 
 def step_counts(params, n, *, n_params=None):
@@ -213,24 +244,19 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     device = resolve_device(params["device"])
     tdtype = resolve_dtype(params["dtype"])
     D = encoder.n_encoded_features_
-    blocks, discrete = [], np.zeros(D, dtype=bool)
-    for c in encoder.schema:
-        sl = encoder.slices_[c.name]
-        if c.kind == "categorical":
-            blocks.append((sl.start, sl.stop))
-        if c.kind in ("binary", "categorical"):
-            discrete[sl] = True  # BCE in the autoencoder loss, numeric ones MSE
+    blocks = softmax_blocks(encoder)
+    discrete = discrete_mask(encoder)  # BCE in the autoencoder loss, the rest MSE
     conditional = classes is not None
     lr = learning_rates(params["learning_rate"])
     config = TrainingConfig(
         loss=params["loss"],
-        n_critic=params["n_critic"] or (5 if params["loss"] == "wgan" else 1),
+        n_critic=n_critic(params),
         weight_clip=params["weight_clip"],
         aux_loss_weight=float(params["aux_loss_weight"]),
         clip_fake_gradients=bool(params["clip_fake_gradients"]),
         latent_dim=int(params["latent_dim"]),
         latent_distribution=params["latent_distribution"],
-        max_grad_norm=float(params["max_grad_norm"]),
+        max_grad_norm=max_grad_norm(params),
         lr_generator=lr["generator"],
         lr_critic=lr["critic"],
         lr_autoencoder=lr["autoencoder"],

@@ -30,6 +30,9 @@ __all__ = [
     "conv_plan",
 ]
 
+#: Default width of the MLP networks (``hidden_size=None``; measured in
+#: ``benchmarks/gan.py``: wider critics and generators fitted worse under DP-SGD).
+MLP_WIDTH = 32
 #: Channel multipliers of the five conv blocks (16, 32, 64, 128, 128 at width 16).
 _CONV_MULT = (1, 2, 4, 8, 8)
 
@@ -122,12 +125,19 @@ class _ConvTrunk(nn.Module):
 
 
 class ConvCritic(nn.Module):
-    """1-D conv critic/discriminator: trunk -> Linear(1 + n_classes)."""
+    """1-D conv critic/discriminator: trunk -> Linear(1 + n_classes).
 
-    def __init__(self, in_channels: int, length: int, width: int, n_classes: int = 0):
+    ``head_bias=False`` drops the head's bias: the WGAN objective does not depend on it,
+    and its per-record gradient (of norm 1 for ``D(real)``) would use up the clipping norm
+    while carrying nothing (the real and fake terms cancel).
+    """
+
+    def __init__(
+        self, in_channels: int, length: int, width: int, n_classes: int = 0, head_bias=True
+    ):
         super().__init__()
         self.trunk = _ConvTrunk(in_channels, length, width)
-        self.head = nn.Linear(self.trunk.out_features, 1 + int(n_classes))
+        self.head = nn.Linear(self.trunk.out_features, 1 + int(n_classes), bias=bool(head_bias))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.trunk(x))
@@ -184,16 +194,17 @@ class ConvDecoder(nn.Module):
 
 
 class MLPCritic(nn.Module):
-    """``[Linear -> LeakyReLU(0.2)] x 2 -> Linear(1 + n_classes)``."""
+    """``[Linear -> LeakyReLU(0.2)] x 2 -> Linear(1 + n_classes)`` (``head_bias``: as
+    :class:`ConvCritic`)."""
 
-    def __init__(self, in_features: int, hidden: int, n_classes: int = 0):
+    def __init__(self, in_features: int, hidden: int, n_classes: int = 0, head_bias=True):
         super().__init__()
         self.net = nn.Sequential(
             nn.Linear(int(in_features), hidden),
             nn.LeakyReLU(0.2),
             nn.Linear(hidden, hidden),
             nn.LeakyReLU(0.2),
-            nn.Linear(hidden, 1 + int(n_classes)),
+            nn.Linear(hidden, 1 + int(n_classes), bias=bool(head_bias)),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -314,6 +325,7 @@ def build_networks(
     code_dim,
     latent_dim,
     label_embedding,
+    critic_bias=True,
 ):
     """The modules of one fit: ``{"critic", "generator", "autoencoder", "decoder"}``.
 
@@ -327,15 +339,12 @@ def build_networks(
         0 for an unconditional model.
     architecture, feature_shape, hidden_size, autoencoder, code_dim, latent_dim,
     label_embedding
-        As the estimator's parameters.
+        As the estimator's parameters (``hidden_size`` resolved: an int).
+    critic_bias : bool, default=True
+        Whether the critic's head has a bias (``False`` for the WGAN loss).
     """
     conv = architecture == "conv1d"
-    if hidden_size:
-        width = hidden_size
-    elif conv:
-        width = 16
-    else:  # clip(2 ** ceil(log2(4 D)), 64, 256), see _fit.mlp_width
-        width = int(min(256, max(64, 2 ** math.ceil(math.log2(max(4 * int(D), 1))))))
+    width = int(hidden_size) if hidden_size else (16 if conv else MLP_WIDTH)
     K = int(n_classes)
     if conv:
         C, L = (1, D) if feature_shape is None else tuple(feature_shape)
@@ -359,6 +368,9 @@ def build_networks(
         ae = None
         act = OutputActivation(D, softmax_blocks)
         body = ConvDecoder(g_in, C, L, width, act) if conv else MLPDecoder(g_in, width, D, act)
-    critic = ConvCritic(C, L, width, K) if conv else MLPCritic(D, width, K)
+    if conv:
+        critic = ConvCritic(C, L, width, K, critic_bias)
+    else:
+        critic = MLPCritic(D, width, K, critic_bias)
     generator = ConditionalGenerator(body, latent_dim, K, label_embedding)
     return {"critic": critic, "generator": generator, "autoencoder": ae, "decoder": decoder}

@@ -39,6 +39,7 @@ PRESETS = {
             n_checkpoints=10, top_k=5, scorers=("logistic_regression", "random_forest")
         ),
         integer_rounding="floor",
+        numeric_encoding="scaled",  # [1] scales each value into one output
     ),
     # Torfi et al. (2022) (sigma calibrated: the paper gives none).
     "rdp_cgan": dict(
@@ -50,9 +51,11 @@ PRESETS = {
         loss="wgan",
         weight_clip=0.01,
         n_critic=1,
+        max_grad_norm=1.0,
         learning_rate=5e-3,  # Adam betas stay (0.5, 0.999): the paper used (0.9, 0.999)
         batch_size=64,
         epsilon=1.0,
         delta=1e-5,
+        numeric_encoding="scaled",  # one output per numeric column, as in the paper
     ),
 }

@@ -123,6 +123,8 @@ def decode(encoder, schema, Z, integer_rounding, rng=None):
     ``"round"`` leaves the rounding to the encoder. With ``rng``, binary and categorical
     levels are drawn from the generator's probabilities (:func:`draw_discrete`).
     """
+    if hasattr(encoder, "decode"):  # the binned encoding draws and decodes itself
+        return encoder.decode(Z, rng)
     if rng is not None:
         Z = draw_discrete(encoder, schema, Z, rng)
     if integer_rounding == "floor":

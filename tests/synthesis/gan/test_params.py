@@ -52,10 +52,10 @@ def test_old_parameter_names_are_gone():
 
 
 def test_learning_rates_resolve_float_dict_and_defaults():
-    assert _fit.learning_rates(None) == {"generator": 2e-4, "critic": 2e-4, "autoencoder": 1e-3}
+    assert _fit.learning_rates(None) == {"generator": 1e-3, "critic": 1e-3, "autoencoder": 1e-3}
     assert set(_fit.learning_rates(0.01).values()) == {0.01}
     lr = _fit.learning_rates({"critic": 0.05})
-    assert lr == {"generator": 2e-4, "critic": 0.05, "autoencoder": 1e-3}
+    assert lr == {"generator": 1e-3, "critic": 0.05, "autoencoder": 1e-3}
     with pytest.raises(ValueError, match="learning_rate keys"):
         _fit.learning_rates({"discriminator": 0.1})
     with pytest.raises(ValueError, match="positive"):
@@ -74,7 +74,7 @@ def test_learning_rate_reaches_the_optimizers(monkeypatch):
     DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"generator": 0.03}, **FAST).fit(
         _X()
     )
-    assert (seen[-1].lr_generator, seen[-1].lr_critic) == (0.03, 2e-4)
+    assert (seen[-1].lr_generator, seen[-1].lr_critic) == (0.03, 1e-3)
     with pytest.raises(ValueError, match="learning_rate"):
         DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"g": 1.0}, **FAST).fit(_X())
 
@@ -105,8 +105,19 @@ def test_default_schedule_adapts_to_n_and_model_size():
     assert small[:2] == (64, 64 / 600) and small[3] == math.ceil(50 * 600 / 64)
     # a tiny table: at least 100 steps
     assert _fit.step_counts(params, 60, n_params={"gan": 5000})[3] == 100
-    # model size from the public encoded width
-    assert [_fit.mlp_width(d) for d in (3, 16, 17, 32, 33, 500)] == [64, 64, 128, 128, 256, 256]
+    # the MLP width is a public constant; the WGAN clipping norm follows weight_clip
+    from skdp.synthesis._gan._nets import MLP_WIDTH, build_networks
+
+    nets = build_networks(
+        7, [], 0, architecture="mlp", feature_shape=None, hidden_size=None,
+        autoencoder=False, code_dim=4, latent_dim=5, label_embedding="concat",
+    )  # fmt: skip
+    assert nets["critic"].net[0].out_features == MLP_WIDTH == 32
+    assert _fit.max_grad_norm(params) == pytest.approx(5 * params["weight_clip"])
+    assert _fit.max_grad_norm({**params, "loss": "gan"}) == 1.0
+    assert _fit.max_grad_norm({**params, "weight_clip": None}) == 1.0
+    assert _fit.max_grad_norm({**params, "max_grad_norm": 0.3}) == 0.3
+    assert _fit.n_critic(params) == 1 and _fit.n_critic({**params, "n_critic": 5}) == 5
 
 
 def test_fitted_vocabulary():
