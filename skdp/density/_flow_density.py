@@ -124,8 +124,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         flow on tables of up to about 60 encoded features), where an OpenMP pool costs
         more than it saves and collapses when other processes keep the cores busy;
         otherwise torch's current setting. An int: that many threads; negative values
-        count back from the available CPUs (``-1``: all). Under an int ``random_state``
-        the value is part of the seed material, like every parameter.
+        count back from the available CPUs (``-1``: all). It is not seed material:
+        a seeded fit draws the same noise whatever ``n_jobs``.
     verbose : int, default=0
         Show progress on standard error (step, epsilon spent so far; the training loss
         only when ``epsilon=inf``): attaches a handler to the ``"skdp"`` logger for the

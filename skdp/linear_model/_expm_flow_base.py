@@ -277,8 +277,8 @@ _COMMON_PARAMS_DOC = """
         e.g. 10,000 rows of 10 features), where an OpenMP pool costs more than it saves
         and collapses when other processes keep the cores busy; otherwise torch's
         current setting. An int: that many threads; negative values count back from the
-        available CPUs (``-1``: all). Under an int ``random_state`` the value is part of
-        the seed material, like every parameter.
+        available CPUs (``-1``: all). It is not seed material: a seeded fit draws the same noise
+        whatever ``n_jobs``.
     verbose : int, default=0
         Show the reverse-KL training progress (steps only; the loss, an un-noised
         function of the training data, is not shown) on standard error: attaches a

@@ -142,8 +142,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an OpenMP pool costs
         more than it saves and collapses when other processes keep the cores busy;
         otherwise torch's current setting. An int: that many threads; negative values
-        count back from the available CPUs (``-1``: all). Under an int ``random_state``
-        the value is part of the seed material, like every parameter.
+        count back from the available CPUs (``-1``: all). It is not seed material:
+        a seeded fit draws the same noise whatever ``n_jobs``.
     verbose : int, default=0
         Print the step and the epsilon spent so far (and the loss when ``epsilon=inf``).
     random_state : None, int, SeedSequence or Generator, default=None

@@ -9,8 +9,9 @@ scorers) use :func:`release_rng`. Both bind the seed to **what is released**:
   gets independent noise. This is what a real release uses.
 * any other ``random_state`` (an int, a ``SeedSequence``, a ``Generator`` or a
   ``RandomState``) is hashed (BLAKE2b) together with the estimator's class, all of its
-  ``get_params()``, a release tag and canonical bytes of the training data. The same
-  seed, data and parameters reproduce a fit bit for bit; a different training set
+  ``get_params()`` (except the execution-only ones, :data:`EXECUTION_PARAMS`), a release
+  tag and canonical bytes of the training data. The same seed, data and parameters
+  reproduce a fit bit for bit, whatever ``n_jobs`` or ``verbose``; a different training set
   (another cross-validation fold, a neighbouring data set) or a different parameter
   set (another point of a grid over ``epsilon``) gets noise that is independent of it.
   Without this, ``clone`` copies the int seed into every fold of a cross-validation and
@@ -47,6 +48,12 @@ __all__ = [
 ]
 
 _DIGEST_SIZE = 32
+
+#: Parameters that say how a fit runs, not what it releases: left out of the seed
+#: material, so that (as in scikit-learn) a seeded fit gives the same noise whatever the
+#: thread count or the verbosity. The same release twice leaks nothing new, while two
+#: releases with independent noise would each cost the budget.
+EXECUTION_PARAMS = frozenset({"n_jobs", "verbose", "pre_dispatch"})
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -452,8 +459,10 @@ def fit_streams(
     ----------
     random_state : None, int, SeedSequence, Generator or RandomState
         ``None``: fresh OS entropy. Otherwise the seed is hashed with the class of
-        ``estimator``, all of its ``get_params(deep=False)`` except ``random_state``,
-        ``tag``, and canonical bytes of ``X``, ``y`` and ``sample_weight``.
+        ``estimator``, all of its ``get_params(deep=False)`` except ``random_state`` and
+        the execution-only :data:`EXECUTION_PARAMS` (``n_jobs``, ``verbose``,
+        ``pre_dispatch``), ``tag``, and canonical bytes of ``X``, ``y`` and
+        ``sample_weight``.
     names : sequence of str
         Stream names, in a fixed order (append new ones at the end).
     estimator : estimator
@@ -489,8 +498,11 @@ def fit_streams(
     """
     if random_state is None:
         return _spawn(np.random.SeedSequence(), names)
-    params = dict(estimator.get_params(deep=False))
-    params.pop("random_state", None)
+    params = {
+        name: value
+        for name, value in estimator.get_params(deep=False).items()
+        if name != "random_state" and name not in EXECUTION_PARAMS
+    }
     parts = {"class": _qualname(type(estimator)), "params": params}
     rows = {"X": X, "y": y, "sample_weight": sample_weight}
     return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)

@@ -74,6 +74,34 @@ def test_fit_streams_bind_seed_to_data_parameters_and_tag():
     assert _draw(None, X=X, y=y) != _draw(None, X=X, y=y)  # fresh entropy
 
 
+def test_execution_only_parameters_are_not_seed_material():
+    """n_jobs / verbose say how a fit runs: a seeded fit draws the same noise whatever
+    they are (as in scikit-learn), while every other parameter still changes it."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.arange(12.0).reshape(6, 2)
+    y = np.array([0, 1, 0, 1, 0, 1])
+    base = _draw(X=X, y=y, estimator=LogisticRegression())
+    for params in ({"n_jobs": 2}, {"n_jobs": -1}, {"verbose": 3}):
+        assert base == _draw(X=X, y=y, estimator=LogisticRegression(**params)), params
+    assert base != _draw(X=X, y=y, estimator=LogisticRegression(C=2.0))
+
+
+def test_seeded_torch_fit_does_not_depend_on_n_jobs_or_verbose():
+    pytest.importorskip("torch")
+    from skdp.density import DPFlowDensity
+
+    X = np.random.default_rng(0).uniform(size=(60, 2))
+    kw = dict(epsilon=1.0, delta=1e-3, bounds=(0.0, 1.0), n_iter=3, random_state=7)
+    kw.update(n_layers=1, batch_size=16, device="cpu", dtype="float64")
+    ref = DPFlowDensity(**kw, n_jobs=1).fit(X).score_samples(X)
+    for params in ({"verbose": 1}, {"n_jobs": 2}):
+        out = DPFlowDensity(**kw, **params).fit(X).score_samples(X)
+        np.testing.assert_allclose(out, ref, rtol=1e-9, err_msg=str(params))
+    other = DPFlowDensity(**{**kw, "epsilon": 2.0}, n_jobs=1).fit(X).score_samples(X)
+    assert not np.allclose(other, ref)
+
+
 def test_digest_of_rows_is_ordered_unless_asked_for_a_multiset():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
