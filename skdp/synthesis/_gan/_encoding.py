@@ -83,7 +83,7 @@ class BinnedEncoder:
         pos = 0
         self.slices_, self._edges, self._has_pos = {}, {}, {}
         self.softmax_blocks_ = []
-        discrete, binary = [], []
+        discrete = []
         for c in schema:
             if c.is_numeric:
                 lo, hi = (float(v) for v in c.bounds)
@@ -101,7 +101,6 @@ class BinnedEncoder:
             elif c.kind == "binary":
                 width = 1
                 discrete.append(True)
-                binary.append(pos)
             else:
                 width = len(c.categories)
                 self.softmax_blocks_.append((pos, pos + width))
@@ -110,8 +109,6 @@ class BinnedEncoder:
             pos += width
         self.n_encoded_features_ = pos
         self.discrete_ = np.asarray(discrete, dtype=bool)
-        self.binary_ = np.zeros(pos, dtype=bool)
-        self.binary_[binary] = True
 
     def transform(self, X):
         """Encode ``X`` (validated and clipped to the bounds like :class:`TabularEncoder`)."""
