@@ -70,47 +70,20 @@ so the times in table D are inflated and only their ratios matter)::
 
     (total 958 s, 20 replicates)
 
-Table E (issue 19 §5): ``SubsampledExpMedian(n_clusters=3, epsilon=eps, bounds=(0, 1))``
-and nothing else ("SSEM eucl"; "SSEM L1" adds ``metric="manhattan"``, the metric scored)
-against diffprivlib 0.6.6's ``KMeans`` with the same public box, run through
+Table E (issue 19 §5): ``SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1))``
+and nothing else ("SSEM default"; "SSEM L1" adds ``metric="manhattan"``, the metric
+scored) against diffprivlib 0.6.6's ``KMeans`` with the same public box, run through
 ``subprocess`` in a venv with scikit-learn 1.5.2 (``DPL_PYTHON``, default
 ``/tmp/dplvenv/bin/python``; diffprivlib does not import with scikit-learn 1.9), and
 non-private k-means (``n_init=10``) and L1 k-medians (Lloyd with coordinate-wise medians
 from the k-means centres). Score: mean L1 distance of the rows to the nearest centre,
-mean/max over seeds 0-4 ("L1/km": SSEM L1 over k-means; "s": seconds per SSEM fit). The
-simulator (three Gaussian blobs, sd 0.08, clipped to [0, 1]^3) draws new data per seed;
-the public data sets are fixed and only the mechanisms' seeds vary. Digits are scaled
-by their public pixel range 0..16, iris by a declared range 0..8 cm.
-``python benchmarks/kmedian.py --table E --seeds 5`` (about 90 s; OMP_NUM_THREADS=1,
-2-core machine with load average 2.4-5 from other jobs, so times are inflated)::
-
-    ### E. mean L1 distance to the nearest of k=3 centres, mean (max) over 5 seeds
-
-    | data | eps | k-means | L1 k-med | SSEM L1 | SSEM eucl | diffprivlib | L1/km | s |
-    |---|---|---|---|---|---|---|---|---|
-    | blobs 12,588 | 0.1 | 0.1911 | 0.1911 | 0.2063/0.2162 | 0.2047 | 0.2908/0.3628 | 1.079 | 0.67 |
-    | blobs 12,588 | 1 | 0.1911 | 0.1911 | 0.1918/0.1930 | 0.1917 | 0.1992/0.2032 | 1.003 | 0.66 |
-    | blobs 12,588 | 10 | 0.1911 | 0.1911 | 0.1912/0.1922 | 0.1912 | 0.1912/0.1922 | 1.000 | 0.94 |
-    | blobs 5,000 | 0.1 | 0.1912 | 0.1912 | 0.2635/0.2861 | 0.3176 | 0.4067/0.4268 | 1.378 | 0.09 |
-    | blobs 5,000 | 1 | 0.1912 | 0.1912 | 0.1935/0.1959 | 0.1931 | 0.2297/0.3258 | 1.012 | 0.17 |
-    | blobs 5,000 | 10 | 0.1912 | 0.1912 | 0.1913/0.1921 | 0.1913 | 0.2243/0.3542 | 1.000 | 0.24 |
-    | digits | 0.1 | 10.5595 | 9.8489 | 26.4598/28.3167 | 25.2247 | 22.5109/24.6449 | 2.506 | 0.51 |
-    | digits | 1 | 10.5595 | 9.8489 | 21.8673/23.0096 | 21.5537 | 14.4876/15.1695 | 2.071 | 0.73 |
-    | digits | 10 | 10.5595 | 9.8489 | 16.6305/17.4563 | 17.3689 | 11.4877/11.8169 | 1.575 | 0.81 |
-    | iris | 0.1 | 0.1352 | 0.1327 | 0.8023/1.1686 | 0.7117 | 0.9608/1.1198 | 5.932 | 0.01 |
-    | iris | 1 | 0.1352 | 0.1327 | 0.5527/0.7327 | 0.4967 | 0.7988/1.0613 | 4.086 | 0.01 |
-    | iris | 10 | 0.1352 | 0.1327 | 0.1992/0.2112 | 0.1893 | 0.2921/0.4174 | 1.472 | 0.01 |
-
-At n >= 5,000 and epsilon = 1 on the simulator SubsampledExpMedian is within 1.2 % of
-non-private k-means (0.3 % at n = 12,588) and better than diffprivlib's KMeans (0.1918
-vs 0.1992, 0.1935 vs 0.2297); at epsilon = 10 the two tie at n = 12,588, at
-epsilon = 0.1 SubsampledExpMedian is better at both n. No package-shipped public data
-set has n >= 5,000: on digits (n = 1,797, d = 64) SubsampledExpMedian is far worse than
-diffprivlib at every epsilon (the local rounds' sensitivity grows with d, and the
-coarse first round has only 64 random public points in 64 dimensions), and on iris
-(n = 150) both are far from k-means, SubsampledExpMedian less so. With more clusters
-the search is weaker: six blobs (sd 0.05) in [0, 1]^3 at n = 5,000 and epsilon = 1
-reach 1.14 x the k-means cost (4 seeds; not in the table).
+mean/max over seeds 0-4. Data: a simulator (three Gaussian blobs, sd 0.08, clipped to
+[0, 1]^3, new data per seed), statsmodels' randhie and fair (k = 3 and 5; columns and
+codebook bounds in :func:`public_tables`; skipped with a note without statsmodels),
+digits (public pixel range 0..16) and iris (declared range 0..8 cm); the public data
+are fixed and only the mechanisms' seeds vary. ``cd benchmarks && OMP_NUM_THREADS=1
+PYTHONPATH=.. python kmedian.py --table E --seeds 5`` (about 6 minutes). Results and
+their reading: ``doc/benchmarks_models.rst`` (:ref:`benchmarks-kmedian`).
 
 Shape against the thesis (§8.3): at epsilon = 0.1 and n = 100 no private method beats
 ``random`` by much; at n = 1000, epsilon >= 1, ``em`` is within ~5 % of the optimum
@@ -350,28 +323,85 @@ def blobs(n, seed, k=3, d=3, sd=0.08):
     return np.clip(centres[rng.integers(k, size=n)] + rng.normal(0, sd, (n, d)), 0, 1)
 
 
+def _statsmodels_data(name):
+    """A statsmodels data set as a DataFrame, or None (with a printed note) without
+    statsmodels, which is not a dependency of skdp."""
+    try:
+        import statsmodels.api as sm
+    except ImportError:
+        print(f"note: statsmodels is not installed; the {name} rows are skipped")
+        return None
+    return getattr(sm.datasets, name).load_pandas().data
+
+
+def public_tables():
+    """Package-shipped tables with n >= 5,000, numeric columns mapped onto [0, 1] by
+    bounds from the codebook (``statsmodels.api.datasets.<name>.NOTE``) or, where it
+    gives none, by a declared cap (values above it are clipped): never read off the data.
+
+    * randhie (20,190 rows): lncoins = ln(coinsurance + 1) with coinsurance in 0..100
+      (codebook), so [0, ln 101]; ln(1 + mdvis), MD visits capped at a declared 100 a
+      year, so [0, ln 101]; disea, the number of chronic diseases, declared cap 100;
+      physlm, 0/1.
+    * fair (6,366 rows): rate_marriage 1..5, religious 1..4, educ 9..20 (codebook); age
+      (16, 60), yrs_married (0, 40) and children (0, 10), declared caps.
+    """
+    out = []
+    r = _statsmodels_data("randhie")
+    if r is not None:
+        ln101 = math.log(101.0)
+        R = np.column_stack(
+            [
+                r["lncoins"] / ln101,
+                np.log1p(r["mdvis"].clip(0, 100)) / ln101,
+                r["disea"].clip(0, 100) / 100.0,
+                r["physlm"],
+            ]
+        )
+        out.append(("randhie (20,190 x 4)", np.clip(R, 0, 1)))
+    f = _statsmodels_data("fair")
+    if f is not None:
+        cols = [
+            ("rate_marriage", 1, 5),
+            ("religious", 1, 4),
+            ("educ", 9, 20),
+            ("age", 16, 60),
+            ("yrs_married", 0, 40),
+            ("children", 0, 10),
+        ]
+        F = np.column_stack([(f[c].clip(lo, hi) - lo) / (hi - lo) for c, lo, hi in cols])
+        out.append(("fair (6,366 x 6)", F))
+    return out
+
+
 def e_datasets(quick):
-    """(name, X in [0, 1]^d by public bounds, varies with seed)."""
+    """(name, X in [0, 1]^d by public bounds, varies with seed, values of k)."""
     from sklearn.datasets import load_digits, load_iris
 
     digits = load_digits().data / 16.0  # public pixel range 0..16
     iris = load_iris().data / 8.0  # declared public range 0..8 cm
     sets = [
-        ("blobs n=12,588", lambda s: blobs(12_588, s)),
-        ("blobs n=5,000", lambda s: blobs(5_000, s)),
+        ("blobs n=12,588", lambda s: blobs(12_588, s), (3,)),
+        ("blobs n=5,000", lambda s: blobs(5_000, s), (3,)),
     ]
     if quick:
-        sets = [("blobs n=2,000", lambda s: blobs(2_000, s))]
-    sets += [("digits (1,797 x 64, /16)", lambda s: digits), ("iris (150 x 4, /8)", lambda s: iris)]
+        sets = [("blobs n=2,000", lambda s: blobs(2_000, s), (3,))]
+    for name, X in public_tables():
+        sets.append((name, lambda s, X=X: X, (3, 5)))
+    sets += [
+        ("digits (1,797 x 64, /16)", lambda s: digits, (3,)),
+        ("iris (150 x 4, /8)", lambda s: iris, (3,)),
+    ]
     return sets
 
 
-def table_e(seeds, epsilons=(0.1, 1.0, 10.0), k=3, quick=False):
+def table_e(seeds, epsilons=(0.1, 1.0, 10.0), quick=False):
     """Mean L1 distance to the nearest of k centres, mean over seeds (lower is better)."""
     from sklearn.cluster import KMeans
 
     header = [
         "data",
+        "k",
         "epsilon",
         "k-means",
         "L1 k-medians",
@@ -379,55 +409,68 @@ def table_e(seeds, epsilons=(0.1, 1.0, 10.0), k=3, quick=False):
         "SSEM (default)",
         "diffprivlib KMeans",
         "SSEM (L1) / k-means",
+        "diffprivlib / k-means",
         "s per SSEM fit",
     ]
     rows = []
-    for name, make in e_datasets(quick):
-        base, kmed = [], []
-        for s in seeds:
-            X = make(s)
-            km = KMeans(n_clusters=k, n_init=10, random_state=s).fit(X)
-            base.append(mean_l1(X, km.cluster_centers_))
-            kmed.append(mean_l1(X, l1_kmedians(X, km.cluster_centers_)))
-        dpl = {}
-        for s in seeds:  # one subprocess per seed keeps the data of that seed
-            C = diffprivlib_centres(make(s), list(epsilons), [s], k)
-            if C is not None:
-                dpl[s] = C[:, 0]
-        for i, eps in enumerate(epsilons):
-            l1, dflt, times, dp = [], [], [], []
-            for s in seeds:
-                X = make(s)
-                t0 = time.perf_counter()
-                est = SubsampledExpMedian(
-                    n_clusters=k, epsilon=eps, bounds=(0, 1), metric="manhattan", random_state=s
-                ).fit(X)
-                times.append(time.perf_counter() - t0)
-                l1.append(mean_l1(X, est.cluster_centers_))
-                est = SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1), random_state=s)
-                dflt.append(mean_l1(X, est.fit(X).cluster_centers_))
-                if s in dpl:
-                    dp.append(mean_l1(X, dpl[s][i]))
-            rows.append(
-                [
-                    name,
-                    f"{eps:g}",
-                    f"{np.mean(base):.4f}",
-                    f"{np.mean(kmed):.4f}",
-                    f"{np.mean(l1):.4f} (max {np.max(l1):.4f})",
-                    f"{np.mean(dflt):.4f}",
-                    f"{np.mean(dp):.4f} (max {np.max(dp):.4f})" if dp else "(no venv)",
-                    f"{np.mean(l1) / np.mean(base):.3f}",
-                    f"{np.mean(times):.2f}",
-                ]
-            )
-            print(rows[-1], flush=True)
+    t_start = time.perf_counter()
+    for name, make, ks in e_datasets(quick):
+        for k in ks:
+            rows += _table_e_rows(name, make, k, seeds, epsilons, KMeans)
     table(
-        f"E. mean L1 distance to the nearest of k={k} centres, mean over {len(seeds)} seeds "
-        "(SubsampledExpMedian from k, epsilon and bounds=(0, 1) alone vs diffprivlib 0.6.6 KMeans)",
+        f"E. mean L1 distance to the nearest of k centres, mean over {len(seeds)} seeds "
+        "(SubsampledExpMedian from k, epsilon and bounds=(0, 1) alone vs diffprivlib 0.6.6 "
+        f"KMeans; {time.perf_counter() - t_start:.0f} s, load average "
+        f"{os.getloadavg()[0]:.1f}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')})",
         header,
         rows,
     )
+
+
+def _table_e_rows(name, make, k, seeds, epsilons, KMeans):
+    base, kmed = [], []
+    for s in seeds:
+        X = make(s)
+        km = KMeans(n_clusters=k, n_init=10, random_state=s).fit(X)
+        base.append(mean_l1(X, km.cluster_centers_))
+        kmed.append(mean_l1(X, l1_kmedians(X, km.cluster_centers_)))
+    dpl = {}
+    for s in seeds:  # one subprocess per seed keeps the data of that seed
+        C = diffprivlib_centres(make(s), list(epsilons), [s], k)
+        if C is not None:
+            dpl[s] = C[:, 0]
+    rows = []
+    for i, eps in enumerate(epsilons):
+        l1, dflt, times, dp = [], [], [], []
+        for s in seeds:
+            X = make(s)
+            t0 = time.perf_counter()
+            est = SubsampledExpMedian(
+                n_clusters=k, epsilon=eps, bounds=(0, 1), metric="manhattan", random_state=s
+            ).fit(X)
+            times.append(time.perf_counter() - t0)
+            l1.append(mean_l1(X, est.cluster_centers_))
+            est = SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1), random_state=s)
+            dflt.append(mean_l1(X, est.fit(X).cluster_centers_))
+            if s in dpl:
+                dp.append(mean_l1(X, dpl[s][i]))
+        rows.append(
+            [
+                name,
+                k,
+                f"{eps:g}",
+                f"{np.mean(base):.4f}",
+                f"{np.mean(kmed):.4f}",
+                f"{np.mean(l1):.4f} (max {np.max(l1):.4f})",
+                f"{np.mean(dflt):.4f}",
+                f"{np.mean(dp):.4f} (max {np.max(dp):.4f})" if dp else "(no venv)",
+                f"{np.mean(l1) / np.mean(base):.3f}",
+                f"{np.mean(dp) / np.mean(base):.3f}" if dp else "",
+                f"{np.mean(times):.2f}",
+            ]
+        )
+        print(rows[-1], flush=True)
+    return rows
 
 
 def main(argv=None):
