@@ -156,7 +156,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         one sigmoid output per numeric column, the declared bounds scaled to [0, 1] (the
         papers' encoding; :meth:`from_paper` uses it).
     n_bins : int or None, default=None
-        Bins per numeric column for ``"bins"``. ``None``: from public ``n`` and
+        Bins per numeric column for ``"bins"`` (2 to 1024: each bin is a generator
+        output). ``None``: from public ``n`` and
         ``epsilon``, ``clip(2 ** round(log2((n * epsilon) ** (1/3))), 4, 16)`` (16 at
         ``epsilon=inf``); non-decreasing in both.
     accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
@@ -334,7 +335,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "learning_rate": [None, Interval(Real, 0, None, closed="neither"), dict],
         "integer_rounding": [StrOptions({"round", "floor"})],
         "numeric_encoding": [StrOptions({"bins", "scaled"})],
-        "n_bins": [None, Interval(Integral, 2, None, closed="left")],
+        "n_bins": [None, Interval(Integral, 2, 1024, closed="both")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
