@@ -175,7 +175,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         networks at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an
         OpenMP pool costs more than it saves; otherwise torch's current setting. An int:
         that many threads; negative values count back from the available CPUs (``-1``:
-        all). Under an int ``random_state`` the value is part of the seed material.
+        all). It is not seed material: a seeded fit draws the same noise whatever it is.
     verbose : int, default=0
         Show progress on standard error (phase, step, DP-SGD epsilon spent so far; no
         loss): attaches a handler to the ``"skdp"`` logger for the duration of ``fit``
