@@ -249,6 +249,11 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
       private rows (changes by at most 1, monotone), chosen by report-noisy-max with
       ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``.
 
+    The binned numeric encoding (``numeric_encoding="bins"``) is a function of the public
+    schema (declared or privately estimated bounds) and of public ``n`` and ``epsilon``
+    only (the rule under ``n_bins``); the encoded rows are read
+    only by the DP-SGD steps, so it adds no mechanism and no charge.
+
     Accountant (default ``"pld"``): the privacy loss distribution of the subsampled Gaussian
     composed numerically (pessimistic discretisation, both neighbouring directions),
     reported as the minimum with the RDP bound (exact orders, improved conversion); both are
