@@ -6,6 +6,7 @@
 * :mod:`._fit`: from the parameters to trained networks (plain values, no estimator);
 * :mod:`._training`: the DP-SGD training loops (plain values in, no estimator);
 * :mod:`._losses`: per-record losses;
+* :mod:`._encoding`: the binned numeric encoding (public bins from the declared bounds);
 * :mod:`._checkpoint`: DP checkpoint selection and its parameter object
   :class:`~skdp.synthesis.CheckpointSelection`;
 * :mod:`._nets`: the torch networks; :mod:`._sampling`: ``sample``/``sample_labeled``,
