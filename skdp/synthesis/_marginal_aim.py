@@ -240,6 +240,13 @@ class JunctionModel:
                     p, sep = parent
                     r = _margin(tables[p], self.cliques[p], sep)
                 new = tuple(j for j in c if j not in sep)
+                if not new:  # a clique inside its parent (a later clique contains it)
+                    tables[k] = _margin(tables[p], self.cliques[p], c)
+                    new_links = [(o, g) for o, g in self.links[k] if o not in seen]
+                    for other, g in new_links:
+                        seen.add(other)
+                        queue.append((other, (k, g)))
+                    continue
                 perm = [c.index(j) for j in sep + new]
                 M = np.transpose(comb[k][0] / n_hat, perm).reshape(
                     int(np.prod([self.csizes[j] for j in sep])), -1

@@ -190,6 +190,26 @@ def test_candidates_keep_a_junction_tree():
     assert m.admissible((1, 3, 4)) and not m.admissible((2, 3, 4))
 
 
+def test_a_clique_inside_a_later_clique_is_estimated_and_sampled_once():
+    # (2, 3) is measured, then (1, 2, 3) joins it to the component of (0, 1): the
+    # breadth-first pass from (0, 1) reaches (2, 3) through the separator (2, 3), with
+    # no new column (this raised IndexError; seen on diabetes data at epsilon = 1)
+    rng = np.random.default_rng(0)
+    m = JunctionModel([3, 3, 3, 3])
+    for c in [(0, 1), (2, 3), (1, 2, 3)]:
+        assert m.admissible(c)
+        m.add(c, rng.integers(5, 50, (3,) * len(c)), 1.0)
+    y1 = [np.full(3, 100.0) for _ in range(4)]
+    nodes, tables, n_hat = m.estimate(y1, [np.ones(3)] * 4, [300.0] * 4, [3.0] * 4)
+    for c, t in zip(m.cliques, tables, strict=True):
+        assert t.shape == (3,) * len(c) and np.all(t >= 0) and t.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(tables[1], tables[2].sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(tables[0].sum(axis=0), tables[2].sum(axis=(1, 2)), atol=1e-9)
+    # every column is drawn exactly once by the ancestral order
+    drawn = [j for _, new, _ in m.order for j in new]
+    assert sorted(drawn) == [0, 1, 2, 3]
+
+
 def test_dask_input_is_refused():
     dd = pytest.importorskip("dask.dataframe")
     df = _frame(200)
