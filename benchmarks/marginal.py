@@ -14,6 +14,9 @@ for every synthesizer, so no budget goes to bounds):
   visit count, BMI and diabetes, age and blood pressure).
 * ``repeated``: :func:`skdp.datasets.make_nonlinear_repeated_measures` (6,000 subjects;
   covariates w2..w4, measurements x1..x5, label ``w1 > 0.5``).
+* ``fair``: statsmodels' Fair (1978) survey of 6,366 married women, label
+  ``affairs > 0``; bounds and integer scales from the codebook (see :func:`fair`);
+  skipped with a note when statsmodels is not installed (not a dependency of skdp).
 
 Each data set is split 75/25 into train/test (fixed split). For epsilon in {1, 10}
 (``delta = 1e-5`` for the marginal synthesizer; the histogram is pure epsilon-DP) and

@@ -20,7 +20,9 @@ sets, classification labels), ``diabetes_reg`` (the same rows with the continuou
 disease-progression target, declared range (25, 346): TSTR R²), ``clinical`` (a
 simulated 10-column mixed clinical table; ``clinical7``: its first 5 columns, the visit
 count and the outcome) and ``repeated``
-(:func:`skdp.datasets.make_nonlinear_repeated_measures`). Each is split 75/25 (fixed).
+(:func:`skdp.datasets.make_nonlinear_repeated_measures`), and ``fair`` (statsmodels'
+Fair 1978 survey, 6,366 rows, label ``affairs > 0``, bounds from the codebook; skipped
+with a note when statsmodels is not installed). Each is split 75/25 (fixed).
 
 Metrics (non-private evaluation, :mod:`skdp.metrics`): mean 1-way and 2-way total
 variation between the real training rows and as many synthetic rows (10 bins), TSTR
