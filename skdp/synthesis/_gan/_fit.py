@@ -163,8 +163,9 @@ def step_counts(params, n, *, n_params=None):
     ``batch_size=None``: :func:`skdp.accounting._schedule.default_batch_size` (about
     ``sqrt(8 n)``); ``q = min(1, batch_size / n)``. ``n_iter=None``:
     :func:`~skdp.accounting._schedule.default_n_iter` with 50 expected passes and the
-    critic and generator parameter count (``n_params["gan"]``, 3 per-record passes per
-    step); ``n_iter_autoencoder=None``: 10 expected passes and the autoencoder's count.
+    work count ``n_params["gan"]`` (``2 P_critic + P_generator``, see
+    :func:`parameter_counts`; step cost 3); ``n_iter_autoencoder=None``: 10 expected
+    passes and the autoencoder's count.
     Without ``n_params``: the expected passes alone, ``ceil(passes / q)``.
     """
     from skdp.accounting._schedule import default_batch_size, default_n_iter
