@@ -51,7 +51,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from synthesizers import DATASETS as _PANEL  # noqa: E402
-from synthesizers import SNVENV, evaluate, run_smartnoise  # noqa: E402
+from synthesizers import SNVENV, evaluate, print_table, run_smartnoise, split  # noqa: E402
 
 DELTA = 1e-5
 
@@ -164,10 +164,7 @@ def main(argv=None):
             print(f"{ds}: skipped (statsmodels is not installed)", flush=True)
             continue
         df, bounds, cats = data
-        perm = np.random.default_rng(0).permutation(len(df))
-        cut = int(0.75 * len(df))
-        train = df.iloc[perm[:cut]].reset_index(drop=True)
-        test = df.iloc[perm[cut:]].reset_index(drop=True)
+        train, test = split(df)
         real = evaluate(train, test, test, cats, False)
         real["tstr"] = evaluate(train, train, test, cats, False)["tstr"]
         rows.append(dict(dataset=ds, method="real", epsilon="-", **real, fit_s=0.0, load=0.0))
@@ -196,13 +193,8 @@ def main(argv=None):
                 if args.json:
                     with open(args.json, "w") as f:
                         json.dump(rows, f, indent=1)
-    print("\n| dataset | method | epsilon | 1-way TV | 2-way TV | TSTR AUC | fit (s) | load |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['dataset']} | {r['method']} | {r['epsilon']} | {r['tv1']:.3f} | "
-            f"{r['tv2']:.3f} | {r['tstr']:.3f} | {r['fit_s']:.1f} | {r['load']:.1f} |"
-        )
+    print()
+    print_table(rows, tstr="TSTR AUC", last="load")
     print(f"load average at the end {os.getloadavg()}", flush=True)
     return 0
 

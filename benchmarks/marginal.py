@@ -89,6 +89,13 @@ DELTA = 1e-5
 
 
 # ------------------------------------------------------------------------ data
+def split(df):
+    """The panel's fixed 75/25 train/test split (the same rows for every method)."""
+    perm = np.random.default_rng(0).permutation(len(df))
+    cut = int(0.75 * len(df))
+    return df.iloc[perm[:cut]].reset_index(drop=True), df.iloc[perm[cut:]].reset_index(drop=True)
+
+
 def breast_cancer():
     from sklearn.datasets import load_breast_cancer
 
@@ -282,10 +289,7 @@ def main(argv=None):
             print(f"{ds}: skipped (statsmodels is not installed)")
             continue
         df, bounds, cats = loaded
-        perm = np.random.default_rng(0).permutation(len(df))
-        cut = int(0.75 * len(df))
-        train = df.iloc[perm[:cut]].reset_index(drop=True)
-        test = df.iloc[perm[cut:]].reset_index(drop=True)
+        train, test = split(df)
         # the real rows: TV between the training and the test rows (the sampling floor)
         # and train-on-real AUC
         floor = evaluate(train, test, test, cats)

@@ -57,6 +57,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from marginal import DATASETS as _CLASSIFICATION  # noqa: E402
+from marginal import split  # noqa: E402
 
 EPSILONS = (0.3, 1.0, 3.0, 10.0)
 DELTA = 1e-5
@@ -165,6 +166,18 @@ def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600):
 
 
 # ------------------------------------------------------------------ evaluation
+def print_table(rows, tstr="TSTR", last="note"):
+    """The panel's rows as one markdown table (median cells; ``last`` is the final column)."""
+    print(f"| dataset | method | epsilon | 1-way TV | 2-way TV | {tstr} | fit (s) | {last} |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        tail = r[last] if isinstance(r[last], str) else f"{r[last]:.1f}"
+        print(
+            f"| {r['dataset']} | {r['method']} | {r['epsilon']} | {r['tv1']:.3f} | "
+            f"{r['tv2']:.3f} | {r['tstr']:.3f} | {r['fit_s']:.1f} | {tail} |"
+        )
+
+
 def _codes(df, cats):
     out = df.copy()
     for c, levels in cats.items():
@@ -260,10 +273,7 @@ def main(argv=None):
             continue
         df, bounds, cats = loaded
         regression = ds in REGRESSION
-        perm = np.random.default_rng(0).permutation(len(df))
-        cut = int(0.75 * len(df))
-        train = df.iloc[perm[:cut]].reset_index(drop=True)
-        test = df.iloc[perm[cut:]].reset_index(drop=True)
+        train, test = split(df)
         floor = evaluate(train, test, test, cats, regression)
         floor["tstr"] = evaluate(train, train, test, cats, regression)["tstr"]
         rows.append(dict(dataset=ds, method="real", epsilon="-", **floor, fit_s=0.0, note=""))
@@ -319,13 +329,7 @@ def main(argv=None):
                     with open(args.json, "w") as f:
                         json.dump(rows, f, indent=1, default=str)
     print()
-    print("| dataset | method | epsilon | 1-way TV | 2-way TV | TSTR | fit (s) | note |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['dataset']} | {r['method']} | {r['epsilon']} | {r['tv1']:.3f} | "
-            f"{r['tv2']:.3f} | {r['tstr']:.3f} | {r['fit_s']:.1f} | {r['note']} |"
-        )
+    print_table(rows)
     print(f"\nload average at the end {os.getloadavg()}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
