@@ -23,7 +23,7 @@ import numpy as np
 
 from skdp.utils._tabular.encoder import TabularEncoder
 
-__all__ = ["BinnedEncoder", "default_n_bins"]
+__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows"]
 
 #: Smallest and largest default number of bins per numeric column.
 MIN_BINS, MAX_BINS = 4, 16
@@ -154,14 +154,14 @@ class BinnedEncoder:
                 continue
             if c.is_numeric:
                 lo, hi, k = self._edges[c.name]
-                b = _draw(Z[:, sl.start : sl.start + k], rng)
+                b = draw_rows(Z[:, sl.start : sl.start + k], rng)
                 if self._has_pos[c.name]:
                     t = np.clip(np.nan_to_num(Z[:, sl.start + k], nan=0.5), 0.0, 1.0)
                 else:
                     t = np.full(n, 0.5)
                 cols.append(lo + (b + t) * (hi - lo) / k)
             else:
-                cols.append(_draw(Z[:, sl], rng))
+                cols.append(draw_rows(Z[:, sl], rng))
         return self._base.assemble(self._base.decode_codes([np.asarray(v, float) for v in cols]))
 
     def inverse_transform(self, Z):
@@ -169,9 +169,10 @@ class BinnedEncoder:
         return self.decode(Z, None)
 
 
-def _draw(P, rng):
-    """One index per row: drawn from the (clipped, normalised) row ``P`` with ``rng``,
-    the argmax without."""
+def draw_rows(P, rng):
+    """One index per row of the generator's (unnormalised) probabilities ``P``: drawn
+    with ``rng`` (``Categorical`` of the clipped, normalised row; uniform for a row with
+    no mass, NaN counts as 0), the argmax without ``rng``. Post-processing."""
     P = np.clip(np.nan_to_num(np.asarray(P, dtype=float), nan=0.0), 0.0, None)
     if rng is None:
         return np.argmax(P, axis=1)

@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
+from skdp.synthesis._gan._encoding import BinnedEncoder
 from skdp.utils._logging import verbose_handler
 
 __all__ = [
@@ -136,7 +137,7 @@ def _networks(params, D, blocks, classes):
 def softmax_blocks(encoder):
     """``[start, stop)`` of each block of the encoded row the generator emits as a softmax
     (categorical one-hot blocks; with the binned encoding also the numeric bin blocks)."""
-    if hasattr(encoder, "softmax_blocks_"):
+    if isinstance(encoder, BinnedEncoder):
         return list(encoder.softmax_blocks_)
     out = []
     for c in encoder.schema:
@@ -148,7 +149,7 @@ def softmax_blocks(encoder):
 
 def discrete_mask(encoder):
     """Coordinates of the encoded row that hold 0/1 indicators (binary, one-hot, bins)."""
-    if hasattr(encoder, "discrete_"):
+    if isinstance(encoder, BinnedEncoder):
         return np.asarray(encoder.discrete_, dtype=bool)
     discrete = np.zeros(encoder.n_encoded_features_, dtype=bool)
     for c in encoder.schema:

@@ -11,6 +11,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
+from skdp.synthesis._gan._encoding import BinnedEncoder, draw_rows
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
 
@@ -104,12 +105,8 @@ def draw_discrete(encoder, schema, Z, rng):
             p = np.where(np.isfinite(p), p, 0.5)
             Z[:, sl.start] = np.where(rng.random(Z.shape[0]) < p, b, a)
         elif c.kind == "categorical" and encoder.categorical == "onehot":
-            P = np.clip((Z[:, sl] - a) / (b - a), 0.0, None)
-            P = np.where(np.isfinite(P), P, 0.0)
-            tot = P.sum(axis=1, keepdims=True)
-            P = np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / P.shape[1])
-            u = rng.random((Z.shape[0], 1))
-            k = np.minimum((np.cumsum(P, axis=1) < u).sum(axis=1), P.shape[1] - 1)
+            P = (Z[:, sl] - a) / (b - a)
+            k = draw_rows(np.where(np.isfinite(P), P, 0.0), rng)
             block = np.full(P.shape, a)
             block[np.arange(Z.shape[0]), k] = b
             Z[:, sl] = block
@@ -123,7 +120,7 @@ def decode(encoder, schema, Z, integer_rounding, rng=None):
     ``"round"`` leaves the rounding to the encoder. With ``rng``, binary and categorical
     levels are drawn from the generator's probabilities (:func:`draw_discrete`).
     """
-    if hasattr(encoder, "decode"):  # the binned encoding draws and decodes itself
+    if isinstance(encoder, BinnedEncoder):  # it draws and decodes itself
         return encoder.decode(Z, rng)
     if rng is not None:
         Z = draw_discrete(encoder, schema, Z, rng)
