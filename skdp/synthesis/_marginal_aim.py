@@ -242,23 +242,19 @@ class JunctionModel:
                 new = tuple(j for j in c if j not in sep)
                 if not new:  # a clique inside its parent (a later clique contains it)
                     tables[k] = _margin(tables[p], self.cliques[p], c)
-                    new_links = [(o, g) for o, g in self.links[k] if o not in seen]
-                    for other, g in new_links:
-                        seen.add(other)
-                        queue.append((other, (k, g)))
-                    continue
-                perm = [c.index(j) for j in sep + new]
-                M = np.transpose(comb[k][0] / n_hat, perm).reshape(
-                    int(np.prod([self.csizes[j] for j in sep])), -1
-                )
-                r = np.asarray(r, float).ravel()
-                if len(new) == 1:
-                    X = _transport_projection(M, r, nodes[new[0]], max_iter=max_iter)
                 else:
-                    X = _simplex_rows(M, r)
-                shape = [self.csizes[j] for j in sep + new]
-                tables[k] = np.transpose(X.reshape(shape), np.argsort(perm))
-                self.order.append((sep, new, _conditional(X, [nodes[j] for j in new])))
+                    perm = [c.index(j) for j in sep + new]
+                    M = np.transpose(comb[k][0] / n_hat, perm).reshape(
+                        int(np.prod([self.csizes[j] for j in sep])), -1
+                    )
+                    r = np.asarray(r, float).ravel()
+                    if len(new) == 1:
+                        X = _transport_projection(M, r, nodes[new[0]], max_iter=max_iter)
+                    else:
+                        X = _simplex_rows(M, r)
+                    shape = [self.csizes[j] for j in sep + new]
+                    tables[k] = np.transpose(X.reshape(shape), np.argsort(perm))
+                    self.order.append((sep, new, _conditional(X, [nodes[j] for j in new])))
                 for other, g in self.links[k]:
                     if other not in seen:
                         seen.add(other)
