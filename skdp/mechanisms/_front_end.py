@@ -18,7 +18,7 @@ import numpy as np
 
 from skdp.mechanisms._bounds import resolve_schema_bounds
 from skdp.utils._rowsum import is_dask_collection, n_rows
-from skdp.utils._sklearn_compat import validate_data
+from skdp.utils._sklearn_compat import check_is_fitted, validate_data
 from skdp.utils.schema import TabularEncoder, TabularSchema
 
 __all__ = ["TabularFrontEnd"]
@@ -55,6 +55,17 @@ class TabularFrontEnd:
                 raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
             return X
         return validate_data(self, X, reset=reset, dtype="numeric")
+
+    def _scoring_codes(self, X):
+        """``(codes, outside)`` of the rows of ``X`` to score under the fitted model:
+        ``X`` validated against the fit, its ordinal codes in ``schema_`` (numeric values
+        clipped into their bounds) and the mask of rows with a numeric value outside the
+        declared bounds (where a density is 0: ``score_samples`` gives ``-inf``)."""
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        outside = self.schema_.outside_bounds(X)
+        codes = TabularEncoder(self.schema_, categorical="ordinal", clip=True).codes(X)
+        return codes, outside
 
     def _build_schema(self, X):
         """The public schema: ``schema=`` as given, or one built from declared metadata.

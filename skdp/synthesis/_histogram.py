@@ -521,11 +521,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         -------
         ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        C, outside = self._scoring_codes(X)
         schema = self.schema_
-        outside = schema.outside_bounds(X)
-        C = TabularEncoder(schema, categorical="ordinal", clip=True).codes(X)
         idx = {c: self._binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
         logp = np.zeros(len(C))
         for c in schema.names:

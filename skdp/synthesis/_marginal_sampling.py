@@ -112,12 +112,8 @@ class MarginalSamplingMixin:
         -------
         ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
-        schema = self.schema_
-        names = list(schema.names)
-        outside = schema.outside_bounds(X)
-        C = TabularEncoder(schema, categorical="ordinal", clip=True).codes(X)
+        C, outside = self._scoring_codes(X)
+        names = list(self.schema_.names)
         s = float(self.smoothing)
         logp = np.zeros(len(C))
         comp = []
