@@ -409,7 +409,6 @@ class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         _check_n_splits(self.n_splits, _num_samples(X))
         stand_in = copy.copy(self)
         stand_in.ledger = None
-        stand_in.n_jobs = None  # execution only: the draws must not depend on it
         for key in list(vars(self)):
             if key.endswith("_") and not key.startswith("__"):
                 delattr(self, key)  # a refit must not keep the previous fit's facts

@@ -218,6 +218,27 @@ def test_reproducible_under_an_int_seed_and_each_run_gets_fresh_seeds():
     assert len(set(per_run)) == len(per_run)
 
 
+def test_private_selection_draws_do_not_depend_on_n_jobs():
+    """n_jobs says how tasks run: under one int seed, the repetition count, every run's
+    seeds and the winner are the same whatever it is (it is not seed material)."""
+    X, y = _data(0)
+    grid = {"shift": [-1.0, -0.5, 0.0, 0.5]}
+    seen = {}
+    for n_jobs in (None, 1, 3):
+        CountingDPClassifier.fits = []
+        search = DPGridSearchCV(
+            CountingDPClassifier(random_state=3),
+            grid,
+            scoring=make_dp_scorer("accuracy", epsilon=0.5, random_state=1),
+            n_splits=2,
+            random_state=4,
+            n_jobs=n_jobs,
+            selection=PrivateSelection(expected_runs=6),
+        ).fit(X, y)
+        seen[n_jobs] = (list(CountingDPClassifier.fits), search.best_index_, search.best_score_)
+    assert seen[None] == seen[1] == seen[3]
+
+
 def test_number_of_runs_is_independent_across_data_sets():
     counts = set()
     for seed in range(12):
