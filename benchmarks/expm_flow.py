@@ -135,6 +135,7 @@ import argparse
 import math
 import os
 import re
+import sys
 import time
 import warnings
 
@@ -153,6 +154,9 @@ from skdp.datasets import (
 )
 from skdp.linear_model import ExpMFlowClassifier
 from skdp.training import train_dpsgd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _public_tables import FAIR_BOUNDS, RANDHIE_BOUNDS, statsmodels_table  # noqa: E402
 
 LOGIT_SHAPES = {"logit-5": (3900, 5), "logit-10": (2000, 10), "logit-20": (10000, 20)}
 
@@ -183,56 +187,18 @@ def breast_cancer():
     return data.data, data.target, (lo, hi)
 
 
-# Package-shipped public tables with n >= 2,000 (statsmodels; optional: skipped with a note
-# when statsmodels is not installed). Bounds are declared from each data set's codebook
-# (``statsmodels.api.datasets.<name>.NOTE`` and the source studies), never read off the rows.
-PUBLIC_TABLES = {
-    # Fair (1978) Redbook survey, 6,366 women; label: any time spent in affairs. The codebook
-    # gives the ordinal scales (ratings, religiousness, education, occupations); it gives no
-    # range for age, years married and children, so generic ranges are declared for them
-    # (the same as benchmarks/marginal.py), none read off the rows.
-    "fair": (
-        "affairs",
-        {
-            "rate_marriage": (1, 5),
-            "age": (16, 60),
-            "yrs_married": (0, 45),
-            "children": (0, 12),
-            "religious": (1, 4),
-            "educ": (9, 20),
-            "occupation": (1, 6),
-            "occupation_husb": (1, 6),
-        },
-    ),
-    # RAND Health Insurance Experiment, 20,190 person-years; label: any outpatient MD visit.
-    # lncoins = ln(coinsurance + 1) with coinsurance in [0, 100]; lpi and fmde are logs of
-    # dollar amounts (declared up to ln 8,100 = 9); disea is a chronic-disease count index,
-    # declared in [0, 100]; the rest are 0/1 indicators.
-    "randhie": (
-        "mdvis",
-        {
-            "lncoins": (0, math.log(101)),
-            "idp": (0, 1),
-            "lpi": (0, 9),
-            "fmde": (0, 9),
-            "physlm": (0, 1),
-            "disea": (0, 100),
-            "hlthg": (0, 1),
-            "hlthf": (0, 1),
-            "hlthp": (0, 1),
-        },
-    ),
-}
+# Package-shipped public tables with n >= 2,000 (benchmarks/_public_tables.py: bounds from
+# the codebook or declared caps, never read off the rows): (label, the feature boxes).
+PUBLIC_TABLES = {"fair": ("affairs", FAIR_BOUNDS), "randhie": ("mdvis", RANDHIE_BOUNDS)}
 
 
 def public_table(name):
-    """``(X, y, (lo, hi))`` of a statsmodels table, or ``None`` without statsmodels."""
-    try:
-        from statsmodels.api import datasets
-    except ImportError:
+    """``(X, y, (lo, hi))`` of a statsmodels table (label: the count is positive), or
+    ``None`` without statsmodels."""
+    frame = statsmodels_table(name)
+    if frame is None:
         return None
     label, bounds = PUBLIC_TABLES[name]
-    frame = getattr(datasets, name).load_pandas().data
     X = frame[list(bounds)].to_numpy(dtype=float)
     y = (frame[label].to_numpy(dtype=float) > 0).astype(int)
     lo = np.array([b[0] for b in bounds.values()], dtype=float)

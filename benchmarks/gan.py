@@ -50,36 +50,21 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, statsmodels_table  # noqa: E402
 from synthesizers import DATASETS as _PANEL  # noqa: E402
 from synthesizers import SNVENV, evaluate, print_table, run_smartnoise, split  # noqa: E402
 
 DELTA = 1e-5
 
-# Fair (1978): codebook scales (statsmodels.api.datasets.fair.NOTE). Age, years married
-# and children are interval midpoints in the source coding (17.5-42, 0.5-23, 0-5.5); the
-# others are integer codes.
-FAIR_BOUNDS = {
-    "rate_marriage": (1, 5),
-    "age": (17.5, 42.0),
-    "yrs_married": (0.5, 23.0),
-    "children": (0.0, 5.5),
-    "religious": (1, 4),
-    "educ": (9, 20),
-    "occupation": (1, 6),
-    "occupation_husb": (1, 6),
-}
-FAIR_CODES = ("rate_marriage", "religious", "educ", "occupation", "occupation_husb")
-
 
 def fair():
-    """statsmodels' fair table (None when statsmodels is missing)."""
-    try:
-        import statsmodels.api as sm
-    except ImportError:
+    """statsmodels' fair table with the shared declared bounds
+    (``benchmarks/_public_tables.py``); None when statsmodels is missing."""
+    df = statsmodels_table("fair")
+    if df is None:
         return None
-    df = sm.datasets.fair.load_pandas().data
     out = pd.DataFrame({c: df[c] for c in FAIR_BOUNDS})
-    for c in FAIR_CODES:
+    for c in FAIR_INTEGER:
         out[c] = out[c].round().astype(int)
     out["label"] = df["affairs"].to_numpy() > 0
     return out, dict(FAIR_BOUNDS), {}

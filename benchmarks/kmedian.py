@@ -111,6 +111,7 @@ from _kmedian_baselines import (  # benchmarks/_kmedian_baselines.py, beside thi
     random_kpp_centers,
     subset_cost,
 )
+from _public_tables import statsmodels_table
 from scipy.spatial.distance import cdist
 
 from skdp.cluster import SubsampledExpMedian
@@ -323,17 +324,6 @@ def blobs(n, seed, k=3, d=3, sd=0.08):
     return np.clip(centres[rng.integers(k, size=n)] + rng.normal(0, sd, (n, d)), 0, 1)
 
 
-def _statsmodels_data(name):
-    """A statsmodels data set as a DataFrame, or None (with a printed note) without
-    statsmodels, which is not a dependency of skdp."""
-    try:
-        import statsmodels.api as sm
-    except ImportError:
-        print(f"note: statsmodels is not installed; the {name} rows are skipped")
-        return None
-    return getattr(sm.datasets, name).load_pandas().data
-
-
 def public_tables():
     """Package-shipped tables with n >= 5,000, numeric columns mapped onto [0, 1] by
     bounds from the codebook (``statsmodels.api.datasets.<name>.NOTE``) or, where it
@@ -347,7 +337,7 @@ def public_tables():
       (16, 60), yrs_married (0, 40) and children (0, 10), declared caps.
     """
     out = []
-    r = _statsmodels_data("randhie")
+    r = statsmodels_table("randhie")
     if r is not None:
         ln101 = math.log(101.0)
         R = np.column_stack(
@@ -359,7 +349,7 @@ def public_tables():
             ]
         )
         out.append(("randhie (20,190 x 4)", np.clip(R, 0, 1)))
-    f = _statsmodels_data("fair")
+    f = statsmodels_table("fair")
     if f is not None:
         cols = [
             ("rate_marriage", 1, 5),

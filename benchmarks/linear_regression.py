@@ -91,6 +91,9 @@ from skdp.datasets import nonlinear_regression_function as _f_nonlin
 from skdp.linear_model import DPLinearRegression
 from skdp.linear_model._functional_release import _trimmed_minimiser
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _public_tables import statsmodels_table  # noqa: E402
+
 EPSILONS = (1.0, 0.1)
 N_TEST = 5000
 
@@ -161,21 +164,6 @@ FAIR_X = ["age", "children", "religious", "educ", "rate_marriage"]
 FAIR_BX = (np.array([16.0, 0.0, 1.0, 9.0, 1.0]), np.array([60.0, 10.0, 4.0, 20.0, 5.0]))
 # target yrs_married, declared cap (0, 40)
 FAIR_BY = (0.0, 40.0)
-_TABLES = {}
-
-
-def _statsmodels_table(name):
-    """The statsmodels data set ``name`` as a DataFrame, or None (with a printed note
-    once) when statsmodels is not installed."""
-    if name not in _TABLES:
-        try:
-            import statsmodels.api as sm
-        except ImportError:
-            print(f"note: statsmodels is not installed; the {name} rows are skipped")
-            _TABLES[name] = None
-        else:
-            _TABLES[name] = getattr(sm.datasets, name).load_pandas().data
-    return _TABLES[name]
 
 
 def _public_split(X, y, bx, by, seed):
@@ -187,7 +175,7 @@ def randhie(seed, n=None, d=5):
     """RAND Health Insurance Experiment (20,190 rows): ln(1 + outpatient MD visits) on
     coinsurance, deductible plan, physical limitation and fair/poor health (80/20
     split, 16,152 training rows)."""
-    data = _statsmodels_table("randhie")
+    data = statsmodels_table("randhie")
     X = data[RANDHIE_X[:d]].to_numpy(float)
     y = np.log1p(data["mdvis"].to_numpy(float))
     bx = (RANDHIE_BX[0][:d], RANDHIE_BX[1][:d])
@@ -198,7 +186,7 @@ def fair(seed, n=None, d=5):
     """Fair's affairs survey (6,366 rows): years married on age, children,
     religiousness, education and marriage rating (the first ``d``; 80/20 split, 5,092
     training rows)."""
-    data = _statsmodels_table("fair")
+    data = statsmodels_table("fair")
     X = data[FAIR_X[:d]].to_numpy(float)
     y = data["yrs_married"].to_numpy(float)
     return _public_split(X, y, (FAIR_BX[0][:d], FAIR_BX[1][:d]), FAIR_BY, seed)
@@ -222,9 +210,9 @@ def settings(quick):
     out = [(p, n, d) for p in ("box", "mkreg", "loose") for n in ns for d in ds]
     out += [("loose", 9000, 3)]  # the issue's example
     out += [("nonlin", n, 4) for n in ns] + [("diabetes", 331, 10)]
-    if _statsmodels_table("randhie") is not None:
+    if statsmodels_table("randhie") is not None:
         out += [("randhie", 16152, 5), ("randhie", 16152, 2)]
-    if _statsmodels_table("fair") is not None:
+    if statsmodels_table("fair") is not None:
         out += [("fair", 5092, 5), ("fair", 5092, 2)]
     return out
 

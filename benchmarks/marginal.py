@@ -83,6 +83,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, statsmodels_table
 
 EPSILONS = (1.0, 10.0)
 DELTA = 1e-5
@@ -190,35 +191,19 @@ def repeated():
 def fair():
     """statsmodels' ``fair`` data (Fair 1978; 6,366 married women), label ``affairs > 0``.
 
-    Bounds and types come from the codebook (``statsmodels.api.datasets.fair.NOTE``) and
-    the variables' definitions, never from the data: the ratings are integers on their
-    documented scales (marriage 1-5, religiousness 1-4, education 9-20 years,
-    occupations 1-6); age, years married and number of children are not bounded in the
-    codebook, so generic ranges for married adults are declared (16-60 years, 0-45
-    years, 0-12 children). ``None`` (the table is skipped) without statsmodels, which
-    is not a dependency of skdp.
+    Bounds and types are the shared declaration of ``benchmarks/_public_tables.py``
+    (codebook scales as integers; generic declared ranges for age, years married and
+    children, which the codebook does not bound), never from the data. ``None`` (the
+    table is skipped) without statsmodels, which is not a dependency of skdp.
     """
-    try:
-        from statsmodels.api import datasets
-    except ImportError:
+    raw = statsmodels_table("fair")
+    if raw is None:
         return None
-    raw = datasets.fair.load_pandas().data
-    ints = ["rate_marriage", "religious", "educ", "occupation", "occupation_husb"]
     df = raw.drop(columns="affairs").copy()
-    for c in ints:
+    for c in FAIR_INTEGER:
         df[c] = df[c].round().astype(int)
     df["label"] = raw["affairs"].to_numpy() > 0
-    bounds = {
-        "rate_marriage": (1, 5),
-        "age": (16.0, 60.0),
-        "yrs_married": (0.0, 45.0),
-        "children": (0.0, 12.0),
-        "religious": (1, 4),
-        "educ": (9, 20),
-        "occupation": (1, 6),
-        "occupation_husb": (1, 6),
-    }
-    return df, bounds, {}
+    return df, dict(FAIR_BOUNDS), {}
 
 
 DATASETS = {
