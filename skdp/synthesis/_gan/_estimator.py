@@ -58,7 +58,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         Per-record clipping norm ``C`` (flat L2 over all parameters of the private module).
         ``None``: ``5 * weight_clip`` for the weight-clipped WGAN critic (0.05 at the
         default ``weight_clip``; its per-record gradients are of that size, so a larger
-        ``C`` would add noise that clipping never uses), 1.0 otherwise.
+        ``C`` would add noise that clipping never uses), 1.0 for the autoencoder and
+        otherwise. A given value applies to every private module.
     bounds : None, "data", (lo, hi) or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (values outside are clipped silently).
         ``None``: a private estimate at ``0.1 * epsilon``; ``"data"``: read off the data

@@ -40,13 +40,16 @@ def n_critic(params):
     return int(params["n_critic"] or 1)
 
 
-def max_grad_norm(params):
-    """The clipping norm ``C``: ``max_grad_norm``, or (``None``) ``5 * weight_clip`` for
-    the weight-clipped WGAN critic (whose per-record gradients are of about that size) and
-    1.0 otherwise."""
+def max_grad_norm(params, module="critic"):
+    """The clipping norm ``C`` of ``module`` (``"critic"`` or ``"autoencoder"``):
+    ``max_grad_norm``, or (``None``) ``5 * weight_clip`` for the weight-clipped WGAN
+    critic (whose per-record gradients are of about that size) and 1.0 otherwise (the
+    autoencoder's reconstruction gradients are not limited by the critic's weight
+    clipping)."""
     if params["max_grad_norm"] is not None:
         return float(params["max_grad_norm"])
-    if params["loss"] == "wgan" and params["weight_clip"] is not None:
+    wgan_critic = module == "critic" and params["loss"] == "wgan"
+    if wgan_critic and params["weight_clip"] is not None:
         return WGAN_CLIP_PER_WEIGHT_CLIP * float(params["weight_clip"])
     return 1.0
 
@@ -259,6 +262,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         latent_dim=int(params["latent_dim"]),
         latent_distribution=params["latent_distribution"],
         max_grad_norm=max_grad_norm(params),
+        max_grad_norm_autoencoder=max_grad_norm(params, "autoencoder"),
         lr_generator=lr["generator"],
         lr_critic=lr["critic"],
         lr_autoencoder=lr["autoencoder"],

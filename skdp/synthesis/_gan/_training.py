@@ -49,6 +49,8 @@ class TrainingConfig:
     betas: tuple
     accountant: str
     delta: float
+    #: clipping norm of the autoencoder's DP-SGD steps (``None``: ``max_grad_norm``)
+    max_grad_norm_autoencoder: float | None = None
 
 
 class GANTraining:
@@ -126,6 +128,14 @@ class GANTraining:
         self.disc = discrete.to(device)
 
     # -------------------------------------------------------------- helpers
+    def _clip_norm(self, stream):
+        """The clipping norm ``C`` of the module trained from ``stream``: the noise is
+        ``sigma C`` for each module, so a per-module ``C`` leaves the accounting as is."""
+        c = self.config
+        if stream == "autoencoder" and c.max_grad_norm_autoencoder is not None:
+            return float(c.max_grad_norm_autoencoder)
+        return float(c.max_grad_norm)
+
     def _trainer(self, module, loss_fn, lr, stream):
         import torch
 
@@ -142,7 +152,7 @@ class GANTraining:
             n_samples=self.n,
             sample_rate=self.q,
             noise_multiplier=self.sigma,
-            max_grad_norm=float(self.config.max_grad_norm) if self.private else None,
+            max_grad_norm=self._clip_norm(stream) if self.private else None,
             private=self.private,
             optimizer=optimizer,
             accountant=self.config.accountant,

@@ -120,6 +120,30 @@ def test_default_schedule_adapts_to_n_and_model_size():
     assert _fit.n_critic(params) == 1 and _fit.n_critic({**params, "n_critic": 5}) == 5
 
 
+def test_default_clipping_norm_is_per_private_module(monkeypatch):
+    """max_grad_norm=None: the WGAN critic clips at 5 * weight_clip, the autoencoder at
+    1.0 (its reconstruction gradients are not bounded by the critic's weight clipping);
+    a given value applies to both."""
+    import skdp.training
+
+    seen = []
+    real = skdp.training.DPSGDTrainer
+
+    def recording(module, loss_fn, **kw):
+        seen.append(kw["max_grad_norm"])
+        return real(module, loss_fn, **kw)
+
+    monkeypatch.setattr(skdp.training, "DPSGDTrainer", recording)
+    kw = dict(epsilon=2.0, bounds=(-4, 4), autoencoder=True, n_iter_autoencoder=2, **FAST)
+    DPGANSynthesizer(**kw).fit(_X())
+    assert seen == [1.0, pytest.approx(5 * 0.01)]  # autoencoder first, then the critic
+    seen.clear()
+    DPGANSynthesizer(**kw, max_grad_norm=0.3).fit(_X())
+    assert seen == [0.3, 0.3]
+    params = DPGANSynthesizer().get_params()
+    assert _fit.max_grad_norm(params, "autoencoder") == 1.0
+
+
 def test_fitted_vocabulary():
     gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(_X())
     assert isinstance(gan.n_iter_, int) and gan.n_iter_ == 3
