@@ -30,7 +30,8 @@ is not installed):
   threshold (as in ``benchmarks/logistic_regression.py``);
 * ``fair`` and ``randhie``: package-shipped public tables from statsmodels (6,366 and 20,190
   rows, 75/25 split; labels "any affairs" and "any outpatient visit"), every feature on a
-  box declared from the codebook (``PUBLIC_TABLES``), not read off the rows;
+  box declared from the codebook or as a generic cap (``benchmarks/_public_tables.py``),
+  not read off the rows;
 * ``breast_cancer`` (``--datasets`` only; 426 training rows, below the target's n).
 
 Run ``OMP_NUM_THREADS=1 python benchmarks/expm_flow.py [--seeds 3] [--eps 0.1,1,10]``.
@@ -69,7 +70,7 @@ as ratios within the run; AUC median [10th percentile])::
 
 The public tables (``--seeds 5``; one torch thread per fit; ``randhie`` under load,
 ``fair`` re-run on a quiet machine after its age / years-married / children boxes became
-the generic declared ranges now in ``PUBLIC_TABLES``)::
+the generic declared ranges of ``benchmarks/_public_tables.py``)::
 
     threads=1 load average at start=(5.18, 4.67, 3.08)
     data                n   d model           eps=0.1          eps=1         eps=10   time/fit (s)

@@ -21,9 +21,9 @@ spending budget on bounds, ``delta = 1e-5``:
 
 Data: ``breast_cancer``, ``repeated`` and ``clinical`` as in ``benchmarks/synthesizers.py``,
 and ``fair`` (statsmodels' Fair (1978) affairs survey, 6,366 rows; label "any time in
-affairs"; bounds and integer codes declared from the data set's codebook,
-``statsmodels.api.datasets.fair.NOTE``, as in ``benchmarks/expm_flow.py``, never read off
-the rows; skipped with a note when statsmodels is missing). 75/25 split (fixed).
+affairs"; bounds and integer codes from ``benchmarks/_public_tables.py``: the codebook's
+scales and generic declared ranges where it gives none, never read off the rows; skipped
+with a note when statsmodels is missing). 75/25 split (fixed).
 
 Metrics: ``benchmarks/synthesizers.py``'s ``evaluate`` (mean 1-way and 2-way TV over 10
 bins, TSTR AUC with HistGradientBoosting), median over ``--seeds``. Each skdp fit uses
