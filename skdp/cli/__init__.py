@@ -19,7 +19,7 @@ because the release is then not differentially private with respect to those val
 
 ``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
 (``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,
-MST; ``--selection aim`` for AIM-style adaptive rounds),
+AIM's adaptive rounds; ``--selection mst`` for MST's spanning tree),
 :class:`~skdp.density.DPFlowDensity` (``flow``) or
 :class:`~skdp.synthesis.DPGANSynthesizer` (``gan``) with a total budget of
 ``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
@@ -123,9 +123,9 @@ def build_parser():
     )
     s.add_argument(
         "--selection",
-        choices=("mst", "aim"),
-        default="mst",
-        help="marginal: MST's spanning tree (default) or AIM-style adaptive rounds",
+        choices=("auto", "aim", "mst"),
+        default="auto",
+        help="marginal: AIM's adaptive rounds (auto: the default) or MST's spanning tree",
     )
     s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")

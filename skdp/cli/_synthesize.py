@@ -62,7 +62,7 @@ def _estimator(args, schema):
             epsilon=args.epsilon,
             delta=args.delta,
             schema=schema,
-            selection=getattr(args, "selection", "mst"),
+            selection=getattr(args, "selection", "auto"),
             random_state=seed,
         )
     if method == "histogram":

@@ -1,4 +1,5 @@
-"""DPMarginalSynthesizer: MST, marginal-based synthetic data (McKenna, Miklau & Sheldon 2021)."""
+"""DPMarginalSynthesizer: marginal-based synthetic data, AIM (McKenna et al. 2022) and MST
+(McKenna, Miklau & Sheldon 2021)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._marginal_aim import aim_budget, run_rounds
+from skdp.synthesis._marginal_aim import aim_budget, finish_budget, run_rounds
 from skdp.synthesis._marginal_model import (
     _estimate_tree,
     _simplex,
@@ -39,10 +40,14 @@ __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 class DPMarginalSynthesizer(
     MarginalSamplingMixin, TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator
 ):
-    """Synthetic data from private 1- and 2-way marginals on a tree (MST).
+    """Synthetic data from private low-order marginals (AIM by default, or MST).
 
-    The MST method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
-    differential-privacy synthetic-data challenge, with numpy/scipy only:
+    Two selections share the discretisation, the noisy 1-way release, the
+    compression, the sampling and the privacy facts. The default,
+    ``selection="auto"``, is AIM (McKenna et al. 2022; see ``selection`` and the
+    Notes) for in-memory data and MST for Dask input. The MST method of McKenna,
+    Miklau & Sheldon (2021), winner of the 2018 NIST differential-privacy
+    synthetic-data challenge, with numpy/scipy only:
 
     1. **Discretise** every column from the public schema: numeric columns into
        equal-width bins within their declared bounds (integer columns with a small
@@ -102,19 +107,21 @@ class DPMarginalSynthesizer(
         measurements, as in MST. With one column everything goes to the 1-way
         marginal; with two columns the selection is free (one candidate) and its
         share is spread over the measurements in proportion.
-    selection : {"mst", "aim"}, default="mst"
-        How the marginals beyond the 1-way ones are chosen and measured. ``"mst"``:
+    selection : {"auto", "aim", "mst"}, default="auto"
+        How the marginals beyond the 1-way ones are chosen and measured. ``"auto"``:
+        ``"aim"``, or ``"mst"`` for Dask input (which AIM does not take); the
+        choice reads only the input's type and is kept in ``selection_``. ``"mst"``:
         MST's spanning tree of 2-way marginals (steps 3-5 above). ``"aim"``: AIM's
-        adaptive rounds (McKenna et al. 2022): after the 1-way release,
-        ``n_rounds = d`` rounds each pick one marginal of two or three columns by the
-        exponential mechanism, with AIM's quality score (the L1 error of the current
-        model's marginal minus the expected L1 norm of the noise the measurement
-        would add), measure it and re-estimate the model. Candidates are the
-        marginals of at most 10,000 compressed cells that
-        keep the model a junction tree (a re-measurement of a chosen marginal, or a
-        marginal whose columns already in one connected part of the model lie in one
-        chosen marginal); the model is then sampled exactly, clique by clique. Not
-        for Dask input.
+        adaptive rounds (McKenna et al. 2022): after the 1-way release, annealed
+        rounds each pick one marginal of two or three columns by the exponential
+        mechanism, with AIM's quality score (the L1 error of the current model's
+        marginal minus the expected L1 norm of the noise the measurement would add),
+        measure it and re-fit the model: a graphical model on the junction tree of
+        everything measured, fitted to all the noisy measurements by mirror descent
+        (Private-PGM; McKenna, Sheldon & Miklau 2019). Candidates are the marginals
+        of at most 10,000 compressed cells that keep every clique of the model within
+        10,000 cells and the model within 200,000; the model is sampled exactly,
+        clique by clique. Not for Dask input.
     compress : bool, default=True
         Merge the 1-way cells whose noisy count is below three noise standard
         deviations before selecting and measuring the 2-way marginals (MST).
@@ -134,6 +141,8 @@ class DPMarginalSynthesizer(
 
     Attributes
     ----------
+    selection_ : {"aim", "mst"}
+        The selection used (``selection`` with ``"auto"`` resolved).
     schema_ : TabularSchema
         The public schema used (bounds filled in).
     bounds_ : dict {column: (lo, hi)}
@@ -155,17 +164,20 @@ class DPMarginalSynthesizer(
         The selected pairs, in the order Kruskal's algorithm picked them. ``None``
         with ``selection="aim"``.
     cliques_ : list of tuples of columns or None
-        ``selection="aim"``: the measured marginals (the junction tree's cliques), in
-        the order they were first chosen; ``None`` with ``"mst"``.
+        ``selection="aim"``: the cliques of the model's junction tree (the maximal
+        cliques of the triangulated graph that joins the columns of every measured
+        marginal; a column in no measured marginal is a clique of its own);
+        ``None`` with ``"mst"``.
     noisy_marginals_ : dict {tuple of columns: list of ndarray of int} or None
-        ``selection="aim"``: every released noisy measurement of each clique (axes in
-        the clique's column order, compressed domains).
+        ``selection="aim"``: every released noisy measurement of the rounds, by
+        marginal (axes in the marginal's column order, compressed domains).
     clique_marginals_ : dict {tuple of columns: ndarray} or None
-        ``selection="aim"``: the estimated distribution of each clique.
+        ``selection="aim"``: the fitted distribution of each clique of ``cliques_``.
     rounds_ : list of dict or None
-        ``selection="aim"``: one entry per round, the chosen ``"marginal"`` and the
-        ``"rho_select"`` and ``"rho_measure"`` it spent (``None`` under pure DP, where
-        ``"epsilon_select"`` and ``"epsilon_measure"`` are given instead).
+        ``selection="aim"``: one entry per round, the chosen ``"marginal"``, the
+        ``"rho_select"`` and ``"rho_measure"`` it spent (``"epsilon_select"`` and
+        ``"epsilon_measure"`` under pure DP; ``None`` without noise) and the
+        measurement's ``"noise_scale"``.
     node_marginals_ : dict {column: ndarray}
         The estimated 1-way distributions over the compressed domains.
     edge_marginals_ : dict {(column, column): ndarray} or None
@@ -177,7 +189,9 @@ class DPMarginalSynthesizer(
         The noise of each stage: ``"mechanism"`` (``"gaussian"``, ``"laplace"`` or
         ``"none"``), ``"one_way_scale"`` and ``"two_way_scale"`` (the discrete
         Gaussian's ``sigma`` or the discrete Laplace's scale ``b``), and
-        ``"select_epsilon"`` (of each exponential-mechanism round).
+        ``"select_epsilon"`` (of each exponential-mechanism round). With
+        ``selection="aim"`` the last two are the first round's (the later rounds'
+        are in ``rounds_``).
     rho_ : float or None
         zCDP spent by the noisy stages (``None`` under pure DP).
     rho_breakdown_ : dict or None
@@ -228,23 +242,32 @@ class DPMarginalSynthesizer(
     ``epsilon_s / (d - 1)`` per exponential-mechanism round.
 
     *AIM's rounds* (``selection="aim"``; McKenna et al. 2022): the 1-way release is
-    the same (its share ``budget_split[0]``); the rest of the budget is spent in
-    ``T = d`` rounds (public), each getting ``rho_t = rho (1 - share_1) / T``: an
-    exponential mechanism with ``epsilon_t = sqrt(8 * 0.1 rho_t)`` (``0.1 rho_t``-zCDP)
-    picks a marginal ``r`` of two or three columns with the score
-    ``||M_r(D) - n_hat p_r||_1 - sqrt(2 / pi) sigma_t |r|``, where ``p_r`` is the current
-    model's distribution of ``r`` and ``n_hat`` its noisy total (both functions of
-    earlier noisy releases only), ``|r|`` the number of cells and every weight 1, so the
-    **score's sensitivity is 1**; the chosen marginal (L2 sensitivity 1) gets exact
-    discrete Gaussian noise with ``sigma_t^2 = 1 / (2 * 0.9 rho_t)``. The rounds compose
-    adaptively in zCDP to exactly ``rho`` (``rounds_`` lists each round's ``rho``) and
-    the total is converted to ``(epsilon, delta)`` as above. Under pure DP each round
-    gets ``epsilon_t = epsilon (1 - share_1) / T``: ``0.1 epsilon_t`` for the exponential
-    mechanism and discrete Laplace noise of scale ``1 / (0.9 epsilon_t)``, composed
-    sequentially. AIM's annealing (a data-dependent number of rounds) is not used: the
-    number of rounds and their budgets are public. The candidates (at most 10,000
-    cells over the compressed domains, which come from the noisy 1-way release) and
-    the model they are scored against are post-processing.
+    the same (its share ``budget_split[0]``); the rest of the budget, ``rho_R``, is
+    spent in annealed rounds. Round ``t`` gets ``rho_t``: an exponential mechanism with
+    ``epsilon_t = sqrt(8 * 0.1 rho_t)`` (``0.1 rho_t``-zCDP) picks a marginal ``r`` of
+    two or three columns with the score ``||M_r(D) - n_hat p_r||_1 - sqrt(2 / pi)
+    sigma_t |r|``, where ``p_r`` is the current model's distribution of ``r`` and
+    ``n_hat`` its noisy total (both functions of earlier noisy releases only), ``|r|``
+    the number of cells and every weight 1, so the **score's sensitivity is 1**; the
+    chosen marginal (L2 sensitivity 1) gets exact discrete Gaussian noise with
+    ``sigma_t^2 = 1 / (2 * 0.9 rho_t)``. The schedule is AIM's: ``rho_1 = rho_R /
+    (16 d)``; a round whose measurement moved the model's marginal of ``r`` by less
+    than ``sqrt(2 / pi) sigma_t |r|`` in L1 (post-processing) makes ``rho_{t+1} = 4
+    rho_t``, otherwise ``rho_{t+1} = rho_t``; a round that would leave less than two
+    rounds' budget spends all that is left. The number of rounds thus depends on the
+    noisy releases, and the charges are chosen adaptively; the Rényi privacy filter
+    of Feldman & Zrnic (2021), applied at every order (a zCDP filter), bounds the
+    whole by
+    ``rho_1-way + sum_t rho_t = rho`` exactly (``rounds_`` lists each round's
+    charge), and the total is converted to ``(epsilon, delta)`` as above. Under pure
+    DP the rounds share ``epsilon_R`` the same way (``epsilon_1 = epsilon_R / (16 d)``,
+    doubled after a round that moved the model by less than its noise): ``0.1
+    epsilon_t`` for the exponential mechanism and discrete Laplace noise of scale
+    ``1 / (0.9 epsilon_t)``, composed under the pure-DP filter of Rogers et al. (2016).
+    Without noise (``epsilon = inf``) there are ``d`` rounds. The candidates (at most
+    10,000 cells over the compressed domains, which come from the noisy 1-way
+    release; every clique of the triangulated model within 10,000 cells and the model
+    within 200,000) and the model they are scored against are post-processing.
 
     Compression, the selection scores' model, estimation, sampling and decoding are
     post-processing of the noisy measurements; only noisy quantities are stored. Under
@@ -265,9 +288,11 @@ class DPMarginalSynthesizer(
     dependencies (as judged privately); dependencies not on the tree are only kept
     through the tree's paths. ``selection="aim"`` (after McKenna et al. 2022) chooses
     its marginals adaptively, including 3-way ones, so it can keep a dependency of one
-    column on two others jointly that no tree of 2-way marginals holds; the estimate
-    is a sequence of least-squares projections along the junction tree, not AIM's
-    maximum-likelihood fit of a graphical model over all measurements.
+    column on two others jointly that no tree of 2-way marginals holds; its model is
+    the maximum-entropy graphical model on the junction tree of the measured marginals
+    that fits all the measurements in (inverse-variance weighted) least squares,
+    found by entropic mirror descent with exact belief propagation (Private-PGM,
+    McKenna, Sheldon & Miklau 2019).
     ``doc/benchmarks_synthesis.rst`` compares both selections with smartnoise-synth's
     MST and AIM. ``benchmarks/marginal.py`` compares it
     with :class:`~skdp.synthesis.DPHistogramSynthesizer` on four tables: lower 1- and 2-way total
@@ -294,6 +319,15 @@ class DPMarginalSynthesizer(
 
     R. McKenna, B. Mullins, D. Sheldon, G. Miklau. "AIM: An Adaptive and Iterative
     Mechanism for Differentially Private Synthetic Data." VLDB 2022.
+
+    R. McKenna, D. Sheldon, G. Miklau. "Graphical-model based estimation and inference
+    for differential privacy." ICML 2019.
+
+    V. Feldman, T. Zrnic. "Individual Privacy Accounting via a Rényi Filter."
+    NeurIPS 2021.
+
+    R. Rogers, A. Roth, J. Ullman, S. Vadhan. "Privacy Odometers and Filters:
+    Pay-as-you-Go Composition." NeurIPS 2016.
 
     Examples
     --------
@@ -327,7 +361,7 @@ class DPMarginalSynthesizer(
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "budget_split": [tuple, list],
-        "selection": [StrOptions({"mst", "aim"})],
+        "selection": [StrOptions({"auto", "mst", "aim"})],
         "compress": ["boolean"],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
         "clip": ["boolean"],
@@ -346,7 +380,7 @@ class DPMarginalSynthesizer(
         schema=None,
         n_bins="auto",
         budget_split=(1 / 3, 1 / 3, 1 / 3),
-        selection="mst",
+        selection="auto",
         compress=True,
         n_public=None,
         clip=True,
@@ -421,7 +455,10 @@ class DPMarginalSynthesizer(
         )
         names = list(schema.names)
         d = len(names)
-        aim = self.selection == "aim"
+        selection = self.selection
+        if selection == "auto":  # the input's type only: public
+            selection = "mst" if dask_input else "aim"
+        aim = selection == "aim"
         if aim and dask_input:
             raise ValueError('selection="aim" does not take Dask input; use "mst"')
         if aim:
@@ -496,6 +533,7 @@ class DPMarginalSynthesizer(
         # 5. estimation (post-processing)
         nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)
 
+        self.selection_ = "mst"
         self._set_one_way_facts(schema, discs, names, y1, supports)
         self.noisy_two_way_ = {(names[a], names[b]): t for (a, b), t in zip(edges, y2, strict=True)}
         self.tree_ = [(names[a], names[b]) for a, b in edges]
@@ -511,40 +549,45 @@ class DPMarginalSynthesizer(
     def _fit_aim(self, state, budget, streams, delta):
         """AIM's rounds after the 1-way release (``selection="aim"``)."""
         schema, discs, names, y1, supports, Bc, csizes, y1c, v1c, totals, t_var = state
-        model, nodes, tables, n_hat, record = run_rounds(
+        tree, mu, n_hat, meas, record = run_rounds(
             Bc, csizes, y1c, v1c, totals, t_var, budget, streams["select"], streams["two_way"]
         )
         del Bc
+        finish_budget(budget, record)
 
         def key(c):
             return tuple(names[j] for j in c)
 
+        self.selection_ = "aim"
         self._set_one_way_facts(schema, discs, names, y1, supports)
         self.noisy_two_way_ = self.tree_ = self.edge_marginals_ = None
-        self.cliques_ = [key(c) for c in model.cliques]
-        self.noisy_marginals_ = {
-            key(c): [t.copy() for t, _ in m]
-            for c, m in zip(model.cliques, model.measurements, strict=True)
-        }
-        self.clique_marginals_ = {key(c): t for c, t in zip(model.cliques, tables, strict=True)}
-        per_round = budget["round_rho"]
-        if per_round is not None:
-            cost = {"rho_select": per_round["select"], "rho_measure": per_round["measure"]}
+        self.cliques_ = [key(c) for c in tree.cliques]
+        self.noisy_marginals_ = {}
+        for cols, y, _ in meas[len(names) :]:
+            self.noisy_marginals_.setdefault(key(cols), []).append(y.copy())
+        self.clique_marginals_ = {key(c): m for c, m in zip(tree.cliques, mu, strict=True)}
+        if budget["mechanism"] == "laplace":
+            names_ = ("epsilon_select", "epsilon_measure")
         else:
-            n_r = max(budget["n_rounds"], 1)
-            cost = {
-                "rho_select": None,
-                "rho_measure": None,
-                "epsilon_select": budget["breakdown"]["select"] / n_r,
-                "epsilon_measure": budget["breakdown"]["two_way"] / n_r,
+            names_ = ("rho_select", "rho_measure")
+        self.rounds_ = [
+            {
+                "marginal": key(c),
+                names_[0]: None if budget["mechanism"] == "none" else float(sel),
+                names_[1]: None if budget["mechanism"] == "none" else float(mea),
+                "noise_scale": float(scale),
             }
-        self.rounds_ = [{"marginal": key(c), **cost} for c in record]
+            for c, sel, mea, scale in record
+        ]
+        nodes = [tree.marginal(mu, (j,)) for j in range(len(names))]
         self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
         self.n_records_ = float(n_hat)
-        self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in model.order]
-        self._aim_cond = [cond for _, _, cond in model.order]
+        order = tree.sampling_order(mu, nodes)
+        self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in order]
+        self._aim_cond = [cond for _, _, cond in order]
         self._csizes = list(csizes)
-        return self._record_budget_facts(budget, budget["round_scale"], discs, delta)
+        first_scale = record[0][3] if record else 0.0
+        return self._record_budget_facts(budget, first_scale, discs, delta)
 
     def _set_one_way_facts(self, schema, discs, names, y1, supports):
         """Fitted facts common to both selections: schema, grid and noisy 1-way release."""

@@ -1,17 +1,25 @@
-"""AIM-style adaptive rounds for :class:`DPMarginalSynthesizer` (McKenna et al. 2022).
+"""AIM's adaptive rounds for :class:`DPMarginalSynthesizer` (McKenna et al. 2022).
 
-After MST's noisy 1-way release, ``n_rounds`` rounds each pick one marginal of two or
-three columns with the exponential mechanism (AIM's quality score: the L1 error of the
+After MST's noisy 1-way release, rounds each pick one marginal of two or three
+columns with the exponential mechanism (AIM's quality score: the L1 error of the
 current model's marginal minus the noise the measurement would add), measure it with
-Gaussian (or Laplace) noise and re-estimate the model.
+Gaussian (or Laplace) noise and re-fit the model, a graphical model on the junction
+tree of everything measured so far (:mod:`skdp.synthesis._marginal_pgm`).
 
-The model stays a **junction tree of cliques of at most three columns**, so that it can
-be estimated with the projections of :mod:`skdp.synthesis._marginal_model` and sampled
-exactly (ancestrally): a candidate is admissible only if adding it as a new clique keeps
-the cliques a junction tree, i.e. the candidate's columns that already lie in one
-connected component of the model all lie in one existing clique (the separator), and a
-candidate inside one component must be an existing clique (a re-measurement). Columns
-not yet in the model are independent of the rest.
+**Annealing** (AIM's budget schedule): the rounds start with the budget of
+``16 d`` equal rounds; a round whose measurement changed the model's marginal by
+less than the noise it added (post-processing of noisy releases) makes the next
+rounds four times as precise (``rho`` x 4 under zCDP, ``epsilon`` x 2 under pure DP),
+and the last round spends what is left, so the total is exactly the rounds' share.
+The number of rounds therefore depends on the noisy releases; privacy filters (Rogers,
+Roth, Ullman & Vadhan 2016 for pure DP; the Rényi filter of Feldman & Zrnic 2021 at
+every order for zCDP) bound the whole by the sum of the charges, which never exceeds
+the share.
+
+Candidates are the pairs and (while few enough) triples of at most
+:data:`MAX_CLIQUE_CELLS` compressed cells whose addition keeps every clique of the
+triangulated model within that many cells and the whole model within
+:data:`MAX_MODEL_CELLS` (public sizes).
 """
 
 from __future__ import annotations
@@ -23,51 +31,55 @@ import numpy as np
 
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import exponential_mechanism
-from skdp.synthesis._marginal_model import (
-    _MARGINAL_SENSITIVITY,
-    _simplex,
-    _simplex_rows,
-    _transport_projection,
-    _weighted_total,
-    integer_noise,
-)
+from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total, integer_noise
+from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 
-#: a candidate marginal has at most this many cells (over the compressed domains)
+#: a candidate marginal, and every clique of the model, has at most this many cells
+#: (over the compressed domains)
 MAX_CLIQUE_CELLS = 10_000
+#: the model's cliques hold at most this many cells together
+MAX_MODEL_CELLS = 200_000
 #: AIM's split of each round's budget between the measurement and the selection
 _MEASURE_SHARE = 0.9
 #: three-column candidates are considered while there are at most this many triples
-_MAX_TRIPLES = 5_000
+_MAX_TRIPLES = 1_000
+#: the rounds start with the budget of this many rounds per column (AIM's 16 d)
+_ROUNDS_PER_COLUMN = 16
+#: a round that changed the model by less than its noise multiplies the next rounds'
+#: zCDP budget by this (AIM: the noise standard deviation halves)
+_ANNEAL_FACTOR = 4.0
+#: mirror-descent steps after each round (warm-started) and for the final model
+_ROUND_ITER, _FINAL_ITER = 50, 500
 #: the quality score ||M_r(D) - model||_1 - penalty moves by at most 1 (weights are 1)
 _AIM_SCORE_SENSITIVITY = _MARGINAL_SENSITIVITY
 
 
 def aim_n_rounds(d):
-    """Number of adaptive rounds: ``d`` (public; never a function of the data).
+    """Rounds of the budget that sets the bins: ``d`` (public).
 
-    About MST's ``d - 1`` 2-way measurements plus one, so a round's noise is close to
-    that of one of MST's measurements at the same budget.
+    The noise of ``d`` equal rounds is close to that of one of MST's ``d - 1`` 2-way
+    measurements at the same budget; :func:`~skdp.synthesis.marginal_n_bins` is given
+    it. The rounds themselves are annealed (see the module docstring); without noise
+    (``epsilon = inf``) there are exactly ``d``.
     """
     return max(int(d), 1)
 
 
 def aim_budget(epsilon, delta, eps_bounds, d, share):
-    """Noise and privacy facts of the AIM path, from public quantities only.
+    """Noise of the 1-way release and the rounds' budget, from public quantities only.
 
     ``share[0]`` of the budget (``rho`` under zCDP, ``epsilon`` under pure DP) goes to
-    the ``d`` 1-way measurements, the rest to ``n_rounds`` equal rounds, each split
-    ``0.9 : 0.1`` between its measurement and its selection (AIM's split).
+    the ``d`` 1-way measurements; the rest (``"rounds_total"``) to the annealed rounds,
+    each split ``0.9 : 0.1`` between its measurement and its selection (AIM's split).
+    ``"round_sd"`` is the noise of :func:`aim_n_rounds` equal rounds (it sets the bins).
     """
     T = aim_n_rounds(d)
     s1 = float(share[0]) if d > 1 else 1.0
-    out = {"rho": None, "rho_breakdown": None, "n_rounds": T if d > 1 else 0}
-    names = ("one_way", "select", "two_way")
+    out = {"rho": None, "rho_breakdown": None, "has_rounds": d > 1}
     if math.isinf(epsilon):
-        out.update(mechanism="none", sd1=0.0, scale1=0.0, round_scale=0.0, round_sd=0.0)
-        out["select_epsilon"] = math.inf
+        out.update(mechanism="none", sd1=0.0, scale1=0.0, round_sd=0.0, rounds_total=math.inf)
         out["epsilon_spent"] = math.inf
-        out["breakdown"] = {"bounds": float(eps_bounds), **{k: math.inf for k in names}}
-        out["round_rho"] = None
+        out["eps_bounds"] = float(eps_bounds)
         return out
     eps_rest = epsilon - eps_bounds
     rounds_share = 1.0 - s1
@@ -79,228 +91,52 @@ def aim_budget(epsilon, delta, eps_bounds, d, share):
                 rho_in *= 1.0 - 1e-12
             rho = max(rho, rho_in)
         rho1 = rho * s1
-        rho_t = rho * rounds_share / T if d > 1 else 0.0
+        rounds = rho * rounds_share if d > 1 else 0.0
         sigma1 = math.sqrt(d / (2 * rho1))
-        sigma_t = math.sqrt(1.0 / (2 * _MEASURE_SHARE * rho_t)) if rho_t > 0 else 0.0
-        sel = math.sqrt(8 * (1 - _MEASURE_SHARE) * rho_t) if rho_t > 0 else math.inf
-        out.update(
-            mechanism="gaussian", sd1=sigma1, scale1=sigma1, round_scale=sigma_t, round_sd=sigma_t
-        )
-        out["select_epsilon"] = sel
-        out["rho"] = float(rho)
-        n_r = out["n_rounds"]
-        rhos = (rho1, n_r * (1 - _MEASURE_SHARE) * rho_t, n_r * _MEASURE_SHARE * rho_t)
-        out["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
-        out["round_rho"] = {
-            "select": float((1 - _MEASURE_SHARE) * rho_t),
-            "measure": float(_MEASURE_SHARE * rho_t),
-        }
-        out["epsilon_spent"] = float(epsilon)
-        parts = [eps_rest * r / rho for r in rhos]
+        nominal = math.sqrt(T / (2 * _MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
+        out.update(mechanism="gaussian", sd1=sigma1, scale1=sigma1, round_sd=nominal)
+        out.update(rho=float(rho), rho1=float(rho1), rounds_total=float(rounds))
+        out["eps_rest"] = float(eps_rest)
     else:
         e1 = eps_rest * s1
-        e_t = eps_rest * rounds_share / T if d > 1 else 0.0
+        rounds = eps_rest * rounds_share if d > 1 else 0.0
         b1 = d / e1
-        b_t = 1.0 / (_MEASURE_SHARE * e_t) if e_t > 0 else 0.0
-        out.update(
-            mechanism="laplace",
-            sd1=math.sqrt(2) * b1,
-            scale1=b1,
-            round_scale=b_t,
-            round_sd=math.sqrt(2) * b_t,
-        )
-        out["select_epsilon"] = (1 - _MEASURE_SHARE) * e_t if e_t > 0 else math.inf
-        out["round_rho"] = None
-        n_r = out["n_rounds"]
-        parts = [e1, n_r * (1 - _MEASURE_SHARE) * e_t, n_r * _MEASURE_SHARE * e_t]
-        out["epsilon_spent"] = float(epsilon)
-    out["breakdown"] = {"bounds": float(eps_bounds)}
-    out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
+        nominal = math.sqrt(2) * T / (_MEASURE_SHARE * rounds) if rounds > 0 else 0.0
+        out.update(mechanism="laplace", sd1=math.sqrt(2) * b1, scale1=b1, round_sd=nominal)
+        out.update(e1=float(e1), rounds_total=float(rounds))
+    out["epsilon_spent"] = float(epsilon)
+    out["eps_bounds"] = float(eps_bounds)
     return out
 
 
-class JunctionModel:
-    """Cliques (sorted tuples of column indices), their noisy measurements and links."""
+def finish_budget(budget, record):
+    """Fill in the privacy breakdown from the rounds actually run.
 
-    def __init__(self, csizes):
-        self.csizes = list(csizes)
-        self.cliques = []  # tuple of column indices (sorted)
-        self.measurements = []  # per clique: list of (noisy table, noise variance per cell)
-        self.links = []  # per clique: list of (other clique, separator tuple)
-        self.component = list(range(len(csizes)))  # component label of each column
-        self.covered = [False] * len(csizes)
-
-    def _clique_of(self, group):
-        """An existing clique that contains all columns of ``group`` (or None)."""
-        g = set(group)
-        for k, c in enumerate(self.cliques):
-            if g <= set(c):
-                return k
-        return None
-
-    def groups(self, cand):
-        """The candidate's columns grouped by connected component of the model."""
-        out = {}
-        for j in cand:
-            out.setdefault(self.component[j], []).append(j)
-        return [tuple(g) for g in out.values()]
-
-    def admissible(self, cand):
-        """Whether ``cand`` is a re-measurement or keeps the cliques a junction tree."""
-        cand = tuple(cand)
-        if cand in self.cliques:
-            return True
-        groups = self.groups(cand)
-        if len(groups) == 1 and all(self.covered[j] for j in cand):
-            return False  # inside one component but not a clique: a cycle
-        for g in groups:
-            if len(g) == 1:
-                continue
-            if self._clique_of(g) is None:
-                return False
-        return True
-
-    def add(self, cand, table, var):
-        cand = tuple(cand)
-        if cand in self.cliques:
-            self.measurements[self.cliques.index(cand)].append((table, var))
-            return
-        k = len(self.cliques)
-        links = []
-        for g in self.groups(cand):
-            if not all(self.covered[j] for j in g):
-                continue  # new columns (a group of uncovered columns has size 1)
-            other = self._clique_of(g)
-            links.append((other, g))
-            self.links[other].append((k, g))
-        self.cliques.append(cand)
-        self.measurements.append([(table, var)])
-        self.links.append(links)
-        label = min(self.component[j] for j in cand)
-        old = {self.component[j] for j in cand}
-        self.component = [label if c in old else c for c in self.component]
-        for j in cand:
-            self.covered[j] = True
-
-    # ------------------------------------------------------------ estimation
-    def combined(self, k):
-        """Inverse-variance average of a clique's measurements and its variance."""
-        ms = self.measurements[k]
-        w = np.array([1.0 / v if v > 0 else np.inf for _, v in ms])
-        if np.isinf(w).any():
-            return ms[int(np.argmax(np.isinf(w)))][0].astype(float), 0.0
-        table = sum(wi * t for wi, (t, _) in zip(w, ms, strict=True)) / w.sum()
-        return table, 1.0 / w.sum()
-
-    def estimate(self, y1c, v1c, totals, t_var, max_iter=3000):
-        """Node distributions, clique tables (probabilities) and the total ``n_hat``.
-
-        Every clique table is its (averaged) measurement divided by ``n_hat`` and
-        projected, in breadth-first order from a root clique, onto the tables whose
-        separator margin is the parent's and (one new column) whose new column's margin
-        is the node distribution; the model is then ``prod cliques / prod separators``,
-        sampled ancestrally in the same order.
-        """
-        d = len(self.csizes)
-        comb = [self.combined(k) for k in range(len(self.cliques))]
-        totals = list(totals) + [float(t.sum()) for t, _ in comb]
-        t_var = list(t_var) + [t.size * v for t, v in comb]
-        n_hat = _weighted_total(totals, t_var)
-        exact = any(v == 0 for _, v in comb) or any(np.all(v == 0) for v in v1c)
-        num = [np.zeros(k) for k in self.csizes]
-        den = [np.zeros(k) for k in self.csizes]
-        for j in range(d):
-            w = 1.0 if exact else 1.0 / v1c[j]
-            num[j] += w * y1c[j]
-            den[j] += w
-        if not exact:
-            for c, (t, v) in zip(self.cliques, comb, strict=True):
-                for ax, j in enumerate(c):
-                    others = tuple(i for i in range(len(c)) if i != ax)
-                    var = v * t.size / self.csizes[j]
-                    num[j] += t.sum(axis=others) / var
-                    den[j] += 1.0 / var
-        nodes = [_simplex(num[j] / den[j] / n_hat) for j in range(d)]
-        tables = [None] * len(self.cliques)
-        self.order = []  # (sep columns, new columns, conditional matrix)
-        seen = set()
-        for root in range(len(self.cliques)):
-            if root in seen:
-                continue
-            queue = [(root, None)]
-            seen.add(root)
-            while queue:
-                k, parent = queue.pop(0)
-                c = self.cliques[k]
-                if parent is None:
-                    sep = (c[0],)
-                    r = nodes[c[0]]
-                    self.order.append(((), sep, nodes[c[0]][None, :]))
-                else:
-                    p, sep = parent
-                    r = _margin(tables[p], self.cliques[p], sep)
-                new = tuple(j for j in c if j not in sep)
-                if not new:  # a clique inside its parent (a later clique contains it)
-                    tables[k] = _margin(tables[p], self.cliques[p], c)
-                else:
-                    perm = [c.index(j) for j in sep + new]
-                    M = np.transpose(comb[k][0] / n_hat, perm).reshape(
-                        int(np.prod([self.csizes[j] for j in sep])), -1
-                    )
-                    r = np.asarray(r, float).ravel()
-                    if len(new) == 1:
-                        X = _transport_projection(M, r, nodes[new[0]], max_iter=max_iter)
-                    else:
-                        X = _simplex_rows(M, r)
-                    shape = [self.csizes[j] for j in sep + new]
-                    tables[k] = np.transpose(X.reshape(shape), np.argsort(perm))
-                    self.order.append((sep, new, _conditional(X, [nodes[j] for j in new])))
-                for other, g in self.links[k]:
-                    if other not in seen:
-                        seen.add(other)
-                        queue.append((other, (k, g)))
-        for j in range(d):
-            if not self.covered[j]:
-                self.order.append(((), (j,), nodes[j][None, :]))
-        return nodes, tables, n_hat
-
-    def model_marginal(self, cand, nodes, tables):
-        """The current model's distribution of the columns ``cand`` (admissible)."""
-        cand = tuple(cand)
-        if cand in self.cliques:
-            return tables[self.cliques.index(cand)]
-        parts, labels = [], []
-        for g in self.groups(cand):
-            if len(g) == 1 and not self.covered[g[0]]:
-                parts.append(nodes[g[0]])
-            else:
-                k = self._clique_of(g)
-                parts.append(_margin(tables[k], self.cliques[k], g))
-            labels.extend(g)
-        out = parts[0]
-        for p in parts[1:]:
-            out = np.multiply.outer(out, p)
-        return np.transpose(out, [labels.index(j) for j in cand])
-
-
-def _margin(table, clique, cols):
-    """Marginal of a clique table onto ``cols`` (axes in ``cols`` order)."""
-    axes = tuple(i for i, j in enumerate(clique) if j not in cols)
-    m = table.sum(axis=axes) if axes else table
-    kept = [j for j in clique if j in cols]
-    return np.transpose(m, [kept.index(j) for j in cols])
-
-
-def _conditional(X, new_nodes):
-    """Row-normalised ``X`` (sep cells x new cells); an empty row takes the product
-    of the new columns' node distributions."""
-    fallback = new_nodes[0]
-    for p in new_nodes[1:]:
-        fallback = np.multiply.outer(fallback, p)
-    fallback = fallback.ravel()
-    rows = X.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(rows > 0, X / np.where(rows > 0, rows, 1.0), fallback[None, :])
+    ``record`` holds each round's ``(marginal, selection charge, measurement charge,
+    noise scale)`` (``rho`` under zCDP, ``epsilon`` under pure DP). Returns the dict
+    ``budget`` with ``"breakdown"`` (epsilon by stage; under zCDP each stage's share of
+    ``rho`` times the ``epsilon`` left after the bounds), ``"rho_breakdown"`` (zCDP) and
+    ``"select_epsilon"`` (the first round's exponential mechanism).
+    """
+    names = ("one_way", "select", "two_way")
+    mech = budget["mechanism"]
+    if mech == "none":
+        budget["breakdown"] = {"bounds": budget["eps_bounds"], **{k: math.inf for k in names}}
+        budget["select_epsilon"] = math.inf
+        return budget
+    sel = math.fsum(r[1] for r in record)
+    meas = math.fsum(r[2] for r in record)
+    if mech == "gaussian":
+        rhos = (budget["rho1"], sel, meas)
+        budget["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
+        parts = [budget["eps_rest"] * r / budget["rho"] for r in rhos]
+        budget["select_epsilon"] = math.sqrt(8 * record[0][1]) if record else math.inf
+    else:
+        parts = [budget["e1"], sel, meas]
+        budget["select_epsilon"] = record[0][1] if record else math.inf
+    budget["breakdown"] = {"bounds": budget["eps_bounds"]}
+    budget["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
+    return budget
 
 
 def candidate_sets(csizes):
@@ -319,54 +155,135 @@ def marginal_counts(Bc, csizes, cand):
     return np.bincount(idx, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
 
 
-def quality_scores(counts, cands, model, nodes, tables, n_hat, sd):
+def quality_scores(counts, cands, tree, mu, n_hat, sd):
     """AIM's quality scores ``||M_r(D) - n_hat p_r||_1 - sqrt(2/pi) sd |r|`` (weights 1).
 
-    ``counts`` are the exact marginals ``M_r(D)``; the model ``p_r``, ``n_hat`` and the
-    noise ``sd`` come from earlier noisy releases and public quantities, so adding or
-    removing a row moves one cell of ``M_r(D)`` by one and each score by at most 1.
+    ``counts`` are the exact marginals ``M_r(D)``; the model ``p_r`` (``tree`` and its
+    clique marginals ``mu``), ``n_hat`` and the noise ``sd`` come from earlier noisy
+    releases and public quantities, so adding or removing a row moves one cell of
+    ``M_r(D)`` by one and each score by at most 1.
     """
     penalty = math.sqrt(2 / math.pi) * sd
     score = np.empty(len(cands))
     for i, (x, c) in enumerate(zip(counts, cands, strict=True)):
-        fit = n_hat * model.model_marginal(c, nodes, tables)
-        score[i] = np.abs(x - fit).sum() - penalty * x.size
+        score[i] = np.abs(x - n_hat * tree.marginal(mu, c)).sum() - penalty * x.size
     return score
 
 
+def fits_caps(csizes, measured, cand, tree):
+    """Whether measuring ``cand`` keeps the triangulated model within the size caps
+    (public: the domain sizes and the marginals measured so far)."""
+    if tree.home(cand) is not None:
+        return True
+    cells = [math.prod(csizes[j] for j in q) for q in triangulate(csizes, measured + [cand])]
+    return max(cells) <= MAX_CLIQUE_CELLS and sum(cells) <= MAX_MODEL_CELLS
+
+
+def select_admissible(score, cands, fits, *, epsilon, rng):
+    """The exponential mechanism over the candidates that ``fits`` admits.
+
+    Draws over all candidates not yet refused and refuses a draw that ``fits`` turns
+    down, until one is admitted: the result is distributed as the exponential
+    mechanism over the admissible candidates alone (a Gibbs distribution conditioned
+    on a subset is the Gibbs distribution on that subset), while ``fits`` (a
+    triangulation) runs only on the few candidates drawn. ``None`` if none is
+    admissible.
+    """
+    log_base = np.zeros(len(cands))
+    while np.isfinite(log_base).any():
+        i = exponential_mechanism(
+            score,
+            epsilon=epsilon,
+            sensitivity=_AIM_SCORE_SENSITIVITY,
+            rng=rng,
+            log_base_measure=log_base,
+        )
+        if fits(cands[i]):
+            return cands[i]
+        log_base[i] = -np.inf
+    return None
+
+
+def _round_noise(budget, charge):
+    """Selection epsilon, measurement noise scale and standard deviation of a round."""
+    if budget["mechanism"] == "gaussian":
+        sd = math.sqrt(1.0 / (2 * _MEASURE_SHARE * charge))
+        return math.sqrt(8 * (1 - _MEASURE_SHARE) * charge), sd, sd
+    scale = 1.0 / (_MEASURE_SHARE * charge)
+    return (1 - _MEASURE_SHARE) * charge, scale, math.sqrt(2) * scale
+
+
 def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_measure):
-    """AIM's rounds; returns the fitted :class:`JunctionModel`, its estimates and the
-    per-round record (clique, rho of the selection and of the measurement)."""
-    model = JunctionModel(csizes)
-    nodes, tables, n_hat = model.estimate(y1c, v1c, totals, t_var, max_iter=200)
-    cands = candidate_sets(csizes)
-    cache = {}
-    sd = budget["round_sd"]
-    var = sd**2
+    """AIM's annealed rounds.
+
+    Returns the fitted :class:`~skdp.synthesis._marginal_pgm.JunctionTree`, its clique
+    marginals, the total ``n_hat``, the measurements ``(columns, noisy counts, weight)``
+    (the 1-way ones first) and the per-round record ``(marginal, selection charge,
+    measurement charge, noise scale)``.
+    """
+    d = len(csizes)
+    exact = budget["mechanism"] == "none"
+    meas = [
+        ((j,), np.asarray(y1c[j], float), 1.0 if exact else 1.0 / np.asarray(v1c[j], float))
+        for j in range(d)
+    ]
+    tot, tvar = list(totals), list(t_var)
+    n_hat = _weighted_total(tot, tvar)
+    tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_ROUND_ITER)
+    cands = candidate_sets(csizes) if budget["has_rounds"] else []
+    cache = {c: marginal_counts(Bc, csizes, c) for c in cands}
+    measured, verdicts = [], {}
+    left = 0.0 if exact else budget["rounds_total"]
+    charge = left / (_ROUNDS_PER_COLUMN * d) if left > 0 else 0.0
+    exact_rounds = aim_n_rounds(d) if exact and cands else 0
     record = []
-    for _ in range(budget["n_rounds"]):
-        live = [c for c in cands if model.admissible(c)]
-        if not live:
+    while cands and (left > 0 or exact_rounds > 0):
+        if exact:
+            exact_rounds -= 1
+            eps_sel, scale, sd = math.inf, 0.0, 0.0
+        else:
+            if left < 2 * charge * (1 + 1e-9):  # the last round takes what is left
+                charge = left
+            left = max(left - charge, 0.0)
+            eps_sel, scale, sd = _round_noise(budget, charge)
+        key = tuple(tree.cliques)
+        if key not in verdicts:  # admissibility depends on the structure only
+            verdicts = {key: {}}
+        known = verdicts[key]
+
+        def fits(c, known=known, tree=tree):
+            if c not in known:
+                known[c] = fits_caps(csizes, measured, c, tree)
+            return known[c]
+
+        score = quality_scores([cache[c] for c in cands], cands, tree, mu, n_hat, sd)
+        pick = select_admissible(score, cands, fits, epsilon=eps_sel, rng=rng_select)
+        if pick is None:
             break
-        for c in live:
-            if c not in cache:
-                cache[c] = marginal_counts(Bc, csizes, c)
-        score = quality_scores([cache[c] for c in live], live, model, nodes, tables, n_hat, sd)
-        pick = live[
-            exponential_mechanism(
-                score,
-                epsilon=budget["select_epsilon"],
-                sensitivity=_AIM_SCORE_SENSITIVITY,
-                rng=rng_select,
-            )
-        ]
+        before = n_hat * tree.marginal(mu, pick)
         counts = cache[pick]
-        noisy = counts + integer_noise(
-            counts.size, budget["round_scale"], budget, rng_measure
-        ).reshape(counts.shape)
-        model.add(pick, noisy, var)
-        # intermediate estimates only steer the selection: fewer projection sweeps
-        nodes, tables, n_hat = model.estimate(y1c, v1c, totals, t_var, max_iter=200)
-        record.append(pick)
-    nodes, tables, n_hat = model.estimate(y1c, v1c, totals, t_var)
-    return model, nodes, tables, n_hat, record
+        noisy = counts + integer_noise(counts.size, scale, budget, rng_measure).reshape(
+            counts.shape
+        )
+        meas.append((pick, noisy, 1.0 if exact else 1.0 / sd**2))
+        if not exact:
+            tot.append(float(noisy.sum()))
+            tvar.append(noisy.size * sd**2)
+            n_hat = _weighted_total(tot, tvar)
+        if pick not in measured:
+            measured.append(pick)
+        new_tree = tree if tree.home(pick) is not None else None
+        if new_tree is None:
+            new_tree = JunctionTree(triangulate(csizes, measured), csizes)
+        tree, _, mu = fit_model(
+            csizes, meas, n_hat, n_iter=_ROUND_ITER, init=(tree, mu), tree=new_tree
+        )
+        if exact:
+            record.append((pick, 0.0, 0.0, 0.0))
+            continue
+        record.append((pick, (1 - _MEASURE_SHARE) * charge, _MEASURE_SHARE * charge, scale))
+        after = n_hat * tree.marginal(mu, pick)
+        if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sd * counts.size:
+            charge *= _ANNEAL_FACTOR if budget["mechanism"] == "gaussian" else 2.0
+    tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_FINAL_ITER, init=(tree, mu), tree=tree)
+    return tree, mu, n_hat, meas, record

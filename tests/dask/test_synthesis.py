@@ -79,7 +79,7 @@ def test_histogram_dask_array(sync_scheduler):
 @pytest.mark.parametrize("delta", [0.0, 1e-6])  # pure (Laplace) and zCDP (Gaussian) noise
 def test_marginal_dask_dataframe_bit_identical(sync_scheduler, npartitions, delta):
     df = _table(seed=1)
-    kw = dict(KW, delta=delta)
+    kw = dict(KW, delta=delta, selection="mst")
     ref = DPMarginalSynthesizer(**kw).fit(df)
     with no_full_compute(max_rows=4 * 64 * 64):
         got = DPMarginalSynthesizer(**kw).fit(dd.from_pandas(df, npartitions=npartitions))
@@ -89,6 +89,16 @@ def test_marginal_dask_dataframe_bit_identical(sync_scheduler, npartitions, delt
     for e in ref.noisy_two_way_:
         np.testing.assert_array_equal(ref.noisy_two_way_[e], got.noisy_two_way_[e])
     _same_samples(ref, got)
+
+
+def test_default_selection_is_mst_on_dask_input_and_aim_in_memory(sync_scheduler):
+    df = _table(n=300, seed=2)
+    mem = DPMarginalSynthesizer(**KW).fit(df)
+    got = DPMarginalSynthesizer(**KW).fit(dd.from_pandas(df, npartitions=2))
+    assert (mem.selection_, got.selection_) == ("aim", "mst")
+    assert mem.cliques_ and got.tree_ and mem.tree_ is None and got.cliques_ is None
+    with pytest.raises(ValueError, match='selection="aim" does not take Dask input'):
+        DPMarginalSynthesizer(selection="aim", **KW).fit(dd.from_pandas(df, npartitions=2))
 
 
 def test_dask_needs_declared_metadata(sync_scheduler):
@@ -115,7 +125,7 @@ def test_synthesizers_on_local_cluster(dask_client):
     ref = DPHistogramSynthesizer(**KW).fit(df)
     got = DPHistogramSynthesizer(**KW).fit(ddf)
     np.testing.assert_array_equal(ref.histograms_[0]["counts"], got.histograms_[0]["counts"])
-    ref = DPMarginalSynthesizer(**KW).fit(df)
-    got = DPMarginalSynthesizer(**KW).fit(ddf)
+    ref = DPMarginalSynthesizer(selection="mst", **KW).fit(df)
+    got = DPMarginalSynthesizer(selection="mst", **KW).fit(ddf)
     for e in ref.noisy_two_way_:
         np.testing.assert_array_equal(ref.noisy_two_way_[e], got.noisy_two_way_[e])

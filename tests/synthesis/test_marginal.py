@@ -38,6 +38,7 @@ def _frame(n=2000, seed=0):
 
 def _synth(**kw):
     params = {"epsilon": 1.0, "bounds": BOUNDS, "categories": CATS, "random_state": 0}
+    params["selection"] = "mst"  # this file tests MST (test_marginal_aim.py: AIM)
     params.update(kw)
     return DPMarginalSynthesizer(**params)
 
@@ -72,7 +73,9 @@ def test_dataframe_round_trip_dtypes_and_domain():
 def test_numpy_input_gives_numpy_output():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(500, 3))
-    s = DPMarginalSynthesizer(epsilon=2.0, bounds=(-1.0, 1.0), random_state=0).fit(X)
+    s = DPMarginalSynthesizer(selection="mst", epsilon=2.0, bounds=(-1.0, 1.0), random_state=0).fit(
+        X
+    )
     Z = s.sample(50, random_state=0)
     assert isinstance(Z, np.ndarray) and Z.shape == (50, 3) and Z.dtype == X.dtype
     assert np.all((Z >= -1) & (Z <= 1))
@@ -82,7 +85,7 @@ def test_integer_values_stay_integer_and_within_bounds_when_grouped():
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"a": rng.integers(0, 1000, 1000), "b": rng.integers(3, 7, 1000)})
     s = DPMarginalSynthesizer(
-        epsilon=1.0, bounds={"a": (0, 999), "b": (3, 6)}, n_bins=5, random_state=0
+        selection="mst", epsilon=1.0, bounds={"a": (0, 999), "b": (3, 6)}, n_bins=5, random_state=0
     ).fit(df)
     assert s.n_bins_ == {"a": 5, "b": 4}
     fake = s.sample(2000, random_state=0)
@@ -94,7 +97,7 @@ def test_integer_values_stay_integer_and_within_bounds_when_grouped():
 def test_missing_metadata_and_bad_parameters():
     df = _frame(300)
     with pytest.raises(ValueError, match="categor"):
-        DPMarginalSynthesizer(bounds=BOUNDS).fit(df)
+        DPMarginalSynthesizer(selection="mst", bounds=BOUNDS).fit(df)
     for bad in [(1, 1), (1, 0, 1), (1, -1, 1), ("a", 1, 1)]:
         with pytest.raises(ValueError, match="budget_split"):
             _synth(budget_split=bad).fit(df)
@@ -170,7 +173,9 @@ def test_privacy_facts_pure_dp_and_budget_split():
 def test_private_bounds_are_charged_inside_the_budget():
     df = _frame()
     for delta in (0.0, 1e-5):
-        s = DPMarginalSynthesizer(epsilon=1.0, delta=delta, categories=CATS, random_state=0)
+        s = DPMarginalSynthesizer(
+            selection="mst", epsilon=1.0, delta=delta, categories=CATS, random_state=0
+        )
         s.fit(df)
         assert s.privacy_breakdown_["bounds"] == pytest.approx(0.1)
         assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
@@ -221,7 +226,7 @@ def test_one_way_noise_scale():
         res = []
         for seed in range(5):
             s = DPMarginalSynthesizer(
-                epsilon=1.0, delta=delta, categories=cats, random_state=seed
+                selection="mst", epsilon=1.0, delta=delta, categories=cats, random_state=seed
             ).fit(df)
             for c in df.columns:
                 true = df[c].map({v: i for i, v in enumerate(levels)}).value_counts()
@@ -244,7 +249,7 @@ def test_two_way_noise_scale():
     res = []
     for seed in range(4):
         s = DPMarginalSynthesizer(
-            epsilon=3.0, categories=cats, compress=False, random_state=seed
+            selection="mst", epsilon=3.0, categories=cats, compress=False, random_state=seed
         ).fit(df)
         for (a, b), noisy in s.noisy_two_way_.items():
             ia = df[a].map({v: i for i, v in enumerate(levels)}).to_numpy()
@@ -274,7 +279,7 @@ def test_score_samples_is_a_normalised_density_on_a_finite_domain():
     rng = np.random.default_rng(0)
     cats = {"a": ["x", "y", "z"], "b": ["u", "v"], "c": ["p", "q", "r", "s"]}
     df = pd.DataFrame({k: rng.choice(v, 500) for k, v in cats.items()})
-    s = DPMarginalSynthesizer(epsilon=1.0, categories=cats, random_state=0).fit(df)
+    s = DPMarginalSynthesizer(selection="mst", epsilon=1.0, categories=cats, random_state=0).fit(df)
     grid = pd.DataFrame(list(itertools.product(*cats.values())), columns=list(cats))
     assert np.exp(s.score_samples(grid)).sum() == pytest.approx(1.0)
     assert np.isfinite(s.score(df))
@@ -319,12 +324,16 @@ def test_no_collapse_every_declared_level_appears():
 def test_one_and_two_columns():
     rng = np.random.default_rng(0)
     one = pd.DataFrame({"x": rng.normal(0, 1, 500)})
-    s = DPMarginalSynthesizer(epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(one)
+    s = DPMarginalSynthesizer(selection="mst", epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(
+        one
+    )
     assert s.tree_ == [] and s.privacy_breakdown_["select"] == 0.0
     assert s.rho_breakdown_["one_way"] == pytest.approx(s.rho_)
     assert len(s.sample(10)) == 10
     two = pd.DataFrame({"x": rng.normal(0, 1, 500), "y": rng.normal(0, 1, 500)})
-    s = DPMarginalSynthesizer(epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(two)
+    s = DPMarginalSynthesizer(selection="mst", epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(
+        two
+    )
     assert s.tree_ == [("x", "y")] and s.privacy_breakdown_["select"] == 0.0
     assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
 
@@ -335,7 +344,7 @@ def test_compression_merges_rare_levels_and_still_samples_them():
     p = np.r_[np.full(4, 0.24), np.full(36, 0.04 / 36)]
     df = pd.DataFrame({"a": rng.choice(levels, 2000, p=p), "b": rng.choice(["u", "v"], 2000)})
     s = DPMarginalSynthesizer(
-        epsilon=0.5, categories={"a": levels, "b": ["u", "v"]}, random_state=0
+        selection="mst", epsilon=0.5, categories={"a": levels, "b": ["u", "v"]}, random_state=0
     ).fit(df)
     assert s.supports_["a"][:4].all() and s.supports_["a"].sum() < 40
     assert s.node_marginals_["a"].shape == (s.supports_["a"].sum() + 1,)
@@ -358,7 +367,7 @@ def test_fit_time_10000_by_10():
     for eps in (1.0, 100.0):
         t0 = time.perf_counter()
         s = DPMarginalSynthesizer(
-            epsilon=eps, bounds=(-5.0, 5.0), categories=cats, random_state=0
+            selection="mst", epsilon=eps, bounds=(-5.0, 5.0), categories=cats, random_state=0
         ).fit(X)
         s.sample(n, random_state=0)
         assert time.perf_counter() - t0 < 10.0

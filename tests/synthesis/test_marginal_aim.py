@@ -1,5 +1,5 @@
-"""Tests of DPMarginalSynthesizer(selection="aim"): AIM's adaptive rounds (McKenna et al.
-2022) on a junction tree of cliques of at most three columns."""
+"""Tests of DPMarginalSynthesizer(selection="aim"): AIM's annealed adaptive rounds
+(McKenna et al. 2022) and the graphical model on a junction tree fitted to them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,18 @@ from sklearn.base import clone
 
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.synthesis import DPMarginalSynthesizer
-from skdp.synthesis._marginal_aim import MAX_CLIQUE_CELLS, JunctionModel, aim_n_rounds
+from skdp.synthesis._marginal_aim import (
+    _ANNEAL_FACTOR,
+    _ROUNDS_PER_COLUMN,
+    MAX_CLIQUE_CELLS,
+    MAX_MODEL_CELLS,
+    candidate_sets,
+    fits_caps,
+    marginal_counts,
+    quality_scores,
+    select_admissible,
+)
+from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0), "visits": (0, 9)}
 CATS = {"sex": ["F", "M"], "blood": ["A", "B", "AB", "O"]}
@@ -62,6 +73,17 @@ def _xor_frame(n, seed=0):
 
 
 # ---------------------------------------------------------------- budget
+def _check_schedule(charges, total, d, factor):
+    """AIM's annealing: the first round gets ``total / (16 d)``; each later one the
+    same, ``factor`` times more, or (the last) all that is left; nothing is left over."""
+    first = total / (_ROUNDS_PER_COLUMN * d)
+    assert charges[0] == pytest.approx(first, rel=1e-9)
+    assert math.fsum(charges) == pytest.approx(total, rel=1e-9)
+    for prev, cur in zip(charges[:-2], charges[1:-1], strict=True):
+        assert cur == pytest.approx(prev, rel=1e-9) or cur == pytest.approx(factor * prev, rel=1e-9)
+    assert charges[-1] > 0
+
+
 def test_budget_adds_up_zcdp():
     df = _frame()
     s = _synth(epsilon=1.0, delta=1e-6).fit(df)
@@ -70,18 +92,20 @@ def test_budget_adds_up_zcdp():
     assert s.rho_ == zcdp_rho(1.0, 1e-6) and zcdp_delta(s.rho_, 1.0) <= 1e-6
     assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
     assert math.fsum(s.rho_breakdown_.values()) == pytest.approx(s.rho_, rel=1e-12)
-    # one round per column (public), each charged its selection and its measurement
-    assert len(s.rounds_) == aim_n_rounds(d) == d
     per_round = [r["rho_select"] + r["rho_measure"] for r in s.rounds_]
     rho_1 = d / (2 * s.noise_["one_way_scale"] ** 2)
     assert rho_1 == pytest.approx(s.rho_ / 3, rel=1e-12)
     assert rho_1 + math.fsum(per_round) == pytest.approx(s.rho_, rel=1e-12)
+    _check_schedule(per_round, s.rho_ * 2 / 3, d, _ANNEAL_FACTOR)
+    assert len(s.rounds_) > d  # the annealed schedule starts with 16 d rounds' budget
     # the noise realises the charged rho: a Gaussian of sigma is 1/(2 sigma^2)-zCDP,
     # an exponential mechanism of epsilon_r is epsilon_r^2/8-zCDP (sensitivity 1)
+    for r in s.rounds_:
+        assert 1 / (2 * r["noise_scale"] ** 2) == pytest.approx(r["rho_measure"], rel=1e-9)
+        assert r["rho_measure"] == pytest.approx(9 * r["rho_select"], rel=1e-9)
     r0 = s.rounds_[0]
-    assert 1 / (2 * s.noise_["two_way_scale"] ** 2) == pytest.approx(r0["rho_measure"], rel=1e-9)
+    assert s.noise_["two_way_scale"] == r0["noise_scale"]
     assert s.noise_["select_epsilon"] ** 2 / 8 == pytest.approx(r0["rho_select"], rel=1e-9)
-    assert r0["rho_measure"] == pytest.approx(9 * r0["rho_select"], rel=1e-9)
     # every released measurement is an integer table
     assert all(t.dtype.kind == "i" for ts in s.noisy_marginals_.values() for t in ts)
     assert sum(len(ts) for ts in s.noisy_marginals_.values()) == len(s.rounds_)
@@ -96,14 +120,22 @@ def test_budget_adds_up_pure_dp():
     assert s.noise_["mechanism"] == "laplace"
     bd = s.privacy_breakdown_
     assert bd["one_way"] == pytest.approx(1.0) and d / s.noise_["one_way_scale"] == 1.0
-    r = s.rounds_[0]
-    assert r["rho_measure"] is None
-    assert 1 / s.noise_["two_way_scale"] == pytest.approx(r["epsilon_measure"])
-    assert s.noise_["select_epsilon"] == pytest.approx(r["epsilon_select"])
-    assert bd["one_way"] + len(s.rounds_) * (
-        r["epsilon_select"] + r["epsilon_measure"]
-    ) == pytest.approx(2.0, rel=1e-12)
+    per_round = [r["epsilon_select"] + r["epsilon_measure"] for r in s.rounds_]
+    _check_schedule(per_round, 1.0, d, 2.0)
+    for r in s.rounds_:
+        assert r["rho_measure"] is None if "rho_measure" in r else True
+        assert 1 / r["noise_scale"] == pytest.approx(r["epsilon_measure"])
+    assert s.noise_["select_epsilon"] == pytest.approx(s.rounds_[0]["epsilon_select"])
+    assert bd["one_way"] + math.fsum(per_round) == pytest.approx(2.0, rel=1e-12)
     assert math.fsum(bd.values()) == pytest.approx(2.0, rel=1e-12)
+
+
+def test_without_noise_there_are_d_rounds_and_nothing_is_charged():
+    df = _frame(800)
+    s = _synth(epsilon=math.inf).fit(df)
+    assert len(s.rounds_) == df.shape[1]
+    assert all(r["rho_measure"] is None and r["noise_scale"] == 0.0 for r in s.rounds_)
+    assert s.epsilon_spent_ == math.inf
 
 
 # --------------------------------------------------------- randomness
@@ -160,12 +192,24 @@ def test_sampling_validity_and_model():
     assert fake["visits"].isin(range(10)).all()
     assert fake["outcome"].nunique() == 2 and fake["smoker"].nunique() == 2
     for c, t in s.clique_marginals_.items():
-        assert 2 <= len(c) <= 3 and t.ndim == len(c)
-        assert t.size <= MAX_CLIQUE_CELLS
+        assert t.ndim == len(c) and t.size <= MAX_CLIQUE_CELLS
         assert np.all(t >= 0) and t.sum() == pytest.approx(1.0)
-    # every measured clique is among the rounds' picks, in order of first choice
-    firsts = list(dict.fromkeys(r["marginal"] for r in s.rounds_))
-    assert firsts == s.cliques_
+    assert sum(t.size for t in s.clique_marginals_.values()) <= MAX_MODEL_CELLS
+    # every measured marginal lies in a clique; every column in exactly the cliques
+    # of one connected subtree (checked on the model in test_junction_tree_*)
+    picks = {r["marginal"] for r in s.rounds_}
+    assert picks == set(s.noisy_marginals_)
+    assert all(any(set(p) <= set(c) for c in s.cliques_) for p in picks)
+    assert sorted({col for c in s.cliques_ for col in c}) == sorted(df.columns)
+    # the model agrees with itself: a column's distribution is the same in every clique
+    for col in df.columns:
+        margins = [
+            t.sum(axis=tuple(i for i, x in enumerate(c) if x != col))
+            for c, t in s.clique_marginals_.items()
+            if col in c
+        ]
+        for m in margins:
+            np.testing.assert_allclose(m, s.node_marginals_[col], atol=1e-9)
     assert np.all(np.isfinite(s.score_samples(df)))
 
 
@@ -176,38 +220,113 @@ def test_score_samples_is_a_normalised_density_on_a_finite_domain():
     assert np.exp(s.score_samples(grid)).sum() == pytest.approx(1.0)
 
 
-def test_candidates_keep_a_junction_tree():
-    m = JunctionModel([3, 3, 3, 3, 3])
-    assert m.admissible((0, 1)) and m.admissible((0, 1, 2))
-    m.add((0, 1), np.ones((3, 3), dtype=np.int64), 1.0)
-    m.add((1, 2), np.ones((3, 3), dtype=np.int64), 1.0)
-    assert m.admissible((0, 1)) and m.admissible((1, 2))  # re-measurements
-    assert not m.admissible((0, 2))  # a cycle 0-1-2
-    assert not m.admissible((0, 1, 2))  # its columns are not in one clique
-    assert m.admissible((0, 1, 3)) and m.admissible((2, 3)) and m.admissible((3, 4))
-    m.add((0, 1, 3), np.ones((3, 3, 3), dtype=np.int64), 1.0)
-    assert not m.admissible((0, 3)) and not m.admissible((2, 3))
-    assert m.admissible((1, 3, 4)) and not m.admissible((2, 3, 4))
+def _brute_joint(tree, theta):
+    sizes = tree.sizes
+    full = np.zeros(sizes)
+    for x in itertools.product(*[range(k) for k in sizes]):
+        full[x] = np.exp(
+            sum(t[tuple(x[j] for j in c)] for c, t in zip(tree.cliques, theta, strict=True))
+        )
+    return full / full.sum()
 
 
-def test_a_clique_inside_a_later_clique_is_estimated_and_sampled_once():
-    # (2, 3) is measured, then (1, 2, 3) joins it to the component of (0, 1): the
-    # breadth-first pass from (0, 1) reaches (2, 3) through the separator (2, 3), with
-    # no new column (this raised IndexError; seen on diabetes data at epsilon = 1)
+def _margin(full, cols):
+    return full.sum(axis=tuple(i for i in range(full.ndim) if i not in cols))
+
+
+def test_triangulation_gives_a_junction_tree():
+    sizes = [2, 3, 4, 2, 3, 2, 2]
+    sets = [(0, 1), (1, 2), (2, 3), (0, 3), (4, 5), (1, 2, 4)]  # a 4-cycle: needs a chord
+    tree = JunctionTree(triangulate(sizes, sets), sizes)
+    assert all(any(set(s) <= set(c) for c in tree.cliques) for s in sets)
+    assert (6,) in tree.cliques  # a column in no set is its own clique
+    assert not any(set(a) < set(b) for a in tree.cliques for b in tree.cliques)
+    # running intersection: the cliques holding a column form a connected subtree
+    for j in range(len(sizes)):
+        holders = {k for k, c in enumerate(tree.cliques) if j in c}
+        tops = [k for k in holders if tree.parent[k] not in holders]
+        assert len(tops) == 1
+        for k in holders - set(tops):
+            assert j in tree.sep[k]
+
+
+def test_belief_propagation_and_marginals_are_exact():
     rng = np.random.default_rng(0)
-    m = JunctionModel([3, 3, 3, 3])
-    for c in [(0, 1), (2, 3), (1, 2, 3)]:
-        assert m.admissible(c)
-        m.add(c, rng.integers(5, 50, (3,) * len(c)), 1.0)
-    y1 = [np.full(3, 100.0) for _ in range(4)]
-    nodes, tables, n_hat = m.estimate(y1, [np.ones(3)] * 4, [300.0] * 4, [3.0] * 4)
-    for c, t in zip(m.cliques, tables, strict=True):
-        assert t.shape == (3,) * len(c) and np.all(t >= 0) and t.sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(tables[1], tables[2].sum(axis=0), atol=1e-12)
-    np.testing.assert_allclose(tables[0].sum(axis=0), tables[2].sum(axis=(1, 2)), atol=1e-9)
-    # every column is drawn exactly once by the ancestral order
-    drawn = [j for _, new, _ in m.order for j in new]
-    assert sorted(drawn) == [0, 1, 2, 3]
+    sizes = [2, 3, 4, 2, 3, 2]
+    tree = JunctionTree(
+        triangulate(sizes, [(0, 1), (1, 2), (2, 3), (0, 3), (4, 5), (1, 2, 4)]), sizes
+    )
+    theta = [rng.normal(size=s) for s in tree.shapes]
+    mu = tree.calibrate(theta)
+    full = _brute_joint(tree, theta)
+    for c, m in zip(tree.cliques, mu, strict=True):
+        np.testing.assert_allclose(m, _margin(full, c), atol=1e-12)
+    # any set of columns, also across cliques (the subtree elimination)
+    for cols in [(0, 5), (3, 4), (0, 2, 5), (1, 3, 5), (0, 4), (5,)]:
+        np.testing.assert_allclose(tree.marginal(mu, cols), _margin(full, cols), atol=1e-12)
+    # ancestral sampling order: every column drawn exactly once, from its clique
+    order = tree.sampling_order(mu, [tree.marginal(mu, (j,)) for j in range(len(sizes))])
+    assert sorted(j for _, new, _ in order for j in new) == list(range(len(sizes)))
+    for sep, new, cond in order:
+        assert cond.shape == (math.prod(sizes[j] for j in sep), math.prod(sizes[j] for j in new))
+        np.testing.assert_allclose(cond.sum(axis=1), 1.0)
+
+
+def test_mirror_descent_recovers_consistent_measurements():
+    rng = np.random.default_rng(1)
+    sizes = [3, 3, 2, 4]
+    sets = [(0, 1), (1, 2, 3)]
+    truth = JunctionTree(triangulate(sizes, sets), sizes)
+    theta = [rng.normal(size=s) for s in truth.shapes]
+    mu = truth.calibrate(theta)
+    n = 1000.0
+    meas = [((j,), n * truth.marginal(mu, (j,)), 1.0) for j in range(4)]
+    meas += [(c, n * truth.marginal(mu, c), 1.0) for c in [(0, 1), (1, 2, 3), (2, 3)]]
+    tree, _, fit = fit_model(sizes, meas, n, n_iter=3000)
+    for c in [(0, 1), (1, 2, 3), (0, 3)]:
+        np.testing.assert_allclose(tree.marginal(fit, c), truth.marginal(mu, c), atol=2e-3)
+    # a measurement inside a clique (here (2, 3) in (1, 2, 3)) is fitted on that clique
+    assert tree.home((2, 3)) == tree.home((1, 2, 3))
+
+
+def test_admissible_candidates_respect_the_size_caps():
+    csizes = [30, 30, 30, 30, 2]
+    cands = candidate_sets(csizes)
+    assert (0, 1, 2) not in cands  # 27,000 cells
+
+    def live(measured):
+        tree = JunctionTree(triangulate(csizes, measured), csizes)
+        return [c for c in cands if fits_caps(csizes, measured, c, tree)]
+
+    assert {(0, 1), (2, 3), (0, 1, 4)} <= set(live([(0, 1)]))
+    # (0, 1) and (1, 2) measured: (0, 2) would close a triangle of 27,000 cells and is
+    # refused; re-measurements are always admissible
+    after = live([(0, 1), (1, 2)])
+    assert (0, 2) not in after and (0, 1) in after and (1, 2) in after
+
+
+def test_selection_among_admissible_candidates_is_the_restricted_exponential_mechanism():
+    """Refusing inadmissible draws and drawing again gives exactly the exponential
+    mechanism over the admissible candidates."""
+    score = np.array([3.0, 2.0, 0.0, 1.0, 2.5])
+    cands = [(0, 1), (0, 2), (1, 2), (2, 3), (1, 3)]
+    allowed = {(0, 2), (1, 2), (2, 3)}  # the two best-scoring are refused
+    checked = []
+
+    def fits(c):
+        checked.append(c)
+        return c in allowed
+
+    rng = np.random.default_rng(0)
+    eps, n = 2.0, 20_000
+    draws = [select_admissible(score, cands, fits, epsilon=eps, rng=rng) for _ in range(n)]
+    w = np.array(
+        [math.exp(eps * s / 2) if c in allowed else 0.0 for s, c in zip(score, cands, strict=True)]
+    )
+    expected = w / w.sum()
+    freq = np.array([draws.count(c) / n for c in cands])
+    np.testing.assert_allclose(freq, expected, atol=0.012)
+    assert select_admissible(score, cands, lambda c: False, epsilon=eps, rng=rng) is None
 
 
 def test_dask_input_is_refused():
@@ -257,23 +376,22 @@ def test_no_collapse_on_the_clinical_table(epsilon):
 def test_quality_score_sensitivity_brute_force():
     """Removing any one row moves every candidate's score by at most 1 (the sensitivity
     the exponential mechanism is calibrated to), against a fixed noisy model."""
-    from skdp.synthesis._marginal_aim import candidate_sets, marginal_counts, quality_scores
-
     rng = np.random.default_rng(0)
     csizes = [3, 4, 2, 3]
     B = np.column_stack([rng.integers(0, k, 120) for k in csizes])
     B[:, 2] = (B[:, 0] + B[:, 1]) % 2
-    model = JunctionModel(csizes)
-    model.add((0, 1), marginal_counts(B, csizes, (0, 1)) + rng.integers(-3, 4, (3, 4)), 4.0)
+    y01 = marginal_counts(B, csizes, (0, 1)) + rng.integers(-3, 4, (3, 4))
     y1c = [np.bincount(B[:, j], minlength=k) + rng.integers(-3, 4, k) for j, k in enumerate(csizes)]
-    v1c = [np.full(k, 4.0) for k in csizes]
-    nodes, tables, n_hat = model.estimate(y1c, v1c, [float(y.sum()) for y in y1c], [16.0] * 4)
-    cands = [c for c in candidate_sets(csizes) if model.admissible(c)]
-    assert len(cands) > 5
+    meas = [((j,), y.astype(float), 1 / 4.0) for j, y in enumerate(y1c)]
+    meas.append(((0, 1), y01.astype(float), 1 / 4.0))
+    n_hat = float(np.mean([y.sum() for y in y1c]))
+    tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=200)
+    cands = [c for c in candidate_sets(csizes) if fits_caps(csizes, [(0, 1)], c, tree)]
+    assert len(cands) > 5 and any(tree.home(c) is None for c in cands)
 
     def scores(rows):
         counts = [marginal_counts(rows, csizes, c) for c in cands]
-        return quality_scores(counts, cands, model, nodes, tables, n_hat, 2.0)
+        return quality_scores(counts, cands, tree, mu, n_hat, 2.0)
 
     full = scores(B)
     worst = max(np.abs(scores(np.delete(B, i, axis=0)) - full).max() for i in range(len(B)))
