@@ -45,9 +45,9 @@ class DPMarginalSynthesizer(
     Two selections share the discretisation, the noisy 1-way release, the
     compression, the sampling and the privacy facts. The default,
     ``selection="auto"``, is AIM (McKenna et al. 2022; see ``selection`` and the
-    Notes) for in-memory data and MST for Dask input. The MST method of McKenna,
-    Miklau & Sheldon (2021), winner of the 2018 NIST differential-privacy
-    synthetic-data challenge, with numpy/scipy only:
+    Notes) for in-memory data with three or more columns, MST otherwise. The MST
+    method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
+    differential-privacy synthetic-data challenge, with numpy/scipy only:
 
     1. **Discretise** every column from the public schema: numeric columns into
        equal-width bins within their declared bounds (integer columns with a small
@@ -109,8 +109,11 @@ class DPMarginalSynthesizer(
         share is spread over the measurements in proportion.
     selection : {"auto", "aim", "mst"}, default="auto"
         How the marginals beyond the 1-way ones are chosen and measured. ``"auto"``:
-        ``"aim"``, or ``"mst"`` for Dask input (which AIM does not take); the
-        choice reads only the input's type and is kept in ``selection_``. ``"mst"``:
+        ``"aim"``, or ``"mst"`` for Dask input (which AIM does not take) and for
+        tables of at most two columns (one pair: MST measures it with the whole
+        budget, AIM would spend a tenth of each round on a choice that has one
+        candidate); the choice reads only the input's type and the column count and
+        is kept in ``selection_``. ``"mst"``:
         MST's spanning tree of 2-way marginals (steps 3-5 above). ``"aim"``: AIM's
         adaptive rounds (McKenna et al. 2022): after the 1-way release, annealed
         rounds each pick one marginal of two or three columns by the exponential
@@ -456,8 +459,8 @@ class DPMarginalSynthesizer(
         names = list(schema.names)
         d = len(names)
         selection = self.selection
-        if selection == "auto":  # the input's type only: public
-            selection = "mst" if dask_input else "aim"
+        if selection == "auto":  # the input's type and the column count: public
+            selection = "mst" if dask_input or d <= 2 else "aim"
         aim = selection == "aim"
         if aim and dask_input:
             raise ValueError('selection="aim" does not take Dask input; use "mst"')

@@ -203,10 +203,12 @@ class JunctionTree:
             cl = self.cliques[k]
             table = mu[k]
             if k != top:
-                s = _sum_to(mu[k], cl, self.sep[k])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    inv = np.where(s > 0, 1.0 / np.where(s > 0, s, 1.0), 0.0)
-                table = table * _expand(inv, self.sep[k], cl, sz)
+                # the conditional of the clique given its separator (each entry <= 1;
+                # a tiny separator mass would overflow as a reciprocal)
+                s = np.broadcast_to(
+                    _expand(_sum_to(mu[k], cl, self.sep[k]), self.sep[k], cl, sz), table.shape
+                )
+                table = np.divide(table, s, out=np.zeros_like(table), where=s > 0)
             fcols, f = cl, table
             for c in self.children[k]:
                 if c not in nodes:

@@ -25,6 +25,8 @@ bound estimate). Each configuration:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -244,6 +246,20 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "label": "zcdp",
             "params": {"epsilon": 1.0, "delta": 1e-5, "bounds": (0.0, 1.0), "n_bins": 8},
             "data": _packed_corner_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            # two columns default to MST: AIM's annealed rounds on three (zCDP)
+            "label": "aim",
+            "params": {
+                "epsilon": 1.0,
+                "delta": 1e-5,
+                "bounds": (0.0, 1.0),
+                "n_bins": 4,
+                "selection": "aim",
+            },
+            "data": functools.partial(_packed_corner_data, d=3),
             "n_trials": 400,
             "power_params": {"epsilon": 1e6},
         },

@@ -272,6 +272,19 @@ def test_belief_propagation_and_marginals_are_exact():
         np.testing.assert_allclose(cond.sum(axis=1), 1.0)
 
 
+def test_marginal_across_cliques_is_finite_when_a_separator_state_is_nearly_impossible():
+    # a separator cell of mass ~1e-310 (subnormal): its reciprocal overflows to inf and
+    # inf * 0 made the scores NaN (seen in the privacy audit at epsilon = 1)
+    sizes = [2, 2, 2]
+    tree = JunctionTree([(0, 1), (1, 2)], sizes)
+    theta = [np.array([[0.0, -712.0], [0.0, -712.0]]), np.zeros((2, 2))]
+    mu = tree.calibrate(theta)
+    assert 0 < mu[tree.home((1,))].sum(axis=0)[1] < 1e-300
+    m = tree.marginal(mu, (0, 2))
+    assert np.all(np.isfinite(m)) and m.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(m, 0.25, atol=1e-12)
+
+
 def test_mirror_descent_recovers_consistent_measurements():
     rng = np.random.default_rng(1)
     sizes = [3, 3, 2, 4]
@@ -396,3 +409,12 @@ def test_quality_score_sensitivity_brute_force():
     full = scores(B)
     worst = max(np.abs(scores(np.delete(B, i, axis=0)) - full).max() for i in range(len(B)))
     assert 0.5 < worst <= 1.0 + 1e-9
+
+
+def test_default_selection_is_aim_from_three_columns():
+    df = _frame(400)
+    wide = DPMarginalSynthesizer(bounds=BOUNDS, categories=CATS, random_state=0).fit(df)
+    two = DPMarginalSynthesizer(bounds={"age": (18, 90), "bmi": (15.0, 50.0)}, random_state=0)
+    two.fit(df[["age", "bmi"]])
+    assert (wide.selection, wide.selection_, two.selection_) == ("auto", "aim", "mst")
+    assert wide.cliques_ and wide.tree_ is None and two.tree_ == [("age", "bmi")]
