@@ -83,7 +83,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, statsmodels_table
+from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, RANDHIE_BOUNDS, statsmodels_table
 
 EPSILONS = (1.0, 10.0)
 DELTA = 1e-5
@@ -206,12 +206,30 @@ def fair():
     return df, dict(FAIR_BOUNDS), {}
 
 
+def randhie():
+    """statsmodels' ``randhie`` data (RAND Health Insurance Experiment; 20,190
+    person-years), label ``mdvis > 0`` (any outpatient visit). Bounds are the shared
+    declaration of ``benchmarks/_public_tables.py`` (codebook ranges and declared caps;
+    the four 0/1 indicators as integers), never from the data. ``None`` without
+    statsmodels.
+    """
+    raw = statsmodels_table("randhie")
+    if raw is None:
+        return None
+    df = raw.drop(columns="mdvis").copy()
+    for c in ("idp", "hlthg", "hlthf", "hlthp"):  # 0/1 indicators (physlm is a fraction)
+        df[c] = df[c].round().astype(int)
+    df["label"] = raw["mdvis"].to_numpy() > 0
+    return df, dict(RANDHIE_BOUNDS), {}
+
+
 DATASETS = {
     "breast_cancer": breast_cancer,
     "diabetes": diabetes,
     "clinical": clinical,
     "repeated": repeated,
     "fair": fair,
+    "randhie": randhie,
 }
 
 
