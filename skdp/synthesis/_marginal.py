@@ -98,7 +98,9 @@ class DPMarginalSynthesizer(
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: :func:`marginal_n_bins` from the public
-        ``n`` and the noise scale of the 2-way measurements (8 to 32 bins). Integer
+        ``n`` and the noise scale of the 2-way measurements (8 to 32 bins; with AIM,
+        the noise of ``d`` equal rounds of its budget, a public reference since its
+        annealed rounds' noise depends on the releases). Integer
         columns whose declared range holds at most ``max(n_bins, 32)`` integers get
         one bin per value, larger ones at most one bin per integer.
     budget_split : tuple of three floats, default=(1/3, 1/3, 1/3)
