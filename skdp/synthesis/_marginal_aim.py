@@ -29,9 +29,13 @@ from itertools import combinations
 
 import numpy as np
 
-from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import exponential_mechanism
-from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total, integer_noise
+from skdp.synthesis._marginal_model import (
+    _MARGINAL_SENSITIVITY,
+    _weighted_total,
+    integer_noise,
+    rho_after_bounds,
+)
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 
 #: a candidate marginal, and every clique of the model, has at most this many cells
@@ -84,12 +88,7 @@ def aim_budget(epsilon, delta, eps_bounds, d, share):
     eps_rest = epsilon - eps_bounds
     rounds_share = 1.0 - s1
     if delta > 0:
-        rho = zcdp_rho(eps_rest, delta)
-        if eps_bounds > 0:  # the bounds charged inside zCDP when that leaves more rho
-            rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
-            while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
-                rho_in *= 1.0 - 1e-12
-            rho = max(rho, rho_in)
+        rho = rho_after_bounds(epsilon, delta, eps_bounds)
         rho1 = rho * s1
         rounds = rho * rounds_share if d > 1 else 0.0
         sigma1 = math.sqrt(d / (2 * rho1))

@@ -259,6 +259,24 @@ def _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2):
     return nodes, tables, n_hat
 
 
+def rho_after_bounds(epsilon, delta, eps_bounds):
+    """The zCDP budget ``rho`` left for the measurements of an ``(epsilon, delta)`` fit
+    after a pure ``eps_bounds``-DP bound estimate (both selections).
+
+    The larger of two valid compositions: the bounds charged sequentially in
+    ``(epsilon, delta)`` (``zcdp_rho(epsilon - eps_bounds, delta)``), or inside zCDP
+    (``eps_b``-DP is ``eps_b^2 / 2``-zCDP), shrunk until the converted total is within
+    ``delta`` in floating point.
+    """
+    rho = zcdp_rho(epsilon - eps_bounds, delta)
+    if eps_bounds > 0:
+        rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
+        while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
+            rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
+        rho = max(rho, rho_in)
+    return rho
+
+
 def mst_budget(epsilon, delta, eps_bounds, d, share):
     """Noise of every stage and the privacy facts, from public quantities only.
 
@@ -280,12 +298,7 @@ def mst_budget(epsilon, delta, eps_bounds, d, share):
         return out
     eps_rest = epsilon - eps_bounds
     if delta > 0:
-        rho = zcdp_rho(eps_rest, delta)  # bounds charged sequentially in (eps, delta)
-        if eps_bounds > 0:  # or inside zCDP (eps_b-DP is eps_b^2/2-zCDP): the larger
-            rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
-            while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
-                rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
-            rho = max(rho, rho_in)
+        rho = rho_after_bounds(epsilon, delta, eps_bounds)
         rhos = rho * share
         sigma1 = math.sqrt(d / (2 * rhos[0]))
         sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
