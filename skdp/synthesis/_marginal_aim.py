@@ -164,8 +164,9 @@ def quality_scores(counts, cands, tree, mu, n_hat, sd):
     """
     penalty = math.sqrt(2 / math.pi) * sd
     score = np.empty(len(cands))
+    shared = {}  # clique conditionals that many candidates' marginals reuse
     for i, (x, c) in enumerate(zip(counts, cands, strict=True)):
-        score[i] = np.abs(x - n_hat * tree.marginal(mu, c)).sum() - penalty * x.size
+        score[i] = np.abs(x - n_hat * tree.marginal(mu, c, shared)).sum() - penalty * x.size
     return score
 
 

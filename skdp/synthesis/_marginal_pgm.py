@@ -16,6 +16,8 @@ from itertools import combinations
 
 import numpy as np
 
+from skdp.synthesis._marginal_model import _DisjointSet
+
 __all__ = ["JunctionTree", "fit_model", "triangulate"]
 
 
@@ -92,19 +94,11 @@ class JunctionTree:
             ((len(sets[i] & sets[j]), i, j) for i in range(m) for j in range(i + 1, m)),
             key=lambda t: (-t[0], t[1], t[2]),
         )
-        comp = list(range(m))
-
-        def find(i):
-            while comp[i] != i:
-                comp[i] = comp[comp[i]]
-                i = comp[i]
-            return i
-
+        parts = _DisjointSet(m)  # Kruskal's maximum spanning tree on separator sizes
         adj = [[] for _ in range(m)]
         for _, i, j in pairs:
-            ri, rj = find(i), find(j)
-            if ri != rj:
-                comp[ri] = rj
+            if parts.find(i) != parts.find(j):
+                parts.union(i, j)
                 adj[i].append(j)
                 adj[j].append(i)
         self.parent = [None] * m
@@ -128,15 +122,24 @@ class JunctionTree:
             for k in range(m)
         ]
         self.shapes = [tuple(self.sizes[j] for j in c) for c in self.cliques]
+        self._sets = sets
+        self.depth = [0] * m
+        for k in self.order:
+            if self.parent[k] is not None:
+                self.depth[k] = self.depth[self.parent[k]] + 1
+        self._homes = {}
 
     def home(self, cols):
         """Index of the smallest clique containing the columns ``cols`` (or None)."""
-        s = set(cols)
-        best = None
-        for k, c in enumerate(self.cliques):
-            if s <= set(c) and (best is None or len(c) < len(self.cliques[best])):
-                best = k
-        return best
+        cols = tuple(cols)
+        if cols not in self._homes:
+            s = set(cols)
+            best = None
+            for k, c in enumerate(self._sets):
+                if s <= c and (best is None or len(c) < len(self._sets[best])):
+                    best = k
+            self._homes[cols] = best
+        return self._homes[cols]
 
     def calibrate(self, theta):
         """Clique marginals (probabilities) of ``exp(sum theta)`` by belief propagation."""
@@ -168,20 +171,20 @@ class JunctionTree:
             mu.append(p / p.sum())
         return mu
 
-    def marginal(self, mu, cols):
-        """The model's distribution of the sorted columns ``cols`` (exact)."""
+    def marginal(self, mu, cols, cache=None):
+        """The model's distribution of the sorted columns ``cols`` (exact).
+
+        ``cache``: a dict kept by the caller across calls with the same ``mu``, for the
+        clique conditionals that several queries share (e.g. one per candidate)."""
         cols = tuple(cols)
         k = self.home(cols)
         if k is not None:
             return _sum_to(mu[k], self.cliques[k], cols)
         # the smallest subtree whose cliques hold every column of ``cols``
         want = set(cols)
-        holders = {j: [k for k, c in enumerate(self.cliques) if j in c] for j in cols}
-        anchors = [hs[0] for hs in holders.values()]
+        anchors = [self.home((j,)) for j in cols]
         path = set()
-        depth = {}
-        for k in self.order:
-            depth[k] = 0 if self.parent[k] is None else depth[self.parent[k]] + 1
+        depth = self.depth
         nodes = set(anchors)
         top = anchors[0]
         for a in anchors[1:]:
@@ -200,25 +203,34 @@ class JunctionTree:
 
         def collect(k):
             """Factor over sep(k) and the wanted columns in k's part of the subtree."""
-            cl = self.cliques[k]
-            table = mu[k]
-            if k != top:
-                # the conditional of the clique given its separator (each entry <= 1;
-                # a tiny separator mass would overflow as a reciprocal)
-                s = np.broadcast_to(
-                    _expand(_sum_to(mu[k], cl, self.sep[k]), self.sep[k], cl, sz), table.shape
-                )
-                table = np.divide(table, s, out=np.zeros_like(table), where=s > 0)
+            own = set(self.sep[k]) if k != top else set()
+            linked = set().union(*(self.sep[c] for c in self.children[k] if c in nodes))
+            # first sum out the clique's columns that nothing below or above needs
+            cl = tuple(j for j in self.cliques[k] if j in want | own | linked)
+            key = (k, cl, k == top)
+            if cache is not None and key in cache:
+                table = cache[key]
+            else:
+                table = _sum_to(mu[k], self.cliques[k], cl)
+                if k != top:
+                    # the conditional given the separator (each entry <= 1; a tiny
+                    # separator mass would overflow as a reciprocal)
+                    s = _expand(_sum_to(table, cl, self.sep[k]), self.sep[k], cl, sz)
+                    s = np.broadcast_to(s, table.shape)
+                    table = np.divide(table, s, out=np.zeros_like(table), where=s > 0)
+                if cache is not None:
+                    cache[key] = table
             fcols, f = cl, table
-            for c in self.children[k]:
-                if c not in nodes:
-                    continue
+            below = [c for c in self.children[k] if c in nodes]
+            for i, c in enumerate(below):
                 gcols, g = collect(c)
                 ucols = tuple(sorted(set(fcols) | set(gcols)))
                 f = _expand(f, fcols, ucols, sz) * _expand(g, gcols, ucols, sz)
-                fcols = ucols
-            keep = want | (set(self.sep[k]) if k != top else set())
-            out = tuple(j for j in fcols if j in keep)
+                # sum out at once what neither the result nor a later child needs
+                later = set().union(*(self.sep[o] for o in below[i + 1 :]))
+                fcols = tuple(j for j in ucols if j in want or j in own or j in later)
+                f = _sum_to(f, ucols, fcols)
+            out = tuple(j for j in fcols if j in want or j in own)
             return out, _sum_to(f, fcols, out)
 
         fcols, f = collect(top)

@@ -262,8 +262,20 @@ def test_belief_propagation_and_marginals_are_exact():
     for c, m in zip(tree.cliques, mu, strict=True):
         np.testing.assert_allclose(m, _margin(full, c), atol=1e-12)
     # any set of columns, also across cliques (the subtree elimination)
+    shared = {}  # one cache across queries of the same model, as the scores use it
     for cols in [(0, 5), (3, 4), (0, 2, 5), (1, 3, 5), (0, 4), (5,)]:
         np.testing.assert_allclose(tree.marginal(mu, cols), _margin(full, cols), atol=1e-12)
+        np.testing.assert_allclose(tree.marginal(mu, cols, shared), _margin(full, cols), atol=1e-12)
+    # a star: the centre clique has several children on the query's subtree
+    star = JunctionTree(
+        triangulate([3, 2, 2, 2, 2], [(0, 1), (0, 2), (0, 3), (0, 4)]), [3, 2, 2, 2, 2]
+    )
+    theta_s = [rng.normal(size=s) for s in star.shapes]
+    mu_s, full_s = star.calibrate(theta_s), _brute_joint(star, theta_s)
+    shared = {}
+    for cols in [(1, 2), (1, 2, 3), (2, 4), (1, 3, 4), (0, 4)]:
+        got = star.marginal(mu_s, cols, shared)
+        np.testing.assert_allclose(got, _margin(full_s, cols), atol=1e-12)
     # ancestral sampling order: every column drawn exactly once, from its clique
     order = tree.sampling_order(mu, [tree.marginal(mu, (j,)) for j in range(len(sizes))])
     assert sorted(j for _, new, _ in order for j in new) == list(range(len(sizes)))
