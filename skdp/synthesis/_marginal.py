@@ -572,14 +572,14 @@ class DPMarginalSynthesizer(
             self.noisy_marginals_.setdefault(key(cols), []).append(y.copy())
         self.clique_marginals_ = {key(c): m for c, m in zip(tree.cliques, mu, strict=True)}
         if budget["mechanism"] == "laplace":
-            names_ = ("epsilon_select", "epsilon_measure")
+            charge_keys = ("epsilon_select", "epsilon_measure")
         else:
-            names_ = ("rho_select", "rho_measure")
+            charge_keys = ("rho_select", "rho_measure")
         self.rounds_ = [
             {
                 "marginal": key(c),
-                names_[0]: None if budget["mechanism"] == "none" else float(sel),
-                names_[1]: None if budget["mechanism"] == "none" else float(mea),
+                charge_keys[0]: None if budget["mechanism"] == "none" else float(sel),
+                charge_keys[1]: None if budget["mechanism"] == "none" else float(mea),
                 "noise_scale": float(scale),
             }
             for c, sel, mea, scale in record
