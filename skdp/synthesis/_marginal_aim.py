@@ -52,6 +52,8 @@ _ROUNDS_PER_COLUMN = 16
 #: a round that changed the model by less than its noise multiplies the next rounds'
 #: zCDP budget by this (AIM: the noise standard deviation halves)
 _ANNEAL_FACTOR = 4.0
+#: the same under pure DP: the Laplace scale halves when epsilon doubles
+_ANNEAL_FACTOR_PURE = 2.0
 #: mirror-descent steps after each round (warm-started) and for the final model
 _ROUND_ITER, _FINAL_ITER = 50, 500
 #: the quality score ||M_r(D) - model||_1 - penalty moves by at most 1 (weights are 1)
@@ -284,6 +286,7 @@ def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_meas
         record.append((pick, (1 - _MEASURE_SHARE) * charge, _MEASURE_SHARE * charge, scale))
         after = n_hat * tree.marginal(mu, pick)
         if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sd * counts.size:
-            charge *= _ANNEAL_FACTOR if budget["mechanism"] == "gaussian" else 2.0
+            gauss = budget["mechanism"] == "gaussian"
+            charge *= _ANNEAL_FACTOR if gauss else _ANNEAL_FACTOR_PURE
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_FINAL_ITER, init=(tree, mu), tree=tree)
     return tree, mu, n_hat, meas, record

@@ -17,6 +17,7 @@ from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.synthesis import DPMarginalSynthesizer
 from skdp.synthesis._marginal_aim import (
     _ANNEAL_FACTOR,
+    _ANNEAL_FACTOR_PURE,
     _ROUNDS_PER_COLUMN,
     MAX_CLIQUE_CELLS,
     MAX_MODEL_CELLS,
@@ -121,7 +122,7 @@ def test_budget_adds_up_pure_dp():
     bd = s.privacy_breakdown_
     assert bd["one_way"] == pytest.approx(1.0) and d / s.noise_["one_way_scale"] == 1.0
     per_round = [r["epsilon_select"] + r["epsilon_measure"] for r in s.rounds_]
-    _check_schedule(per_round, 1.0, d, 2.0)
+    _check_schedule(per_round, 1.0, d, _ANNEAL_FACTOR_PURE)
     for r in s.rounds_:
         assert r["rho_measure"] is None if "rho_measure" in r else True
         assert 1 / r["noise_scale"] == pytest.approx(r["epsilon_measure"])
