@@ -96,7 +96,20 @@ BAD_ERRORS = (
     RecursionError,
     FloatingPointError,
 )
-_DEEP = ("/numpy/", "/scipy/", "/pandas/", "/torch/")
+
+
+def _package_dirs(*names):
+    """The installed directories of these packages (a path such as ``/opt/torch/.venv/``
+    must not count as torch: seen on a GPU machine, where it flagged scikit-learn)."""
+    dirs = []
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [str(pathlib.Path(p).resolve()) + "/" for p in spec.submodule_search_locations]
+    return tuple(dirs)
+
+
+_DEEP = _package_dirs("numpy", "scipy", "pandas", "torch")
 
 
 def _raised_deep(exc) -> bool:
@@ -104,7 +117,7 @@ def _raised_deep(exc) -> bool:
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return False
-    return any(d in frames[-1].filename for d in _DEEP)
+    return str(pathlib.Path(frames[-1].filename).resolve()).startswith(_DEEP)
 
 
 def _finite(out) -> bool:

@@ -64,7 +64,8 @@ def resolve_device(device="auto") -> torch.device:
     """Turn ``"auto"``, ``"cpu"``, ``"cuda"`` (or ``"cuda:k"``, a ``torch.device``) into a device.
 
     ``"auto"`` picks CUDA when it is available, else the CPU. Asking for ``"cuda"`` on a
-    machine without CUDA raises ``ValueError``.
+    machine without CUDA, or for ``"cuda:k"`` beyond the visible devices, raises
+    ``ValueError``.
     """
     if isinstance(device, torch.device):
         dev = device
@@ -79,6 +80,12 @@ def resolve_device(device="auto") -> torch.device:
         raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device='cuda' was requested but CUDA is not available")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        # torch itself fails later with an IndexError from deep inside its device table
+        raise ValueError(
+            f"device={str(dev)!r} was requested but only {torch.cuda.device_count()} CUDA "
+            "device(s) are visible"
+        )
     if dev.type not in ("cpu", "cuda"):
         raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
     return dev

@@ -21,6 +21,18 @@ def test_resolve_device():
             resolve_device("cuda")
 
 
+def test_resolve_device_refuses_a_cuda_index_beyond_the_visible_devices(monkeypatch):
+    # seen on a one-GPU machine: device="cuda:1" passed and torch raised IndexError later
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert resolve_device("cuda:0") == torch.device("cuda:0")
+    assert resolve_device("cuda") == torch.device("cuda")
+    with pytest.raises(ValueError, match="cuda:1.*only 1 CUDA device"):
+        resolve_device("cuda:1")
+    with pytest.raises(ValueError, match="cuda:3"):
+        resolve_device(torch.device("cuda:3"))
+
+
 def test_resolve_dtype():
     assert resolve_dtype("float32") is torch.float32
     assert resolve_dtype("float64") is torch.float64
