@@ -5,7 +5,7 @@ declared categories where the method takes them), so nobody spends budget on bou
 
 * skdp: ``DPHistogramSynthesizer``, ``DPMarginalSynthesizer`` (``marginal``: the
   default, AIM's rounds on in-memory data; ``marginal_mst``: ``selection="mst"``,
-  MST's tree), ``DPFlowDensity``
+  MST's tree; ``marginal_iid``: the default with ``sampling="iid"``), ``DPFlowDensity``
   (sampling) and ``DPGANSynthesizer``, at ``delta = 1e-5`` where they take one;
 * smartnoise-synth (``snsynth``) ``mst`` and ``aim``, run in their own virtual
   environment through ``--smartnoise-python`` (default ``/tmp/snvenv/bin/python`` when it
@@ -108,6 +108,7 @@ SKDP = {
     "histogram": _skdp("DPHistogramSynthesizer", "skdp.synthesis"),
     "marginal": _skdp("DPMarginalSynthesizer", "skdp.synthesis"),
     "marginal_mst": _skdp("DPMarginalSynthesizer", "skdp.synthesis", selection="mst"),
+    "marginal_iid": _skdp("DPMarginalSynthesizer", "skdp.synthesis", sampling="iid"),
     "flow": _skdp("DPFlowDensity", "skdp.density"),
     "gan": _skdp("DPGANSynthesizer", "skdp.synthesis"),
 }

@@ -215,6 +215,38 @@ def _draw(rng, cdf, parent):
     return np.minimum(out, cdf.shape[1] - 1)
 
 
+def _draw_systematic(rng, cdf, parent):
+    """Draws from ``cdf[parent[i]]`` whose counts in each parent group are the expected
+    counts rounded up or down (systematic sampling).
+
+    Within the group of rows that share a parent value (size ``g``), the rows are put in
+    a random order and row ``r`` of that order gets the value at ``(r + U) / g`` of the
+    group's CDF, one ``U ~ Uniform(0, 1)`` per group. Each row alone is an exact draw
+    from its CDF (its position ``(r + U) / g`` is uniform on ``[0, 1)``), and a value of
+    probability ``p`` appears ``floor(g p)`` or ``ceil(g p)`` times in the group: the
+    sample's marginals carry no multinomial sampling noise beyond one row per cell
+    (Private-PGM's synthetic data rounds in the same spirit). Post-processing only.
+    """
+    parent = np.asarray(parent, dtype=np.int64)
+    m = len(parent)
+    out = np.empty(m, dtype=np.int64)
+    if m == 0:
+        return out
+    order = np.lexsort((rng.random(m), parent))  # grouped by parent, random within
+    sp = parent[order]
+    starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    sizes = np.diff(np.r_[starts, m])
+    group = np.repeat(np.arange(len(starts)), sizes)
+    pos = (np.arange(m) - starts[group] + rng.random(len(starts))[group]) / sizes[group]
+    vals = np.empty(m, dtype=np.int64)
+    for g, a in enumerate(sp[starts]):
+        sl = slice(starts[g], starts[g] + sizes[g])
+        row = cdf[a]
+        vals[sl] = np.searchsorted(row, pos[sl] * row[-1], side="right")
+    out[order] = vals
+    return np.minimum(out, cdf.shape[1] - 1)
+
+
 def _weighted_total(totals, variances):
     totals, variances = np.asarray(totals, float), np.asarray(variances, float)
     if np.any(variances == 0):

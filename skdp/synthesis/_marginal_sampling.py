@@ -8,7 +8,7 @@ from numbers import Integral
 
 import numpy as np
 
-from skdp.synthesis._marginal_model import _draw, rare_law, tree_orientation
+from skdp.synthesis._marginal_model import _draw, _draw_systematic, rare_law, tree_orientation
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.schema import TabularEncoder, assemble
@@ -24,6 +24,7 @@ class MarginalSamplingMixin:
         """Compressed values of ``m`` rows, drawn ancestrally from the fitted model."""
         names = list(self.schema_.names)
         comp = [None] * len(names)
+        draw = _draw_systematic if self.sampling == "systematic" else _draw
         if getattr(self, "_aim_order", None) is not None:
             zeros = np.zeros(m, dtype=np.int64)
             for sep, new, cdf in self._aim_order:
@@ -34,15 +35,15 @@ class MarginalSamplingMixin:
                     if sep
                     else zeros
                 )
-                flat = _draw(rng, cdf, parent)
+                flat = draw(rng, cdf, parent)
                 vals = np.unravel_index(flat, [self._csizes[j] for j in new])
                 for j, v in zip(new, vals, strict=True):
                     comp[j] = np.asarray(v, dtype=np.int64)
             return comp
         root = self.node_marginals_[names[0]]
-        comp[0] = _draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
+        comp[0] = draw(rng, np.cumsum(root)[None, :], np.zeros(m, dtype=np.int64))
         for u, v, cond in tree_orientation(names, self.edge_marginals_, self.node_marginals_):
-            comp[v] = _draw(rng, np.cumsum(cond, axis=1), comp[u])
+            comp[v] = draw(rng, np.cumsum(cond, axis=1), comp[u])
         return comp
 
     # ---------------------------------------------------------------- sample
@@ -53,7 +54,11 @@ class MarginalSamplingMixin:
         Parameters
         ----------
         n_samples : int, default=1
-            Number of rows, drawn i.i.d. from the tree model.
+            Number of rows. Each row is drawn from the fitted model; with
+            ``sampling="systematic"`` (the default) the rows are drawn jointly so that
+            the counts of every column, given the columns it is drawn after, are the
+            model's expected counts rounded up or down; ``sampling="iid"`` draws them
+            independently.
         random_state : None, int, Generator or SeedSequence, default=None
             ``None`` draws fresh OS entropy (the fitted model keeps no generator); a
             value makes the draw reproducible.

@@ -371,3 +371,78 @@ def test_fit_time_10000_by_10():
         ).fit(X)
         s.sample(n, random_state=0)
         assert time.perf_counter() - t0 < 10.0
+
+
+# ------------------------------------------------------------ systematic sampling
+def test_systematic_draw_rounds_the_counts_of_every_parent_group():
+    from skdp.synthesis._marginal_model import _draw_systematic
+
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(7), size=3)
+    cdf = np.cumsum(probs * 5.0, axis=1)  # unnormalised rows, as the model's CDFs may be
+    parent = rng.permutation(np.repeat([0, 1, 2], [13, 50, 201]))
+    out = _draw_systematic(rng, cdf, parent)
+    for a, g in zip((0, 1, 2), (13, 50, 201), strict=True):
+        counts = np.bincount(out[parent == a], minlength=7)
+        expected = g * probs[a]
+        assert counts.sum() == g
+        assert np.all(counts >= np.floor(expected - 1e-9))
+        assert np.all(counts <= np.ceil(expected + 1e-9))
+
+
+def test_systematic_draw_each_row_is_an_exact_draw():
+    # one row's value over many independent calls follows its CDF (the draws are
+    # dependent across rows, never biased); a wrong offset would skew row 0's law
+    from skdp.synthesis._marginal_model import _draw_systematic
+
+    p = np.array([0.5, 0.3, 0.15, 0.05])
+    cdf = np.cumsum(p)[None, :]
+    rng = np.random.default_rng(1)
+    reps = 20000
+    first = np.array([_draw_systematic(rng, cdf, np.zeros(3, np.int64))[0] for _ in range(reps)])
+    freq = np.bincount(first, minlength=4) / reps
+    assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / reps))
+    assert _draw_systematic(rng, cdf, np.zeros(0, np.int64)).shape == (0,)
+
+
+@pytest.mark.parametrize("selection", ["mst", "aim"])
+def test_systematic_sample_has_less_sampling_noise_than_iid(selection):
+    # the sample's 1-way counts of the first column drawn match the model's expected
+    # counts to one row; independent rows miss them by about sqrt(n p)
+    df = _frame(3000, seed=4)
+    fits = {s: _synth(selection=selection, sampling=s).fit(df) for s in ("systematic", "iid")}
+    errs = {}
+    for s, est in fits.items():
+        if selection == "mst":
+            col, p = est.schema_.names[0], est.node_marginals_[est.schema_.names[0]]
+        else:
+            sep, new, cdf = est._aim_order[0]
+            assert not sep
+            col, p = None, np.diff(np.r_[0.0, cdf[0]]) / cdf[0][-1]
+        errs[s] = []
+        for seed in range(5):
+            comp = est._compressed_draw(400, np.random.default_rng(seed))
+            j = 0 if col is not None else new[0]
+            if col is None and len(new) > 1:
+                sizes = [est._csizes[c] for c in new]
+                flat = np.ravel_multi_index(tuple(comp[c] for c in new), sizes)
+            else:
+                flat = comp[j]
+            counts = np.bincount(flat, minlength=len(p))
+            errs[s].append(np.max(np.abs(counts - 400 * p)))
+    assert max(errs["systematic"]) < 1 + 1e-9
+    assert np.mean(errs["iid"]) > 2
+
+
+def test_sampling_reads_only_the_fitted_model():
+    # the same fitted model sampled both ways; the sample changes, the model does not
+    df = _frame(1500, seed=5)
+    est = _synth().fit(df)
+    one_way = {c: v.copy() for c, v in est.noisy_one_way_.items()}
+    systematic = est.sample(200, random_state=0)
+    iid = est.set_params(sampling="iid").sample(200, random_state=0)
+    assert not systematic.equals(iid)
+    for c, v in one_way.items():
+        np.testing.assert_array_equal(est.noisy_one_way_[c], v)
+    with pytest.raises(ValueError, match="sampling"):
+        _synth(sampling="stratified").fit(df)
