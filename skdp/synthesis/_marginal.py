@@ -11,7 +11,12 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._marginal_aim import aim_budget, finish_budget, run_rounds
+from skdp.synthesis._marginal_aim import (
+    aim_budget,
+    candidate_counts,
+    finish_budget,
+    run_rounds,
+)
 from skdp.synthesis._marginal_model import (
     _estimate_tree,
     _simplex,
@@ -111,11 +116,10 @@ class DPMarginalSynthesizer(
         share is spread over the measurements in proportion.
     selection : {"auto", "aim", "mst"}, default="auto"
         How the marginals beyond the 1-way ones are chosen and measured. ``"auto"``:
-        ``"aim"``, or ``"mst"`` for Dask input (which AIM does not take) and for
-        tables of at most two columns (one pair: MST measures it with the whole
-        budget, AIM would spend a tenth of each round on a choice that has one
-        candidate); the choice reads only the input's type and the column count and
-        is kept in ``selection_``. ``"mst"``:
+        ``"aim"``, or ``"mst"`` for tables of at most two columns (one pair: MST
+        measures it with the whole budget, AIM would spend a tenth of each round on a
+        choice that has one candidate); the choice reads only the column count and is
+        kept in ``selection_``. ``"mst"``:
         MST's spanning tree of 2-way marginals (steps 3-5 above). ``"aim"``: AIM's
         adaptive rounds (McKenna et al. 2022): after the 1-way release, annealed
         rounds each pick one marginal of two or three columns by the exponential
@@ -126,7 +130,10 @@ class DPMarginalSynthesizer(
         (Private-PGM; McKenna, Sheldon & Miklau 2019). Candidates are the marginals
         of at most 10,000 compressed cells that keep every clique of the model within
         10,000 cells and the model within 200,000; the model is sampled exactly,
-        clique by clique. Not for Dask input.
+        clique by clique. On Dask input the exact counts of every candidate are
+        summed on the workers in one pass before the first round (pairs, and triples
+        while there are at most 1,000 of them: up to a few million integers per
+        partition); the rounds then run on the client.
     compress : bool, default=True
         Merge the 1-way cells whose noisy count is below three noise standard
         deviations before selecting and measuring the 2-way marginals (MST).
@@ -475,10 +482,8 @@ class DPMarginalSynthesizer(
         d = len(names)
         selection = self.selection
         if selection == "auto":  # the input's type and the column count: public
-            selection = "mst" if dask_input or d <= 2 else "aim"
+            selection = "mst" if d <= 2 else "aim"
         aim = selection == "aim"
-        if aim and dask_input:
-            raise ValueError('selection="aim" does not take Dask input; use "mst"')
         if aim:
             budget = aim_budget(epsilon, delta, float(eps_bounds), d, self._split())
             budget["sd2"] = budget["round_sd"]
@@ -505,16 +510,7 @@ class DPMarginalSynthesizer(
 
         # 2. compression (post-processing of the noisy 1-way marginals)
         supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
-        all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-        if dask_input:  # every pair's exact 2-way counts in one more pass
-            Bc = None
-            block = functools.partial(
-                _two_way_block, codes=codes, maps=maps, csizes=csizes, pairs=all_pairs
-            )
-            pair_totals = row_sum(block, X) if all_pairs else []
-        else:
-            Bc = _compress(B, maps)
-            pair_totals = None
+        Bc = None if dask_input else _compress(B, maps)
         del B
 
         # total from the 1-way releases (inverse-variance weights; no read of n)
@@ -524,12 +520,32 @@ class DPMarginalSynthesizer(
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
         if aim:
+            if dask_input:  # every candidate's exact counts in one more pass
+
+                def counts_of(cands):
+                    block = functools.partial(
+                        _candidate_counts_block, codes=codes, maps=maps, csizes=csizes, cands=cands
+                    )
+                    return row_sum(block, X)
+
+            else:
+                counts_of = functools.partial(candidate_counts, Bc, csizes)
+
             return self._fit_aim(
-                (schema, discs, names, y1, supports, Bc, csizes, y1c, v1c, totals, t_var),
+                (schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var),
                 budget,
                 streams,
                 delta,
             )
+
+        all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
+        if dask_input:  # every pair's exact 2-way counts in one more pass
+            block = functools.partial(
+                _two_way_block, codes=codes, maps=maps, csizes=csizes, pairs=all_pairs
+            )
+            pair_totals = row_sum(block, X) if all_pairs else []
+        else:
+            pair_totals = None
 
         # 3. tree selection (exponential mechanism inside Kruskal)
         edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"], pair_totals)
@@ -566,11 +582,12 @@ class DPMarginalSynthesizer(
 
     def _fit_aim(self, state, budget, streams, delta):
         """AIM's rounds after the 1-way release (``selection="aim"``)."""
-        schema, discs, names, y1, supports, Bc, csizes, y1c, v1c, totals, t_var = state
+        schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var = state
+        rngs = (streams["select"], streams["two_way"])
         tree, mu, n_hat, meas, record = run_rounds(
-            Bc, csizes, y1c, v1c, totals, t_var, budget, streams["select"], streams["two_way"]
+            counts_of, csizes, y1c, v1c, totals, t_var, budget, *rngs
         )
-        del Bc
+        del counts_of
         finish_budget(budget, record)
 
         def key(c):
@@ -653,6 +670,11 @@ def _compress(B, maps):
 def _one_way_block(X, *, codes, sizes):
     """Exact 1-way counts of one block of rows (a row function of ``row_sum``)."""
     return _one_way_counts(codes(X), sizes)
+
+
+def _candidate_counts_block(X, *, codes, maps, csizes, cands):
+    """Exact compressed counts of one block of rows, for every AIM candidate marginal."""
+    return candidate_counts(_compress(codes(X), maps), csizes, cands)
 
 
 def _two_way_block(X, *, codes, maps, csizes, pairs):

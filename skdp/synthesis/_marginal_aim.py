@@ -215,9 +215,17 @@ def _round_noise(budget, charge):
     return (1 - _MEASURE_SHARE) * charge, scale, math.sqrt(2) * scale
 
 
-def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_measure):
+def candidate_counts(Bc, csizes, cands):
+    """Exact counts of every candidate marginal (flattened, int64) of the compressed cells
+    ``Bc``; a row function of :func:`skdp.utils._rowsum.row_sum` (Dask input)."""
+    return [marginal_counts(Bc, csizes, c).ravel() for c in cands]
+
+
+def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_measure):
     """AIM's annealed rounds.
 
+    ``counts_of(cands)`` returns the exact counts of every candidate marginal (flattened
+    or shaped), in one pass over the rows; it is called once, before the first round.
     Returns the fitted :class:`~skdp.synthesis._marginal_pgm.JunctionTree`, its clique
     marginals, the total ``n_hat``, the measurements ``(columns, noisy counts, weight)``
     (the 1-way ones first) and the per-round record ``(marginal, selection charge,
@@ -233,7 +241,10 @@ def run_rounds(Bc, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_meas
     n_hat = _weighted_total(tot, tvar)
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_ROUND_ITER)
     cands = candidate_sets(csizes) if budget["has_rounds"] else []
-    cache = {c: marginal_counts(Bc, csizes, c) for c in cands}
+    cache = {
+        c: np.asarray(m, dtype=np.int64).reshape([csizes[j] for j in c])
+        for c, m in zip(cands, counts_of(cands) if cands else [], strict=True)
+    }
     measured, verdicts = [], {}
     left = 0.0 if exact else budget["rounds_total"]
     charge = left / (_ROUNDS_PER_COLUMN * d) if left > 0 else 0.0

@@ -91,14 +91,34 @@ def test_marginal_dask_dataframe_bit_identical(sync_scheduler, npartitions, delt
     _same_samples(ref, got)
 
 
-def test_default_selection_is_mst_on_dask_input_and_aim_in_memory(sync_scheduler):
-    df = _table(n=300, seed=2)
-    mem = DPMarginalSynthesizer(**KW).fit(df)
-    got = DPMarginalSynthesizer(**KW).fit(dd.from_pandas(df, npartitions=2))
-    assert (mem.selection_, got.selection_) == ("aim", "mst")
-    assert mem.cliques_ and got.tree_ and mem.tree_ is None and got.cliques_ is None
-    with pytest.raises(ValueError, match='selection="aim" does not take Dask input'):
-        DPMarginalSynthesizer(selection="aim", **KW).fit(dd.from_pandas(df, npartitions=2))
+@pytest.mark.parametrize("npartitions", [1, 4])
+@pytest.mark.parametrize("delta", [0.0, 1e-6])  # pure (Laplace) and zCDP (Gaussian) noise
+def test_aim_dask_dataframe_bit_identical(sync_scheduler, npartitions, delta):
+    # the default on Dask input is AIM too: the candidates' counts are summed on the
+    # workers in one pass, and the release equals the in-memory one
+    df = _table(n=600, seed=2)
+    kw = dict(KW, delta=delta)
+    ref = DPMarginalSynthesizer(**kw).fit(df)
+    with no_full_compute(max_rows=4 * 64 * 64):
+        got = DPMarginalSynthesizer(**kw).fit(dd.from_pandas(df, npartitions=npartitions))
+    assert (ref.selection_, got.selection_) == ("aim", "aim")
+    assert got.cliques_ == ref.cliques_ and got.rounds_ == ref.rounds_
+    for c in ref.noisy_one_way_:
+        np.testing.assert_array_equal(ref.noisy_one_way_[c], got.noisy_one_way_[c])
+    assert got.noisy_marginals_.keys() == ref.noisy_marginals_.keys()
+    for key, ys in ref.noisy_marginals_.items():
+        for a, b in zip(ys, got.noisy_marginals_[key], strict=True):
+            np.testing.assert_array_equal(a, b)
+    _same_samples(ref, got)
+
+
+def test_aim_dask_array(sync_scheduler):
+    X = np.random.default_rng(3).uniform(0, 1, size=(800, 3))
+    kw = dict(bounds=(0.0, 1.0), n_bins=6, random_state=5)
+    ref = DPMarginalSynthesizer(**kw).fit(X)
+    got = DPMarginalSynthesizer(**kw).fit(da.from_array(X, chunks=(300, 3)))
+    assert got.selection_ == "aim" and got.cliques_ == ref.cliques_
+    np.testing.assert_array_equal(ref.sample(20, random_state=0), got.sample(20, random_state=0))
 
 
 def test_dask_needs_declared_metadata(sync_scheduler):

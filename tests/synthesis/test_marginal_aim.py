@@ -355,13 +355,6 @@ def test_selection_among_admissible_candidates_is_the_restricted_exponential_mec
     assert select_admissible(score, cands, lambda c: False, epsilon=eps, rng=rng) is None
 
 
-def test_dask_input_is_refused():
-    dd = pytest.importorskip("dask.dataframe")
-    df = _frame(200)
-    with pytest.raises(ValueError, match="aim"):
-        _synth().fit(dd.from_pandas(df, npartitions=2))
-
-
 # ------------------------------------------------------------- utility
 def test_three_column_dependency_is_kept_where_a_tree_cannot():
     df, cats = _xor_frame(6000, seed=2)
