@@ -3,8 +3,9 @@
 Synthesizers, all at their defaults and all given the same declared public bounds (and
 declared categories where the method takes them), so nobody spends budget on bounds:
 
-* skdp: ``DPHistogramSynthesizer``, ``DPMarginalSynthesizer`` (``marginal``: the
-  default, AIM's rounds on in-memory data; ``marginal_mst``: ``selection="mst"``,
+* skdp: ``DPHistogramSynthesizer`` (``histogram_iid``: with ``sampling="iid"``),
+  ``DPMarginalSynthesizer`` (``marginal``: the
+  default, AIM's rounds; ``marginal_mst``: ``selection="mst"``,
   MST's tree; ``marginal_iid``: the default with ``sampling="iid"``), ``DPFlowDensity``
   (sampling) and ``DPGANSynthesizer``, at ``delta = 1e-5`` where they take one;
 * smartnoise-synth (``snsynth``) ``mst`` and ``aim``, run in their own virtual
@@ -106,6 +107,7 @@ def _skdp(cls_name, module, **extra):
 
 SKDP = {
     "histogram": _skdp("DPHistogramSynthesizer", "skdp.synthesis"),
+    "histogram_iid": _skdp("DPHistogramSynthesizer", "skdp.synthesis", sampling="iid"),
     "marginal": _skdp("DPMarginalSynthesizer", "skdp.synthesis"),
     "marginal_mst": _skdp("DPMarginalSynthesizer", "skdp.synthesis", selection="mst"),
     "marginal_iid": _skdp("DPMarginalSynthesizer", "skdp.synthesis", sampling="iid"),

@@ -20,6 +20,7 @@ from skdp.synthesis._histogram_cells import (
     noisy_cells,
     projection_groups,
 )
+from skdp.synthesis._marginal_model import _draw_systematic
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
@@ -107,6 +108,14 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         thesis; integer columns: the middle integer of the bin, rounded down), which
         gives each numeric column only as many distinct values as it has bins. Both
         are data-independent and stay within the declared bounds.
+    sampling : {"systematic", "iid"}, default="systematic"
+        How :meth:`sample` draws the cells of ``n_samples`` rows from each noisy
+        histogram: ``"systematic"`` gives every cell its expected number of rows
+        rounded up or down (systematic sampling, rows in random order; each row is
+        still an exact draw from the normalised counts), so a small sample keeps the
+        histogram's marginals without multinomial sampling noise, like the synthetic
+        data set ``D_eps`` (``n_samples=None``) but of any size; ``"iid"`` draws
+        independent rows. Post-processing either way.
     clip : bool, default=True
         Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.
     max_cells : int, default=10**7
@@ -272,6 +281,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         "threshold": [Interval(Real, 0, None, closed="left")],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
         "representative": [StrOptions({"midpoint", "uniform"})],
+        "sampling": [StrOptions({"systematic", "iid"})],
         "clip": ["boolean"],
         "max_cells": [Interval(Integral, 1, None, closed="left")],
         "max_survivors": [Interval(Integral, 1, None, closed="left")],
@@ -295,6 +305,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         threshold=0.5,
         n_public=None,
         representative="uniform",
+        sampling="systematic",
         clip=True,
         max_cells=10**7,
         max_survivors=10**7,
@@ -314,6 +325,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.threshold = threshold
         self.n_public = n_public
         self.representative = representative
+        self.sampling = sampling
         self.clip = clip
         self.max_cells = max_cells
         self.max_survivors = max_survivors
@@ -439,7 +451,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         Parameters
         ----------
         n_samples : int or None, default=1
-            Number of rows, drawn i.i.d. from the normalised surviving counts.
+            Number of rows, drawn from the normalised surviving counts (jointly by
+            systematic sampling, or independently with ``sampling="iid"``).
             ``None`` returns the synthetic data set ``D_eps`` itself: ``rint(count)``
             copies of every surviving cell, shuffled (single projection only).
         random_state : None, int, Generator or SeedSequence, default=None
@@ -480,7 +493,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             for h in self.histograms_:
                 total = h["counts"].sum()
                 n_cells = math.prod(h["shape"])
-                if total > 0:
+                if total > 0 and self.sampling == "systematic":
+                    cdf = np.cumsum(h["counts"], dtype=float)[None, :]
+                    pick = _draw_systematic(rng, cdf, np.zeros(m, dtype=np.int64))
+                    group_cells.append(h["cells"][pick])
+                elif total > 0:
                     pick = rng.choice(len(h["cells"]), size=m, p=h["counts"] / total)
                     group_cells.append(h["cells"][pick])
                 else:

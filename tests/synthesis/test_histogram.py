@@ -583,3 +583,34 @@ def test_values_within_declared_bounds_and_dtypes_that_hold_them():
     Y = a.sample(200, random_state=0)
     assert Y.dtype == np.float64 and (Y[:, 0] % 1 != 0).any()
     assert np.all(Y[:, 1] % 1 == 0) and Y.min() >= 0 and Y.max() <= 9
+
+
+@pytest.mark.parametrize("sampling", ["systematic", "iid"])
+def test_sampled_cell_counts(sampling):
+    # systematic: every surviving cell gets its expected number of rows rounded up or
+    # down; iid: multinomial counts, off by about sqrt(m p) rows
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.integers(0, 4, 3000), "b": rng.choice(["x", "y"], 3000)})
+    est = DPHistogramSynthesizer(
+        epsilon=2.0,
+        bounds={"a": (0, 3)},
+        categories={"b": ["x", "y"]},
+        column_types={"a": "integer"},
+        sampling=sampling,
+        random_state=0,
+    ).fit(df)
+    (h,) = est.histograms_
+    assert h["columns"] == ["a", "b"] and tuple(h["shape"]) == (4, 2)
+    m = 333
+    worst = []
+    for seed in range(5):
+        fake = est.sample(m, random_state=seed)
+        cell = fake["a"].to_numpy() * 2 + (fake["b"] == "y").to_numpy()
+        got = np.bincount(cell, minlength=8)
+        want = np.zeros(8)
+        want[h["cells"]] = m * h["counts"] / h["counts"].sum()
+        worst.append(np.max(np.abs(got - want)))
+    if sampling == "systematic":
+        assert max(worst) < 1 + 1e-9
+    else:
+        assert np.mean(worst) > 2
