@@ -38,30 +38,26 @@ from expm_flow import logit  # noqa: E402
 from flow_vi_logistic import LogisticLogLik, standard_normal_prior  # noqa: E402
 
 
-def _flow(n):
-    from skdp.density import DPFlowDensity
+def _synthesizer(module, name):
+    """A default fit of a tabular synthesizer on the clinical table (ε = 1)."""
 
-    df, bounds, cats = S.DATASETS["clinical"](n=n)
+    def problem(n):
+        cls = getattr(__import__(module, fromlist=[name]), name)
+        df, bounds, cats = S.DATASETS["clinical"](n=n)
 
-    def fit(device):
-        DPFlowDensity(
-            epsilon=1.0, delta=1e-5, bounds=bounds, categories=cats, device=device, random_state=0
-        ).fit(df)
+        def fit(device):
+            cls(
+                epsilon=1.0,
+                delta=1e-5,
+                bounds=bounds,
+                categories=cats,
+                device=device,
+                random_state=0,
+            ).fit(df)
 
-    return fit
+        return fit
 
-
-def _gan(n):
-    from skdp.synthesis import DPGANSynthesizer
-
-    df, bounds, cats = S.DATASETS["clinical"](n=n)
-
-    def fit(device):
-        DPGANSynthesizer(
-            epsilon=1.0, delta=1e-5, bounds=bounds, categories=cats, device=device, random_state=0
-        ).fit(df)
-
-    return fit
+    return problem
 
 
 def _expm(n):
@@ -96,8 +92,8 @@ def _vi(n):
 
 
 PROBLEMS = {
-    "DPFlowDensity": _flow,
-    "DPGANSynthesizer": _gan,
+    "DPFlowDensity": _synthesizer("skdp.density", "DPFlowDensity"),
+    "DPGANSynthesizer": _synthesizer("skdp.synthesis", "DPGANSynthesizer"),
     "ExpMFlowClassifier": _expm,
     "DPFlowVI": _vi,
 }
