@@ -481,7 +481,7 @@ class DPMarginalSynthesizer(
         names = list(schema.names)
         d = len(names)
         selection = self.selection
-        if selection == "auto":  # the input's type and the column count: public
+        if selection == "auto":  # the column count: public
             selection = "mst" if d <= 2 else "aim"
         aim = selection == "aim"
         if aim:
