@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -131,9 +132,9 @@ class DPMarginalSynthesizer(
         of at most 10,000 compressed cells that keep every clique of the model within
         10,000 cells and the model within 200,000; the model is sampled exactly,
         clique by clique. On Dask input the exact counts of every candidate are
-        summed on the workers in one pass before the first round (pairs, and triples
-        while there are at most 1,000 of them: up to a few million integers per
-        partition); the rounds then run on the client.
+        summed on the workers before the first round, in one pass per 2**21 cells of
+        candidates (one pass for most tables; each partition's partial holds at most
+        16 MiB of counts); the rounds then run on the client.
     compress : bool, default=True
         Merge the 1-way cells whose noisy count is below three noise standard
         deviations before selecting and measuring the 2-way marginals (MST).
@@ -520,13 +521,20 @@ class DPMarginalSynthesizer(
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
         if aim:
-            if dask_input:  # every candidate's exact counts in one more pass
+            if dask_input:  # every candidate's exact counts, summed on the workers
 
                 def counts_of(cands):
-                    block = functools.partial(
-                        _candidate_counts_block, codes=codes, maps=maps, csizes=csizes, cands=cands
-                    )
-                    return row_sum(block, X)
+                    out = []
+                    for group in _cell_groups(cands, csizes, _DASK_PASS_CELLS):
+                        block = functools.partial(
+                            _candidate_counts_block,
+                            codes=codes,
+                            maps=maps,
+                            csizes=csizes,
+                            cands=group,
+                        )
+                        out += row_sum(block, X)
+                    return out
 
             else:
                 counts_of = functools.partial(candidate_counts, Bc, csizes)
@@ -670,6 +678,28 @@ def _compress(B, maps):
 def _one_way_block(X, *, codes, sizes):
     """Exact 1-way counts of one block of rows (a row function of ``row_sum``)."""
     return _one_way_counts(codes(X), sizes)
+
+
+#: Most cells of candidate marginals counted in one pass over Dask partitions (each
+#: partition's partial holds them as int64: 16 MiB; the workers add up to ``split_every``
+#: partials at once)
+_DASK_PASS_CELLS = 1 << 21
+
+
+def _cell_groups(cands, csizes, max_cells):
+    """Consecutive groups of ``cands`` of at most ``max_cells`` cells each (a candidate
+    larger than that alone); public: reads the compressed domain sizes only."""
+    groups, group, cells = [], [], 0
+    for c in cands:
+        size = math.prod(csizes[j] for j in c)
+        if group and cells + size > max_cells:
+            groups.append(group)
+            group, cells = [], 0
+        group.append(c)
+        cells += size
+    if group:
+        groups.append(group)
+    return groups
 
 
 def _candidate_counts_block(X, *, codes, maps, csizes, cands):

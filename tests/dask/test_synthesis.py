@@ -149,3 +149,33 @@ def test_synthesizers_on_local_cluster(dask_client):
     got = DPMarginalSynthesizer(selection="mst", **KW).fit(ddf)
     for e in ref.noisy_two_way_:
         np.testing.assert_array_equal(ref.noisy_two_way_[e], got.noisy_two_way_[e])
+
+
+def test_aim_dask_counts_in_several_passes(sync_scheduler, monkeypatch):
+    # the candidates' counts come in groups of bounded cells (worker memory); the release
+    # does not depend on the grouping
+    import skdp.synthesis._marginal as M
+
+    df = _table(n=500, seed=6)
+    ref = DPMarginalSynthesizer(**KW).fit(df)
+    passes = []
+    real = M.row_sum
+
+    def counting(func, *a, **k):
+        passes.append(len(getattr(func, "keywords", {}).get("cands", ())))
+        return real(func, *a, **k)
+
+    monkeypatch.setattr(M, "row_sum", counting)
+    monkeypatch.setattr(M, "_DASK_PASS_CELLS", 40)
+    got = DPMarginalSynthesizer(**KW).fit(dd.from_pandas(df, npartitions=3))
+    assert sum(p > 0 for p in passes) > 2  # the candidates were split over passes
+    assert got.cliques_ == ref.cliques_
+    for key, ys in ref.noisy_marginals_.items():
+        for a, b in zip(ys, got.noisy_marginals_[key], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert M._cell_groups([(0, 1), (1, 2), (0, 1, 2)], [4, 5, 3], 25) == [
+        [(0, 1)],
+        [(1, 2)],
+        [(0, 1, 2)],
+    ]
+    assert M._cell_groups([(0, 1), (1, 2)], [2, 2, 2], 8) == [[(0, 1), (1, 2)]]
