@@ -218,6 +218,17 @@ def test_synthesize_marginal_end_to_end(tmp_path, table, delta, selection):
         assert set(out[col]) == set(levels)
 
 
+def test_synthesize_sampling_option(tmp_path, table):
+    schema = _complete_schema(tmp_path, table, via_cli=True)
+    common = ("synthesize", table, "--schema", schema, "--epsilon", "1", "--rows", "50")
+    res = run(*common, "--sampling", "iid", "-o", "a.csv", "--seed", "0", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert len(pd.read_csv(tmp_path / "a.csv")) == 50
+    res = run(*common, "--sampling", "stratified", "-o", "b.csv", cwd=tmp_path)
+    assert res.returncode == 2 and "--sampling" in res.stderr
+    assert not (tmp_path / "b.csv").exists()
+
+
 def test_synthesize_refuses_placeholders(tmp_path, table):
     run("schema", table, "-o", "draft.json", cwd=tmp_path)
     res = run(

@@ -25,7 +25,8 @@ AIM's adaptive rounds; ``--selection mst`` for MST's spanning tree),
 ``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
 ``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
 writes them atomically (a temporary file renamed into place: no half-written output on
-failure). Numeric bounds missing from the schema are an error unless
+failure). The histogram and marginal methods draw the rows by systematic sampling (each
+cell's expected count rounded up or down); ``--sampling iid`` draws independent rows. Numeric bounds missing from the schema are an error unless
 ``--estimate-bounds`` lets the estimator spend 10 % of the budget on a private estimate.
 Values outside the declared bounds are clipped (the estimators' default).
 
@@ -126,6 +127,13 @@ def build_parser():
         choices=("auto", "aim", "mst"),
         default="auto",
         help="marginal: AIM's adaptive rounds (auto: the default) or MST's spanning tree",
+    )
+    s.add_argument(
+        "--sampling",
+        choices=("systematic", "iid"),
+        default="systematic",
+        help="histogram, marginal: draw the rows by systematic sampling (each cell gets its "
+        "expected count rounded; the default) or independently",
     )
     s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")

@@ -63,6 +63,7 @@ def _estimator(args, schema):
             delta=args.delta,
             schema=schema,
             selection=getattr(args, "selection", "auto"),
+            sampling=getattr(args, "sampling", "systematic"),
             random_state=seed,
         )
     if method == "histogram":
@@ -72,6 +73,7 @@ def _estimator(args, schema):
             epsilon=args.epsilon,
             schema=schema,
             representative="uniform",
+            sampling=getattr(args, "sampling", "systematic"),
             random_state=seed,
         )
     # the DP-SGD methods take the same schema; step count and batch size follow the
