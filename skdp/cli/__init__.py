@@ -26,8 +26,9 @@ AIM's adaptive rounds; ``--selection mst`` for MST's spanning tree),
 ``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
 writes them atomically (a temporary file renamed into place: no half-written output on
 failure). The histogram and marginal methods draw the rows by systematic sampling (each
-cell's expected count rounded up or down); ``--sampling iid`` draws independent rows. Numeric bounds missing from the schema are an error unless
-``--estimate-bounds`` lets the estimator spend 10 % of the budget on a private estimate.
+cell's expected count rounded up or down); ``--sampling iid`` draws independent rows.
+Numeric bounds missing from the schema are an error unless ``--estimate-bounds`` lets
+the estimator spend 10 % of the budget on a private estimate.
 Values outside the declared bounds are clipped (the estimators' default).
 
 ``skdp evaluate`` compares the synthetic table with the real one (1- and 2-way marginal
