@@ -51,7 +51,7 @@ class DPMarginalSynthesizer(
     Two selections share the discretisation, the noisy 1-way release, the
     compression, the sampling and the privacy facts. The default,
     ``selection="auto"``, is AIM (McKenna et al. 2022; see ``selection`` and the
-    Notes) for in-memory data with three or more columns, MST otherwise. The MST
+    Notes) for three or more columns (in memory or Dask), MST otherwise. The MST
     method of McKenna, Miklau & Sheldon (2021), winner of the 2018 NIST
     differential-privacy synthetic-data challenge, with numpy/scipy only:
 
