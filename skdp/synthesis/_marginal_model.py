@@ -204,15 +204,28 @@ def _selection_scores(Bc, csizes, p1, n_hat, pairs, counts=None):
     return score
 
 
-def _draw(rng, cdf, parent):
-    """One categorical draw per row from the CDF ``cdf[parent[i]]``."""
-    u = rng.random(len(parent))
+def _lookup(cdf, parent, pos, order):
+    """Value of row ``i`` at position ``pos[i]`` (in ``[0, 1)``) of the cumulative table
+    ``cdf[parent[i]]``: one search per distinct parent over the rows of its group
+    (``order`` lists the rows grouped by parent)."""
+    sp = parent[order]
+    starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    stops = np.r_[starts[1:], len(sp)]
     out = np.empty(len(parent), dtype=np.int64)
-    for a in np.unique(parent):
-        mask = parent == a
-        row = cdf[a]
-        out[mask] = np.searchsorted(row, u[mask] * row[-1], side="right")
+    for a, b in zip(starts, stops, strict=True):
+        row = cdf[sp[a]]
+        rows = order[a:b]
+        out[rows] = np.searchsorted(row, pos[rows] * row[-1], side="right")
     return np.minimum(out, cdf.shape[1] - 1)
+
+
+def _draw(rng, cdf, parent):
+    """One categorical draw per row from the CDF ``cdf[parent[i]]`` (independent rows)."""
+    parent = np.asarray(parent, dtype=np.int64)
+    u = rng.random(len(parent))
+    if len(parent) == 0:
+        return np.empty(0, dtype=np.int64)
+    return _lookup(cdf, parent, u, np.argsort(parent, kind="stable"))
 
 
 def _draw_systematic(rng, cdf, parent):
@@ -229,9 +242,8 @@ def _draw_systematic(rng, cdf, parent):
     """
     parent = np.asarray(parent, dtype=np.int64)
     m = len(parent)
-    out = np.empty(m, dtype=np.int64)
     if m == 0:
-        return out
+        return np.empty(0, dtype=np.int64)
     # grouped by parent, in random order within a group (one float sort: a random
     # fraction below 1/2 never moves a row across an integer parent)
     order = np.argsort(parent + 0.5 * rng.random(m))
@@ -239,14 +251,9 @@ def _draw_systematic(rng, cdf, parent):
     starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
     sizes = np.diff(np.r_[starts, m])
     group = np.repeat(np.arange(len(starts)), sizes)
-    pos = (np.arange(m) - starts[group] + rng.random(len(starts))[group]) / sizes[group]
-    vals = np.empty(m, dtype=np.int64)
-    for g, a in enumerate(sp[starts]):
-        sl = slice(starts[g], starts[g] + sizes[g])
-        row = cdf[a]
-        vals[sl] = np.searchsorted(row, pos[sl] * row[-1], side="right")
-    out[order] = vals
-    return np.minimum(out, cdf.shape[1] - 1)
+    pos = np.empty(m)
+    pos[order] = (np.arange(m) - starts[group] + rng.random(len(starts))[group]) / sizes[group]
+    return _lookup(cdf, parent, pos, order)
 
 
 def _weighted_total(totals, variances):
