@@ -13,8 +13,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.cluster._box_histogram import (
+    HIST_MAX_CELLS,
+    HIST_SENSITIVITY,
+    histogram_cells_per_axis,
+    noisy_grid_histogram,
+    weighted_kmedian,
+)
 from skdp.cluster._box_search import (
     DEFAULT_ROUND_CANDIDATES,
+    FIRST_SHARE,
     MAX_COARSE_SETS,
     ROUND1_WORK,
     _coarse_grid,
@@ -67,11 +75,12 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
 
     With only a public box ``bounds`` (the default use: ``k``, ``epsilon`` and the box),
     the output space is continuous and a single subsample cannot cover it, so the search
-    runs in rounds (``n_rounds``): round 1 is the exponential mechanism over the
-    k-subsets of a coarse public grid on the box; each later round is a subsampled
-    exponential mechanism over ``n_candidates`` centre sets drawn around the previous
-    round's choice, in a cube that shrinks by a factor 0.7 per round. The rounds
-    compose to ``epsilon``.
+    runs in rounds (``n_rounds``): round 1 counts the points in the cells of a public grid
+    on the box, adds discrete Laplace noise to the counts, and takes a weighted k-median
+    of the noisy cells (post-processing) as the starting centres (``first_round``); each
+    later round is a subsampled exponential mechanism over ``n_candidates`` centre sets
+    drawn around the previous round's choice, in a cube that shrinks by a factor 0.7 per
+    round. The rounds compose to ``epsilon``.
 
     Parameters
     ----------
@@ -119,6 +128,13 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         search. ``None``: ``len(X)``, which treats the row count as public (as
         ``KMeans`` and the library's other estimators that read ``n``); pass a declared
         number for a strict add/remove guarantee on the count.
+    first_round : {"auto", "histogram", "grid"}, default="auto"
+        Round 1 of the box search. ``"histogram"``: noisy cell counts on a public grid
+        (``g`` cells per axis from the public ``d``, ``n`` and round 1's epsilon, see
+        Notes), then a weighted k-median of the noisy cells. ``"grid"``: the exponential
+        mechanism over k-subsets of a coarse public grid (the search of earlier
+        versions). ``"auto"``: the histogram whenever its grid has at most 2**16 cells
+        (up to 16 features), else the grid subsets.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the candidate sampling and of the selection. ``None`` draws fresh OS
         entropy. Keep it secret for a real release.
@@ -129,16 +145,22 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     center_indices_ : ndarray of shape (n_clusters,) or None
         Rows of ``candidates`` chosen as centres (``None`` for the box base).
     n_candidates_ : int
-        Number of candidate sets the mechanism chose from (summed over rounds).
+        Number of candidate sets the exponential mechanisms chose from (summed over
+        rounds; the histogram round has none).
     n_rounds_ : int
         Rounds of the search (1 except for the multi-round box search).
+    first_round_ : {"histogram", "grid"} or None
+        Round 1 of the box search as run (``None`` without the box search).
+    first_round_cells_ : int or None
+        Cells per axis of the histogram round's grid (public), else ``None``.
     round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
     privacy_breakdown_ : dict
         ``{"round t": epsilon_t}``, the same losses in the shared ``dict[str, float]``
         form; the values add up to ``epsilon_spent_``.
     round_sensitivities_ : ndarray of shape (n_rounds,)
-        Sensitivity ``Delta_t`` of each round's quality (public): ``Delta`` for round 1,
+        Sensitivity ``Delta_t`` of each round (public): for round 1, 2 (the L1
+        sensitivity of the histogram's counts) or ``Delta`` (the grid round's quality);
         twice the largest centre move for the local rounds (capped at ``Delta``).
     sensitivity_ : float
         The ``Delta`` used (public).
@@ -168,8 +190,24 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     the labels without storing them). ``score`` evaluates the cost of the data it is
     given and is not private.
 
-    **Box search.** Round 1: the exponential mechanism over the k-subsets of a public coarse
-    grid with at least ``4 k`` points (all of them when scoring them costs at most
+    **Box search.** Round 1 with ``first_round="histogram"`` (the default for up to 16
+    features): the points are counted in the ``g**d`` cells of a regular grid on the box
+    (points outside it in the edge cells) and each count gets independent discrete
+    Laplace noise of scale ``2 / epsilon_1`` (Ghosh et al. 2009; sampled exactly with
+    integer arithmetic, Canonne, Kamath and Steinke 2020). Adding or removing a point
+    changes one count by 1 and moving one changes two, so the counts' L1 sensitivity is
+    at most 2 and the release is exactly ``epsilon_1``-DP under every relation above.
+    ``g`` is the largest number of cells per axis with ``g**d <= 2**16`` and ``g**d /
+    epsilon_1 <= 0.1 n`` (the positive part of the noise on empty cells then adds at most
+    about a tenth of ``n`` as spurious mass), but at least 2 and with at least ``k``
+    cells; it reads only ``d``, ``k``, ``epsilon_1`` and ``n_public`` (or ``len(X)``).
+    The starting centres are a weighted k-median of the cell centres with the noisy
+    counts (negative ones set to 0) as weights: weighted k-means++ seeding and Lloyd
+    steps, restarted, keeping the run with the smallest weighted truncated cost; this is
+    post-processing of the counts (its random restarts use the fit's stream, not the
+    data). The local rounds then start from cubes of half-width ``1 / (2 g)`` of the box.
+    Round 1 with ``first_round="grid"``: the exponential mechanism over the k-subsets of
+    a public coarse grid with at least ``4 k`` points (all of them when scoring them costs at most
     ``ROUND1_WORK`` distance lookups for ``min(n, cells)`` scored points, a public bound on
     the occupied cells, else that many uniform draws, at least 4,096), exponent
     ``epsilon_1 / (2 Delta)``; its quality scores each private point by the centre of its
@@ -202,7 +240,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     **Dask input** (:doc:`/dask`). A ``dask.array.Array`` or ``dask.dataframe.DataFrame``
     ``X`` is scored partition by partition on the workers: every pass returns to the
     client only the exact cost vector of the round's candidate sets (the box search's
-    first round snaps each partition's points to the cells on the worker). The candidate
+    first round counts each partition's points per cell on the worker, or, with
+    ``first_round="grid"``, snaps them to the cells there). The candidate
     sets are drawn on the client from public numbers and earlier private choices; no row
     reaches it. ``n`` (for ``n_public=None``) is the row count from the partitions'
     lengths, as ``len(X)`` for in-memory input. With an integer ``random_state`` the
@@ -256,6 +295,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
         "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "n_public": [Interval(Integral, 1, None, closed="left"), None],
+        "first_round": [StrOptions({"auto", "histogram", "grid"})],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
     _parameter_constraints.pop("delta", None)
@@ -275,6 +315,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         chunk_size=1 << 22,
         n_rounds="auto",
         n_public=None,
+        first_round="auto",
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -289,6 +330,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         self.chunk_size = chunk_size
         self.n_rounds = n_rounds
         self.n_public = n_public
+        self.first_round = first_round
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
@@ -463,6 +505,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             self.cluster_centers_ = np.asarray(chosen, dtype=float).copy()
         self.sensitivity_ = float(delta)
         self.n_rounds_ = 1
+        self.first_round_ = None
+        self.first_round_cells_ = None
         self.round_epsilons_ = np.array([float(epsilon)])
         self.round_sensitivities_ = np.array([float(delta)])
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
@@ -475,8 +519,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     def _box_search(self, X, box, epsilon, delta, n_sched, rng):
         """Multi-round subsampled exponential mechanism on the public box.
 
-        Round 1: exponential mechanism over the k-subsets of a coarse public grid (all of
-        them when there are at most ``MAX_COARSE_SETS``, else that many uniform draws).
+        Round 1: a noisy public-grid histogram and a weighted k-median of it
+        (``first_round="histogram"``), or the exponential mechanism over the k-subsets of
+        a coarse public grid (``_grid_round``).
         Rounds 2..T: subsampled exponential mechanism over candidate sets drawn around
         the previous round's (private) choice by ``_local_candidates``. Round ``t`` is
         ``epsilons[t]``-DP with quality ``-sum_x min(Delta, d(x, F))`` and exponent
@@ -485,13 +530,42 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         """
         k = self.n_clusters
         lo, hi = box
+        d = lo.shape[0]
+        eps_1 = epsilon * FIRST_SHARE
+        g = histogram_cells_per_axis(d, n_sched, eps_1, k) if self.first_round != "grid" else None
+        if self.first_round == "histogram" and g is None:
+            raise ValueError(
+                f'first_round="histogram" needs a grid of at most {HIST_MAX_CELLS} cells with '
+                f"at least n_clusters={k} of them; {d} features are too many"
+            )
+        if g is not None:
+            # round 1: noisy counts on a public grid, then a weighted k-median on them
+            h = (hi - lo) / g
+            T, radii, eps = box_search_schedule(
+                h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds
+            )
+            P, index, counts = noisy_grid_histogram(X, lo, hi, g, eps[0], rng)
+            current = weighted_kmedian(
+                P, index, counts, k, metric=self.metric, truncate=delta, rng=rng
+            )
+            sens, total = [float(HIST_SENSITIVITY)], 0
+            self.first_round_ = "histogram"
+        else:
+            grid = self._grid_round(X, box, epsilon, delta, n_sched, rng)
+            current, h, T, radii, eps, total = grid
+            sens = [float(delta)]
+            self.first_round_ = "grid"
+        self.first_round_cells_ = int(g) if g is not None else None
+        return self._local_rounds(X, box, delta, current, T, radii, eps, sens, total, rng)
+
+    def _grid_round(self, X, box, epsilon, delta, n_sched, rng):
+        """Round 1 over the k-subsets of a coarse public grid (``first_round="grid"``)."""
+        k = self.n_clusters
+        lo, hi = box
         metric = self.metric
         chunk = self.chunk_size
         V1, h = _coarse_grid(lo, hi, k, rng=rng)
         T, radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
-        m = DEFAULT_ROUND_CANDIDATES if self.n_candidates == "auto" else int(self.n_candidates)
-        total = 0
-        sens = [float(delta)]
 
         # round 1: coarse public grid; the private points are scored at the centres of
         # their cells of a grid twice as fine (each point's term stays in [0, Delta]) so
@@ -506,7 +580,6 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
         else:
             subsets = _uniform_subsets(V1.shape[0], k, budget, rng)
-        total += len(subsets)
         q = -_exact_costs(
             subset_cost_units,
             X,
@@ -518,8 +591,15 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             snap=(lo, hi, cells),
         )
         current = V1[subsets[self._select(q, eps[0], delta, rng)]]
+        return current, h, T, radii, eps, len(subsets)
 
-        # rounds 2..T: local search around the previous private choice
+    def _local_rounds(self, X, box, delta, current, T, radii, eps, sens, total, rng):
+        """Rounds 2..T of the box search, from round 1's (private) choice ``current``."""
+        lo, hi = box
+        metric = self.metric
+        chunk = self.chunk_size
+        m = DEFAULT_ROUND_CANDIDATES if self.n_candidates == "auto" else int(self.n_candidates)
+
         for t in range(1, T):
             cands = _local_candidates(current, lo, hi, radii[t - 1], m, rng)
             total += m

@@ -186,6 +186,8 @@ def test_sensitivity_is_public_and_no_private_attribute_is_stored():
         "center_indices_",
         "n_candidates_",
         "n_rounds_",
+        "first_round_",
+        "first_round_cells_",
         "round_epsilons_",
         "round_sensitivities_",
         "sensitivity_",
@@ -308,8 +310,10 @@ def test_defaults_from_k_epsilon_and_box_alone():
     assert est.n_rounds_ >= 2 and len(est.round_epsilons_) == est.n_rounds_
     assert est.round_epsilons_.sum() == pytest.approx(1.0)
     assert est.epsilon_spent_ == 1.0 and est.privacy_guarantee_ == "exact"
-    # each round's sensitivity is the public diameter (round 1) or 2 * largest move
-    assert est.round_sensitivities_[0] == pytest.approx(math.sqrt(3))
+    # round 1 is the noisy histogram (L1 sensitivity 2 of the cell counts), each later
+    # round's sensitivity is 2 * its largest move
+    assert est.first_round_ == "histogram"
+    assert est.round_sensitivities_[0] == 2.0
     assert np.all(np.diff(est.round_sensitivities_[1:]) < 0)
     # one seeded fit: three centres, one near each blob
     labels = est.predict(X)
@@ -502,6 +506,7 @@ def test_local_round_sensitivity_covers_the_rounded_per_point_change():
     """A point's rounded cost moves by at most ``rho + 2 u`` (``u = Delta 2^-40``) between
     the previous choice and any local candidate, even for moves of a few units; the
     estimator's public ``Delta_t`` is ``min(Delta, 2 rho_t + 4 u)``."""
+    from skdp.cluster._box_histogram import histogram_cells_per_axis
     from skdp.cluster._box_search import (
         _coarse_grid,
         _local_candidates,
@@ -528,9 +533,17 @@ def test_local_round_sensitivity_covers_the_rounded_per_point_change():
         change = np.abs(units - units[:, :1]).max() * u
         assert change <= math.sqrt(3) * radius + 2 * u
     X = _blobs(300, 2)
-    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(X)
+    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), first_round="grid", random_state=0)
+    est.fit(X)
     _, h = _coarse_grid(np.zeros(3), np.ones(3), 3)
     _, radii, _ = box_search_schedule(h, np.ones(3), 1.0, 300)
+    expected = [min(delta, local_step_sensitivity(r) + 4 * u) for r in radii]
+    np.testing.assert_array_equal(est.round_sensitivities_[1:], expected)
+    # the histogram's grid (public: d, n, epsilon_1 and k) sets the radii by default
+    est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(X)
+    g = histogram_cells_per_axis(3, 300, 0.3, 3)
+    assert est.first_round_cells_ == g
+    _, radii, _ = box_search_schedule(np.full(3, 1.0 / g), np.ones(3), 1.0, 300)
     expected = [min(delta, local_step_sensitivity(r) + 4 * u) for r in radii]
     np.testing.assert_array_equal(est.round_sensitivities_[1:], expected)
 
@@ -558,7 +571,7 @@ def _round1_quality(monkeypatch, X, **kw):
         return real_select(q, epsilon, delta, rng)
 
     monkeypatch.setattr(SubsampledExpMedian, "_select", staticmethod(recording_select))
-    est = SubsampledExpMedian(bounds=(0, 1), epsilon=1.0, **kw).fit(X)
+    est = SubsampledExpMedian(bounds=(0, 1), epsilon=1.0, first_round="grid", **kw).fit(X)
     return seen[0], est
 
 
@@ -586,7 +599,7 @@ def test_round1_candidate_count_does_not_reveal_occupied_cells():
     X = np.vstack([X] * 5)  # 100 points in 10 cells
     X2 = X.copy()
     X2[0] = [0.9, 0.9]  # an 11th cell
-    kw = dict(n_clusters=10, bounds=(0, 1), n_rounds=2, random_state=0)
+    kw = dict(n_clusters=10, bounds=(0, 1), n_rounds=2, first_round="grid", random_state=0)
     a = SubsampledExpMedian(**kw).fit(X).n_candidates_
     b = SubsampledExpMedian(**kw).fit(X2).n_candidates_
     assert a == b

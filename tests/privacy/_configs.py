@@ -278,6 +278,14 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
             "data": _kmedian_data,
             "n_trials": 400,
         },
+        {
+            # the box search: a noisy grid histogram, then local rounds
+            "label": "box-histogram",
+            "params": {"epsilon": 1.0, "n_clusters": 2, "bounds": (-1, 1)},
+            "data": _kmedian_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
     ],
     "DPILPClassifier": [
         {
