@@ -41,7 +41,8 @@ def histogram_cells_per_axis(n_features, n, epsilon_1, k=1):
     """Cells per axis ``g`` of the first round's grid, or ``None`` when the coarsest
     admissible grid (``g >= 2`` with at least ``k`` cells) exceeds :data:`HIST_MAX_CELLS`.
 
-    The largest ``g >= 2`` with ``g**d <= HIST_MAX_CELLS`` and, for finite ``epsilon_1``,
+    The largest ``g >= 2`` with ``g**d <= min(HIST_MAX_CELLS, n)`` (no finer than about
+    one cell per point) and, for finite ``epsilon_1``,
     ``g**d * E[max(0, Z)] <= HIST_PHANTOM_SHARE * n`` with ``Z`` the noise of one cell
     (``E[max(0, Z)] ~ scale / 2 = HIST_SENSITIVITY / (2 epsilon_1)``): the noise on empty
     cells adds at most about a tenth of the points as spurious mass. When even that is too
@@ -56,7 +57,8 @@ def histogram_cells_per_axis(n_features, n, epsilon_1, k=1):
         g_min += 1
     if g_min**d > HIST_MAX_CELLS:
         return None
-    limit = float(HIST_MAX_CELLS)
+    # no finer than about one cell per point
+    limit = float(min(HIST_MAX_CELLS, max(n, 1)))
     if not math.isinf(epsilon_1):
         limit = min(limit, HIST_PHANTOM_SHARE * n * 2.0 * epsilon_1 / HIST_SENSITIVITY)
     g = g_min

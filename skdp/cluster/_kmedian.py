@@ -20,6 +20,12 @@ from skdp.cluster._box_histogram import (
     noisy_grid_histogram,
     weighted_kmedian,
 )
+from skdp.cluster._box_median import (
+    MEDIAN_SHARE,
+    median_step_applies,
+    private_median_step,
+    window_size,
+)
 from skdp.cluster._box_search import (
     DEFAULT_ROUND_CANDIDATES,
     FIRST_SHARE,
@@ -77,10 +83,11 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     the output space is continuous and a single subsample cannot cover it, so the search
     runs in rounds (``n_rounds``): round 1 counts the points in the cells of a public grid
     on the box, adds discrete Laplace noise to the counts, and takes a weighted k-median
-    of the noisy cells (post-processing) as the starting centres (``first_round``); each
-    later round is a subsampled exponential mechanism over ``n_candidates`` centre sets
-    drawn around the previous round's choice, in a cube that shrinks by a factor 0.7 per
-    round. The rounds compose to ``epsilon``.
+    of the noisy cells (post-processing) as the starting centres (``first_round``); where
+    the public numbers allow it, a private Lloyd step of k-medians follows
+    (``median_step``); each later round is a subsampled exponential mechanism over
+    ``n_candidates`` centre sets drawn around the previous round's choice, in a cube
+    that shrinks by a factor 0.7 per round. The rounds compose to ``epsilon``.
 
     Parameters
     ----------
@@ -135,6 +142,13 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         mechanism over k-subsets of a coarse public grid (the search of earlier
         versions). ``"auto"``: the histogram whenever its grid has at most 2**16 cells
         (up to 16 features), else the grid subsets.
+    median_step : {"auto"} or bool, default="auto"
+        After round 1 of the box search, move each coordinate of each centre to a
+        private median of its points' coordinates (one Lloyd step of k-medians, within
+        one round-1 cell of the current value; see Notes), with 30 % of the local
+        rounds' budget. ``"auto"``: only when the step's expected rank error,
+        ``(4 d / epsilon_m) ln(window)``, is at most a tenth of the mean cluster size
+        ``n / k`` (public numbers only); ``True``/``False``: always/never.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the candidate sampling and of the selection. ``None`` draws fresh OS
         entropy. Keep it secret for a real release.
@@ -153,6 +167,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Round 1 of the box search as run (``None`` without the box search).
     first_round_cells_ : int or None
         Cells per axis of the histogram round's grid (public), else ``None``.
+    median_step_ : bool
+        Whether the private median step ran (then it is round 2).
     round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
     privacy_breakdown_ : dict
@@ -161,7 +177,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     round_sensitivities_ : ndarray of shape (n_rounds,)
         Sensitivity ``Delta_t`` of each round (public): for round 1, 2 (the L1
         sensitivity of the histogram's counts) or ``Delta`` (the grid round's quality);
-        twice the largest centre move for the local rounds (capped at ``Delta``).
+        1 for the median step (the rank utility); twice the largest centre move for the
+        local rounds (capped at ``Delta``).
     sensitivity_ : float
         The ``Delta`` used (public).
     epsilon_spent_ : float
@@ -197,8 +214,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     integer arithmetic, Canonne, Kamath and Steinke 2020). Adding or removing a point
     changes one count by 1 and moving one changes two, so the counts' L1 sensitivity is
     at most 2 and the release is exactly ``epsilon_1``-DP under every relation above.
-    ``g`` is the largest number of cells per axis with ``g**d <= 2**16`` and ``g**d /
-    epsilon_1 <= 0.1 n`` (the positive part of the noise on empty cells then adds at most
+    ``g`` is the largest number of cells per axis with ``g**d <= min(2**16, n)`` and
+    ``g**d / epsilon_1 <= 0.1 n`` (the positive part of the noise on empty cells then adds at most
     about a tenth of ``n`` as spurious mass), but at least 2 and with at least ``k``
     cells; it reads only ``d``, ``k``, ``epsilon_1`` and ``n_public`` (or ``len(X)``).
     The starting centres are a weighted k-median of the cell centres with the noisy
@@ -206,6 +223,16 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
     steps, restarted, keeping the run with the smallest weighted truncated cost; this is
     post-processing of the counts (its random restarts use the fit's stream, not the
     data). The local rounds then start from cubes of half-width ``1 / (2 g)`` of the box.
+    **Median step** (``median_step``; round 2 when it runs, with ``epsilon_m = 0.3`` times
+    the local rounds' total, which shrink by that much): every point is assigned to its
+    nearest current centre (an earlier private release), and each coordinate ``a`` of
+    each centre ``j`` is chosen by the exponential mechanism among the points
+    ``lo + (hi - lo) i / 256`` within one round-1 cell of its current value (public),
+    with utility ``-|#{x in j: x_a < v} - #{x in j: x_a > v}|`` (a private median;
+    McSherry and Talwar 2007, Smith 2011), sensitivity 1 and ``epsilon_m / (2 d)``.
+    Adding or removing a point changes the utilities of one centre's ``d`` choices by at
+    most 1; moving one changes those of at most two centres, or of one by 2, so the step
+    is ``epsilon_m``-DP under every relation above.
     Round 1 with ``first_round="grid"``: the exponential mechanism over the k-subsets of
     a public coarse grid with at least ``4 k`` points (all of them when scoring them costs at most
     ``ROUND1_WORK`` distance lookups for ``min(n, cells)`` scored points, a public bound on
@@ -296,6 +323,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "n_public": [Interval(Integral, 1, None, closed="left"), None],
         "first_round": [StrOptions({"auto", "histogram", "grid"})],
+        "median_step": ["boolean", StrOptions({"auto"})],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
     _parameter_constraints.pop("delta", None)
@@ -316,6 +344,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         n_rounds="auto",
         n_public=None,
         first_round="auto",
+        median_step="auto",
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -331,6 +360,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         self.n_rounds = n_rounds
         self.n_public = n_public
         self.first_round = first_round
+        self.median_step = median_step
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
@@ -507,6 +537,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         self.n_rounds_ = 1
         self.first_round_ = None
         self.first_round_cells_ = None
+        self.median_step_ = False
         self.round_epsilons_ = np.array([float(epsilon)])
         self.round_sensitivities_ = np.array([float(delta)])
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
@@ -556,7 +587,19 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             sens = [float(delta)]
             self.first_round_ = "grid"
         self.first_round_cells_ = int(g) if g is not None else None
-        return self._local_rounds(X, box, delta, current, T, radii, eps, sens, total, rng)
+        eps = [float(e) for e in eps]
+        eps_m = MEDIAN_SHARE * float(sum(eps[1:]))
+        use = self.median_step is True or (
+            self.median_step == "auto"
+            and median_step_applies(n_sched, k, d, eps_m, window_size(h, lo, hi))
+        )
+        self.median_step_ = bool(use)
+        if use:
+            # a private Lloyd step of k-medians within one round-1 cell of each coordinate
+            current = private_median_step(X, current, lo, hi, h, eps_m, self.metric, rng)
+            eps = [eps[0], eps_m] + [e * (1 - MEDIAN_SHARE) for e in eps[1:]]
+            sens.append(1.0)
+        return self._local_rounds(X, box, delta, current, radii, eps, sens, total, rng)
 
     def _grid_round(self, X, box, epsilon, delta, n_sched, rng):
         """Round 1 over the k-subsets of a coarse public grid (``first_round="grid"``)."""
@@ -593,15 +636,19 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         current = V1[subsets[self._select(q, eps[0], delta, rng)]]
         return current, h, T, radii, eps, len(subsets)
 
-    def _local_rounds(self, X, box, delta, current, T, radii, eps, sens, total, rng):
-        """Rounds 2..T of the box search, from round 1's (private) choice ``current``."""
+    def _local_rounds(self, X, box, delta, current, radii, eps, sens, total, rng):
+        """The local rounds of the box search, one per radius, from the (private) choice
+        ``current`` of the earlier rounds; ``eps`` and ``sens`` list every round's
+        epsilon (the local ones last) and the earlier rounds' sensitivities."""
         lo, hi = box
         metric = self.metric
         chunk = self.chunk_size
         m = DEFAULT_ROUND_CANDIDATES if self.n_candidates == "auto" else int(self.n_candidates)
 
-        for t in range(1, T):
-            cands = _local_candidates(current, lo, hi, radii[t - 1], m, rng)
+        first = len(eps) - len(radii)
+        for t in range(first, len(eps)):
+            radius = radii[t - first]
+            cands = _local_candidates(current, lo, hi, radius, m, rng)
             total += m
             q = -_exact_costs(
                 local_cost_units,
@@ -615,10 +662,10 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             # each point's rounded term moves by at most rho + 2 u (u = Delta 2^-40, one
             # grid step plus the scaling's rounding), so the quality by 2 rho + 4 u
             slack = 4.0 * math.ldexp(delta, -FIXED_BITS)
-            delta_t = min(delta, local_step_sensitivity(radii[t - 1], metric) + slack)
+            delta_t = min(delta, local_step_sensitivity(radius, metric) + slack)
             sens.append(float(delta_t))
             current = cands[self._select(q, eps[t], delta_t, rng)]
-        self.n_rounds_ = int(T)
+        self.n_rounds_ = len(eps)
         self.n_candidates_ = int(total)
         self.round_epsilons_ = np.asarray(eps, dtype=float)
         self.round_sensitivities_ = np.asarray(sens)

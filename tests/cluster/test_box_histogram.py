@@ -30,16 +30,18 @@ def _blobs(n, seed, centres, sd=0.04):
 def test_grid_size_follows_the_phantom_mass_rule(d):
     for n, eps in [(100, 0.03), (5000, 0.3), (20000, 3.0), (10**6, 30.0)]:
         g = histogram_cells_per_axis(d, n, eps)
-        assert g >= 2 and g**d <= max(HIST_MAX_CELLS, 2**d)
+        assert g >= 2 and g**d <= max(min(HIST_MAX_CELLS, n), 2**d)
         # the largest g with g**d / eps <= 0.1 n (sensitivity 2, so E[max(0, Z)] ~ 1/eps)
         if g > 2:
             assert g**d / eps <= 0.1 * n
-        if (g + 1) ** d <= HIST_MAX_CELLS:
+        if (g + 1) ** d <= min(HIST_MAX_CELLS, n):
             assert (g + 1) ** d / eps > 0.1 * n
     # never finer for less budget or fewer points
     assert histogram_cells_per_axis(d, 5000, 0.3) <= histogram_cells_per_axis(d, 5000, 3.0)
     assert histogram_cells_per_axis(d, 500, 0.3) <= histogram_cells_per_axis(d, 5000, 0.3)
-    assert histogram_cells_per_axis(d, 5000, math.inf) ** d <= HIST_MAX_CELLS
+    assert histogram_cells_per_axis(d, 5000, math.inf) ** d <= max(5000, 2**d)
+    # at most about one cell per point
+    assert histogram_cells_per_axis(2, 40, math.inf) == 6
 
 
 def test_grid_has_at_least_k_cells_and_gives_up_beyond_16_features():
@@ -193,3 +195,110 @@ def test_first_round_option():
     V = np.random.default_rng(1).random((10, 2))
     est = SubsampledExpMedian(n_clusters=2, candidates=V, random_state=0).fit(X[:, :2])
     assert est.first_round_ is None and est.first_round_cells_ is None
+
+
+# ------------------------------------------------------------------ the median step
+def _brute_rank_counts(X, centers, windows, metric):
+    from skdp.cluster._kmedian_costs import _nearest
+
+    label = _nearest(X, centers, metric)
+    out = []
+    for j, row in enumerate(windows):
+        for a, values in enumerate(row):
+            col = X[label == j, a]
+            out.append([int((col < v).sum()) for v in values])
+            out[-1] = out[-1] + [int((col > v).sum()) for v in values]
+    return np.concatenate([np.array(o, dtype=np.int64) for o in out])
+
+
+def test_median_rank_counts_match_brute_force():
+    from skdp.cluster._box_median import median_rank_counts, median_windows
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.random((400, 3)) * 8) / 8  # ties on the grid
+    C = rng.random((4, 3))
+    lo, hi = np.zeros(3), np.ones(3)
+    windows = median_windows(C, lo, hi, np.full(3, 0.2))
+    for metric in ("euclidean", "manhattan"):
+        got = median_rank_counts(X, centers=C, windows=windows, metric=metric)
+        np.testing.assert_array_equal(got, _brute_rank_counts(X, C, windows, metric))
+    # every window holds the grid points within 0.2 of the coordinate, from a public grid
+    for j in range(4):
+        for a in range(3):
+            v = windows[j][a]
+            assert np.all(np.abs(v - C[j, a]) <= 0.2 + 1e-12)
+            np.testing.assert_allclose(v * 256, np.round(v * 256))
+
+
+def test_median_step_utility_sensitivity_is_one_per_centre_and_axis():
+    """Adding a point changes every utility of one centre (per axis) by at most 1 and no
+    other centre's; moving one changes at most two centres' (or one centre's by 2): the
+    step's ``epsilon_m / (2 d)`` per coordinate then sums to ``epsilon_m``."""
+    from skdp.cluster._box_median import median_rank_counts, median_windows
+
+    rng = np.random.default_rng(1)
+    lo, hi = np.zeros(2), np.ones(2)
+    C = np.array([[0.2, 0.2], [0.8, 0.7], [0.3, 0.9]])
+    windows = median_windows(C, lo, hi, np.full(2, 0.3))
+    sizes = [len(v) for row in windows for v in row]
+
+    def utilities(X):
+        counts = median_rank_counts(X, centers=C, windows=windows, metric="euclidean")
+        out, pos = [], 0
+        for m in sizes:
+            out.append(-np.abs(counts[pos : pos + m] - counts[pos + m : pos + 2 * m]))
+            pos += 2 * m
+        return out  # one array per (centre, axis)
+
+    for _ in range(50):
+        X = rng.random((60, 2))
+        base = utilities(X)
+        added = utilities(np.vstack([X, rng.random((1, 2))]))
+        moved_X = X.copy()
+        moved_X[rng.integers(60)] = rng.random(2)
+        moved = utilities(moved_X)
+        change_add = [np.abs(a - b).max() for a, b in zip(base, added, strict=True)]
+        change_move = [np.abs(a - b).max() for a, b in zip(base, moved, strict=True)]
+        assert max(change_add) <= 1
+        assert sum(c > 0 for c in change_add) <= 2  # one centre, d = 2 axes
+        # per axis, the changes summed over centres stay within 2
+        for a in range(2):
+            assert sum(change_move[j * 2 + a] for j in range(3)) <= 2
+
+
+def test_median_step_at_infinity_is_the_windowed_lloyd_median():
+    from skdp.cluster._box_median import private_median_step
+
+    rng = np.random.default_rng(2)
+    X = np.vstack([rng.normal(0.2, 0.02, (301, 2)), rng.normal(0.75, 0.02, (301, 2))])
+    C = np.array([[0.25, 0.15], [0.7, 0.8]])
+    new = private_median_step(
+        X, C, np.zeros(2), np.ones(2), np.full(2, 0.25), math.inf, "manhattan", rng
+    )
+    for j in range(2):
+        members = X[j * 301 : (j + 1) * 301]
+        np.testing.assert_allclose(new[j], np.median(members, axis=0), atol=1 / 256)
+
+
+def test_median_step_rule_reads_public_numbers_and_the_estimator_records_it():
+    from skdp.cluster._box_median import MEDIAN_SHARE, median_step_applies
+
+    assert median_step_applies(20000, 5, 4, 0.21, 129)
+    assert not median_step_applies(6366, 5, 6, 0.21, 129)
+    assert not median_step_applies(20000, 5, 4, 0.021, 129)
+    assert median_step_applies(10, 5, 4, math.inf, 129)
+    X = _blobs(20000, 4, [[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]])
+    kw = dict(n_clusters=3, epsilon=1.0, bounds=(0, 1), random_state=0)
+    on = SubsampledExpMedian(**kw).fit(X)
+    assert on.median_step_
+    assert on.round_sensitivities_[1] == 1.0
+    assert on.round_epsilons_[1] == pytest.approx(MEDIAN_SHARE * 0.7)
+    assert sum(on.privacy_breakdown_.values()) == pytest.approx(1.0)
+    off = SubsampledExpMedian(**kw, median_step=False).fit(X)
+    assert not off.median_step_ and off.n_rounds_ == on.n_rounds_ - 1
+    assert off.round_epsilons_.sum() == pytest.approx(1.0)
+    forced = SubsampledExpMedian(**{**kw, "epsilon": 0.01}, median_step=True).fit(X)
+    assert forced.median_step_ and forced.round_epsilons_.sum() == pytest.approx(0.01)
+    assert not SubsampledExpMedian(**{**kw, "epsilon": 0.01}).fit(X).median_step_
+    with pytest.raises(ValueError, match="median_step"):
+        SubsampledExpMedian(**kw, median_step="yes").fit(X)

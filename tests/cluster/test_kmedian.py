@@ -188,6 +188,7 @@ def test_sensitivity_is_public_and_no_private_attribute_is_stored():
         "n_rounds_",
         "first_round_",
         "first_round_cells_",
+        "median_step_",
         "round_epsilons_",
         "round_sensitivities_",
         "sensitivity_",

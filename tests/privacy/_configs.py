@@ -281,7 +281,22 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         {
             # the box search: a noisy grid histogram, then local rounds
             "label": "box-histogram",
-            "params": {"epsilon": 1.0, "n_clusters": 2, "bounds": (-1, 1)},
+            # (three rounds keep the 400 fits fast; the guarantee holds for any count)
+            "params": {"epsilon": 1.0, "n_clusters": 2, "bounds": (-1, 1), "n_rounds": 3},
+            "data": _kmedian_data,
+            "n_trials": 400,
+            "power_params": {"epsilon": 1e6},
+        },
+        {
+            # with the private median step forced on (off by "auto" at this n)
+            "label": "box-median-step",
+            "params": {
+                "epsilon": 1.0,
+                "n_clusters": 2,
+                "bounds": (-1, 1),
+                "n_rounds": 3,
+                "median_step": True,
+            },
             "data": _kmedian_data,
             "n_trials": 400,
             "power_params": {"epsilon": 1e6},
