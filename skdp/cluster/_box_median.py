@@ -62,7 +62,7 @@ def median_step_applies(n, k, d, epsilon_m, n_window):
     if epsilon_m <= 0:
         return False
     rank_error = 4.0 * d / epsilon_m * math.log(max(n_window, 2))
-    return rank_error <= MEDIAN_MAX_RANK_ERROR * n / k
+    return bool(rank_error <= MEDIAN_MAX_RANK_ERROR * n / k)
 
 
 def median_rank_counts(X, *, centers, windows, metric):

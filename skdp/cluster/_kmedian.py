@@ -128,8 +128,9 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         thesis's single subsampled exponential mechanism with ``n_candidates`` sets of
         ``k`` points uniform in the box. ``"auto"``: from the public box, ``epsilon`` and
         the number of points (``box_search_schedule``: enough rounds that the last
-        radius reaches the displacement the selection can resolve, 2 to 12). Must be 1
-        or ``"auto"`` with ``candidates``.
+        radius reaches the displacement the selection can resolve, 2 to 12). Round 1
+        and the local rounds; the median step (``median_step``), when it runs, is one
+        more. Must be 1 or ``"auto"`` with ``candidates``.
     n_public : int or None, default=None
         Public number of private points used by the ``"auto"`` schedule of the box
         search. ``None``: ``len(X)``, which treats the row count as public (as
@@ -162,7 +163,8 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         Number of candidate sets the exponential mechanisms chose from (summed over
         rounds; the histogram round has none).
     n_rounds_ : int
-        Rounds of the search (1 except for the multi-round box search).
+        Rounds of the search (1 except for the multi-round box search, where the median
+        step counts as one).
     first_round_ : {"histogram", "grid"} or None
         Round 1 of the box search as run (``None`` without the box search).
     first_round_cells_ : int or None
@@ -552,9 +554,10 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
 
         Round 1: a noisy public-grid histogram and a weighted k-median of it
         (``first_round="histogram"``), or the exponential mechanism over the k-subsets of
-        a coarse public grid (``_grid_round``).
-        Rounds 2..T: subsampled exponential mechanism over candidate sets drawn around
-        the previous round's (private) choice by ``_local_candidates``. Round ``t`` is
+        a coarse public grid (``_grid_round``). Then, when ``median_step`` says so, a
+        private Lloyd step of k-medians (:mod:`._box_median`). Then the local rounds:
+        the subsampled exponential mechanism over candidate sets drawn around
+        the previous round's (private) choice by ``_local_candidates``; local round ``t`` is
         ``epsilons[t]``-DP with quality ``-sum_x min(Delta, d(x, F))`` and exponent
         ``epsilons[t] / (2 Delta)``; the rounds compose to ``epsilon``. No candidate
         depends on ``X`` except through earlier private outputs.
