@@ -103,28 +103,34 @@ def weighted_kmedian(P, index, weights, k, *, metric, truncate, rng):
     """k centres for the weighted points ``P`` (post-processing of a noisy histogram).
 
     Up to ``HIST_RESTARTS`` runs (fewer when the points are many: at most
-    ``HIST_WORK`` distance terms over all runs, at least 2 runs) of weighted k-means++
-    seeding followed by at most
-    ``HIST_ITERATIONS`` Lloyd steps for the k-median (coordinate-wise weighted medians for
-    the Manhattan metric, read off the integer cell ``index`` per axis; a few Weiszfeld
-    steps for the Euclidean one); the run with the smallest weighted truncated cost
+    ``HIST_WORK`` distance terms over all runs, at least 2 runs; never more runs than
+    points) of weighted k-means++ seeding followed by at most ``HIST_ITERATIONS`` Lloyd
+    steps for the k-median, until the assignment repeats (coordinate-wise weighted
+    medians for the Manhattan metric, read off the integer cell ``index`` per axis; a few
+    Weiszfeld steps for the Euclidean one); the run with the smallest weighted truncated cost
     ``sum_p w_p min(truncate, d(p, F))`` wins. Negative weights are set to 0. With fewer
     than ``k`` positive weights the zero-weight points are candidates as well, so ``k``
-    centres are always returned.
+    centres are always returned (the points themselves when there are only ``k``).
     """
     scipy_metric = _METRICS[metric]
     w = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
     keep = w > 0
     if keep.sum() >= k:
         P, index, w = P[keep], index[keep], w[keep]
+    if P.shape[0] <= k:
+        return P.copy()
     cells = int(index.max()) + 1 if index.size else 1
     per_run = max(P.shape[0] * k * max(P.shape[1], 1) * HIST_ITERATIONS, 1)
-    restarts = int(np.clip(HIST_WORK // per_run, 2, HIST_RESTARTS))
+    restarts = int(min(np.clip(HIST_WORK // per_run, 2, HIST_RESTARTS), P.shape[0]))
     best, best_cost = None, math.inf
     for _ in range(restarts):
         C = _weighted_kpp(P, w, k, scipy_metric, rng)
+        previous = None
         for _ in range(HIST_ITERATIONS):
             label = cdist(P, C, metric=scipy_metric).argmin(axis=1)
+            if previous is not None and np.array_equal(label, previous):
+                break  # C already holds this assignment's update
+            previous = label
             new = C.copy()
             for j in range(k):
                 sel = label == j

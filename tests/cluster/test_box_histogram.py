@@ -149,6 +149,10 @@ def test_weighted_kmedian_with_fewer_positive_cells_than_centres():
     w = np.array([5.0, 0, 0, 0])
     C = weighted_kmedian(P, index, w, 2, metric="manhattan", truncate=1.0, rng=rng)
     assert any(np.allclose(c, P[0]) for c in C)
+    # exactly k positive cells: they are the centres (cost 0)
+    w = np.array([5.0, 0, 2.0, 0])
+    C = weighted_kmedian(P, index, w, 2, metric="euclidean", truncate=1.0, rng=rng)
+    np.testing.assert_array_equal(C, P[[0, 2]])
 
 
 # ------------------------------------------------------------------ in the estimator

@@ -281,8 +281,8 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
         {
             # the box search: a noisy grid histogram, then local rounds
             "label": "box-histogram",
-            # (three rounds keep the 400 fits fast; the guarantee holds for any count)
-            "params": {"epsilon": 1.0, "n_clusters": 2, "bounds": (-1, 1), "n_rounds": 3},
+            # (two rounds keep the 400 fits fast; the guarantee holds for any count)
+            "params": {"epsilon": 1.0, "n_clusters": 2, "bounds": (-1, 1), "n_rounds": 2},
             "data": _kmedian_data,
             "n_trials": 400,
             "power_params": {"epsilon": 1e6},
@@ -294,7 +294,7 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
                 "epsilon": 1.0,
                 "n_clusters": 2,
                 "bounds": (-1, 1),
-                "n_rounds": 3,
+                "n_rounds": 2,
                 "median_step": True,
             },
             "data": _kmedian_data,
