@@ -54,9 +54,10 @@ def window_size(half_width, lo, hi):
 
 def median_step_applies(n, k, d, epsilon_m, n_window):
     """Whether the median step runs under ``median_step="auto"`` (public numbers only):
-    the exponential mechanism's rank error with probability about ``1 - 1/e``,
-    ``(2 / epsilon_axis) ln(window)`` with ``epsilon_axis = epsilon_m / (2 d)``, is at
-    most ``MEDIAN_MAX_RANK_ERROR`` times the mean cluster size ``n / k``."""
+    the scale of the exponential mechanism's utility error, ``(2 / epsilon_axis)
+    ln(window)`` with ``epsilon_axis = epsilon_m / (2 d)`` (the error exceeds it by
+    ``(2 / epsilon_axis) t`` with probability at most ``e^-t``; McSherry and Talwar
+    2007), is at most ``MEDIAN_MAX_RANK_ERROR`` times the mean cluster size ``n / k``."""
     if math.isinf(epsilon_m):
         return True
     if epsilon_m <= 0:
