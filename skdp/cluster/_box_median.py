@@ -23,8 +23,8 @@ from skdp.utils._rowsum import row_sum
 MEDIAN_GRID = 256
 #: share of the local rounds' epsilon that the median step takes
 MEDIAN_SHARE = 0.3
-#: the step runs when its expected rank error, ``(4 d / epsilon_m) ln(window)``, is at
-#: most this share of the mean cluster size ``n / k`` (public numbers only)
+#: the step runs when the scale of its rank error, ``(4 d / epsilon_m) ln(window)``, is
+#: at most this share of the mean cluster size ``n / k`` (public numbers only)
 MEDIAN_MAX_RANK_ERROR = 0.1
 
 

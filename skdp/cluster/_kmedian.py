@@ -147,7 +147,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         After round 1 of the box search, move each coordinate of each centre to a
         private median of its points' coordinates (one Lloyd step of k-medians, within
         one round-1 cell of the current value; see Notes), with 30 % of the local
-        rounds' budget. ``"auto"``: only when the step's expected rank error,
+        rounds' budget. ``"auto"``: only when the scale of the step's rank error,
         ``(4 d / epsilon_m) ln(window)``, is at most a tenth of the mean cluster size
         ``n / k`` (public numbers only); ``True``/``False``: always/never.
     random_state : None, int, Generator or SeedSequence, default=None
