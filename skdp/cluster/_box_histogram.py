@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from skdp.cluster._kmedian_costs import _METRICS, check_finite_block
+from skdp.cluster._kmedian_costs import _METRICS, _cell_index, check_finite_block
 from skdp.mechanisms import discrete_laplace_noise
 from skdp.utils._rowsum import row_sum
 
@@ -74,9 +74,7 @@ def grid_cell_counts(X, *, lo, hi, cells):
     X = np.asarray(X, dtype=np.float64)
     check_finite_block(X)
     d = lo.shape[0]
-    width = np.where(hi > lo, hi - lo, 1.0)
-    idx = np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.intp)
-    flat = np.ravel_multi_index(idx.T, (cells,) * d) if d else np.zeros(len(X), np.intp)
+    flat = np.ravel_multi_index(_cell_index(X, lo, hi, cells).T, (cells,) * d)
     return np.bincount(flat, minlength=cells**d).astype(np.int64)
 
 
@@ -89,8 +87,6 @@ def noisy_grid_histogram(X, lo, hi, cells, epsilon_1, rng):
     """
     d = lo.shape[0]
     counts = row_sum(functools.partial(grid_cell_counts, lo=lo, hi=hi, cells=cells), X)
-    if counts is None:  # no rows
-        counts = np.zeros(cells**d, dtype=np.int64)
     if not math.isinf(epsilon_1):
         scale = HIST_SENSITIVITY / float(epsilon_1)
         counts = counts + discrete_laplace_noise(counts.shape, scale=scale, rng=rng)

@@ -106,10 +106,7 @@ def private_median_step(X, centers, lo, hi, half_width, epsilon_m, metric, rng):
         for a in range(d):
             values = windows[j][a]
             m = len(values)
-            if counts is None:
-                below = above = np.zeros(m, dtype=np.int64)
-            else:
-                below, above = counts[pos : pos + m], counts[pos + m : pos + 2 * m]
+            below, above = counts[pos : pos + m], counts[pos + m : pos + 2 * m]
             pos += 2 * m
             utility = -np.abs(below - above).astype(np.float64)
             if math.isinf(eps_axis):

@@ -222,6 +222,13 @@ def subset_cost_units(X, V, subsets, *, metric, truncate, chunk_size, snap=None)
     return total
 
 
+def _cell_index(X, lo, hi, cells):
+    """Integer cell of each row in the regular grid with ``cells`` per axis on the box
+    ``[lo, hi]`` (rows outside the box go to the edge cells)."""
+    width = np.where(hi > lo, hi - lo, 1.0)
+    return np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.int64)
+
+
 def _snap_to_cells(X, lo, hi, cells):
     """Occupied cells of a regular grid with ``cells`` per axis: (centres, counts).
 
@@ -229,9 +236,7 @@ def _snap_to_cells(X, lo, hi, cells):
     search, where each private point then contributes ``min(Delta, d(cell centre, F))``,
     still in ``[0, Delta]``.
     """
-    width = np.where(hi > lo, hi - lo, 1.0)
-    idx = np.clip(np.floor((X - lo) / width * cells), 0, cells - 1).astype(np.int64)
-    uniq, counts = np.unique(idx, axis=0, return_counts=True)
+    uniq, counts = np.unique(_cell_index(X, lo, hi, cells), axis=0, return_counts=True)
     return lo + (uniq + 0.5) * (hi - lo) / cells, counts
 
 
