@@ -32,17 +32,14 @@ def median_windows(centers, lo, hi, half_width):
     """Public candidate values per (centre, axis): the points of the grid
     ``lo + (hi - lo) i / MEDIAN_GRID`` within ``half_width`` of the current coordinate
     (always at least the nearest grid point). Returns a list (k) of lists (d) of arrays."""
-    k, d = centers.shape
+    steps = np.arange(MEDIAN_GRID + 1) / MEDIAN_GRID
+    grids = lo[:, None] + (hi - lo)[:, None] * steps  # (d, G + 1)
     out = []
-    for j in range(k):
-        row = []
-        for a in range(d):
-            grid = lo[a] + (hi[a] - lo[a]) * np.arange(MEDIAN_GRID + 1) / MEDIAN_GRID
-            near = np.abs(grid - centers[j, a]) <= half_width[a] * (1 + 1e-12)
-            if not near.any():
-                near[np.argmin(np.abs(grid - centers[j, a]))] = True
-            row.append(grid[near])
-        out.append(row)
+    for c in centers:
+        gap = np.abs(grids - c[:, None])
+        near = gap <= half_width[:, None] * (1 + 1e-12)
+        near[np.arange(len(c)), gap.argmin(axis=1)] = True  # never an empty window
+        out.append([grid[keep] for grid, keep in zip(grids, near, strict=True)])
     return out
 
 

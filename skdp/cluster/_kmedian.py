@@ -575,7 +575,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         if g is not None:
             # round 1: noisy counts on a public grid, then a weighted k-median on them
             h = (hi - lo) / g
-            T, radii, eps = box_search_schedule(
+            _, radii, eps = box_search_schedule(
                 h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds
             )
             P, index, counts = noisy_grid_histogram(X, lo, hi, g, eps[0], rng)
@@ -586,7 +586,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             self.first_round_ = "histogram"
         else:
             grid = self._grid_round(X, box, epsilon, delta, n_sched, rng)
-            current, h, T, radii, eps, total = grid
+            current, h, radii, eps, total = grid
             sens = [float(delta)]
             self.first_round_ = "grid"
         self.first_round_cells_ = int(g) if g is not None else None
@@ -611,7 +611,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         metric = self.metric
         chunk = self.chunk_size
         V1, h = _coarse_grid(lo, hi, k, rng=rng)
-        T, radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
+        _, radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
 
         # round 1: coarse public grid; the private points are scored at the centres of
         # their cells of a grid twice as fine (each point's term stays in [0, Delta]) so
@@ -637,7 +637,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
             snap=(lo, hi, cells),
         )
         current = V1[subsets[self._select(q, eps[0], delta, rng)]]
-        return current, h, T, radii, eps, len(subsets)
+        return current, h, radii, eps, len(subsets)
 
     def _local_rounds(self, X, box, delta, current, radii, eps, sens, total, rng):
         """The local rounds of the box search, one per radius, from the (private) choice
