@@ -204,14 +204,18 @@ def _selection_scores(Bc, csizes, p1, n_hat, pairs, counts=None):
     return score
 
 
-def _lookup(cdf, parent, pos, order):
+def _group_starts(sp):
+    """First index of each run of equal values in the sorted parents ``sp``."""
+    return np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+
+
+def _lookup(cdf, sp, starts, order, pos):
     """Value of row ``i`` at position ``pos[i]`` (in ``[0, 1)``) of the cumulative table
     ``cdf[parent[i]]``: one search per distinct parent over the rows of its group
-    (``order`` lists the rows grouped by parent)."""
-    sp = parent[order]
-    starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    (``order`` lists the rows grouped by parent, ``sp`` their parents in that order and
+    ``starts`` where each group begins)."""
     stops = np.r_[starts[1:], len(sp)]
-    out = np.empty(len(parent), dtype=np.int64)
+    out = np.empty(len(sp), dtype=np.int64)
     for a, b in zip(starts, stops, strict=True):
         row = cdf[sp[a]]
         rows = order[a:b]
@@ -225,7 +229,9 @@ def _draw(rng, cdf, parent):
     u = rng.random(len(parent))
     if len(parent) == 0:
         return np.empty(0, dtype=np.int64)
-    return _lookup(cdf, parent, u, np.argsort(parent, kind="stable"))
+    order = np.argsort(parent, kind="stable")
+    sp = parent[order]
+    return _lookup(cdf, sp, _group_starts(sp), order, u)
 
 
 def _draw_systematic(rng, cdf, parent):
@@ -248,12 +254,12 @@ def _draw_systematic(rng, cdf, parent):
     # fraction below 1/2 never moves a row across an integer parent)
     order = np.argsort(parent + 0.5 * rng.random(m))
     sp = parent[order]
-    starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    starts = _group_starts(sp)
     sizes = np.diff(np.r_[starts, m])
     group = np.repeat(np.arange(len(starts)), sizes)
     pos = np.empty(m)
     pos[order] = (np.arange(m) - starts[group] + rng.random(len(starts))[group]) / sizes[group]
-    return _lookup(cdf, parent, pos, order)
+    return _lookup(cdf, sp, starts, order, pos)
 
 
 def _weighted_total(totals, variances):
