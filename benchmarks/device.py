@@ -23,6 +23,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -42,7 +43,7 @@ def _synthesizer(module, name):
     """A default fit of a tabular synthesizer on the clinical table (ε = 1)."""
 
     def problem(n):
-        cls = getattr(__import__(module, fromlist=[name]), name)
+        cls = getattr(importlib.import_module(module), name)
         df, bounds, cats = S.DATASETS["clinical"](n=n)
 
         def fit(device):

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from skdp.cluster._kmedian_costs import _METRICS, _cell_index, check_finite_block
+from skdp.cluster._kmedian_costs import _METRICS, _cell_index, _nearest, check_finite_block
 from skdp.mechanisms import discrete_laplace_noise
 from skdp.utils._rowsum import row_sum
 
@@ -123,7 +123,7 @@ def weighted_kmedian(P, index, weights, k, *, metric, truncate, rng):
         C = _weighted_kpp(P, w, k, scipy_metric, rng)
         previous = None
         for _ in range(HIST_ITERATIONS):
-            label = cdist(P, C, metric=scipy_metric).argmin(axis=1)
+            label = _nearest(P, C, metric)
             if previous is not None and np.array_equal(label, previous):
                 break  # C already holds this assignment's update
             previous = label
@@ -140,7 +140,7 @@ def weighted_kmedian(P, index, weights, k, *, metric, truncate, rng):
             if np.array_equal(new, C):
                 break
             C = new
-        cost = float(w @ np.minimum(cdist(P, C, metric=scipy_metric).min(axis=1), truncate))
+        cost = float(w @ np.minimum(_nearest(P, C, metric, distance=True), truncate))
         if cost < best_cost:
             best, best_cost = C, cost
     return best
