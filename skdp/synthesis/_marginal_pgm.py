@@ -11,6 +11,7 @@ propagation. Everything here is post-processing of noisy releases.
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations
 
@@ -58,18 +59,29 @@ def triangulate(sizes, sets):
     return sorted(tuple(sorted(c)) for c in maximal)
 
 
+@functools.lru_cache(maxsize=65536)
+def _broadcast_shape(sub, cols, sizes):
+    return tuple(sizes[c] if c in sub else 1 for c in cols)
+
+
+@functools.lru_cache(maxsize=65536)
+def _other_axes(cols, sub):
+    return tuple(i for i, c in enumerate(cols) if c not in sub)
+
+
 def _expand(table, sub, cols, sizes):
-    """``table`` over the sorted columns ``sub`` reshaped to broadcast over ``cols``."""
-    return np.reshape(table, [sizes[c] if c in sub else 1 for c in cols])
+    """``table`` over the sorted columns ``sub`` reshaped to broadcast over ``cols``
+    (``sizes``: a tuple, so that the shape is computed once per triple)."""
+    return table.reshape(_broadcast_shape(tuple(sub), tuple(cols), tuple(sizes)))
 
 
 def _sum_to(table, cols, sub):
-    axes = tuple(i for i, c in enumerate(cols) if c not in sub)
+    axes = _other_axes(tuple(cols), tuple(sub))
     return table.sum(axis=axes) if axes else table
 
 
 def _lse_to(logt, cols, sub):
-    axes = tuple(i for i, c in enumerate(cols) if c not in sub)
+    axes = _other_axes(tuple(cols), tuple(sub))
     if not axes:
         return logt
     m = logt.max(axis=axes, keepdims=True)
@@ -87,7 +99,7 @@ class JunctionTree:
 
     def __init__(self, cliques, sizes):
         self.cliques = [tuple(c) for c in cliques]
-        self.sizes = list(sizes)
+        self.sizes = tuple(sizes)
         m = len(self.cliques)
         sets = [set(c) for c in self.cliques]
         pairs = sorted(
