@@ -104,7 +104,7 @@ def test_audit_has_power_without_noise(name, cls, cfg):
     # A noise-free fit is told apart on every trial; the lower bound is then about
     # log(n_trials / 3) (Clopper-Pearson), 3.5 at 100 trials, above every claimed
     # epsilon here: more trials only cost time.
-    res = _audit(name, cls, cfg, cfg["power_params"], max_trials=100)
+    res = _audit(name, cls, cfg, cfg["power_params"], max_trials=cfg.get("power_trials", 100))
     assert res.epsilon_lb > claimed, (
         f"the audit of {name} cannot tell a (nearly) noise-free fit from an "
         f"epsilon={claimed} one: {res.summary()}"
