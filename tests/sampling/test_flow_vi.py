@@ -287,7 +287,8 @@ def test_log_prob_normalised_in_one_dimension():
 @pytest.mark.slow
 def test_nonlinear_model_dp_vi_shape():
     """Reduced §4.2 (the default of benchmarks/flow_vi.py): non-private VI matches the exact
-    posterior's means; DP at eps=1 keeps the means roughly and inflates most SDs."""
+    posterior's means; DP at eps=1 keeps the means roughly and neither collapses nor
+    explodes the posterior's SDs."""
     X = make_nonlinear_repeated_measures(6000, random_state=0)
     kw = dict(
         log_lik=NonlinearRepeatedMeasuresLogLik(),
@@ -307,7 +308,12 @@ def test_nonlinear_model_dp_vi_shape():
     beta = np.asarray(NONLINEAR_BETA_TRUE)
     assert np.all(np.abs(S_np.mean(0) - beta) < 4 * laplace_sd + 0.05)
     assert np.all(np.abs(S_dp.mean(0) - S_np.mean(0)) < 0.15)
-    assert np.median(S_dp.std(0) / S_np.std(0)) > 1.5
+    # The DP posterior's SDs are not reliably inflated: over random_state 1-5 the median
+    # ratio of DP to non-private SDs was 1.40, 3.67, 1.00, 0.76 and 2.36 (0.65 at seed 1
+    # with the RDP accountant), single ratios 0.23-7.3, the mean shifts at most 0.092.
+    # This test had asserted a median ratio above 1.5, which held at one noise draw only.
+    ratio = S_dp.std(0) / S_np.std(0)
+    assert np.all((ratio > 0.1) & (ratio < 10.0)), ratio
 
 
 # ------------------------------------------------------------- torch threads (n_jobs)
