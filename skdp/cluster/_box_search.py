@@ -156,11 +156,10 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
 
     Returns
     -------
-    n_rounds : int
     radii : list of ndarray of shape (n_features,)
-        Per-axis half-widths of rounds 2..n_rounds.
+        Per-axis half-widths of rounds 2..n_rounds (``n_rounds - 1`` of them).
     epsilons : ndarray of shape (n_rounds,)
-        Sums to ``epsilon``.
+        Sums to ``epsilon``; its length is the number of rounds.
     """
     if n_rounds == "auto":
         if math.isinf(epsilon):
@@ -178,4 +177,4 @@ def box_search_schedule(h, width, epsilon, n, *, n_rounds="auto"):
     else:
         eps = np.full(T, epsilon * (1 - FIRST_SHARE) / (T - 1))
         eps[0] = epsilon * FIRST_SHARE
-    return T, radii, eps
+    return radii, eps

@@ -575,9 +575,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         if g is not None:
             # round 1: noisy counts on a public grid, then a weighted k-median on them
             h = (hi - lo) / g
-            _, radii, eps = box_search_schedule(
-                h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds
-            )
+            radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
             P, index, counts = noisy_grid_histogram(X, lo, hi, g, eps[0], rng)
             current = weighted_kmedian(
                 P, index, counts, k, metric=self.metric, truncate=delta, rng=rng
@@ -611,7 +609,7 @@ class SubsampledExpMedian(DPEstimatorMixin, ClusterMixin, BaseEstimator):
         metric = self.metric
         chunk = self.chunk_size
         V1, h = _coarse_grid(lo, hi, k, rng=rng)
-        _, radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
+        radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
 
         # round 1: coarse public grid; the private points are scored at the centres of
         # their cells of a grid twice as fine (each point's term stays in [0, Delta]) so
