@@ -45,6 +45,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import Interval, Options, StrOptions
 from skdp.utils.validation import check_privacy_params
 
@@ -139,12 +140,14 @@ def _shared_constraints(*names):
     return {n: list(_COMMON_PARAMETER_CONSTRAINTS[n]) for n in names}
 
 
-class DPEstimatorMixin:
+class DPEstimatorMixin(ScrubSeedsOnPickleMixin):
     """Mixin for differentially private estimators.
 
     Subclasses merge :attr:`_privacy_parameter_constraints` into their own
     ``_parameter_constraints`` and call :meth:`_record_privacy_spent` at the end of
-    ``fit``.
+    ``fit``. A pickle of the estimator holds no seed object: a ``Generator``,
+    ``RandomState`` or ``SeedSequence`` given as ``random_state`` comes back as ``None``
+    (:class:`skdp.utils._random.ScrubSeedsOnPickleMixin`).
     """
 
     _privacy_parameter_constraints: dict = {

@@ -21,6 +21,7 @@ from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import DPScorer, cv_privacy_spend
 from skdp.model_selection._folds import assign_folds
 from skdp.utils._meta_privacy import check_pipeline_privacy
+from skdp.utils._random import is_seed_object, seed_objects
 
 _RTOL = 1e-9
 _NOT_DP = (
@@ -180,15 +181,32 @@ class _Plan:
         the active ``joblib.parallel_backend``, e.g. Dask's). Each task is a pure
         function of its inputs: the fits' and scorers' noise comes from their own
         ``random_state`` and the data, so the results equal a sequential run's. The
-        total was charged before, in this process; the scorers hold no ledger.
+        total was charged before, in this process; the scorers hold no ledger. A pickle
+        forgets seed objects (:class:`~skdp.utils._random.ScrubSeedsOnPickleMixin`), so
+        a ``Generator``/``RandomState``/``SeedSequence`` seed travels to each task
+        beside its estimator and scorers, and a worker process fits with the seed a
+        sequential run uses.
         """
         n = _num_samples(X)
         folds = assign_folds(n, self.n_splits, random_state)
         scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
         tasks = [(c, j) for c in range(len(self.estimators)) for j in range(self.n_splits)]
+        seeds = [seed_objects(est) for est in self.estimators]
+        scorer_seeds = {
+            name: s.random_state
+            for name, s in self.scorers.items()
+            if is_seed_object(getattr(s, "random_state", None))
+        }
         results = Parallel(n_jobs=n_jobs)(
             delayed(_fit_and_score)(
-                self.estimators[c], X, y, folds == j, self.scorers, self.fit_budgets[c], self.where
+                self.estimators[c],
+                X,
+                y,
+                folds == j,
+                self.scorers,
+                self.fit_budgets[c],
+                self.where,
+                seeds=(seeds[c], scorer_seeds),
             )
             for c, j in tasks
         )
@@ -202,9 +220,21 @@ class _Plan:
         return scores, guarantees, models
 
 
-def _fit_and_score(template, X, y, test, scorers, budget, where):
-    """One candidate on one fold: ``(model, its guarantee, {scorer: noisy score})``."""
-    model = clone(template).fit(_take(X, ~test), _take(y, ~test))
+def _fit_and_score(template, X, y, test, scorers, budget, where, seeds=({}, {})):
+    """One candidate on one fold: ``(model, its guarantee, {scorer: noisy score})``.
+
+    ``seeds``: the seed objects of the template and of the scorers (a pickled copy in a
+    worker process holds ``None`` in their place).
+    """
+    # copies, as clone makes: every task starts from the seed states of the templates,
+    # in this process and in a worker alike
+    est_seeds, scorer_seeds = copy.deepcopy(seeds)
+    if scorer_seeds:
+        scorers = dict(scorers)
+        for name, rs in scorer_seeds.items():
+            scorers[name] = copy.copy(scorers[name])
+            scorers[name].random_state = rs
+    model = clone(template).set_params(**est_seeds).fit(_take(X, ~test), _take(y, ~test))
     guarantee = _check_fitted_spend(model, budget, where)
     X_test, y_test = _take(X, test), _take(y, test)
     values = {name: scorer(model, X_test, y_test) for name, scorer in scorers.items()}

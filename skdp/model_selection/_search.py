@@ -23,6 +23,7 @@ from skdp.model_selection._plan import (
 )
 from skdp.model_selection._private import WITHHELD, PrivateSelection, _PrivateRun
 from skdp.utils._meta_privacy import weakest_guarantee
+from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import HasMethods, Interval, check_is_fitted
 
 __all__ = ["DPGridSearchCV"]
@@ -37,7 +38,7 @@ def _search_estimator_has(attr):
     return check
 
 
-class DPGridSearchCV(MetaEstimatorMixin, BaseEstimator):
+class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator):
     """Grid search over a DP estimator with DP scorers and one stated total.
 
     Every candidate of ``param_grid`` is cross-validated on the same data-independent

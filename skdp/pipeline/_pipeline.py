@@ -9,6 +9,7 @@ from sklearn.utils.metaestimators import available_if
 
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.utils._meta_privacy import LEARNS, check_pipeline_privacy
+from skdp.utils._random import ScrubSeedsOnPickleMixin
 
 __all__ = ["DPPipeline", "make_dp_pipeline"]
 
@@ -30,7 +31,7 @@ def _describe(steps):
     return "; ".join(f"step {s.name!r} ({s.estimator}): {s.reason}" for s in steps)
 
 
-class DPPipeline(Pipeline):
+class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
     """A :class:`~sklearn.pipeline.Pipeline` whose privacy spend is the sum of its steps'.
 
     Every step is fitted on the same rows, so the steps compose sequentially:
