@@ -344,7 +344,10 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             estimator=self,
             X=X,
             y=y,
-            order_invariant=True,
+            # the objective perturbation is a function of the multiset of rows; DP-SGD's
+            # Poisson batches are drawn by row position, so a permuted data set must not
+            # reuse its noise stream on other rows
+            order_invariant=not sgd,
         )
         columns = list(getattr(self, "feature_names_in_", range(p)))
         lo, hi, eps_bounds = resolve_bounds(
