@@ -88,6 +88,7 @@ TEST_PARAMS: dict[str, dict] = {
     "DPILPClassifier": {"epsilon": 1e6, "binarize": 0.0, "random_state": 0},
     "PublicBoundsScaler": {"bounds": (-100.0, 100.0)},
     "PublicOneHotEncoder": {"categories": "data"},  # see DATA_OPT_INS
+    "RowwiseFunctionTransformer": {},
     "DPStandardScaler": {"epsilon": 1e6, "bounds": (-100.0, 100.0), "random_state": 0},
     "DPSimpleImputer": {
         "epsilon": 1e6,

@@ -50,10 +50,12 @@ def check_pipeline_privacy(estimator):
       spend is 0 (the public-metadata transformers of :mod:`skdp.preprocessing`; a
       class may set the marker only if its ``fit`` reads nothing but declared metadata
       and the number of rows and columns);
-    * :class:`~sklearn.preprocessing.FunctionTransformer`, unless ``check_inverse=True``
-      with both ``func`` and ``inverse_func`` set (``fit`` then runs them on the rows
-      and warns on the result). Its ``func`` must act row by row: a ``func`` that mixes
-      rows (centring by the batch mean) is not detected;
+    * :class:`~skdp.preprocessing.RowwiseFunctionTransformer`: a function the user
+      declares to act on each row alone. A plain
+      :class:`~sklearn.preprocessing.FunctionTransformer` *learns without a guarantee*:
+      its ``func`` receives the whole batch and may compute a statistic of it
+      (``lambda A: A - A.mean(0)`` centres by the private mean), which skdp cannot tell
+      from a row-wise function;
     * :class:`~sklearn.preprocessing.Normalizer`,
       :class:`~sklearn.preprocessing.Binarizer`,
       :class:`~sklearn.preprocessing.PolynomialFeatures` (``fit`` reads only the number
@@ -62,9 +64,14 @@ def check_pipeline_privacy(estimator):
       ``categories=[...]`` lists, ``handle_unknown="ignore"`` (or
       ``"infrequent_if_exist"``), ``drop=None``, ``min_frequency=None`` and
       ``max_categories=None``. With ``categories="auto"`` it reads the category set off
-      the rows; with ``handle_unknown="error"`` or ``"warn"``, or ``drop`` set, an unseen
-      value in the private rows raises or warns (a data-dependent message); frequency
-      options count the rows.
+      the rows; frequency options count the rows. The unseen-value rule is skdp's
+      *input-domain rule*, the same for every step and estimator: a value outside the
+      declared domain may be refused before anything is released, by an error that
+      names the column and never the value (as :class:`~skdp.preprocessing.PublicOneHotEncoder`
+      with ``handle_unknown="error"`` and every skdp estimator with declared categories
+      do); a step may not print the value (scikit-learn's ``handle_unknown="error"``
+      does: "Found unknown categories ['...']") nor fit on through it with a warning
+      (``"warn"``, or ``drop`` set).
 
     *Learns without a guarantee*: every other estimator (scikit-learn's scalers,
     imputers, ``OrdinalEncoder``, ``KBinsDiscretizer``, classifiers, ...), unknown

@@ -239,15 +239,14 @@ def _sklearn_step(name, est):  # noqa: C901 - one branch per known class
     )
 
     cls = type(est).__name__
-    if type(est) is FunctionTransformer:
-        if est.check_inverse and est.func is not None and est.inverse_func is not None:
-            return _learns(
-                name,
-                cls,
-                "check_inverse=True runs func/inverse_func on the rows at fit and warns "
-                "on the result (set check_inverse=False)",
-            )
-        return _public(name, cls, "stateless: fit stores nothing from the rows")
+    if isinstance(est, FunctionTransformer):
+        return _learns(
+            name,
+            cls,
+            "its func receives the whole batch and may compute a statistic of it "
+            "(e.g. centring by the batch mean); if func acts on each row alone, declare "
+            "it with skdp.preprocessing.RowwiseFunctionTransformer",
+        )
     if type(est) in (Normalizer, Binarizer, PolynomialFeatures):
         return _public(name, cls, "stateless: fit reads only the number of columns")
     if type(est) is MissingIndicator:
@@ -258,9 +257,17 @@ def _sklearn_step(name, est):  # noqa: C901 - one branch per known class
         problems = []
         if not _explicit_categories(est.categories):
             problems.append("categories='auto' reads the category set off the rows")
-        if est.handle_unknown not in ("ignore", "infrequent_if_exist"):
+        if est.handle_unknown == "error":
+            # the input-domain rule: refusing an undeclared level is allowed, printing it
+            # is not (skdp's own encoders and estimators name the column only)
             problems.append(
-                f"handle_unknown={est.handle_unknown!r} raises or warns on unseen values"
+                "handle_unknown='error' puts the unseen value into its error message "
+                "(skdp.preprocessing.PublicOneHotEncoder refuses it naming the column only)"
+            )
+        elif est.handle_unknown not in ("ignore", "infrequent_if_exist"):
+            problems.append(
+                f"handle_unknown={est.handle_unknown!r} fits on through unseen values and "
+                "warns about them, a message that depends on the private rows"
             )
         if est.drop is not None:
             problems.append("drop is set (transform warns on unknown categories)")

@@ -32,7 +32,7 @@ from skdp.pipeline import (
     check_pipeline_privacy,
     make_dp_pipeline,
 )
-from skdp.preprocessing import DPStandardScaler, PublicBoundsScaler
+from skdp.preprocessing import DPStandardScaler, PublicBoundsScaler, RowwiseFunctionTransformer
 
 
 class FakeDPTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
@@ -160,6 +160,9 @@ def test_real_private_pipeline(data):
         OneHotEncoder(categories=[[0, 1]] * 3, handle_unknown="ignore", min_frequency=5),
         MissingIndicator(),  # features="missing-only"
         FunctionTransformer(np.log1p, np.expm1),  # check_inverse=True runs both on the rows
+        FunctionTransformer(),  # not declared row-wise: func may read across rows
+        FunctionTransformer(lambda A: A - A.mean(0)),  # centres by the private batch mean
+        RowwiseFunctionTransformer(func=np.log1p, inverse_func=np.expm1, check_inverse=True),
         FakeDPTransformer(bounds="data"),
         FakeDPTransformer(epsilon=math.inf),
         Pipeline([("inner", StandardScaler())]),
@@ -217,9 +220,9 @@ def test_allow_nonprivate_must_be_a_bool(data):
     [
         "passthrough",
         None,
-        FunctionTransformer(),
-        FunctionTransformer(np.log1p),
-        FunctionTransformer(np.log1p, np.expm1, check_inverse=False),
+        RowwiseFunctionTransformer(),
+        RowwiseFunctionTransformer(func=np.log1p),
+        RowwiseFunctionTransformer(func=np.log1p, inverse_func=np.expm1),
         OneHotEncoder(categories=[[0.0, 1.0]] * 3, handle_unknown="ignore"),
         OneHotEncoder(categories=[[0.0, 1.0]] * 3, handle_unknown="infrequent_if_exist"),
         MissingIndicator(features="all"),
@@ -263,7 +266,7 @@ def _nested(bmi_step):
     numeric = FeatureUnion(
         [
             ("scaled", FakeDPTransformer(epsilon=0.25)),
-            ("raw", Pipeline([("public", PublicMarked()), ("fn", FunctionTransformer())])),
+            ("raw", Pipeline([("public", PublicMarked()), ("fn", RowwiseFunctionTransformer())])),
         ]
     )
     ct = ColumnTransformer(
@@ -405,7 +408,7 @@ _PIPELINE_FAILS = {
     [
         DPPipeline(
             [
-                ("fn", FunctionTransformer()),
+                ("fn", RowwiseFunctionTransformer()),
                 ("model", DPLinearRegression(epsilon=1e6, random_state=0)),
             ]
         )
