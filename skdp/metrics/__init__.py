@@ -3,6 +3,8 @@
 * :func:`dp_roc_auc_score`, :func:`dp_average_precision_score`: smooth-sensitivity
   mechanisms of Lantz (2016, ch. 7) / Boyd et al. (2015); pure DP with ``delta=0``.
 * :func:`dp_accuracy_score`: Laplace mechanism on the number of correct predictions.
+* :func:`dp_r2_score`, :func:`dp_mean_squared_error`, :func:`dp_mean_absolute_error`:
+  Laplace mechanism on error sums over a declared target range ``bounds_y``.
 * :func:`binormal_roc_curve`: a DP ROC curve from a DP AUC (post-processing).
 * :func:`make_dp_scorer`: scorers for ``cross_val_score``, ``cross_validate`` and
   ``GridSearchCV``; :func:`cv_privacy_spend`: the total ``(epsilon, delta)`` of such a run.
@@ -24,6 +26,11 @@ from skdp.metrics._ranking import (
     binormal_roc_curve,
     dp_average_precision_score,
     dp_roc_auc_score,
+)
+from skdp.metrics._regression import (
+    dp_mean_absolute_error,
+    dp_mean_squared_error,
+    dp_r2_score,
 )
 from skdp.metrics._scorer import DPScorer, make_dp_scorer
 from skdp.metrics._utility import (
@@ -48,6 +55,9 @@ __all__ = [
     "dimension_wise_statistics",
     "dp_accuracy_score",
     "dp_average_precision_score",
+    "dp_mean_absolute_error",
+    "dp_mean_squared_error",
+    "dp_r2_score",
     "dp_roc_auc_score",
     "make_dp_scorer",
     "marginal_total_variation",

@@ -18,7 +18,6 @@ from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
-from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._rowsum import is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
@@ -36,7 +35,7 @@ _METRICS = {
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
 
 
-class DPScorer(ScrubSeedsOnPickleMixin):
+class DPScorer:
     """A differentially private scorer: ``scorer(estimator, X, y) -> float``.
 
     Made by :func:`make_dp_scorer`; usable as ``scoring=`` (alone or in a dict) in
@@ -106,12 +105,14 @@ class DPScorer(ScrubSeedsOnPickleMixin):
             if isinstance(self.response_method, str)
             else tuple(self.response_method)
         )
+        _check_scored_estimator(estimator, self.metric)
         for method in methods:
-            if hasattr(estimator, method):
+            if callable(getattr(estimator, method, None)):
                 break
-        else:
-            raise AttributeError(
-                f"{type(estimator).__name__} has none of the response methods {methods}"
+        else:  # TypeError: the estimator is of the wrong kind for this scorer
+            raise TypeError(
+                f"{type(estimator).__name__} has none of the response methods {methods} "
+                "this scorer needs; score a fitted classifier (or pass response_method=)"
             )
         if is_dask_collection(X):  # scored per partition; the rows stay on the workers
             return self._dask_response(estimator, X, method)
@@ -336,11 +337,23 @@ def make_dp_scorer(
         response_method = default_method
     if isinstance(response_method, str):
         methods = (response_method,)
-    else:
+    elif isinstance(response_method, list | tuple):
         methods = tuple(response_method)
+    else:
+        raise TypeError(
+            f"response_method must be a string or a tuple of strings, got "
+            f"{type(response_method).__name__}"
+        )
     allowed = {"predict", "predict_proba", "decision_function"}
+    if not all(isinstance(m, str) for m in methods):
+        raise TypeError("response_method must be a string or a tuple of strings")
     if not methods or not set(methods) <= allowed:
         raise ValueError(f"response_method must be among {sorted(allowed)}")
+    if ledger is not None and not callable(getattr(ledger, "spend", None)):
+        raise TypeError(
+            f"ledger must be a PrivacyLedger (an object with a spend method) or None, got "
+            f"{type(ledger).__name__}"
+        )
     return DPScorer(
         fn,
         epsilon=epsilon,
@@ -352,6 +365,26 @@ def make_dp_scorer(
         takes_pos_label=takes_pos,
         metric_kwargs=metric_kwargs,
     )
+
+
+def _check_scored_estimator(estimator, metric):
+    """``TypeError`` for an object a DP scorer cannot score (a class, a regressor given
+    to a classification metric), before any method of it is called."""
+    from sklearn.base import is_regressor
+
+    if isinstance(estimator, type):
+        raise TypeError(
+            f"a DP scorer scores a fitted estimator instance, got the class {estimator.__name__}"
+        )
+    try:  # scikit-learn's tags: an object that is no estimator has none
+        regressor = is_regressor(estimator)
+    except (AttributeError, TypeError):
+        regressor = False
+    if metric in _BY_FUNCTION and regressor:
+        raise TypeError(
+            f"{_BY_FUNCTION[metric]} is a classification metric; "
+            f"{type(estimator).__name__} is a regressor"
+        )
 
 
 class _AbortOnRefusal:

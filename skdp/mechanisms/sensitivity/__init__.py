@@ -6,7 +6,8 @@ on a small domain and checks the bound (and its tightness where it is stated tig
 
 The formulas live in private modules by theme -- ``_scores`` (ROC AUC and average
 precision: local and smooth sensitivities), ``_generic`` (counts, bounded sums and
-means, quantile utilities) and ``_estimators`` (the estimators' own queries) -- and are
+means, quantile utilities), ``_regression`` (the sums behind the DP regression
+metrics) and ``_estimators`` (the estimators' own queries) -- and are
 public here only. Add a new formula to the module of its theme and list it below.
 """
 
@@ -28,6 +29,7 @@ from skdp.mechanisms.sensitivity._generic import (
     count_sensitivity,
     quantile_utility_sensitivity,
 )
+from skdp.mechanisms.sensitivity._regression import regression_sum_sensitivities
 from skdp.mechanisms.sensitivity._scores import (
     ap_local_sensitivity,
     ap_smooth_sensitivity,
@@ -53,6 +55,7 @@ __all__ = [
     "ilp_query_alpha",
     "kmedian_cost_sensitivity",
     "quantile_utility_sensitivity",
+    "regression_sum_sensitivities",
     "sufficient_statistics_sensitivity",
 ]
 

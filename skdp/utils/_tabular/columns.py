@@ -58,12 +58,22 @@ class ColumnSpec:
     other: Any = None
 
     def __post_init__(self):
-        if self.kind not in COLUMN_KINDS:
+        try:
+            hash(self.name)
+        except TypeError:
+            raise TypeError(
+                "a schema column's name must be a string or an integer, got "
+                f"{type(self.name).__name__}"
+            ) from None
+        if not isinstance(self.kind, str) or self.kind not in COLUMN_KINDS:
             raise ValueError(
                 f"column {_label(self.name)}: kind must be one of {COLUMN_KINDS}, got {self.kind!r}"
             )
         if self.bounds is not None:
-            lo, hi = (float(b) for b in self.bounds)
+            try:
+                lo, hi = (float(b) for b in self.bounds)
+            except OverflowError:  # an int beyond float range (e.g. a long JSON integer)
+                lo = hi = math.inf
             if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
                 raise ValueError(
                     f"column {_label(self.name)}: bounds must be finite with low < high"
@@ -86,6 +96,13 @@ class ColumnSpec:
             )
         if self.kind in ("categorical", "binary") and self.categories is not None:
             cats = tuple(_py(c) for c in self.categories)
+            try:
+                hash(cats)
+            except TypeError:
+                raise TypeError(
+                    f"column {_label(self.name)}: categories must be scalars (strings, "
+                    "numbers), not lists or mappings"
+                ) from None
             if len(cats) == 0:
                 raise ValueError(f"column {_label(self.name)}: categories must not be empty")
             if len(set(cats)) != len(cats):
