@@ -18,6 +18,7 @@ from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
+from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._rowsum import is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
@@ -35,7 +36,7 @@ _METRICS = {
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
 
 
-class DPScorer:
+class DPScorer(ScrubSeedsOnPickleMixin):
     """A differentially private scorer: ``scorer(estimator, X, y) -> float``.
 
     Made by :func:`make_dp_scorer`; usable as ``scoring=`` (alone or in a dict) in
