@@ -31,6 +31,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
+from skdp.utils.validation import as_float_array
 
 __all__ = ["DPFlowVI"]
 
@@ -560,7 +561,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         from skdp.utils._torch import to_numpy, to_tensor
 
         check_is_fitted(self)
-        theta = np.asarray(theta, dtype=float)
+        theta = as_float_array(theta, name="theta")
         if theta.ndim != 2 or theta.shape[1] != self.n_params_:
             raise ValueError(f"theta must have shape (n, {self.n_params_}), got {theta.shape}")
         if not np.all(np.isfinite(theta)):

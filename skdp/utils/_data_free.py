@@ -5,6 +5,11 @@ scikit-learn's and numpy's conversion errors print the offending array or cell
 :func:`validate_data`, :func:`check_array` and :func:`column_or_1d` re-raise them with a
 message that names the input (and the column where it can be found) and says what to
 fix, chaining nothing. Public via :mod:`skdp.utils.validation`.
+
+Dates and durations are refused here, before any conversion (:func:`check_no_datetime`):
+numpy and pandas turn ``datetime64``/``timedelta64`` values (pandas' tz-aware dates
+too) into nanosecond counts, so a table of dates would silently fit a model on numbers
+around ``1.6e18``.
 """
 
 from __future__ import annotations
@@ -44,6 +49,139 @@ _ARRAY_FIX = (
     "Reshape your data either using array.reshape(-1, 1) if your data has a single feature "
     "or array.reshape(1, -1) if it contains a single sample."
 )
+
+
+_DATETIME_KINDS = ("M", "m")  # numpy's datetime64 and timedelta64 (pandas' tz dates: "M")
+
+
+def _datetime_labels(X):
+    """``(labels, whole)`` of the date/time columns of ``X``, from dtype metadata only.
+
+    ``labels`` lists the DataFrame columns whose dtype is a datetime or timedelta (tz-aware
+    ones included); ``whole`` says that an array, Series or list as a whole has such a
+    dtype. No value is read (a list is converted to find its dtype, as numpy would).
+    """
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):  # pandas / Dask DataFrame
+        try:
+            items = list(X.dtypes.items())
+        except Exception:  # noqa: BLE001 - an exotic frame: scikit-learn decides
+            return [], False
+        return [c for c, dt in items if getattr(dt, "kind", None) in _DATETIME_KINDS], False
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None:
+        return [], getattr(dtype, "kind", None) in _DATETIME_KINDS
+    if isinstance(X, list | tuple) and X:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                kind = np.asarray(X).dtype.kind
+        except Exception:  # noqa: BLE001 - ragged or odd input: scikit-learn's message
+            return [], False
+        return [], kind in _DATETIME_KINDS
+    return [], False
+
+
+def check_no_datetime(X, *, name="X"):
+    """Refuse date/time input: ``datetime64``/``timedelta64`` arrays, Series and columns.
+
+    numpy and pandas convert dates (tz-aware pandas dates too) and durations to
+    nanosecond counts, which a model would then fit as ordinary numbers. The refusal is
+    decided from the dtypes alone (public metadata), never from a value.
+
+    Parameters
+    ----------
+    X : object
+        An input (array, DataFrame, Series, Dask collection, list).
+    name : str, default="X"
+        The input's name in the message.
+
+    Returns
+    -------
+    X : object
+        Unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` (or a column of it, named in the message) holds dates or durations.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skdp.utils.validation import check_no_datetime
+    >>> X = pd.DataFrame({"age": [40, 50], "visit": pd.to_datetime(["2020-01-01"] * 2)})
+    >>> try:
+    ...     check_no_datetime(X)
+    ... except TypeError as exc:
+    ...     print(str(exc).split(":")[0])
+    X has date/time column(s) ['visit'] (datetime64/timedelta64 dtype)
+    """
+    labels, whole = _datetime_labels(X)
+    if not labels and not whole:
+        return X
+    where = (
+        f"{name} has date/time column(s) {labels} (datetime64/timedelta64 dtype)"
+        if labels
+        else f"{name} holds dates or durations (datetime64/timedelta64 dtype)"
+    )
+    raise TypeError(
+        f"{where}: skdp does not read them as numbers (numpy would count nanoseconds). "
+        "Convert them first by a public rule, e.g. days since a fixed public reference date "
+        "or a duration in days, as a float column, or drop them."
+    )
+
+
+def as_float_array(X, *, name="X"):
+    """``numpy.asarray(X, dtype=float64)`` with errors that carry no data value.
+
+    numpy's own messages print the offending cell ("could not convert string to float:
+    '<cell>'"); this re-raises them naming ``name`` (and the column where it can be
+    located), with nothing chained. Dates and durations are refused
+    (:func:`check_no_datetime`), complex numbers too (numpy would drop their imaginary
+    part with a warning).
+
+    Parameters
+    ----------
+    X : array-like
+        Values to convert (any shape).
+    name : str, default="X"
+        The input's name in messages (a parameter such as ``"value"`` or ``"utilities"``).
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    ValueError
+        If a value is not a number (a string, a complex number, a nested sequence).
+    TypeError
+        If a value is neither a string nor a number, or ``X`` holds dates or durations.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import as_float_array
+    >>> as_float_array([1, 2.5])
+    array([1. , 2.5])
+    >>> try:
+    ...     as_float_array(["1", "not a number"], name="value")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(" (")[0])
+    value: could not convert a value to a number
+    """
+    check_no_datetime(X, name=name)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            return np.asarray(X, dtype=np.float64)
+    except np.exceptions.ComplexWarning:
+        err = ValueError(
+            f"Complex data not supported: {name} holds complex numbers (values not shown); "
+            "pass real numbers."
+        )
+    except (ValueError, TypeError) as exc:
+        err = _raise_data_free(exc, name, X)
+    raise err from None
 
 
 def _column_that_fails(X, convert):
@@ -206,7 +344,9 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     ------
     ValueError, TypeError
         As scikit-learn's, with the data values removed from the message. Subclasses
-        (``NotFittedError``, ``InvalidParameterError``) pass through unchanged.
+        (``NotFittedError``, ``InvalidParameterError``) pass through unchanged. A
+        ``TypeError`` for date/time input, before any conversion
+        (:func:`check_no_datetime`).
 
     Examples
     --------
@@ -221,6 +361,10 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     """
     from skdp.utils._sklearn_compat import sklearn_validate_data
 
+    if not (isinstance(X, str) and X == "no_validation"):
+        check_no_datetime(X, name="X")
+    if not (y is None or (isinstance(y, str) and y == "no_validation")):
+        check_no_datetime(y, name="y")
     try:
         out = sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
     except (ValueError, TypeError) as exc:
@@ -279,10 +423,11 @@ def check_array(array, *, input_name="X", **check_params):
     ------
     ValueError, TypeError
         As scikit-learn's, with the data values removed from the message and nothing
-        chained.
+        chained; a ``TypeError`` for date/time input (:func:`check_no_datetime`).
     """
     from sklearn.utils import check_array as _check_array
 
+    check_no_datetime(array, name=input_name)
     try:
         return _check_array(array, input_name=input_name, **check_params)
     except (ValueError, TypeError) as exc:
@@ -321,6 +466,7 @@ def column_or_1d(y, *, input_name="y", dtype=None, warn=False):
     """
     from sklearn.utils import column_or_1d as _column_or_1d
 
+    check_no_datetime(y, name=input_name)
     try:
         return _column_or_1d(y, dtype=dtype, input_name=input_name, warn=warn)
     except (ValueError, TypeError) as exc:

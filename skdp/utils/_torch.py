@@ -30,6 +30,7 @@ from numbers import Integral
 import numpy as np
 import torch
 
+from skdp.utils._data_free import as_float_array
 from skdp.utils._random import draw_seed
 
 __all__ = [
@@ -99,10 +100,15 @@ def resolve_dtype(dtype="float32") -> torch.dtype:
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}") from None
 
 
-def to_tensor(X, *, device="cpu", dtype="float32") -> torch.Tensor:
-    """Copy a numpy array (or array-like) to a contiguous tensor on ``device``."""
+def to_tensor(X, *, device="cpu", dtype="float32", name="X") -> torch.Tensor:
+    """Copy a numpy array (or array-like) to a contiguous tensor on ``device``.
+
+    A value that is not a number (a string cell, e.g. a categorical column) raises a
+    ``ValueError`` naming ``name`` and the column, never the value
+    (:func:`skdp.utils.validation.as_float_array`).
+    """
     dev = resolve_device(device) if not isinstance(device, torch.device) else device
-    arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    arr = np.ascontiguousarray(as_float_array(X, name=name))
     return torch.as_tensor(arr, device=dev).to(resolve_dtype(dtype))
 
 

@@ -10,7 +10,9 @@ The rules (:doc:`privacy_guarantees`, "Metadata"):
 * Values outside declared bounds are clipped silently (a "some values were clipped"
   warning would leak a data fact into shared logs); with ``clip=False`` they raise a
   ``ValueError`` naming the column, never the value.
-* NaN and inf always raise ``ValueError``.
+* NaN and inf always raise ``ValueError``; dates and durations (``datetime64``,
+  ``timedelta64``, tz-aware pandas dates) raise ``TypeError`` naming the column
+  (:func:`check_no_datetime`): numpy would read them as nanosecond counts.
 * No error message carries a data value (issue 15 item 8): scikit-learn's and numpy's
   conversion errors print the offending array or cell ("Expected 2D array ...
   array=[...]", "could not convert string to float: '<cell>'", "Complex data not
@@ -34,17 +36,21 @@ import numpy as np
 
 from skdp.exceptions import DeltaTooLargeWarning, PrivacyLeakWarning
 from skdp.utils._data_free import (
+    as_float_array,
     check_array,
+    check_no_datetime,
     column_or_1d,
     validate_data,
 )
 
 __all__ = [
+    "as_float_array",
     "check_array",
     "check_bounds",
     "check_clip_bounds_declared",
     "check_finite",
     "check_n_samples",
+    "check_no_datetime",
     "check_privacy_params",
     "check_no_fit_params",
     "clip_rows_to_norm",
