@@ -25,8 +25,16 @@ AIM's adaptive rounds; ``--selection mst`` for MST's spanning tree),
 ``--epsilon`` (and ``--delta`` for the marginal and DP-SGD methods; ``marginal`` with
 ``--delta 0`` is pure epsilon-DP), samples ``--rows`` rows and
 writes them atomically (a temporary file renamed into place: no half-written output on
-failure). The histogram and marginal methods draw the rows by systematic sampling (each
+failure). The output must be a new file or an existing regular file: an existing
+device, FIFO or socket (``-o /dev/null``, a named pipe) is refused before the fit, never
+replaced. The histogram and marginal methods draw the rows by systematic sampling (each
 cell's expected count rounded up or down); ``--sampling iid`` draws independent rows.
+Without ``--rows`` the output has as many rows as the input, so it **publishes the
+input's row count n**. That is within the guarantee, whose neighbouring relation is
+"add or remove one row, with n public" (see :ref:`neighbouring-relation`), but only if
+n may be published. A ``--rows`` count fixed in advance keeps n out of the file; the
+fit still reads n (the histogram's bins, DP-SGD's sampling rate), so n is not
+protected either way.
 Numeric bounds missing from the schema are an error unless ``--estimate-bounds`` lets
 the estimator spend 10 % of the budget on a private estimate.
 Values outside the declared bounds are clipped (the estimators' default).
@@ -44,8 +52,19 @@ if given (rows held out before synthesizing: the honest protocol), else a random
 which flatters TSTR). These numbers are computed from the real data *without* privacy:
 they are for the custodian, not for release.
 
-Exit status: 0 on success, 1 on an input error (unreadable CSV, invalid schema,
-mismatched columns, missing values, budget too small), 2 on a usage error.
+Input files are UTF-8 CSV with a header row (a UTF-8 byte-order mark is accepted).
+Only an **empty cell** is a missing value (refused): a cell reading ``NA``, ``None``,
+``null`` or ``NaN`` is that text, e.g. a category level (pandas' default list of
+missing-value spellings is off). Column names are read from the header row as written:
+a name repeated in the header is an error, while a column called ``bmi.1`` beside
+``bmi`` is accepted. A data row with more fields than the header is an error. An
+integer too long for 64 bits in a numeric column is read as a float and clipped to the
+declared bounds like any other value; an integer column's bounds must lie within
+``+-2^53``. Error messages name the file and the column or schema key, never a value.
+
+Exit status: 0 on success, 1 on an input error (unreadable or non-UTF-8 CSV, invalid
+schema, mismatched columns, missing values, an output that is not a regular file,
+budget too small), 2 on a usage error (including an integer option out of range).
 """
 
 from __future__ import annotations
@@ -70,6 +89,28 @@ def _finite_float(s):
     if not math.isfinite(v):  # inf (or 1e400) would release the data without noise
         raise argparse.ArgumentTypeError("must be a finite number")
     return v
+
+
+def _int_in(lo, hi):
+    """An argparse type: an integer in ``[lo, hi]`` (a usage error, exit status 2, else;
+    an integer of hundreds of digits must not reach the estimators' float arithmetic)."""
+
+    def parse(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {s[:20]!r}") from None
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi}")
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}")
+        return v
+
+    return parse
+
+
+_MAX_COUNT = 2**40  # rows, steps, batch size: far beyond any table, exact in float
+_MAX_SEED = 2**32 - 1  # scikit-learn's range for an integer random_state
 
 
 def build_parser():
@@ -136,17 +177,38 @@ def build_parser():
         help="histogram, marginal: draw the rows by systematic sampling (each cell gets its "
         "expected count rounded; the default) or independently",
     )
-    s.add_argument("--rows", type=int, default=None, help="synthetic rows (default: as input)")
+    s.add_argument(
+        "--rows",
+        type=_int_in(-_MAX_COUNT, _MAX_COUNT),
+        default=None,
+        help="synthetic rows (default: as many as the input, which PUBLISHES the input's "
+        "row count n; skdp's guarantee treats n as public: add/remove one row, n public. "
+        "A --rows fixed in advance keeps n out of the output file, but the fit still "
+        "reads n, so n is not protected either way)",
+    )
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     s.add_argument(
         "--estimate-bounds",
         action="store_true",
         help="estimate numeric bounds missing from the schema privately (10%% of epsilon)",
     )
-    s.add_argument("--n-iter", type=int, default=None, help="DP-SGD steps (flow, gan)")
-    s.add_argument("--batch-size", type=int, default=None, help="expected batch size (flow, gan)")
     s.add_argument(
-        "--seed", type=int, default=None, help="random seed (keep it secret for a real release)"
+        "--n-iter",
+        type=_int_in(-_MAX_COUNT, _MAX_COUNT),
+        default=None,
+        help="DP-SGD steps (flow, gan)",
+    )
+    s.add_argument(
+        "--batch-size",
+        type=_int_in(-_MAX_COUNT, _MAX_COUNT),
+        default=None,
+        help="expected batch size (flow, gan)",
+    )
+    s.add_argument(
+        "--seed",
+        type=_int_in(0, _MAX_SEED),
+        default=None,
+        help="random seed (keep it secret for a real release)",
     )
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_synthesize)
@@ -163,7 +225,12 @@ def build_parser():
     s.add_argument("real", metavar="REAL.csv")
     s.add_argument("synthetic", metavar="SYNTH.csv")
     s.add_argument("--schema", metavar="SCHEMA.json", default=None)
-    s.add_argument("--bins", type=int, default=10, help="bins per numeric column (default 10)")
+    s.add_argument(
+        "--bins",
+        type=_int_in(-_MAX_COUNT, _MAX_COUNT),
+        default=10,
+        help="bins per numeric column (default 10)",
+    )
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument(
         "--target",
@@ -186,7 +253,9 @@ def build_parser():
     s.add_argument(
         "--test-size", type=float, default=0.25, help="share of REAL.csv for TSTR testing"
     )
-    s.add_argument("--seed", type=int, default=0, help="seed of the TSTR split (default 0)")
+    s.add_argument(
+        "--seed", type=_int_in(0, _MAX_SEED), default=0, help="seed of the TSTR split (default 0)"
+    )
     s.set_defaults(func=_cmd_evaluate)
     return p
 

@@ -11,6 +11,7 @@ import warnings
 from skdp.cli._io import (
     DATA_DERIVED_WARNING,
     CLIError,
+    _check_output,
     _draft_schema,
     _load_schema,
     _read_csv,
@@ -107,6 +108,7 @@ def _cmd_synthesize(args):
         raise CLIError("--delta must be in [0, 1)")
     if args.rows is not None and args.rows < 1:
         raise CLIError("--rows must be at least 1")
+    _check_output(args.output)  # before the fit: a refused output spends no budget
     if os.path.exists(args.output) and os.path.exists(args.input):
         if os.path.samefile(args.output, args.input):
             raise CLIError("-o/--output names the input file; choose another output path")
