@@ -35,6 +35,7 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils.validation import (
     check_bounds,
     check_clip_bounds_declared,
+    check_finite_release,
     check_no_fit_params,
     data_bounds,
 )
@@ -70,7 +71,10 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         ``None``: a private estimate spending 10 % of ``epsilon``
         (:func:`skdp.mechanisms.resolve_bounds`; the rest goes to the regression).
         ``"data"``: the non-private opt-in, which emits
-        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+        :class:`~skdp.exceptions.PrivacyLeakWarning`. Declared bounds must be finite,
+        within ``+-1e150`` and at least ``1e-150`` wide
+        (:func:`skdp.utils.validation.check_bounds`); a fit whose coefficients overflow
+        raises ``ValueError`` instead of returning NaN/inf.
     bounds_y : None, "data" or (lo, hi), default=None
         Public bounds of the target, as for ``bounds_X``. When both are ``None`` a
         single private estimate covers them (10 % of ``epsilon`` in total).
@@ -467,6 +471,11 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
             self.intercept_ = 0.0
         if kept == 0 and self.fit_intercept:
             self.intercept_ = float((ylo + yhi) / 2.0)
+        check_finite_release(
+            [self.coef_, self.intercept_],
+            what="the fitted coefficients",
+            fix="use a larger epsilon or bounds of a less extreme scale",
+        )
 
         self.bounds_X_ = (lo, hi)
         self.bounds_y_ = (float(ylo), float(yhi))

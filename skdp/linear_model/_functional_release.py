@@ -235,7 +235,12 @@ def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd):
         return 0.0
     lam_noisy_matrix = float(np.linalg.eigvalsh(M_noisy)[0])
     signal = max(float(min_eigenvalue), entry_sd)
-    balance = RIDGE_SCALE * d * entry_sd**2 / signal
+    # sd * (sd / signal) <= sd: no overflow where sd**2 would (a tiny epsilon)
+    balance = (
+        RIDGE_SCALE * d * entry_sd**2 / signal
+        if entry_sd < 1e150
+        else RIDGE_SCALE * d * entry_sd * (entry_sd / signal)
+    )
     return max(0.0, balance, RIDGE_GUARD * entry_sd - lam_noisy_matrix)
 
 

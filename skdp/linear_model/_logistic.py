@@ -26,7 +26,11 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_clip_bounds_declared, check_no_fit_params
+from skdp.utils.validation import (
+    check_clip_bounds_declared,
+    check_finite_release,
+    check_no_fit_params,
+)
 
 __all__ = ["DPLogisticRegression"]
 
@@ -76,7 +80,8 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Inverse regularisation strength, as in scikit-learn's ``LogisticRegression``
         but in the scaled space: the ridge on the sum of the losses is ``lambda =
         1 / C`` (the intercept is penalised too). The mechanism raises it to
-        ``0.25 / (exp(0.1 epsilon_k) - 1)`` when that is larger (Notes).
+        ``0.25 / (exp(0.1 epsilon_k) - 1)`` when that is larger (Notes). A ``C`` so
+        small that ``1 / C`` overflows (below ``2.2e-308``) raises ``ValueError``.
     fit_intercept : bool, default=True
         Fit an intercept (a constant coordinate in the scaled row). With ``False`` the
         features are divided by their largest absolute bound, so the model stays
@@ -404,6 +409,11 @@ class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.intercept_ = slope @ cx + weights[:, p] * scale
         else:
             self.intercept_ = np.zeros(n_problems)
+        check_finite_release(
+            [self.coef_, self.intercept_],
+            what="the fitted coefficients",
+            fix="use a larger epsilon, a larger C or wider bounds_X",
+        )
         self.bounds_X_ = (lo, hi)
         self.ridge_ = 0.0 if sgd else float(ridge)
         self.noise_rate_ = 0.0 if (sgd or math.isinf(beta)) else float(beta)
@@ -515,6 +525,10 @@ def objective_perturbation_parameters(epsilon, C, smoothness=LOGISTIC_SMOOTHNESS
     ``(1 / C, inf)``.
     """
     ridge = 1.0 / float(C)
+    if not math.isfinite(ridge):
+        raise ValueError(
+            f"C must be at least {np.finfo(np.float64).tiny:g} (the ridge 1 / C overflows)"
+        )
     if math.isinf(epsilon):
         return ridge, math.inf
     if RIDGE_SHARE * epsilon < 700.0:  # beyond, exp overflows and the term is 0

@@ -21,7 +21,13 @@ from skdp.preprocessing._common import (
 )
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
 from skdp.utils.schema import ColumnSpec, TabularEncoder, TabularSchema
-from skdp.utils.validation import check_array, check_bounds, clip_to_bounds, data_bounds
+from skdp.utils.validation import (
+    check_array,
+    check_bounds,
+    check_width,
+    clip_to_bounds,
+    data_bounds,
+)
 
 __all__ = ["PublicBoundsScaler", "PublicOneHotEncoder"]
 
@@ -33,6 +39,7 @@ def _check_feature_range(feature_range):
         raise ValueError("feature_range must be a (low, high) pair of numbers") from None
     if not (math.isfinite(a) and math.isfinite(b)) or a >= b:
         raise ValueError("feature_range must be finite with low < high")
+    check_width(a, b, name="feature_range")
     return a, b
 
 
@@ -59,7 +66,10 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         maximum off the rows: the non-private opt-in, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`, ``epsilon_spent_ = inf``.
     feature_range : (a, b), default=(0.0, 1.0)
-        Target range; ``(-1.0, 1.0)`` gives the symmetric unit range.
+        Target range; ``(-1.0, 1.0)`` gives the symmetric unit range. Its width ``b - a``
+        must be finite and at least ``1e-150``, like that of the bounds
+        (:func:`skdp.utils.validation.check_width`), and the scale
+        ``(b - a) / (hi - lo)`` finite.
     clip : bool, default=True
         Clip values to the bounds, silently (a warning would reveal that some record
         lies outside them). ``False`` raises ``ValueError`` naming the column instead.
@@ -179,6 +189,13 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         self.bounds_ = (lo, hi)
         self.scale_ = np.array([self.encoder_.scale_[j] for j in range(d)])
         self.min_ = np.array([self.encoder_.offset_[j] for j in range(d)])
+        wide = np.nonzero(~(np.isfinite(self.scale_) & np.isfinite(self.min_)))[0]
+        if wide.size:
+            raise ValueError(
+                f"feature_range is too wide for the bounds of column(s) "
+                f"{[columns[j] for j in wide]}: the scale (b - a) / (hi - lo) overflows "
+                "float64; narrow feature_range"
+            )
         self._record_privacy_spent(0.0, 0.0, guarantee="exact")
         return self
 

@@ -3,7 +3,8 @@
 The rules (:doc:`privacy_guarantees`, "Metadata"):
 
 * ``epsilon`` > 0 (``inf`` means non-private), ``0 <= delta < 1``.
-* Bounds are public metadata: ``(lo, hi)`` scalars, per-feature arrays, a dict
+* Bounds are public metadata, finite, within ``+-1e150`` and at least ``1e-150`` wide
+  (:func:`check_width`): ``(lo, hi)`` scalars, per-feature arrays, a dict
   ``{column: (lo, hi)}`` (tabular data), ``None`` (a *private* estimate is made by the
   estimator, see :func:`skdp.mechanisms.resolve_bounds`) or ``"data"`` (explicit
   opt-in to reading them off the data; emits :class:`~skdp.exceptions.PrivacyLeakWarning`).
@@ -49,6 +50,8 @@ __all__ = [
     "check_bounds",
     "check_clip_bounds_declared",
     "check_finite",
+    "check_finite_release",
+    "check_width",
     "check_n_samples",
     "check_no_datetime",
     "check_privacy_params",
@@ -114,6 +117,11 @@ def check_privacy_params(epsilon, delta=0.0, *, n_samples=None, require_delta=Fa
 # the largest declared bound: products and squares of bounds (sensitivities, widths,
 # Gram matrices) stay finite in float64
 MAX_ABS_BOUND = 1e150
+
+# the narrowest declared bounds: the scale 1 / width of a narrower interval, squared
+# (a rescaled Gram matrix, a Hessian), overflows float64; a subnormal width (0, 5e-324)
+# gave NaN models and samples
+MIN_BOUND_WIDTH = 1e-150
 
 # the largest output a ``sample``/noise call builds (elements): 2**31 float64 is 16 GiB
 MAX_OUTPUT_ELEMENTS = 2**31
@@ -182,7 +190,9 @@ def check_bounds(bounds, n_features, *, name="bounds", columns=None):
     Raises
     ------
     ValueError
-        If the bounds are malformed, non-finite, or ``lo >= hi`` for some column.
+        If the bounds are malformed, non-finite, outside ``+-MAX_ABS_BOUND``, or
+        ``lo >= hi`` for some column, or a width ``hi - lo`` is not finite or below
+        :data:`MIN_BOUND_WIDTH` (:func:`check_width`).
 
     Examples
     --------
@@ -230,7 +240,57 @@ def check_bounds(bounds, n_features, *, name="bounds", columns=None):
     if bad.size:
         labels = [_column_label(j, columns) for j in bad]
         raise ValueError(f"{name}: low must be < high for column(s) {', '.join(labels)}")
+    check_width(lo, hi, name=name, columns=columns)
     return lo, hi
+
+
+def check_width(lo, hi, *, name="bounds", columns=None):
+    """Refuse intervals ``[lo, hi]`` whose width is not finite or below
+    :data:`MIN_BOUND_WIDTH`.
+
+    A width that overflows (``(-1e308, 1e308)``) or underflows (``(0, 5e-324)``, a
+    subnormal) makes every rescaling ``(x - lo) / (hi - lo)`` infinite or NaN, and with
+    it the model or the samples. The error names ``name`` and the column(s), never a
+    value (bounds are public, but a message is kept to one form).
+
+    Parameters
+    ----------
+    lo, hi : float or array-like of float
+        Lower and upper ends (``lo < hi``).
+    name : str, default="bounds"
+        Parameter name used in the message.
+    columns : sequence, optional
+        Column names for the message.
+
+    Returns
+    -------
+    width : ndarray of float
+        ``hi - lo``.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_width
+    >>> check_width(0.0, 2.0)
+    array([2.])
+    >>> try:
+    ...     check_width(0.0, 5e-324, name="bounds_X")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(";")[0])
+    bounds_X: the width high - low must be finite and at least 1e-150 for column(s) 0
+    """
+    lo = np.atleast_1d(np.asarray(lo, dtype=float))
+    hi = np.atleast_1d(np.asarray(hi, dtype=float))
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = hi - lo
+    bad = np.nonzero(~(np.isfinite(width) & (width >= MIN_BOUND_WIDTH)))[0]
+    if bad.size:
+        labels = [_column_label(int(j), columns) for j in bad]
+        raise ValueError(
+            f"{name}: the width high - low must be finite and at least {MIN_BOUND_WIDTH:g} "
+            f"for column(s) {', '.join(labels)}; rescale the data (a narrower or wider "
+            "interval makes the rescaled values overflow)"
+        )
+    return width
 
 
 def data_bounds(X, *, name="bounds"):
@@ -322,6 +382,46 @@ def check_magnitude(X, *, dtype="float64", name="X"):
             f"(above {limit:.3g} in absolute value); rescale the features"
         )
     return X
+
+
+def check_finite_release(values, *, what, fix):
+    """Refuse a released (noisy) output that is NaN or infinite.
+
+    An overflow in a release (a noise scale or a rescaling beyond float64) would
+    otherwise give a NaN/inf model or sample silently. The check reads only the released
+    values, so refusing is post-processing of the release (no further privacy cost);
+    the message names ``what`` and says what to change, never a value.
+
+    Parameters
+    ----------
+    values : array-like or sequence of array-likes
+        The release (e.g. ``coef_`` and ``intercept_``).
+    what : str
+        What the values are, for the message (``"the fitted coefficients"``).
+    fix : str
+        What to change (``"use a larger epsilon or narrower bounds"``).
+
+    Raises
+    ------
+    ValueError
+        If any value is NaN or infinite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils.validation import check_finite_release
+    >>> check_finite_release([np.ones(2), 0.5], what="the coefficients", fix="rescale")
+    >>> try:
+    ...     check_finite_release(np.array([np.inf]), what="the coefficients", fix="rescale")
+    ... except ValueError as exc:
+    ...     print(exc)
+    the coefficients are not finite (a computation overflowed float64); rescale
+    """
+    parts = values if isinstance(values, list | tuple) else [values]
+    for part in parts:
+        arr = np.asarray(part)
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what} are not finite (a computation overflowed float64); {fix}")
 
 
 def clip_rows_to_norm(X, max_norm):

@@ -83,6 +83,12 @@ class ColumnSpec:
                     f"column {_label(self.name)}: bounds must lie within +-1e+150 (squares of "
                     "larger bounds overflow); rescale the column"
                 )
+            if not hi - lo >= 1e-150:  # = validation.MIN_BOUND_WIDTH (no import cycle)
+                raise ValueError(
+                    f"column {_label(self.name)}: the width of the bounds must be at least "
+                    "1e-150 (rescaled values of a narrower interval overflow); rescale the "
+                    "column"
+                )
             if self.kind == "integer" and math.ceil(lo) > math.floor(hi):
                 raise ValueError(
                     f"column {_label(self.name)}: an integer column's bounds must contain an "
