@@ -15,7 +15,7 @@ from skdp.mechanisms._quantiles import (
     private_quantile,
 )
 from skdp.mechanisms._validation import check_epsilon, check_rng
-from skdp.utils.validation import check_bounds, check_finite, data_bounds
+from skdp.utils.validation import as_float_array, check_bounds, check_finite, data_bounds
 
 __all__ = [
     "bounds_estimate_unreliable",
@@ -26,6 +26,12 @@ __all__ = [
 #: Relative width (of the public search range) of the interval put around a column
 #: whose private low estimate is not below its private high estimate.
 DEGENERATE_WIDTH = 1e-6
+
+
+_NO_ROWS = (
+    "X has no rows: bounds cannot be estimated from zero rows (a private estimate would "
+    "be noise alone); declare public bounds"
+)
 
 
 def private_bounds(
@@ -79,6 +85,7 @@ def private_bounds(
     Parameters
     ----------
     X : array-like of shape (n, d) or (n,)
+        At least one row (zero rows raise ``ValueError``: there is nothing to estimate).
     epsilon : float
     rng : numpy.random.Generator
     search_range : (lower, upper), scalars or per-column arrays, default=(-1e6, 1e6)
@@ -137,11 +144,13 @@ def _private_bounds(X, *, epsilon, rng, search_range, quantiles, method, kinds):
     epsilon = check_epsilon(epsilon)
     if method not in ("sparse_vector", "continuous"):
         raise ValueError(f"method must be 'sparse_vector' or 'continuous', got {method!r}")
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, name="X")
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2:
         raise ValueError("X must be 1-d or 2-d")
+    if X.shape[0] == 0:
+        raise ValueError(_NO_ROWS)
     check_finite(X, name="X")
     d = X.shape[1]
     kinds = _check_kinds(kinds, d)
@@ -248,7 +257,11 @@ def bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes):
     >>> bounds_estimate_unreliable(50, 1.0, (0.01, 0.99), [241]) is not None
     True
     """
-    sizes = [int(k) for k in grid_sizes if int(k) > 0]
+    try:
+        sizes = [int(k) for k in np.asarray(grid_sizes, dtype=float).reshape(-1)]
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("grid_sizes must be finite non-negative counts") from None
+    sizes = [k for k in sizes if k > 0]
     if not sizes:
         return None
     d_q = len(sizes)
@@ -353,6 +366,8 @@ def resolve_bounds(
     ----------
     bounds : None, "data", tuple or dict
     X : array-like of shape (n, d) or (n,)
+        Not read when ``bounds`` are declared. Otherwise it needs at least one row: an
+        estimate from zero rows raises ``ValueError``.
     epsilon : float
         The estimator's total ε (the share used here is ``fraction * epsilon``).
     rng : numpy.random.Generator
@@ -393,9 +408,11 @@ def resolve_bounds(
         # public bounds: the data are not read (X may hold non-numeric columns)
         lo, hi = check_bounds(bounds, d, name=name, columns=columns)
         return lo, hi, 0.0
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, name="X")
     if X.ndim == 1:
         X = X[:, None]
+    if X.shape[0] == 0:
+        raise ValueError(_NO_ROWS)
     if isinstance(bounds, str):
         if bounds != "data":
             raise ValueError(f"{name} must be None, 'data', a (low, high) pair or a dict")
@@ -410,8 +427,6 @@ def resolve_bounds(
     kinds = _check_kinds(kinds, d)
     binary = np.array([k == "binary" for k in kinds])
     if math.isinf(epsilon):
-        if X.shape[0] == 0:
-            raise ValueError("cannot read bounds off an empty X")
         lo, hi = X.min(axis=0), X.max(axis=0)
         hi = np.where(lo >= hi, lo + 1.0, hi)
         return np.where(binary, 0.0, lo), np.where(binary, 1.0, hi), 0.0

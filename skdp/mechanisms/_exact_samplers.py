@@ -199,7 +199,7 @@ def sample_discrete_gaussian(source, n, a, b):
         y = sample_discrete_laplace(source, todo.size, 1, t)
         ay = np.abs(y) if y.dtype != object else _ints(np.array([abs(int(v)) for v in y]))
         top = _absmax(ay) * bt + a
-        if top * top < _LIMIT and ay.dtype != object:
+        if top * top < _LIMIT and bt < _LIMIT and ay.dtype != object:
             num = (ay * bt - a) ** 2
         else:
             num = _ints((ay.astype(object) * bt - a) ** 2)

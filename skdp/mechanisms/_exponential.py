@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from skdp.mechanisms._validation import check_epsilon, check_positive, check_rng
+from skdp.utils.validation import as_float_array, check_n_samples
 
 __all__ = [
     "exponential_mechanism",
@@ -21,7 +22,7 @@ def _log_weights(utilities, epsilon, sensitivity, log_base_measure):
     """Unnormalised log weights ``ε (u − max u) / (2Δ) + log μ``; never NaN or +inf."""
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
-    u = np.asarray(utilities, dtype=float)
+    u = as_float_array(utilities, name="utilities")
     if u.ndim != 1 or u.size == 0:
         raise ValueError("utilities must be a non-empty 1-d array")
     if not np.all(np.isfinite(u)):
@@ -29,7 +30,10 @@ def _log_weights(utilities, epsilon, sensitivity, log_base_measure):
     if log_base_measure is None:
         log_mu = np.zeros_like(u)
     else:
-        log_mu = np.broadcast_to(np.asarray(log_base_measure, dtype=float), u.shape)
+        log_mu = as_float_array(log_base_measure, name="log_base_measure")
+        if log_mu.ndim > 1 or log_mu.size not in (1, u.size):
+            raise ValueError("log_base_measure must be a scalar or have one entry per utility")
+        log_mu = np.broadcast_to(log_mu, u.shape)
         if np.any(np.isnan(log_mu)) or np.any(log_mu == np.inf):
             raise ValueError("log_base_measure must not contain NaN or +inf")
     support = log_mu > -np.inf
@@ -176,7 +180,7 @@ def subsampled_exponential_mechanism(
     check_rng(rng)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
         raise ValueError(f"m must be a positive integer, got {m!r}")
-    m = int(m)
+    m = check_n_samples(m, name="m")  # at most MAX_OUTPUT_ELEMENTS candidates
     candidates = sample_candidates(m, rng)
     cand_arr = np.asarray(candidates)
     if cand_arr.ndim == 0 or cand_arr.shape[0] != m:
@@ -185,11 +189,22 @@ def subsampled_exponential_mechanism(
         flat = cand_arr.reshape(m, -1)
         if np.unique(flat, axis=0).shape[0] != m:
             raise ValueError("replace=False but sample_candidates returned duplicate candidates")
-    u = np.asarray(utility(candidates), dtype=float).reshape(-1)
+    u = as_float_array(utility(candidates), name="utility(candidates)").reshape(-1)
     if u.shape != (m,):
         raise ValueError("utility(candidates) must return m utilities")
     index = exponential_mechanism(u, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
     return candidates, index
+
+
+def _check_exclude(exclude, k):
+    """``exclude`` as int64 indices in ``[0, k)`` (an IndexError from numpy otherwise)."""
+    idx = np.asarray(exclude)
+    if idx.dtype == bool or (idx.size and idx.dtype.kind not in "iu") or idx.ndim > 1:
+        raise TypeError("exclude must be a 1-d array-like of integer indices")
+    idx = idx.astype(np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= k):
+        raise ValueError(f"exclude must hold indices in [0, {k}) (one per utility)")
+    return idx
 
 
 def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, exclude=None):
@@ -213,7 +228,8 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
     rng : numpy.random.Generator
     monotonic : bool, default=False
     exclude : array-like of int, optional
-        Indices that cannot be returned (public).
+        Indices in ``[0, k)`` that cannot be returned (public); others raise
+        ``ValueError``.
 
     Returns
     -------
@@ -230,14 +246,14 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
     check_rng(rng)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
-    u = np.asarray(utilities, dtype=float)
+    u = as_float_array(utilities, name="utilities")
     if u.ndim != 1 or u.size == 0:
         raise ValueError("utilities must be a non-empty 1-d array")
     if not np.all(np.isfinite(u)):
         raise ValueError("utilities must be finite")
     allowed = np.ones(u.size, dtype=bool)
     if exclude is not None:
-        allowed[np.asarray(exclude, dtype=int)] = False
+        allowed[_check_exclude(exclude, u.size)] = False
     if not allowed.any():
         raise ValueError("every candidate is excluded")
     if math.isinf(epsilon):

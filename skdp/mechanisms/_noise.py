@@ -34,6 +34,13 @@ from skdp.mechanisms._validation import (
     check_positive,
     check_rng,
 )
+from skdp.utils.validation import as_float_array, check_no_datetime
+
+#: The largest Laplace scale whose draws stay finite: numpy's sampler returns at most
+#: ``scale * log(2**52)`` (about 36.04 scales) in absolute value.
+MAX_LAPLACE_SCALE = float(np.finfo(np.float64).max) / 37.0
+
+_INT64 = np.iinfo(np.int64)
 
 __all__ = [
     "add_gaussian",
@@ -51,7 +58,7 @@ __all__ = [
 
 
 def _as_value(value):
-    arr = np.asarray(value, dtype=float)
+    arr = as_float_array(value, name="value")  # no cell in the message (issue 30)
     if not np.all(np.isfinite(arr)):
         raise ValueError("value contains NaN or infinity")
     return arr
@@ -71,7 +78,9 @@ def laplace_noise(size, *, scale, rng):
     size : int, tuple of int or None
         Output shape (``None``: one float).
     scale : float
-        Scale ``b >= 0`` (density ``exp(-|z|/b) / (2b)``); ``0`` gives zeros.
+        Scale ``b >= 0`` (density ``exp(-|z|/b) / (2b)``); ``0`` gives zeros. At most
+        :data:`MAX_LAPLACE_SCALE` (about ``4.9e306``), beyond which a draw could
+        overflow to ``inf``; a larger scale raises ``ValueError``.
     rng : numpy.random.Generator
 
     Returns
@@ -88,6 +97,11 @@ def laplace_noise(size, *, scale, rng):
     check_rng(rng)
     scale = check_nonneg(scale, "scale")
     _n_draws(size)  # a bad or too large size: ValueError/TypeError naming size
+    if scale > MAX_LAPLACE_SCALE:
+        raise ValueError(
+            f"scale must be at most {MAX_LAPLACE_SCALE:.3g}: a Laplace draw of a larger "
+            "scale can overflow float64 to inf"
+        )
     if scale == 0.0:
         return 0.0 if size is None else np.zeros(size)
     return rng.laplace(0.0, scale, size=size)
@@ -353,14 +367,18 @@ def add_geometric(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
     ε-DP for integer-valued queries whose L1 change between neighbours is at most
     ``sensitivity`` (Ghosh et al. 2009; Lantz 2016 Thm 6.1), under the relation the
     caller used to compute it. ``value`` must hold integers (floats with integral
-    values are accepted). ``epsilon=inf`` returns the value unchanged. The noise is
-    exact (:func:`two_sided_geometric`); ``epsilon / sensitivity`` is computed as an
-    exact rational and rounded down to 20 significant bits. ``secure_mode=True`` draws
-    it from ``os.urandom`` (``rng`` is then not needed).
+    values are accepted) inside the int64 range; a value outside it raises
+    ``ValueError`` (it was wrapped around to ``-2**63``). ``epsilon=inf`` returns the
+    value unchanged. The noise is exact (:func:`two_sided_geometric`);
+    ``epsilon / sensitivity`` is computed as an exact rational and rounded down to 20
+    significant bits. ``secure_mode=True`` draws it from ``os.urandom`` (``rng`` is
+    then not needed).
 
     Returns
     -------
     int or ndarray of int64, same shape as ``value``
+        ``value + noise``, clamped to ``[-2**63, 2**63 - 1]`` where the exact sum leaves
+        the int64 range (post-processing of the release: it reads nothing else).
 
     Examples
     --------
@@ -374,19 +392,40 @@ def add_geometric(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
         check_rng(rng)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
+    check_no_datetime(value, name="value")
     arr = np.asarray(value)
+    int64_range = "add_geometric needs integer values inside the int64 range [-2**63, 2**63)"
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError("add_geometric needs integer values")
-    elif arr.dtype.kind not in "iub":
-        raise ValueError("add_geometric needs integer values")
+        if np.any(np.abs(arr) >= 2.0**63):  # astype(int64) would wrap to -2**63
+            raise ValueError(int64_range)
+    elif arr.dtype.kind == "u":
+        if arr.size and int(arr.max()) > _INT64.max:
+            raise ValueError(int64_range)
+    elif arr.dtype.kind not in "ib":
+        raise ValueError(
+            int64_range if arr.dtype == object else "add_geometric needs integer values"
+        )
     arr = arr.astype(np.int64)
     if math.isinf(epsilon):
         return int(arr) if np.ndim(value) == 0 else arr
     alpha = quantize_floor(Fraction(epsilon) / Fraction(sensitivity))
-    noise = two_sided_geometric(arr.shape, alpha=alpha, rng=rng, secure_mode=secure_mode)
-    out = arr + noise
+    noise = np.asarray(
+        two_sided_geometric(arr.shape, alpha=alpha, rng=rng, secure_mode=secure_mode),
+        dtype=np.int64,
+    )
+    out = _saturating_add(arr, noise)
     return int(out) if np.ndim(value) == 0 else out
+
+
+def _saturating_add(a, b):
+    """``a + b`` for int64 arrays, clamped to the int64 range instead of wrapping around."""
+    with np.errstate(over="ignore"):
+        out = np.add(a, b, dtype=np.int64)
+    over = (a > 0) & (b > 0) & (out < 0)
+    under = (a < 0) & (b < 0) & (out >= 0)
+    return np.where(over, _INT64.max, np.where(under, _INT64.min, out))
 
 
 # ---------------------------------------------------------------- smooth sensitivity
@@ -443,6 +482,7 @@ def smooth_sensitivity_noise(size, *, gamma=2.0, rng):
     gamma = check_positive(gamma, "gamma")
     if gamma <= 1.0:
         raise ValueError(f"gamma must be > 1, got {gamma}")
+    _n_draws(size)  # a bad or too large size: ValueError/TypeError naming size
     if gamma == 2.0:
         return rng.standard_cauchy(size=size)
     a, b = 1.0 / gamma, 1.0 - 1.0 / gamma

@@ -11,7 +11,11 @@ import math
 import numpy as np
 
 from skdp.mechanisms._validation import check_epsilon, check_rng
-from skdp.utils.validation import check_finite
+from skdp.utils.validation import as_float_array, check_finite
+
+#: The most candidates :func:`log_grid_candidates` builds (a ratio close to 1 asked for
+#: petabytes)
+MAX_GRID_CANDIDATES = 10**6
 
 
 def _check_range(lower, upper):
@@ -23,7 +27,7 @@ def _check_range(lower, upper):
 
 def _intervals(x, quantile, lower, upper):
     """Interval end points ``z_0..z_{n+1}`` and utilities ``-|i - q n|`` (Smith 2011)."""
-    x = np.asarray(x, dtype=float).reshape(-1)
+    x = as_float_array(x, name="x").reshape(-1)
     check_finite(x, name="x")
     q = float(quantile)
     if not 0.0 <= q <= 1.0:
@@ -134,7 +138,10 @@ def log_grid_candidates(lower, upper, *, ratio=2**0.25, rel_min=1e-9):
     The candidates are ``0``, ``±m·ratio^k`` (``m = rel_min · max(|lower|, |upper|)``,
     ``k = 0, 1, ...`` up to that maximum), and ``lower`` and ``upper`` themselves, kept
     inside ``[lower, upper]``, sorted. With the defaults about 240 candidates cover
-    nine orders of magnitude per sign with a relative step of 19 %.
+    nine orders of magnitude per sign with a relative step of 19 %. A smallest
+    magnitude ``m`` that underflows (a subnormal range such as ``(0, 5e-324)``) and a
+    grid of more than :data:`MAX_GRID_CANDIDATES` magnitudes per sign (a ``ratio`` very
+    close to 1) are refused with ``ValueError``.
 
     Examples
     --------
@@ -149,7 +156,15 @@ def log_grid_candidates(lower, upper, *, ratio=2**0.25, rel_min=1e-9):
         raise ValueError("ratio must be > 1 and rel_min in (0, 1)")
     big = max(abs(lower), abs(upper))
     m = rel_min * big
-    n_steps = int(math.ceil(math.log(big / m) / math.log(ratio)))
+    if not m >= np.finfo(np.float64).tiny:
+        raise ValueError("rel_min * max(|lower|, |upper|) underflows: use a larger rel_min")
+    n_float = math.ceil(math.log(big / m) / math.log(ratio))
+    if n_float > MAX_GRID_CANDIDATES:
+        raise ValueError(
+            f"ratio={ratio!r} and rel_min={rel_min!r} ask for more than {MAX_GRID_CANDIDATES} "
+            "candidates; use a larger ratio or rel_min"
+        )
+    n_steps = int(n_float)
     mags = m * ratio ** np.arange(n_steps + 1)
     c = np.concatenate((-mags, [0.0], mags, [lower, upper]))
     c = c[(c >= lower) & (c <= upper)]
@@ -187,8 +202,8 @@ def grid_quantile_utilities(x, quantile, candidates):
     ``q n`` move by at most 1; :func:`skdp.mechanisms.sensitivity.quantile_utility_sensitivity`).
     Ties (point masses in the data) get the utility of the best rank they can take.
     """
-    c = np.asarray(candidates, dtype=float)
-    x = np.asarray(x, dtype=float).reshape(-1)
+    c = as_float_array(candidates, name="candidates")
+    x = as_float_array(x, name="x").reshape(-1)
     check_finite(x, name="x")
     q = float(quantile)
     if not 0.0 <= q <= 1.0:
@@ -231,18 +246,18 @@ def private_grid_quantile(x, quantile, *, candidates, epsilon, rng):
 
     check_rng(rng)
     epsilon = check_epsilon(epsilon)
-    c = np.asarray(candidates, dtype=float).reshape(-1)
+    c = as_float_array(candidates, name="candidates").reshape(-1)
     if c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError("candidates must be a non-empty array of finite values")
-    x = np.clip(np.asarray(x, dtype=float).reshape(-1), c.min(), c.max())
+    x = np.clip(as_float_array(x, name="x").reshape(-1), c.min(), c.max())
     u = grid_quantile_utilities(x, quantile, c)
     return float(c[exponential_mechanism(u, epsilon=epsilon, sensitivity=1.0, rng=rng)])
 
 
 def _threshold_queries(x, quantile, candidates, side):
     """Queries ``g_k`` (sensitivity 1) and the scan order of the sparse-vector bound."""
-    c = np.asarray(candidates, dtype=float)
-    xs = np.sort(np.asarray(x, dtype=float).reshape(-1))
+    c = as_float_array(candidates, name="candidates")
+    xs = np.sort(as_float_array(x, name="x").reshape(-1))
     n = xs.size
     q = float(quantile)
     if side == "upper":
@@ -305,10 +320,10 @@ def above_threshold_bound(x, quantile, *, candidates, epsilon, rng, side="upper"
     q = float(quantile)
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"quantile must be in [0, 1], got {quantile}")
-    c = np.unique(np.asarray(candidates, dtype=float).reshape(-1))
+    c = np.unique(as_float_array(candidates, name="candidates").reshape(-1))
     if c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError("candidates must be a non-empty array of finite values")
-    x = np.asarray(x, dtype=float).reshape(-1)
+    x = as_float_array(x, name="x").reshape(-1)
     check_finite(x, name="x")
     x = np.clip(x, c[0], c[-1])
     g, order = _threshold_queries(x, q, c, side)

@@ -298,7 +298,7 @@ def test_private_bounds_degenerate_column_widened():
 
 
 @given(
-    st.lists(st.floats(-5, 5), min_size=0, max_size=20),
+    st.lists(st.floats(-5, 5), min_size=1, max_size=20),
     st.floats(0.01, 100.0),
     st.integers(0, 2**32 - 1),
     st.sampled_from(["sparse_vector", "continuous"]),
@@ -313,6 +313,12 @@ def test_private_bounds_always_ordered(col, eps, seed, method):
 
 
 def test_private_bounds_rejects():
+    # zero rows: nothing to estimate (issue 30: bounds were returned, noise alone)
+    for eps in (1.0, np.inf):
+        with pytest.raises(ValueError, match="no rows"):
+            private_bounds(np.zeros((0, 2)), epsilon=eps, rng=np.random.default_rng(0))
+        with pytest.raises(ValueError, match="no rows"):
+            resolve_bounds(None, np.zeros((0, 2)), epsilon=eps, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="NaN"):
         private_bounds([[1.0], [np.inf]], epsilon=1.0, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="quantiles"):
