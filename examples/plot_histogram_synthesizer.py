@@ -39,6 +39,7 @@ synth = DPHistogramSynthesizer(
     epsilon=1.0,
     bounds=bounds,
     categories=categories,
+    column_types={"age": "integer"},  # whole years: declared (an int dtype is not)
     projections=[["age", "sex", "bp"], ["bmi", "s5", "target"]],
     n_bins=5,  # public choice; the default (Lei's rule) gives 3 bins for n = 442
     representative="uniform",

@@ -52,6 +52,7 @@ synth = DPMarginalSynthesizer(
     delta=1e-5,
     bounds=bounds,
     categories=categories,
+    column_types={"age": "integer"},  # whole years: declared (an int dtype is not)
     selection="mst",
     random_state=0,
 ).fit(X)

@@ -29,7 +29,8 @@ values: ``random_state`` None, an int, a :class:`numpy.random.Generator` or a
 (read when the estimator is validated, so registered accountants are accepted).
 
 A non-private opt-in (a parameter set to ``"data"``, which reads metadata off the
-private rows, or an estimator-specific one such as keeping un-noised diagnostics) emits
+private rows; a ``schema`` marked ``data_derived``, whose metadata were read off them
+before the fit; or an estimator-specific one such as keeping un-noised diagnostics) emits
 :class:`~skdp.exceptions.PrivacyLeakWarning` where it is used and makes
 ``epsilon_spent_ = inf`` and ``privacy_guarantee_ = "none"``, so that
 :meth:`skdp.accounting.PrivacyLedger.spend_fitted` refuses such a model.
@@ -117,10 +118,16 @@ _COMMON_PARAMETER_CONSTRAINTS: dict = {
 
 
 def _is_data_opt_in(value) -> bool:
-    """``"data"``, or a dict / list holding ``"data"`` (per-column opt-ins)."""
+    """``"data"``, a dict / list holding ``"data"`` (per-column opt-ins), or metadata
+    marked as read off the data: a :class:`~skdp.utils.schema.TabularSchema` with
+    ``data_derived`` set, or its dict form marked ``"data_derived"``."""
     if isinstance(value, str):
         return value == "data"
+    if getattr(value, "data_derived", False) is True:
+        return True
     if isinstance(value, dict):
+        if "columns" in value and value.get("data_derived", False):  # a schema dict
+            return True
         return any(_is_data_opt_in(v) for v in value.values())
     if isinstance(value, list | tuple):
         return any(isinstance(v, str) and v == "data" for v in value)
@@ -185,8 +192,10 @@ class DPEstimatorMixin(ScrubSeedsOnPickleMixin):
     def _nonprivate_options(self) -> list[str]:
         """Names of the parameters whose values make a fit non-private.
 
-        Every parameter set to ``"data"`` (metadata read off the private rows), plus
-        what :meth:`_extra_nonprivate_options` names. Decided from the parameters only.
+        Every parameter set to ``"data"`` (metadata read off the private rows) or to a
+        schema marked ``data_derived`` (``schema=``, as an object or a dict: its
+        metadata were read off the rows, however it arrives), plus what
+        :meth:`_extra_nonprivate_options` names. Decided from the parameters only.
         """
         names = [k for k, v in self.get_params(deep=False).items() if _is_data_opt_in(v)]
         return names + [k for k in self._extra_nonprivate_options() if k not in names]

@@ -18,6 +18,8 @@ import pytest
 # Public bounds of the test table (declared, like a data dictionary would).
 BOUNDS = {"age": [18, 90], "bmi": [15.0, 50.0], "score": [0.0, 10.0]}
 LEVELS = {"sex": ["F", "M"], "smoker": ["no", "yes"]}
+# declared kinds of the numeric columns (the draft leaves them null: issue 30 item 2)
+KINDS = {"age": "integer", "bmi": "continuous", "score": "continuous"}
 
 
 def _skdp_command():
@@ -96,11 +98,12 @@ def _complete_schema(tmp_path, table, name="schema.json", *, via_cli=False):
         assert res.returncode == 0, res.stderr
         d = json.loads((tmp_path / "draft.json").read_text())
     else:
-        kinds = {"age": "integer", "bmi": "continuous", "score": "continuous"}
         d = {"columns": [], "input_type": "dataframe"}
         for col in ("age", "sex", "bmi", "smoker", "score"):
-            d["columns"].append({"name": col, "kind": kinds.get(col, "categorical")})
+            d["columns"].append({"name": col, "kind": KINDS.get(col, "categorical")})
     for c in d["columns"]:
+        if c["name"] in KINDS:
+            c["kind"] = KINDS[c["name"]]
         if c["name"] in BOUNDS:
             c["bounds"] = BOUNDS[c["name"]]
         if c["name"] in LEVELS:
@@ -131,20 +134,24 @@ def test_schema_draft_has_placeholders_not_data(tmp_path, table):
     assert res.returncode == 0, res.stderr
     d = json.loads((tmp_path / "draft.json").read_text())
     kinds = {c["name"]: c["kind"] for c in d["columns"]}
+    # a numeric column's kind is a placeholder too: int64 vs float64 is what pandas
+    # inferred from the values (one non-whole value changes it)
     assert kinds == {
-        "age": "integer",
+        "age": None,
         "sex": "categorical",
-        "bmi": "continuous",
+        "bmi": None,
         "smoker": "categorical",
-        "score": "continuous",
+        "score": None,
     }
     for c in d["columns"]:
         # no value of the data in the draft: placeholders only
         assert c.get("bounds", None) is None
         assert c.get("categories", None) is None
+        assert "dtype" not in c
     assert "data_derived" not in d
     assert "public" in d["note"].lower()
     assert "placeholders" in res.stderr and "age" in res.stderr
+    assert "'kind'" in res.stderr and "integer" in res.stderr
     # standard output when no -o
     res = run("schema", table, cwd=tmp_path)
     assert res.returncode == 0
@@ -236,10 +243,20 @@ def test_synthesize_refuses_placeholders(tmp_path, table):
         cwd=tmp_path,
     )  # fmt: skip
     assert res.returncode == 1
+    assert "no 'kind'" in res.stderr and "'age'" in res.stderr and "'score'" in res.stderr
+    assert not (tmp_path / "out.csv").exists()
+    d = json.loads((tmp_path / "draft.json").read_text())
+    for c in d["columns"]:
+        c["kind"] = KINDS.get(c["name"], c["kind"])
+    (tmp_path / "draft.json").write_text(json.dumps(d))
+    res = run(
+        "synthesize", table, "--schema", "draft.json", "--epsilon", "1", "-o", "out.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 1
     assert "no categories" in res.stderr and "'sex'" in res.stderr
     assert not (tmp_path / "out.csv").exists()
     # categories filled, bounds missing: error unless --estimate-bounds
-    d = json.loads((tmp_path / "draft.json").read_text())
     for c in d["columns"]:
         if c["name"] in LEVELS:
             c["categories"] = LEVELS[c["name"]]

@@ -55,6 +55,7 @@ def _frame(n=64, seed=0):
 DECLARED = {
     "bounds": {"age": (0, 1000), "bmi": (10.0, 60.0)},
     "categories": {"sex": ["F", "M"]},
+    "column_types": {"age": "integer"},  # an int8 dtype alone gives "continuous"
 }
 
 

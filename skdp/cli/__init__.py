@@ -8,14 +8,18 @@ For data custodians who do not write Python::
     skdp evaluate INPUT.csv synthetic.csv         # utility of the synthetic table
     skdp evaluate INPUT.csv synthetic.csv --target outcome   # plus train-synthetic-test-real
 
-``skdp schema`` writes the column names and kinds (from the CSV's column types only)
-and ``null`` placeholders for the bounds of numeric columns and the levels of
-categorical columns. These must be filled in from *public knowledge* (a data
+``skdp schema`` writes the column names, the kinds that the CSV's column types fix
+structurally (true/false -> binary, text -> categorical) and ``null`` placeholders for
+the kind (``"integer"`` or ``"continuous"``) and bounds of numeric columns and the levels
+of categorical columns. These must be filled in from *public knowledge* (a data
 dictionary, a questionnaire, clinically plausible ranges), never read off the data:
-a bound or level taken from the data can reveal a single person. Only with
+a bound or level taken from the data can reveal a single person, and so can a numeric
+kind (pandas reads a column as integer only when every value is whole). The output
+dtypes follow the kinds (integer -> int64, continuous -> float64). Only with
 ``--from-data`` does it fill them in from the data, and then it marks the file
-``"data_derived": true`` and warns on stderr; ``skdp synthesize`` repeats that warning,
-because the release is then not differentially private with respect to those values.
+``"data_derived": true`` and warns on stderr; ``skdp synthesize`` repeats that warning
+and its last line says the release is NOT differentially private (the estimator reports
+``epsilon_spent_ = inf``), because it is not private with respect to those values.
 
 ``skdp synthesize`` fits :class:`~skdp.synthesis.DPHistogramSynthesizer`
 (``--method histogram``), :class:`~skdp.synthesis.DPMarginalSynthesizer` (``marginal``,

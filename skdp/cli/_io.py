@@ -9,10 +9,15 @@ import sys
 import tempfile
 
 PLACEHOLDER_NOTE = (
-    "Fill in every null: 'bounds' [low, high] of numeric columns and 'categories' (all "
-    "possible levels) of categorical columns, from PUBLIC knowledge (data dictionary, "
-    "questionnaire, plausible ranges), never from the data. Check each 'kind' "
-    "(continuous, integer, binary, categorical)."
+    "Fill in every null: the 'kind' of numeric columns ('integer' for whole numbers by "
+    "definition, e.g. age in years or a count; else 'continuous'), their 'bounds' "
+    "[low, high], and the 'categories' (all possible levels) of categorical columns, "
+    "from PUBLIC knowledge (data dictionary, questionnaire, plausible ranges), never from "
+    "the data. Check each other 'kind' (binary, categorical)."
+)
+NUMERIC_KIND_NOTE = (
+    "choose 'integer' (whole numbers by definition) or 'continuous' from public knowledge; "
+    "the draft does not guess it from the data, where one non-whole value would change it"
 )
 DATA_DERIVED_WARNING = (
     "WARNING: the bounds and categories in this schema were READ OFF THE DATA "
@@ -146,13 +151,23 @@ def _warn(msg):
 
 # ------------------------------------------------------------------------ schema
 def _draft_schema(df, *, from_data):
-    """The JSON-able draft schema for ``df`` (kinds from dtypes only)."""
-    from skdp.utils.schema import kind_from_dtype
+    """The JSON-able draft schema for ``df``.
+
+    Without ``from_data`` nothing in it depends on the values: the column names, and a
+    kind from each dtype's *family* only (bool -> binary, text -> categorical). A numeric
+    column's kind is a ``null`` placeholder like its bounds: whether pandas read it as
+    integer or float depends on whether every value is whole, so one record would change
+    it (issue 30 item 2). No dtypes are written; the output dtypes follow the kinds
+    (integer -> int64, continuous -> float64). With ``from_data`` the kinds come from the
+    dtypes, the bounds and levels from the values, and the draft is marked
+    ``"data_derived": true``.
+    """
+    from skdp.utils.schema import kind_from_dtype, structural_kind
 
     columns = []
     for name in df.columns:
         col = df[name]
-        kind = kind_from_dtype(col.dtype)
+        kind = (kind_from_dtype if from_data else structural_kind)(col.dtype)
         entry = {"name": str(name), "kind": kind}
         if kind in ("continuous", "integer"):
             if from_data:
@@ -161,6 +176,7 @@ def _draft_schema(df, *, from_data):
                     hi = lo + 1.0
                 entry["bounds"] = [lo, hi]
             else:
+                entry["kind"] = None  # "integer" or "continuous": the user's declaration
                 entry["bounds"] = None
         elif kind == "binary":
             entry["categories"] = [False, True]
@@ -169,7 +185,8 @@ def _draft_schema(df, *, from_data):
                 entry["categories"] = sorted({str(v) for v in col})
             else:
                 entry["categories"] = None
-        entry["dtype"] = str(col.dtype)
+        if from_data:
+            entry["dtype"] = str(col.dtype)
         columns.append(entry)
     out = {"columns": columns, "input_type": "dataframe"}
     if from_data:
@@ -178,6 +195,21 @@ def _draft_schema(df, *, from_data):
     else:
         out["note"] = PLACEHOLDER_NOTE
     return out
+
+
+def _unfilled_kinds(path):
+    """Names of the columns whose ``kind`` is still the draft's ``null`` placeholder, read
+    leniently (a file that is not a schema is left to :func:`_load_schema` to refuse)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+        return [
+            str(c["name"])
+            for c in d["columns"]
+            if isinstance(c, dict) and "name" in c and "kind" in c and c["kind"] is None
+        ]
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+        return []
 
 
 def _reject_constant(name):

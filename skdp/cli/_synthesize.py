@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -10,12 +11,14 @@ import warnings
 
 from skdp.cli._io import (
     DATA_DERIVED_WARNING,
+    NUMERIC_KIND_NOTE,
     CLIError,
     _check_output,
     _draft_schema,
     _load_schema,
     _read_csv,
     _read_with_schema,
+    _unfilled_kinds,
     _warn,
     _write_atomic,
 )
@@ -39,12 +42,18 @@ def _cmd_schema(args):
     if args.from_data:
         _warn(DATA_DERIVED_WARNING)
     else:
+        kinds = [c["name"] for c in draft["columns"] if c["kind"] is None]
         todo = [
             c["name"]
             for c in draft["columns"]
             if ("bounds" in c and c["bounds"] is None)
             or ("categories" in c and c["categories"] is None)
         ]
+        if kinds:
+            _warn(
+                f"the draft leaves the 'kind' of numeric column(s) {kinds} null: "
+                + NUMERIC_KIND_NOTE
+            )
         if todo:
             _warn(
                 f"the draft has placeholders (null) for column(s) {todo}: fill in public "
@@ -112,7 +121,16 @@ def _cmd_synthesize(args):
     if os.path.exists(args.output) and os.path.exists(args.input):
         if os.path.samefile(args.output, args.input):
             raise CLIError("-o/--output names the input file; choose another output path")
+    unfilled = _unfilled_kinds(args.schema)
+    if unfilled:
+        raise CLIError(
+            f"schema {args.schema!r} has no 'kind' for numeric column(s) {unfilled}: "
+            + NUMERIC_KIND_NOTE
+        )
     schema, data_derived = _load_schema(args.schema)
+    if data_derived and not schema.data_derived:  # a mark other than true: still a mark
+        schema = dataclasses.replace(schema, data_derived=True)
+    data_derived = schema.data_derived  # the fit reports itself non-private (schema=)
     if data_derived:
         _warn(DATA_DERIVED_WARNING)
     nc = [str(c.name) for c in schema if c.kind == "categorical" and c.categories is None]
@@ -131,12 +149,14 @@ def _cmd_synthesize(args):
     df = _read_with_schema(args.input, schema, what="input")
     n_rows = len(df) if args.rows is None else int(args.rows)
     est = _estimator(args, schema)
-    from skdp.exceptions import BudgetExceededError, DeltaTooLargeWarning
+    from skdp.exceptions import BudgetExceededError, DeltaTooLargeWarning, PrivacyLeakWarning
 
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeltaTooLargeWarning)
+            if data_derived:  # said above in the command line's words
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
             with _progress(args.quiet):
                 est.fit(df)
             synth = est.sample(n_rows)
@@ -150,10 +170,27 @@ def _cmd_synthesize(args):
         synth.to_csv(tmp, index=False)
 
     _write_atomic(args.output, write)
+    _warn(_final_message(args, est, len(synth), fit_time))
+    return 0
+
+
+def _final_message(args, est, n_rows, fit_time):
+    """The last line of ``skdp synthesize``: what was written and what it spent. A fit
+    that is not private (a data-derived schema) says so first, naming the reason."""
     delta = getattr(est, "delta_spent_", 0.0)
-    _warn(
-        f"wrote {len(synth)} synthetic rows to {args.output!r} "
-        f"(method {args.method}, epsilon spent {est.epsilon_spent_:.4g}, delta spent "
+    head = f"wrote {n_rows} synthetic rows to {args.output!r} (method {args.method}, "
+    if est.privacy_guarantee_ == "none":
+        opts = list(getattr(est, "nonprivate_options_", []))
+        why = (
+            "the schema was read off the data (data_derived)"
+            if "schema" in opts
+            else f"non-private option(s) {opts}"
+        )
+        return (
+            head + f"NOT differentially private: {why}; epsilon spent "
+            f"{est.epsilon_spent_:.4g}, delta spent {delta:.3g}, {fit_time:.1f} s)"
+        )
+    return head + (
+        f"epsilon spent {est.epsilon_spent_:.4g}, delta spent "
         f"{delta:.3g}, {est.privacy_guarantee_} guarantee, {fit_time:.1f} s)"
     )
-    return 0

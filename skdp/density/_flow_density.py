@@ -68,16 +68,22 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         Declared levels of the categorical columns (pandas ``Categorical`` columns carry
         their own). Missing categories raise ``ValueError``; ``"data"`` reads them off the
         data with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
-    column_types : None, dict {column: kind} or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"``; by default
-        from the dtypes only (float -> continuous, int -> integer, bool -> binary,
-        object/category -> categorical), never from the values.
+    column_types : None, "data", dict {column: kind} or list, default=None
+        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
+        Undeclared columns take the kind of their dtype's family (bool -> binary, any
+        number -> continuous, object/string/category -> categorical): an integer dtype
+        does not make a column ``"integer"`` (pandas infers it from the values; see
+        :doc:`privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
+        columns. The output dtype follows the kind (integer -> int64, continuous ->
+        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
     schema : TabularSchema or dict, default=None
         A complete public schema (:class:`skdp.utils.schema.TabularSchema`, or its
         :meth:`~skdp.utils.schema.TabularSchema.to_dict` form) instead of
         ``bounds``/``categories``/``column_types``; passing both raises ``ValueError``.
         Numeric columns it leaves without bounds are estimated privately, as with
         ``bounds=None``.
+        A schema marked ``data_derived`` (metadata read off the data) makes the fit
+        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
     flow : {"maf", "realnvp"}, default="maf"
         Flow family (:func:`skdp.flows.make_flow`).
     n_layers : int, default=5
@@ -229,7 +235,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         **DPEstimatorMixin._privacy_parameter_constraints,
         "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, dict, list],
+        "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
         "flow": [StrOptions({"maf", "realnvp"})],
         "n_layers": [Interval(Integral, 1, None, closed="left")],

@@ -14,8 +14,11 @@ all of them accept the same inputs and raise the same errors (see the user guide
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms._bounds import resolve_schema_bounds
 from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import check_is_fitted, validate_data
@@ -70,8 +73,11 @@ class TabularFrontEnd:
     def _build_schema(self, X):
         """The public schema: ``schema=`` as given, or one built from declared metadata.
 
-        Only dtypes and the shape of ``X`` are read (plus the ``"data"`` opt-ins, which
-        warn); :meth:`TabularSchema.from_data` never takes categories from pandas dtypes.
+        Only dtype families and the shape of ``X`` are read (plus the ``"data"`` opt-ins,
+        which warn); :meth:`TabularSchema.from_data` never takes categories from pandas
+        dtypes, nor a numeric column's integer/float kind. A ``schema=`` marked
+        ``data_derived`` warns here and makes the fit non-private
+        (:meth:`skdp.base.DPEstimatorMixin._nonprivate_options`).
         """
         schema = getattr(self, "schema", None)
         if schema is not None:
@@ -84,6 +90,16 @@ class TabularFrontEnd:
             n_cols = X.shape[1]
             if schema.n_columns != n_cols:
                 raise ValueError(f"schema describes {schema.n_columns} columns but X has {n_cols}")
+            if schema.data_derived:
+                # the fit is recorded non-private by DPEstimatorMixin._nonprivate_options
+                warnings.warn(
+                    "schema is marked data_derived: some of its metadata were read off the "
+                    'private data (a "data" opt-in or skdp schema --from-data), so this fit '
+                    "is not differentially private (epsilon_spent_ = inf). Build the schema "
+                    "from public metadata instead.",
+                    PrivacyLeakWarning,
+                    stacklevel=4,
+                )
             return schema
         bounds = self.bounds
         if isinstance(bounds, list | tuple) or hasattr(bounds, "shape"):

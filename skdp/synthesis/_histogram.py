@@ -62,11 +62,18 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of categorical columns. Missing categories raise ``ValueError``
         (``"data"``: the leaky opt-in, with a warning).
-    column_types : None, dict or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column
-        (default: from the dtypes).
+    column_types : None, "data", dict {column: kind} or list, default=None
+        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
+        Undeclared columns take the kind of their dtype's family (bool -> binary, any
+        number -> continuous, object/string/category -> categorical): an integer dtype
+        does not make a column ``"integer"`` (pandas infers it from the values; see
+        :doc:`privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
+        columns. The output dtype follows the kind (integer -> int64, continuous ->
+        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
     schema : TabularSchema or dict, default=None
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
+        A schema marked ``data_derived`` (metadata read off the data) makes the fit
+        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: Lei's heuristic :func:`lei_n_bins` with
         the public ``n`` and the number of columns of the column's histogram, and one
@@ -258,7 +265,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     >>> df = pd.DataFrame({"age": rng.integers(20, 80, 2000),
     ...                    "sex": rng.choice(["F", "M"], 2000)})
     >>> synth = DPHistogramSynthesizer(epsilon=1.0, bounds={"age": (18, 90)},
-    ...                                categories={"sex": ["F", "M"]}, random_state=0)
+    ...                                categories={"sex": ["F", "M"]},
+    ...                                column_types={"age": "integer"}, random_state=0)
     >>> synth = synth.fit(df)
     >>> fake = synth.sample(5)
     >>> list(fake.columns), list(fake.dtypes) == list(df.dtypes)
@@ -271,7 +279,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "bounds": [None, StrOptions({"data"}), dict, tuple, list, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, dict, list],
+        "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],

@@ -4,8 +4,8 @@ A :class:`TabularSchema` is the *public* description of a table: its columns in
 order, each a :class:`ColumnSpec` that is numeric (``"continuous"`` or ``"integer"``,
 with declared ``bounds=(lo, hi)``), ``"binary"`` (declared levels ``{0, 1}`` or
 ``{False, True}``) or ``"categorical"`` (with its declared ``categories``). It also
-remembers the input's dtypes so that synthetic output round-trips to a DataFrame
-with the same columns, order and dtypes.
+records each column's output dtype (from its declared kind and levels), so that
+synthetic output is a DataFrame with the same columns and order and the declared types.
 
 :class:`TabularEncoder` maps a table to a float matrix and back, per record and
 using only the schema (no statistic of the data), so it costs no privacy:
@@ -22,10 +22,17 @@ bounds, integers rounded, categoricals decoded by argmax (one-hot) or rounding
 
 Where the metadata come from (:doc:`privacy_guarantees`, "Metadata"):
 
-* column kinds come from ``column_types`` or from dtypes only (bool -> binary with the
-  levels ``{False, True}`` that the dtype itself fixes; pandas ``Categorical``,
-  object/string -> categorical; integer -> integer; float -> continuous), never from
-  values;
+* column kinds come from ``column_types``, else from the *family* of the dtype only
+  (bool -> binary with the levels ``{False, True}`` that the dtype itself fixes; pandas
+  ``Categorical``, object/string -> categorical; any number -> continuous), never from
+  values. An integer dtype does not make a column ``"integer"``: pandas makes a column
+  int64 only when every value is whole, so that split is a fact of the values (issue 30
+  item 2). Declare ``"integer"``, or opt in with ``column_types="data"`` (warns; not
+  private). Output dtypes follow the kinds (integer -> int64, continuous -> float64,
+  levels -> the dtype that holds the declared levels; a ``category``, string or bool
+  input keeps its dtype);
+* a schema whose metadata were read off the data (any ``"data"`` opt-in) is marked
+  ``data_derived``; an estimator given it through ``schema=`` reports a non-private fit;
 * bounds are declared (``{column: (lo, hi)}``, a ``(lo, hi)`` pair for every numeric
   column, or per-feature arrays); ``bounds="data"`` reads them off the data with a
   :class:`~skdp.exceptions.PrivacyLeakWarning`; ``bounds=None`` leaves them missing so
@@ -51,7 +58,8 @@ Examples
 >>> from skdp.utils.schema import TabularSchema, TabularEncoder
 >>> df = pd.DataFrame({"age": [30, 52], "sex": ["F", "M"], "bmi": [21.5, 30.1]})
 >>> schema = TabularSchema.from_data(
-...     df, bounds={"age": (18, 90), "bmi": (15.0, 50.0)}, categories={"sex": ["F", "M"]}
+...     df, bounds={"age": (18, 90), "bmi": (15.0, 50.0)}, categories={"sex": ["F", "M"]},
+...     column_types={"age": "integer"},
 ... )
 >>> [(c.name, c.kind) for c in schema]
 [('age', 'integer'), ('sex', 'categorical'), ('bmi', 'continuous')]
@@ -64,7 +72,13 @@ Examples
 (True, ['F', 'M'], [30, 52])
 """
 
-from skdp.utils._tabular.columns import COLUMN_KINDS, ColumnSpec, kind_from_dtype
+from skdp.utils._tabular.columns import (
+    COLUMN_KINDS,
+    ColumnSpec,
+    kind_from_dtype,
+    output_dtype,
+    structural_kind,
+)
 from skdp.utils._tabular.encoder import TabularEncoder, assemble
 from skdp.utils._tabular.schema import TabularSchema, fill_missing_bounds
 
@@ -76,4 +90,6 @@ __all__ = [
     "assemble",
     "fill_missing_bounds",
     "kind_from_dtype",
+    "output_dtype",
+    "structural_kind",
 ]

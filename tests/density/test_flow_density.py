@@ -189,6 +189,7 @@ def test_dataframe_round_trip_with_mixed_columns():
         epsilon=2.0,
         bounds={"age": (18, 90), "bmi": (10, 50)},
         categories={"sex": ["F", "M"], "grade": ["a", "b", "c"]},
+        column_types={"age": "integer"},
         random_state=0,
         **FAST,
     ).fit(df)
@@ -249,7 +250,12 @@ def test_hidden_size_too_small_raises():
 def test_dequantisation_noise_is_per_record_from_its_own_stream():
     df = pd.DataFrame({"k": np.arange(10) % 5, "c": ["a", "b"] * 5})
     est = DPFlowDensity(
-        epsilon=2.0, bounds={"k": (0, 4)}, categories={"c": ["a", "b"]}, random_state=0, **FAST
+        epsilon=2.0,
+        bounds={"k": (0, 4)},
+        categories={"c": ["a", "b"]},
+        column_types={"k": "integer"},
+        random_state=0,
+        **FAST,
     ).fit(df)
     enc = est._encoder
     deq = DPFlowDensity._dequantiser(

@@ -67,6 +67,7 @@ MIXED_META = dict(
     bounds={"age": (18, 90), "bmi": (15.0, 45.0)},
     # a pandas category dtype does not declare its categories: "sex" is declared too
     categories={"sex": ["F", "M"], "site": ["a", "b", "c"]},
+    column_types={"age": "integer"},  # an int64 dtype alone gives "continuous"
 )
 
 
@@ -526,7 +527,7 @@ def test_progress_is_logged_without_any_loss(caplog, capsys):
 def test_floor_rounding_of_integer_columns():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"sbp": rng.integers(100, 160, 80), "dbp": rng.integers(60, 100, 80)})
-    kw = dict(epsilon=2.0, bounds=(40, 250), **FAST)
+    kw = dict(epsilon=2.0, bounds=(40, 250), column_types=["integer", "integer"], **FAST)
     a = DPGANSynthesizer(integer_rounding="round", **kw).fit(X)
     b = DPGANSynthesizer(integer_rounding="floor", **kw).fit(X)
     Za = a._generate(200, None, np.random.default_rng(5))

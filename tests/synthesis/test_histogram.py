@@ -34,9 +34,14 @@ def _frame(n=1000, seed=0):
     )
 
 
+# whole-number columns are declared integer (an int64 dtype alone gives "continuous")
+INTEGER = ("age", "visits", "stage", "score")
+
+
 def _synth(**kw):
     params = {"epsilon": 1.0, "bounds": BOUNDS, "categories": CATS, "random_state": 0}
     params.update(kw)
+    params.setdefault("column_types", {c: "integer" for c in INTEGER if c in params["bounds"]})
     return DPHistogramSynthesizer(**params)
 
 
@@ -549,7 +554,7 @@ def test_values_within_declared_bounds_and_dtypes_that_hold_them():
     s = DPHistogramSynthesizer(
         epsilon=1e6,
         bounds={"small": (0, 300), "dose": (2.5, 7.5), "level": (0.5, 9.7)},
-        column_types={"dose": "continuous"},
+        column_types={"small": "integer", "dose": "continuous", "level": "integer"},
         n_bins={"small": 4},
         random_state=0,
     ).fit(df)
@@ -568,7 +573,7 @@ def test_values_within_declared_bounds_and_dtypes_that_hold_them():
     m = DPHistogramSynthesizer(
         epsilon=1e6,
         bounds={"small": (0, 100), "dose": (2.5, 7.5), "level": (0.5, 9.7)},
-        column_types={"dose": "continuous"},
+        column_types={"small": "integer", "dose": "continuous", "level": "integer"},
         representative="midpoint",
         random_state=0,
     ).fit(df.assign(small=df["small"]))

@@ -40,6 +40,10 @@ def _synth(**kw):
     params = {"epsilon": 1.0, "bounds": BOUNDS, "categories": CATS, "random_state": 0}
     params["selection"] = "mst"  # this file tests MST (test_marginal_aim.py: AIM)
     params.update(kw)
+    if isinstance(params["bounds"], dict):  # whole-number columns are declared integer
+        params.setdefault(
+            "column_types", {c: "integer" for c in ("age", "visits") if c in params["bounds"]}
+        )
     return DPMarginalSynthesizer(**params)
 
 
@@ -85,7 +89,12 @@ def test_integer_values_stay_integer_and_within_bounds_when_grouped():
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"a": rng.integers(0, 1000, 1000), "b": rng.integers(3, 7, 1000)})
     s = DPMarginalSynthesizer(
-        selection="mst", epsilon=1.0, bounds={"a": (0, 999), "b": (3, 6)}, n_bins=5, random_state=0
+        selection="mst",
+        epsilon=1.0,
+        bounds={"a": (0, 999), "b": (3, 6)},
+        column_types={"a": "integer", "b": "integer"},
+        n_bins=5,
+        random_state=0,
     ).fit(df)
     assert s.n_bins_ == {"a": 5, "b": 4}
     fake = s.sample(2000, random_state=0)

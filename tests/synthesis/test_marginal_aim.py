@@ -59,6 +59,10 @@ def _synth(**kw):
         "selection": "aim",
     }
     params.update(kw)
+    if isinstance(params["bounds"], dict):  # whole-number columns are declared integer
+        params.setdefault(
+            "column_types", {c: "integer" for c in ("age", "visits") if c in params["bounds"]}
+        )
     return DPMarginalSynthesizer(**params)
 
 

@@ -38,12 +38,24 @@ def _frame(n=6, seed=0):
     )
 
 
+# "age" is declared integer: an int64 dtype alone would give "continuous" (issue 30)
+TYPES = {"age": "integer"}
+
+
 def _schema(df=None):
-    return TabularSchema.from_data(_frame() if df is None else df, bounds=BOUNDS, categories=CATS)
+    return TabularSchema.from_data(
+        _frame() if df is None else df, bounds=BOUNDS, categories=CATS, column_types=TYPES
+    )
 
 
-def test_kinds_come_from_dtypes_and_declared_metadata():
+def test_kinds_come_from_dtype_families_and_declared_metadata():
+    undeclared = TabularSchema.from_data(_frame(), bounds=BOUNDS, categories=CATS)
+    # an integer dtype is not a declaration (pandas infers it from the values)
+    assert (undeclared["age"].kind, undeclared["age"].dtype) == ("continuous", "float64")
     s = _schema()
+    assert undeclared == TabularSchema.from_data(
+        _frame().astype({"age": float}), bounds=BOUNDS, categories=CATS
+    )
     assert [(c.name, c.kind) for c in s] == [
         ("age", "integer"),
         ("sex", "categorical"),

@@ -66,13 +66,20 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         (not private; emits :class:`~skdp.exceptions.PrivacyLeakWarning`).
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns; missing ones raise ``ValueError``.
-    column_types : None, dict or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"``; by default from
-        the dtypes only.
+    column_types : None, "data", dict {column: kind} or list, default=None
+        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
+        Undeclared columns take the kind of their dtype's family (bool -> binary, any
+        number -> continuous, object/string/category -> categorical): an integer dtype
+        does not make a column ``"integer"`` (pandas infers it from the values; see
+        :doc:`privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
+        columns. The output dtype follows the kind (integer -> int64, continuous ->
+        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
     schema : TabularSchema, dict or None, default=None
         A public :class:`~skdp.utils.schema.TabularSchema` (or its ``to_dict()``) instead
         of ``bounds``/``categories``/``column_types`` (giving both raises ``ValueError``);
         numeric columns without bounds are still estimated privately.
+        A schema marked ``data_derived`` (metadata read off the data) makes the fit
+        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
     architecture : {"mlp", "conv1d"}, default="mlp"
         ``"conv1d"``: 1-D convolutions over ``feature_shape`` (the column order matters:
         put related columns, e.g. visits, next to each other).
@@ -316,7 +323,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "max_grad_norm": [None, Interval(Real, 0, None, closed="neither")],
         "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, dict, list],
+        "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
         "architecture": [StrOptions({"mlp", "conv1d"})],
         "feature_shape": [None, tuple, list],

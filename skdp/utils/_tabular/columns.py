@@ -10,7 +10,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COLUMN_KINDS", "NUMERIC_KINDS", "ColumnSpec", "kind_from_dtype"]
+__all__ = [
+    "COLUMN_KINDS",
+    "NUMERIC_KINDS",
+    "ColumnSpec",
+    "dtype_family",
+    "kind_from_dtype",
+    "output_dtype",
+    "structural_kind",
+]
 
 COLUMN_KINDS = ("continuous", "integer", "binary", "categorical")
 NUMERIC_KINDS = ("continuous", "integer")
@@ -42,7 +50,10 @@ class ColumnSpec:
     categories : tuple or None
         Declared levels of a categorical or binary column, in code order.
     dtype : str or None
-        The input dtype (for the round trip back to a DataFrame).
+        The dtype of the column in the output DataFrame. A numeric column's dtype
+        follows its kind: an ``"integer"`` column given a non-integer dtype gets
+        ``"int64"``, a ``"continuous"`` column given a non-float dtype ``"float64"``
+        (``None``: the same defaults at output time).
     ordered : bool
         Whether a pandas categorical dtype was ordered.
     other : object or None
@@ -95,7 +106,9 @@ class ColumnSpec:
                     "integer"
                 )
             object.__setattr__(self, "bounds", (lo, hi))
-            self._widen_dtype(lo, hi)
+        self._numeric_dtype_follows_kind()
+        if self.bounds is not None:
+            self._widen_dtype(*self.bounds)
         if isinstance(self.categories, str | bytes):
             raise TypeError(
                 f"column {_label(self.name)}: categories must be a list of levels, not a string"
@@ -126,6 +139,18 @@ class ColumnSpec:
             object.__setattr__(self, "bounds", (0.0, 1.0))
         if self.kind in NUMERIC_KINDS and self.categories is not None:
             raise ValueError(f"column {_label(self.name)}: a numeric column has no categories")
+
+    def _numeric_dtype_follows_kind(self):
+        """A numeric column's output dtype is in its kind's family (issue 30 item 2): the
+        declared kind decides, never a dtype pandas inferred from the values."""
+        if self.kind not in NUMERIC_KINDS or self.dtype is None:
+            return
+        fam = dtype_family(self.dtype)
+        if fam is None:  # not a dtype pandas knows: left to the output cast
+            return
+        want = "integer" if self.kind == "integer" else "float"
+        if fam != want:
+            object.__setattr__(self, "dtype", "int64" if want == "integer" else "float64")
 
     def _widen_dtype(self, lo, hi):
         """An integer ``dtype`` that cannot hold the declared bounds would wrap synthetic
@@ -205,11 +230,57 @@ def _is_dataframe(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
 
+def dtype_family(dtype) -> str | None:
+    """The family of a dtype (or dtype string): ``"category"``, ``"string"``, ``"bool"``,
+    ``"integer"``, ``"float"``, ``"datetime"`` or ``"object"`` (``None``: not a dtype).
+
+    The family, not the width, is what a reader such as :func:`pandas.read_csv` infers
+    from the values; within the numeric families the integer/float split depends on
+    whether every value is whole.
+    """
+    import pandas as pd
+    from pandas.api.types import pandas_dtype
+
+    if isinstance(dtype, str):
+        try:
+            dtype = pandas_dtype(dtype)
+        except TypeError:
+            return None
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if isinstance(dtype, pd.StringDtype):
+        return "string"
+    kind = getattr(dtype, "kind", "O")
+    return {"b": "bool", "i": "integer", "u": "integer", "f": "float", "M": "datetime"}.get(
+        kind, "datetime" if kind == "m" else "object"
+    )
+
+
+def structural_kind(dtype) -> str:
+    """The default kind of a column with no declared kind: from the dtype's *family*.
+
+    ``bool`` -> ``"binary"``; any integer or float dtype -> ``"continuous"``; pandas
+    ``Categorical``/object/string -> ``"categorical"``. The family is structural: a
+    value outside it (a word in a numeric column, a third level in a bool column) is
+    outside the table's domain and is refused. Whether a numeric column is integer or
+    float is *not* used: :func:`pandas.read_csv` makes a column ``int64`` only when every
+    value is whole, so one record would change the kind (issue 30 item 2). Declare
+    ``"integer"`` in ``column_types``, or opt in with ``column_types="data"``
+    (:func:`kind_from_dtype`, not private).
+    """
+    kind = kind_from_dtype(dtype)
+    return "continuous" if kind in NUMERIC_KINDS else kind
+
+
 def kind_from_dtype(dtype) -> str:
-    """The column kind a dtype implies (never read from values).
+    """The column kind a dtype implies (never read from values directly).
 
     ``bool`` -> ``"binary"``, integer -> ``"integer"``, float -> ``"continuous"``,
     pandas ``Categorical``/object/string -> ``"categorical"``.
+
+    The integer/float split is what pandas inferred from the values, so a schema takes
+    it only with the non-private opt-in ``column_types="data"``; the default kinds are
+    :func:`structural_kind`.
     """
     import pandas as pd
 
@@ -223,6 +294,45 @@ def kind_from_dtype(dtype) -> str:
     if kind == "f":
         return "continuous"
     return "categorical"
+
+
+def _levels_dtype(categories) -> str:
+    """The dtype that holds the declared levels: bool, int64, float64 or object."""
+    if not categories:
+        return "object"
+    if all(isinstance(v, bool | np.bool_) for v in categories):
+        return "bool"
+    if any(isinstance(v, bool | np.bool_) for v in categories):
+        return "object"
+    if all(isinstance(v, int | np.integer) for v in categories):
+        return "int64"
+    if all(isinstance(v, int | float | np.integer | np.floating) for v in categories):
+        return "float64"
+    return "object"
+
+
+def output_dtype(kind, dtype, categories=None) -> str:
+    """The output dtype of a column: from its declared kind and levels and the
+    *family* of its input dtype, never from the integer/float split pandas inferred.
+
+    * ``"integer"``: the input's own integer dtype (its width is the user's choice),
+      else ``"int64"``; ``"continuous"``: the input's float dtype, else ``"float64"``.
+    * ``"binary"``/``"categorical"``: a pandas ``category``, string or datetime input
+      keeps its dtype (structural; a ``category`` dtype's levels are replaced by the
+      declared ones); a bool input with bool levels stays bool; otherwise the dtype
+      that holds the declared levels (bool, int64, float64, else object).
+    """
+    fam = dtype_family(dtype) if dtype is not None else None
+    if kind == "integer":
+        return str(dtype) if fam == "integer" else "int64"
+    if kind == "continuous":
+        return str(dtype) if fam == "float" else "float64"
+    if fam in ("category", "string", "datetime"):
+        return str(dtype)
+    levels = _levels_dtype(categories)
+    if fam == "bool" and levels == "bool":
+        return str(dtype)
+    return levels
 
 
 def _numeric_column(col, name) -> np.ndarray:

@@ -316,6 +316,8 @@ def _cast(c: ColumnSpec, v):
                 pass
         return pd.Series(levels[v.codes], dtype=object)
     if c.dtype is None:
+        if c.kind == "integer" and _holds(np.dtype(np.int64), v):
+            return pd.Series(np.asarray(v, dtype=float).astype(np.int64))  # by the kind
         return pd.Series(np.asarray(v), dtype=float if c.is_numeric else object)
     if c.dtype.startswith("category"):
         dt = pd.CategoricalDtype(

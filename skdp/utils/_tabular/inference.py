@@ -1,8 +1,12 @@
-"""Building a schema's columns from declared metadata and the *dtypes* of a table.
+"""Building a schema's columns from declared metadata and the dtype *families* of a table.
 
-Only dtypes and the shape of ``X`` are read, except with the ``"data"`` opt-ins, which
-read values and emit :class:`~skdp.exceptions.PrivacyLeakWarning`. Each step (kinds,
-categories, bounds) is one function; :func:`infer_columns` runs them in order.
+Only the shape of ``X`` and the family of each dtype (number, bool, string/object,
+``category``; :func:`~skdp.utils._tabular.columns.structural_kind`) are read, except
+with the ``"data"`` opt-ins, which read values (``bounds``, ``categories``) or the
+integer/float split pandas inferred from the values (``column_types``), emit
+:class:`~skdp.exceptions.PrivacyLeakWarning` and mark the schema ``data_derived``. Each
+step (kinds, categories, bounds) is one function; :func:`infer_columns` runs them in
+order.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from skdp.utils._tabular.columns import (
     _numeric_column,
     _py,
     kind_from_dtype,
+    output_dtype,
+    structural_kind,
 )
 
 __all__ = ["infer_columns"]
@@ -56,8 +62,13 @@ class _Table:
         return [k for k in keys if k not in self.index]
 
 
-def _kinds(table: _Table, column_types) -> list:
-    kinds = [kind_from_dtype(dt) for dt in table.dtypes]
+def _kinds(table: _Table, column_types) -> tuple[list, bool]:
+    """The kind of each column and whether any was read off a dtype (``"data"``)."""
+    kinds = [structural_kind(dt) for dt in table.dtypes]
+    if isinstance(column_types, str):
+        if column_types != "data":
+            raise ValueError(f'column_types must be a dict, a list or "data"; got {column_types!r}')
+        column_types = ["data"] * len(table.names)
     if column_types is not None:
         if isinstance(column_types, Mapping):
             unknown = table.unknown(column_types)
@@ -72,14 +83,26 @@ def _kinds(table: _Table, column_types) -> list:
                     f"column_types has {len(column_types)} entries for {len(table.names)} columns"
                 )
             kinds = column_types
+    from_dtypes = [i for i, k in enumerate(kinds) if isinstance(k, str) and k == "data"]
+    for i in from_dtypes:
+        kinds[i] = kind_from_dtype(table.dtypes[i])
+    if from_dtypes:
+        warnings.warn(
+            'column_types="data" takes the kinds from the dtypes, and pandas makes a numeric '
+            "column integer only when every value is whole: one record can change the kind, "
+            "the bins and the output dtype. Declare column_types instead.",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
     for n, k in zip(table.names, kinds, strict=True):
         if k not in COLUMN_KINDS:
             raise ValueError(f"column {_label(n)}: unknown column type {k!r}")
-    return kinds
+    return kinds, bool(from_dtypes)
 
 
-def _categories(table: _Table, kinds: list, categories) -> dict:
-    """Declared levels per categorical/binary column ({name: list})."""
+def _categories(table: _Table, kinds: list, categories) -> tuple[dict, bool]:
+    """Declared levels per categorical/binary column ({name: list}), and whether any
+    were read off the data."""
     import pandas as pd
 
     cat_names = [n for n, k in zip(table.names, kinds, strict=True) if k == "categorical"]
@@ -143,7 +166,7 @@ def _categories(table: _Table, kinds: list, categories) -> dict:
             if vals.isna().any():
                 raise ValueError(f"column {_label(n)} contains missing values")
             declared[n] = sorted(pd.unique(vals).tolist(), key=lambda v: (str(type(v)), v))
-    return declared
+    return declared, bool(missing)
 
 
 def _pair(name, v) -> tuple[float, float]:
@@ -154,8 +177,9 @@ def _pair(name, v) -> tuple[float, float]:
         raise ValueError(f"bounds for column {_label(name)} must be a (low, high) pair") from None
 
 
-def _bounds(table: _Table, kinds: list, bounds) -> dict:
-    """Declared (or, with ``"data"``, read) bounds per numeric column ({name: (lo, hi)})."""
+def _bounds(table: _Table, kinds: list, bounds) -> tuple[dict, bool]:
+    """Declared (or, with ``"data"``, read) bounds per numeric column ({name: (lo, hi)}),
+    and whether any were read off the data."""
     num_names = [n for n, k in zip(table.names, kinds, strict=True) if k in NUMERIC_KINDS]
     resolved: dict = {}
     from_data = False
@@ -203,7 +227,7 @@ def _bounds(table: _Table, kinds: list, bounds) -> dict:
             v = _numeric_column(table.column(n), n)
             lo, hi = float(np.min(v)), float(np.max(v))
             resolved[n] = (lo, hi if hi > lo else lo + 1.0)
-    return resolved
+    return resolved, bool(from_data and missing)
 
 
 def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=None):
@@ -214,27 +238,41 @@ def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=N
     columns : tuple of ColumnSpec
     input_type : {"dataframe", "array"}
     array_dtype : str or None
+        The output dtype of array input: from the columns' output dtypes
+        (:func:`~skdp.utils._tabular.columns.output_dtype`) for a numeric or bool
+        array, the input's dtype for another array (strings, objects).
+    data_derived : bool
+        Whether a ``"data"`` opt-in read any metadata off ``X``.
     """
     table = _Table(X)
-    kinds = _kinds(table, column_types)
-    declared = _categories(table, kinds, categories)
-    resolved = _bounds(table, kinds, bounds)
+    kinds, kinds_read = _kinds(table, column_types)
+    declared, levels_read = _categories(table, kinds, categories)
+    resolved, bounds_read = _bounds(table, kinds, bounds)
     other = dict(other or {})
     unknown = table.unknown(other)
     if unknown:
         raise ValueError(f"other names unknown column(s) {unknown}")
-    cols = []
+    cols, out_dtypes = [], []
     for n, k, dt in zip(table.names, kinds, table.dtypes, strict=True):
         ordered = bool(getattr(dt, "ordered", False)) if k == "categorical" else False
+        cats = tuple(declared[n]) if n in declared else None
+        out = output_dtype(k, dt, cats if cats is not None else (0, 1) if k == "binary" else None)
+        out_dtypes.append(out)
         cols.append(
             ColumnSpec(
                 name=_py(n),
                 kind=k,
                 bounds=resolved.get(n),
-                categories=tuple(declared[n]) if n in declared else None,
-                dtype=str(dt) if table.input_type == "dataframe" else None,
+                categories=cats,
+                dtype=out if table.input_type == "dataframe" else None,
                 ordered=ordered,
                 other=other.get(n),
             )
         )
-    return tuple(cols), table.input_type, table.array_dtype
+    array_dtype = table.array_dtype
+    if array_dtype is not None and np.dtype(array_dtype).kind in "biuf":
+        try:
+            array_dtype = str(np.result_type(*(np.dtype(d) for d in out_dtypes)))
+        except TypeError:
+            array_dtype = "object"
+    return tuple(cols), table.input_type, array_dtype, kinds_read or levels_read or bounds_read

@@ -21,9 +21,9 @@ __all__ = ["TabularSchema", "fill_missing_bounds"]
 class TabularSchema:
     """Public description of a table: its columns, in order.
 
-    Build it with :meth:`from_data` (from user metadata plus the dtypes of ``X``) or
-    directly from a list of :class:`ColumnSpec`. It is immutable; :meth:`with_bounds`
-    returns a copy with numeric bounds filled in.
+    Build it with :meth:`from_data` (from user metadata plus the dtype families of
+    ``X``) or directly from a list of :class:`ColumnSpec`. It is immutable;
+    :meth:`with_bounds` returns a copy with numeric bounds filled in.
 
     Parameters
     ----------
@@ -31,7 +31,17 @@ class TabularSchema:
     input_type : {"dataframe", "array"}
         What :meth:`TabularEncoder.inverse_transform` returns.
     array_dtype : str or None
-        dtype of numpy input (for the round trip).
+        dtype of the output array for numpy input.
+    data_derived : bool, default=False
+        Whether some of its metadata were read off the private rows (a ``"data"``
+        opt-in of :meth:`from_data`, or a schema file marked ``"data_derived": true``
+        such as ``skdp schema --from-data`` writes). The mark travels with the schema
+        (:meth:`with_bounds`, :meth:`to_dict`, :meth:`from_dict`), and an estimator
+        given such a schema through ``schema=`` warns with
+        :class:`~skdp.exceptions.PrivacyLeakWarning` and reports its fit non-private
+        (``epsilon_spent_ = inf``, ``privacy_guarantee_ = "none"``, ``"schema"`` in
+        ``nonprivate_options_``). Clear it only by building a new schema from public
+        metadata.
 
     Attributes
     ----------
@@ -42,6 +52,7 @@ class TabularSchema:
     columns: tuple[ColumnSpec, ...]
     input_type: str = "dataframe"
     array_dtype: str | None = None
+    data_derived: bool = False
     _index: dict = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -56,6 +67,9 @@ class TabularSchema:
             raise ValueError("column names must be unique")
         if self.input_type not in ("dataframe", "array"):
             raise ValueError("input_type must be 'dataframe' or 'array'")
+        if not isinstance(self.data_derived, bool | np.bool_):
+            raise TypeError("data_derived must be a bool")
+        object.__setattr__(self, "data_derived", bool(self.data_derived))
         object.__setattr__(self, "columns", cols)
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
 
@@ -125,6 +139,8 @@ class TabularSchema:
         out = {"columns": [c.to_dict() for c in self.columns], "input_type": self.input_type}
         if self.array_dtype is not None:
             out["array_dtype"] = self.array_dtype
+        if self.data_derived:
+            out["data_derived"] = True
         return out
 
     @classmethod
@@ -137,6 +153,8 @@ class TabularSchema:
             columns=tuple(ColumnSpec.from_dict(c) for c in d["columns"]),
             input_type=d.get("input_type", "dataframe"),
             array_dtype=d.get("array_dtype"),
+            # any mark but false/null counts (a hand-edited "yes" is still a mark)
+            data_derived=bool(d.get("data_derived", False)),
         )
 
     # ------------------------------------------------------------ construction
@@ -173,8 +191,20 @@ class TabularSchema:
             ``"data"`` reads the missing ones off ``X`` (warns). Binary columns may
             declare their two levels here; a bool column's levels are
             ``(False, True)``, fixed by its dtype.
-        column_types : None, dict {column: kind}, or list of kinds
-            Overrides the dtype-based kinds.
+        column_types : None, "data", dict {column: kind}, or list of kinds
+            The declared kinds (``"continuous"``, ``"integer"``, ``"binary"``,
+            ``"categorical"``). A column without one gets its kind from its dtype's
+            family: bool -> ``"binary"``, any number -> ``"continuous"``, anything
+            else -> ``"categorical"``. An integer dtype does *not* make a column
+            ``"integer"``: :func:`pandas.read_csv` makes a column int64 only when every
+            value is whole, so one record would change the kind, the bins and the
+            output dtype; declare ``"integer"`` instead. ``"data"`` (for all columns, or
+            as one column's value) takes the kind from the dtype as
+            :func:`~skdp.utils.schema.kind_from_dtype` does (warns; not
+            private).
+            The output dtype follows the kind: ``"integer"`` -> ``int64`` (or the
+            input's own integer dtype), ``"continuous"`` -> ``float64`` (or the input's
+            own float dtype), whatever pandas inferred.
         other : dict {column: level}, optional
             A declared level that unknown values of that column map to.
 
@@ -186,10 +216,15 @@ class TabularSchema:
         """
         from skdp.utils._tabular.inference import infer_columns
 
-        columns, input_type, array_dtype = infer_columns(
+        columns, input_type, array_dtype, data_derived = infer_columns(
             X, bounds=bounds, categories=categories, column_types=column_types, other=other
         )
-        return cls(columns=columns, input_type=input_type, array_dtype=array_dtype)
+        return cls(
+            columns=columns,
+            input_type=input_type,
+            array_dtype=array_dtype,
+            data_derived=data_derived,
+        )
 
     # ------------------------------------------------------------------ data
     def columns_of(self, X, *, names=None) -> list:

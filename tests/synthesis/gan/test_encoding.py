@@ -17,6 +17,7 @@ from skdp.utils.schema import TabularSchema
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 45.0), "visits": (0, 5)}
 CATS = {"sex": ["F", "M"], "site": ["a", "b", "c"]}
+TYPES = {"age": "integer", "visits": "integer"}  # an int64 dtype alone gives "continuous"
 
 
 def _table(n=200, seed=0):
@@ -47,7 +48,7 @@ def _pickled_types(obj):
 
 
 def _encoder(df, n_bins=8):
-    schema = TabularSchema.from_data(df, bounds=BOUNDS, categories=CATS)
+    schema = TabularSchema.from_data(df, bounds=BOUNDS, categories=CATS, column_types=TYPES)
     return BinnedEncoder(schema, n_bins)
 
 
@@ -143,6 +144,7 @@ def test_estimator_default_is_binned_and_keeps_no_seed_material():
         epsilon=10.0,
         bounds=BOUNDS,
         categories=CATS,
+        column_types=TYPES,
         n_iter=3,
         latent_dim=4,
         device="cpu",
