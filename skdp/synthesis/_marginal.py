@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,12 +11,17 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._marginal_aim import (
-    aim_budget,
-    candidate_counts,
-    finish_budget,
-    run_rounds,
+from skdp.synthesis._marginal_aim import aim_budget, candidate_counts
+from skdp.synthesis._marginal_counts import (
+    _bin_codes,
+    _candidate_counts_block,
+    _cell_groups,
+    _compress,
+    _one_way_block,
+    _one_way_counts,
+    _two_way_block,
 )
+from skdp.synthesis._marginal_fit import MarginalFitMixin
 from skdp.synthesis._marginal_model import (
     _estimate_tree,
     _simplex,
@@ -42,9 +46,19 @@ from skdp.utils.schema import TabularSchema
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 
+#: Most cells of candidate marginals counted in one pass over Dask partitions (each
+#: partition's partial holds them as int64: 16 MiB; the workers add up to ``split_every``
+#: partials at once)
+_DASK_PASS_CELLS = 1 << 21
+
 
 class DPMarginalSynthesizer(
-    MarginalSamplingMixin, TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator
+    MarginalFitMixin,
+    MarginalSamplingMixin,
+    TabularFrontEnd,
+    DPEstimatorMixin,
+    DensityMixin,
+    BaseEstimator,
 ):
     """Synthetic data from private low-order marginals (AIM by default, or MST).
 
@@ -595,126 +609,3 @@ class DPMarginalSynthesizer(
         self.cliques_ = self.noisy_marginals_ = self.clique_marginals_ = self.rounds_ = None
         self._aim_order = None
         return self._record_budget_facts(budget, budget["scale2"], discs, delta)
-
-    def _fit_aim(self, state, budget, streams, delta):
-        """AIM's rounds after the 1-way release (``selection="aim"``)."""
-        schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var = state
-        rngs = (streams["select"], streams["two_way"])
-        tree, mu, n_hat, meas, record = run_rounds(
-            counts_of, csizes, y1c, v1c, totals, t_var, budget, *rngs
-        )
-        del counts_of
-        finish_budget(budget, record)
-
-        def key(c):
-            return tuple(names[j] for j in c)
-
-        self.selection_ = "aim"
-        self._set_one_way_facts(schema, discs, names, y1, supports)
-        self.noisy_two_way_ = self.tree_ = self.edge_marginals_ = None
-        self.cliques_ = [key(c) for c in tree.cliques]
-        self.noisy_marginals_ = {}
-        for cols, y, _ in meas[len(names) :]:
-            self.noisy_marginals_.setdefault(key(cols), []).append(y.copy())
-        self.clique_marginals_ = {key(c): m for c, m in zip(tree.cliques, mu, strict=True)}
-        if budget["mechanism"] == "laplace":
-            charge_keys = ("epsilon_select", "epsilon_measure")
-        else:
-            charge_keys = ("rho_select", "rho_measure")
-        self.rounds_ = [
-            {
-                "marginal": key(c),
-                charge_keys[0]: None if budget["mechanism"] == "none" else float(sel),
-                charge_keys[1]: None if budget["mechanism"] == "none" else float(mea),
-                "noise_scale": float(scale),
-            }
-            for c, sel, mea, scale in record
-        ]
-        nodes = [tree.marginal(mu, (j,)) for j in range(len(names))]
-        self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
-        self.n_records_ = float(n_hat)
-        order = tree.sampling_order(mu, nodes)
-        self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in order]
-        self._aim_cond = [cond for _, _, cond in order]
-        self._csizes = list(csizes)
-        first_scale = record[0][3] if record else 0.0
-        return self._record_budget_facts(budget, first_scale, discs, delta)
-
-    def _set_one_way_facts(self, schema, discs, names, y1, supports):
-        """Fitted facts common to both selections: schema, grid and noisy 1-way release."""
-        self.schema_ = schema
-        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
-        self.n_bins_ = {c: discs[c].n_levels for c in names}
-        self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
-        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
-        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
-
-    def _record_budget_facts(self, budget, two_way_scale, discs, delta):
-        """Noise scales, budget split and the privacy facts (both selections)."""
-        self.noise_ = {
-            "mechanism": budget["mechanism"],
-            "one_way_scale": float(budget["scale1"]),
-            "two_way_scale": float(two_way_scale),
-            "select_epsilon": float(budget["select_epsilon"]),
-        }
-        self.rho_ = budget["rho"]
-        self.rho_breakdown_ = budget["rho_breakdown"]
-        self.privacy_breakdown_ = budget["breakdown"]
-        self._discs = discs
-        self._record_privacy_spent(
-            budget["epsilon_spent"], delta if budget["mechanism"] == "gaussian" else 0.0
-        )
-        return self
-
-
-def _bin_codes(X, *, encoder, discs, names):
-    """The public-grid bin of every cell of ``X`` (n_rows x n_columns, int64)."""
-    C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
-    return np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
-
-
-def _one_way_counts(B, sizes):
-    return np.concatenate([np.bincount(B[:, j], minlength=k) for j, k in enumerate(sizes)]).astype(
-        np.int64
-    )
-
-
-def _compress(B, maps):
-    return np.column_stack([maps[j][B[:, j]] for j in range(B.shape[1])])
-
-
-def _one_way_block(X, *, codes, sizes):
-    """Exact 1-way counts of one block of rows (a row function of ``row_sum``)."""
-    return _one_way_counts(codes(X), sizes)
-
-
-#: Most cells of candidate marginals counted in one pass over Dask partitions (each
-#: partition's partial holds them as int64: 16 MiB; the workers add up to ``split_every``
-#: partials at once)
-_DASK_PASS_CELLS = 1 << 21
-
-
-def _cell_groups(cands, csizes, max_cells):
-    """Consecutive groups of ``cands`` of at most ``max_cells`` cells each (a candidate
-    larger than that alone); public: reads the compressed domain sizes only."""
-    groups, group, cells = [], [], 0
-    for c in cands:
-        size = math.prod(csizes[j] for j in c)
-        if group and cells + size > max_cells:
-            groups.append(group)
-            group, cells = [], 0
-        group.append(c)
-        cells += size
-    if group:
-        groups.append(group)
-    return groups
-
-
-def _candidate_counts_block(X, *, codes, maps, csizes, cands):
-    """Exact compressed counts of one block of rows, for every AIM candidate marginal."""
-    return candidate_counts(_compress(codes(X), maps), csizes, cands)
-
-
-def _two_way_block(X, *, codes, maps, csizes, pairs):
-    """Exact compressed 2-way counts of one block of rows, for every pair."""
-    return pair_counts(_compress(codes(X), maps), csizes, pairs)
