@@ -274,7 +274,10 @@ class PLDAccountant(Accountant):
     grid_step : float, optional
         Privacy-loss grid step. ``None`` (default) chooses it from the history:
         ``0.05`` times the root-mean-square standard deviation of one step's privacy
-        loss, within ``[1e-6, 0.05]`` (see Notes).
+        loss, within ``[1e-6, 0.05]`` (see Notes). A step so fine that one step's
+        distribution would need more than ``2^23`` grid points (e.g. ``1e-12``, tens of
+        TiB) is not refused: the accountant falls back to the RDP bound, as for any
+        history too large for the PLD.
 
     Attributes
     ----------

@@ -97,7 +97,8 @@ def compose_advanced(epsilon, delta=0.0, *, k, delta_prime):
     ``eps' = sqrt(2 k log(1/delta')) eps + k eps (exp(eps) - 1)`` and
     ``delta_total = k delta + delta'`` (Dwork, Rothblum & Vadhan 2010; Dwork & Roth
     2014, Thm. 3.20). It beats :func:`compose_sequential` only for many small-epsilon
-    runs; take the smaller of the two if you want the best of both.
+    runs; take the smaller of the two if you want the best of both. A per-run epsilon
+    above 700 (where ``exp(eps)`` overflows float64) gives ``eps' = inf``.
 
     Parameters
     ----------
@@ -134,7 +135,7 @@ def compose_advanced(epsilon, delta=0.0, *, k, delta_prime):
         raise ValueError("delta_prime must be in (0, 1).")
     if k == 0:
         return 0.0, 0.0
-    if math.isinf(eps):
+    if math.isinf(eps) or eps > 700.0:  # exp(eps) overflows: the bound is beyond float64
         return math.inf, min(1.0, k * delta + dp)
     total = math.sqrt(2.0 * k * math.log(1.0 / dp)) * eps + k * eps * math.expm1(eps)
     return total, min(1.0, k * delta + dp)

@@ -95,7 +95,12 @@ def gdp_clt_noise_multiplier(*, mu, sample_rate, steps):
         return math.inf
     if math.isinf(mu):
         return 0.0
-    return 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
+    ratio = mu * mu / (q * q * steps) if q * q * steps > 0 else math.inf
+    if math.isfinite(ratio):
+        return 1.0 / math.sqrt(math.log1p(ratio))
+    # mu^2 / (q^2 T) beyond float64 (a tiny q): log1p(r) = log r + log1p(1/r), in logs
+    log_r = 2.0 * math.log(mu) - 2.0 * math.log(q) - math.log(steps)
+    return 1.0 / math.sqrt(log_r + math.log1p(math.exp(-log_r)))
 
 
 def _log_delta(eps, mu):
@@ -133,7 +138,8 @@ def gdp_delta(epsilon, mu):
 def gdp_epsilon(delta, mu):
     """Smallest epsilon with delta(epsilon) <= ``delta`` for a mu-GDP mechanism.
 
-    Solved by Brent's method on ``log delta(eps)`` (to ~1e-12 relative).
+    Solved by Brent's method on ``log delta(eps)`` (to ~1e-12 relative). A ``mu`` so
+    large that the answer is beyond float64 (about ``1e154``) gives ``inf``.
 
     Examples
     --------
@@ -152,6 +158,8 @@ def gdp_epsilon(delta, mu):
     log_target = math.log(delta)
     # delta(eps) <= Phi(mu/2 - eps/mu), so eps = mu (mu/2 - Phi^-1(delta)) is feasible.
     hi = max(mu * (mu / 2.0 - float(ndtri(delta))), 1e-12) * 1.01 + 1e-12
+    if not math.isfinite(hi):  # mu ~ 1e154 and above: epsilon beyond float64
+        return math.inf
     while _log_delta(hi, mu) > log_target:  # pragma: no cover - safety net
         hi *= 2.0
     return float(brentq(lambda e: _log_delta(e, mu) - log_target, 0.0, hi, xtol=1e-14, rtol=1e-13))

@@ -129,9 +129,10 @@ def _inverse_log_ratio(u, sigma, q):
     out = np.full(u.shape, -np.inf)
     pos = w > 0
     wp = w[pos]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # np.where evaluates both branches
         log_expm1 = np.where(wp > 30.0, wp + np.log1p(-np.exp(-wp)), np.log(np.expm1(wp)))
-    out[pos] = sigma * sigma * (log1m - math.log(q) + log_expm1) + 0.5
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge sigma: NaN, refused later
+        out[pos] = sigma * sigma * (log1m - math.log(q) + log_expm1) + 0.5
     return out
 
 
@@ -152,6 +153,8 @@ def _one_step(sigma, q, direction, step):
         hi = min(-log1m, -float(_log_ratio(-sigma * z, sigma, q)))
     i_lo = math.floor(lo / step)
     i_hi = max(math.ceil(hi / step), i_lo + 1)
+    if i_hi - i_lo + 1 > _MAX_POINTS:  # a user grid_step far too fine (tens of TiB)
+        raise PLDTooLargeError(i_hi - i_lo + 1)
     edges = np.arange(i_lo, i_hi + 1, dtype=np.float64) * step
     if direction == "remove":
         xs = _inverse_log_ratio(edges, sigma, q)  # loss >= e  <=>  x >= xs
@@ -173,7 +176,12 @@ def _one_step(sigma, q, direction, step):
         q_above = _mixture_interval(-np.inf, xs[-1], sigma, w_q)
     # Split each cell [e_j, e_j+1): mass b to e_j+1 and p_cell - b to e_j, keeping
     # P-mass and Q-mass: b = (p_cell - e^{e_j} q_cell) / (1 - e^{-step}).
-    b = (p_cell - np.exp(edges[:-1]) * q_cell) / (-math.expm1(-step))
+    with np.errstate(over="ignore", invalid="ignore"):
+        b = (p_cell - np.exp(edges[:-1]) * q_cell) / (-math.expm1(-step))
+    if not np.all(np.isfinite(b)):
+        # a loss grid beyond exp's range (a tiny noise multiplier): no PLD; the caller
+        # falls back to the RDP bound
+        raise OverflowError("the privacy-loss grid overflows float64")
     b = np.clip(b, 0.0, p_cell)
     masses = np.zeros(edges.size)
     masses[:-1] += p_cell - b

@@ -20,6 +20,12 @@ Every ``alpha > 1`` gives a valid bound; ``log delta(alpha)`` is convex in ``alp
 infimum is found by a root search on that derivative. :func:`zcdp_rho` returns a rho
 that is checked to satisfy ``zcdp_delta(rho, eps) <= delta`` in floating point.
 
+Where that search cannot be carried out in float64 (a ``rho`` or ``delta`` near the
+ends of the float range: ``rho = 1e-300``, ``delta = 5e-324``, ``eps = 1e300``), the
+classic conversion of Bun & Steinke (2016, Prop. 1.3), ``delta = exp(-(eps - rho)^2 /
+(4 rho))`` for ``eps >= rho``, is used instead: also a valid bound, never tighter than
+the one above, so each function still returns a sound answer (no solver error, no hang).
+
 Pure numpy/scipy (layer L1).
 """
 
@@ -30,6 +36,10 @@ import math
 from scipy.optimize import brentq
 
 __all__ = ["zcdp_delta", "zcdp_epsilon", "zcdp_rho"]
+
+# Most steps of the loops that round a result to a valid value (a few are needed; the
+# cap only bites at the ends of the float range, where the loops used to hang)
+_MAX_GUARD_STEPS = 2000
 
 
 def _check(value, name, *, allow_inf=True):
@@ -58,8 +68,33 @@ def _log_delta_at(log_am1, rho, eps):
     return t * (alpha * rho - eps) + entropy
 
 
+def _classic_log_delta(rho, eps):
+    """``log delta`` of Bun & Steinke's conversion: ``-(eps - rho)^2 / (4 rho)`` for
+    ``eps >= rho`` (``0`` below), a valid bound at every ``rho > 0``."""
+    if not eps > rho:
+        return 0.0
+    x = (eps - rho) / (2.0 * math.sqrt(rho))
+    return -(x * x)  # -inf when it overflows: delta below the float range
+
+
 def _log_delta(rho, eps):
-    """``log delta(rho, eps)`` minimised over ``alpha > 1`` (``rho > 0``, finite eps)."""
+    """``log delta(rho, eps)`` minimised over ``alpha > 1`` (``rho > 0``, finite eps).
+
+    The smaller of the optimised bound and the classic one (both valid; the optimised
+    one is the tighter wherever float64 can compute it, and the classic one stands in
+    where its root search fails or overflows).
+    """
+    classic = _classic_log_delta(rho, eps)
+    try:
+        value = _log_delta_optimised(rho, eps)
+    except (ValueError, OverflowError, ZeroDivisionError, RuntimeError):
+        return classic
+    return value if value <= classic else classic  # NaN: the classic bound
+
+
+def _log_delta_optimised(rho, eps):
+    """``log delta(rho, eps)`` by the root search over the order (may raise at the ends
+    of the float range; :func:`_log_delta` falls back)."""
 
     def slope(log_am1):  # d/d alpha (increasing), as a function of s = log(alpha - 1)
         t = math.exp(log_am1)
@@ -142,13 +177,22 @@ def zcdp_epsilon(rho, delta):
     log_delta = math.log(delta)
     if _log_delta(rho, 0.0) <= log_delta:
         return 0.0
-    hi = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))  # classic bound: valid
-    while _log_delta(rho, hi) > log_delta:  # guard against rounding at the edge
-        hi *= 1.0 + 1e-9
-    eps = brentq(lambda e: _log_delta(rho, e) - log_delta, 0.0, hi, xtol=1e-15, rtol=1e-15)
-    while zcdp_delta(rho, eps) > delta:  # round up: the result must be valid
+    hi = rho + 2.0 * math.sqrt(rho * -log_delta)  # classic bound: valid
+    for i in range(_MAX_GUARD_STEPS):  # guard against rounding at the edge
+        if not math.isfinite(hi) or _log_delta(rho, hi) <= log_delta:
+            break
+        hi = hi * (1.0 + 1e-9) if i < 8 else hi * 2.0
+    if not math.isfinite(hi):
+        return math.inf  # no finite epsilon is resolvable in float64: the trivial bound
+    try:
+        eps = brentq(lambda e: _log_delta(rho, e) - log_delta, 0.0, hi, xtol=1e-15, rtol=1e-15)
+    except (ValueError, RuntimeError):
+        return float(hi)
+    for _ in range(_MAX_GUARD_STEPS):  # round up: the result must be valid
+        if zcdp_delta(rho, eps) <= delta:
+            return float(eps)
         eps = max(eps * (1.0 + 1e-14), math.nextafter(eps, math.inf))
-    return float(eps)
+    return float(hi)
 
 
 def zcdp_rho(epsilon, delta):
@@ -186,14 +230,25 @@ def zcdp_rho(epsilon, delta):
     log_delta = math.log(delta)
     hi = eps + 1.0
     while _log_delta(hi, eps) <= log_delta:
+        if hi > 1e300:  # valid, and no larger rho is resolvable
+            return float(hi)
         hi *= 2.0
     # the classic conversion eps = rho + 2 sqrt(rho log(1/delta)) is valid: a lower bracket
-    lo = (math.sqrt(math.log(1.0 / delta) + eps) - math.sqrt(math.log(1.0 / delta))) ** 2
-    while lo > 0 and _log_delta(lo, eps) > log_delta:  # rounding at the edge
+    # (written without the cancellation of sqrt(L + eps) - sqrt(L) for a small eps)
+    big_l = -log_delta
+    lo = (eps / (math.sqrt(big_l + eps) + math.sqrt(big_l))) ** 2
+    for _ in range(_MAX_GUARD_STEPS):  # rounding at the edge
+        if not lo > 0 or _log_delta(lo, eps) <= log_delta:
+            break
         lo *= 0.5
-    if lo <= 0:
-        lo = 1e-300
-    rho = brentq(lambda r: _log_delta(r, eps) - log_delta, lo, hi, xtol=1e-300)
-    while rho > 0 and zcdp_delta(rho, eps) > delta:  # round down: must be valid
+    if not lo > 0 or _log_delta(lo, eps) > log_delta:
+        return 0.0  # no positive rho is resolvable in float64: the trivial answer
+    try:
+        rho = brentq(lambda r: _log_delta(r, eps) - log_delta, lo, hi, xtol=1e-300)
+    except (ValueError, RuntimeError):
+        return float(lo)
+    for _ in range(_MAX_GUARD_STEPS):  # round down: must be valid
+        if not rho > 0 or zcdp_delta(rho, eps) <= delta:
+            return float(rho)
         rho *= 1.0 - 1e-14
-    return float(rho)
+    return float(lo)
