@@ -79,6 +79,15 @@ def _check_count(value, name, minimum):
 _MAX_COUNT = 10**7
 
 
+def _fsum(values):
+    """``math.fsum``, but ``inf`` where the exact sum of finite budgets overflows float64
+    (fsum raises OverflowError): ``inf`` is the sound "no guarantee" total."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return math.inf
+
+
 def _per_candidate(values, name, n_candidates):
     if len(values) == 1:
         return values * n_candidates
@@ -150,7 +159,8 @@ def cv_privacy_spend(
     Returns
     -------
     epsilon, delta : float
-        Total spend under replace one row, by basic composition (delta capped at 1).
+        Total spend under replace one row, by basic composition (delta capped at 1;
+        an epsilon total beyond float64, e.g. budgets of ``1e308``, is ``inf``).
 
     Notes
     -----
@@ -235,8 +245,8 @@ def cv_privacy_spend(
                 parts += [score, (n_splits - 1) * train]
             else:
                 parts.append(score)
-        return n_repeats * math.fsum(parts) + (max(fit_costs) if refit else 0.0)
+        return n_repeats * _fsum(parts) + (max(fit_costs) if refit else 0.0)
 
-    total_eps = total(math.fsum(eps), [e for e, _ in fits])
-    total_delta = total(math.fsum(dls), [d for _, d in fits])
+    total_eps = total(_fsum(eps), [e for e, _ in fits])
+    total_delta = total(_fsum(dls), [d for _, d in fits])
     return float(total_eps), float(min(1.0, total_delta))
