@@ -20,6 +20,10 @@ from skdp.mechanisms.sensitivity import histogram_sensitivity
 
 #: a flat cell index must fit in int64
 _MAX_DOMAIN = 2**62
+#: integer columns are binned exactly in int64: their bounds must lie within +-2**62
+MAX_INTEGER_BOUND = 2**62
+#: the most bins of one column (= the n_bins parameter's upper limit)
+_MAX_BINS_PER_COLUMN = 2**24
 #: lattice of noise="laplace" under secure_mode: exact multiples of 2^-10
 _SECURE_LAPLACE_GRID = Fraction(1, 2**10)
 #: one-bin-per-integer rule: a histogram's expected noise-only mass (the total that noise
@@ -48,6 +52,31 @@ def lei_n_bins(n_samples, n_dims):
     return max(1, math.ceil(1.0 / h))
 
 
+def integer_group_starts(name, lo, hi, k):
+    """Starts of ``k`` contiguous groups of near-equal size over the integers in
+    ``[lo, hi]``, and the end: ``k' + 1`` int64 values, ``k' = min(k, #integers)``.
+
+    Group ``i`` is ``starts[i] .. starts[i + 1] - 1``. Computed exactly (in Python
+    integers where ``k * #integers`` would overflow int64). Bounds beyond
+    ``+-MAX_INTEGER_BOUND`` raise ``ValueError`` naming the column (they wrapped around
+    in int64: ``OverflowError`` or negative group sizes).
+    """
+    first, last = math.ceil(lo), math.floor(hi)
+    m = last - first + 1
+    if m < 1:
+        raise ValueError(f"integer column {name!r} has no integer inside its bounds")
+    if max(abs(first), abs(last) + 1) > MAX_INTEGER_BOUND:
+        raise ValueError(
+            f"integer column {name!r}: bounds beyond +-2**62 cannot be binned exactly in "
+            "int64; rescale the column or declare it 'continuous'"
+        )
+    k = min(int(k), m)
+    if k * m < 2**63:
+        return first + (np.arange(k + 1) * m) // k
+    steps = np.arange(k + 1, dtype=object) * m // k + first
+    return steps.astype(np.int64)
+
+
 def _n_integers(spec):
     """Number of integers inside the declared bounds of an integer column."""
     lo, hi = spec.bounds
@@ -62,15 +91,9 @@ class _Binner:
         if spec.is_numeric:
             lo, hi = spec.bounds
             if spec.kind == "integer":
-                first, last = math.ceil(lo), math.floor(hi)
-                m = last - first + 1
-                if m < 1:
-                    raise ValueError(
-                        f"integer column {spec.name!r} has no integer inside its bounds"
-                    )
-                k = min(k, m)
                 # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1
-                self.starts = first + (np.arange(k + 1) * m) // k
+                self.starts = integer_group_starts(spec.name, lo, hi, k)
+                k = self.starts.size - 1
                 self.edges = self.starts.astype(float)
             else:
                 self.edges = lo + (hi - lo) * np.arange(k + 1) / k
@@ -152,8 +175,14 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
             k = lei
         elif isinstance(n_bins, dict):
             k = n_bins[spec.name]
-            if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-                raise ValueError(f"n_bins for column {spec.name!r} must be an int >= 1")
+            if (
+                isinstance(k, bool)
+                or not isinstance(k, Integral)
+                or not 1 <= k <= _MAX_BINS_PER_COLUMN
+            ):
+                raise ValueError(
+                    f"n_bins for column {spec.name!r} must be an int in [1, {_MAX_BINS_PER_COLUMN}]"
+                )
         else:
             k = n_bins
         k = int(k)

@@ -14,6 +14,7 @@ from skdp.mechanisms import (
     exponential_mechanism,
 )
 from skdp.mechanisms.sensitivity import histogram_sensitivity
+from skdp.synthesis._histogram_cells import integer_group_starts
 
 #: numeric columns get between these many bins under n_bins="auto"
 _MIN_BINS = 8
@@ -80,16 +81,14 @@ class _Discretizer:
             self.n_levels = k
         elif spec.kind == "integer":
             lo, hi = spec.bounds
-            first, last = math.ceil(lo), math.floor(hi)
-            m = last - first + 1
-            if m < 1:
-                raise ValueError(f"integer column {spec.name!r} has no integer inside its bounds")
-            if m <= max(k, _SMALL_INTEGER_DOMAIN):
+            m = math.floor(hi) - math.ceil(lo) + 1
+            if 1 <= m <= max(k, _SMALL_INTEGER_DOMAIN):
                 k = m  # one bin per value
-            # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1
-            self.starts = first + (np.arange(k + 1) * m) // k
+            # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1 (exact;
+            # bounds beyond int64 and columns without an integer raise ValueError)
+            self.starts = integer_group_starts(spec.name, lo, hi, k)
             self.edges = self.starts.astype(float)
-            self.n_levels = k
+            self.n_levels = self.starts.size - 1
         else:
             self.n_levels = len(spec.categories)
 
@@ -317,8 +316,9 @@ def rho_after_bounds(epsilon, delta, eps_bounds):
     """
     rho = zcdp_rho(epsilon - eps_bounds, delta)
     if eps_bounds > 0:
-        rho_in = zcdp_rho(epsilon, delta) - eps_bounds**2 / 2
-        while rho_in > rho and zcdp_delta(rho_in + eps_bounds**2 / 2, epsilon) > delta:
+        rho_bounds = eps_bounds * eps_bounds / 2  # (inf, not OverflowError, past 1e154)
+        rho_in = zcdp_rho(epsilon, delta) - rho_bounds
+        while rho_in > rho and zcdp_delta(rho_in + rho_bounds, epsilon) > delta:
             rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
         rho = max(rho, rho_in)
     return rho
@@ -346,6 +346,14 @@ def mst_budget(epsilon, delta, eps_bounds, d, share):
     eps_rest = epsilon - eps_bounds
     if delta > 0:
         rho = rho_after_bounds(epsilon, delta, eps_bounds)
+        if not rho * min(s for s in share if s > 0) >= 1e-300:
+            # (epsilon, delta) so small that no zCDP budget is resolvable in float64:
+            # the noise would be infinite
+            raise ValueError(
+                f"epsilon={epsilon:g} with delta={delta:g} leaves no usable zCDP budget for "
+                "the measurements (the noise would be infinite); use a larger epsilon or "
+                "delta"
+            )
         rhos = rho * share
         sigma1 = math.sqrt(d / (2 * rhos[0]))
         sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
@@ -369,6 +377,11 @@ def mst_budget(epsilon, delta, eps_bounds, d, share):
         )
         out["select_epsilon"] = parts[1] / n_edges if parts[1] > 0 else math.inf
         out["epsilon_spent"] = float(epsilon)  # eps_bounds + sum(parts), sequentially
+    if not (math.isfinite(out["scale1"]) and math.isfinite(out["scale2"])):
+        raise ValueError(
+            f"epsilon={epsilon:g} is too small: the noise scale of the measurements "
+            "overflows float64; use a larger epsilon"
+        )
     out["breakdown"] = {"bounds": float(eps_bounds)}
     out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
     return out
