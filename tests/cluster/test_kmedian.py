@@ -357,6 +357,7 @@ def test_candidate_generation_is_data_independent(monkeypatch):
     """Neighbouring data sets under the same stream: the same candidates in every round
     whose previous choice is the same; round 1 always the same."""
     import skdp.cluster._kmedian as mod
+    import skdp.cluster._kmedian_rounds as rounds
 
     X = _blobs(300, 3)
     Xn = np.vstack([X, [[0.9, 0.1, 0.95]]])  # add one point
@@ -366,7 +367,7 @@ def test_candidate_generation_is_data_independent(monkeypatch):
     def fixed_streams(random_state, names, **kwargs):
         return {name: np.random.default_rng(123) for name in names}
 
-    real_local = mod._local_candidates
+    real_local = rounds._local_candidates
 
     def recording_local(prev, lo, hi, radius, m, rng):
         out = real_local(prev, lo, hi, radius, m, rng)
@@ -374,7 +375,7 @@ def test_candidate_generation_is_data_independent(monkeypatch):
         return out
 
     monkeypatch.setattr(mod, "fit_streams", fixed_streams)
-    monkeypatch.setattr(mod, "_local_candidates", recording_local)
+    monkeypatch.setattr(rounds, "_local_candidates", recording_local)
     real_select = SubsampledExpMedian._select
     picks = {}
 
