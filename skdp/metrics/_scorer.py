@@ -18,6 +18,12 @@ from skdp.metrics._ranking import (
     dp_average_precision_score,
     dp_roc_auc_score,
 )
+from skdp.metrics._regression import (
+    _check_bounds_y,
+    dp_mean_absolute_error,
+    dp_mean_squared_error,
+    dp_r2_score,
+)
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._rowsum import is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
@@ -27,13 +33,31 @@ __all__ = ["DPScorer", "make_dp_scorer"]
 
 _RANKING = ("decision_function", "predict_proba")
 
+
+def _neg_mean_squared_error(y_true, y_pred, **kwargs):
+    """``-dp_mean_squared_error``: a scorer is greater-is-better (scikit-learn's rule)."""
+    return -dp_mean_squared_error(y_true, y_pred, **kwargs)
+
+
+def _neg_mean_absolute_error(y_true, y_pred, **kwargs):
+    """``-dp_mean_absolute_error`` (greater is better)."""
+    return -dp_mean_absolute_error(y_true, y_pred, **kwargs)
+
+
 # name -> (function, default response_method, takes pos_label)
 _METRICS = {
     "roc_auc": (dp_roc_auc_score, _RANKING, True),
     "average_precision": (dp_average_precision_score, _RANKING, True),
     "accuracy": (dp_accuracy_score, "predict", False),
+    "r2": (dp_r2_score, "predict", False),
+    "neg_mean_squared_error": (_neg_mean_squared_error, "predict", False),
+    "neg_mean_absolute_error": (_neg_mean_absolute_error, "predict", False),
 }
+_CLASSIFICATION = frozenset({"roc_auc", "average_precision", "accuracy"})
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
+# an error metric given as a function is scored as its negative (greater is better)
+_BY_FUNCTION[dp_mean_squared_error] = "neg_mean_squared_error"
+_BY_FUNCTION[dp_mean_absolute_error] = "neg_mean_absolute_error"
 
 
 class DPScorer(ScrubSeedsOnPickleMixin):
@@ -230,11 +254,17 @@ def make_dp_scorer(
 
     Parameters
     ----------
-    metric : {"roc_auc", "average_precision", "accuracy"} or callable
+    metric : {"roc_auc", "average_precision", "accuracy", "r2", \
+            "neg_mean_squared_error", "neg_mean_absolute_error"} or callable
         The DP metric, by name or as the function (:func:`dp_roc_auc_score`,
-        :func:`dp_average_precision_score`, :func:`dp_accuracy_score`). Another callable
-        must accept ``(y_true, y_score, *, epsilon, delta, random_state, ledger)`` and
-        then needs an explicit ``response_method``.
+        :func:`dp_average_precision_score`, :func:`dp_accuracy_score`,
+        :func:`dp_r2_score`, and :func:`dp_mean_squared_error` /
+        :func:`dp_mean_absolute_error`, which are scored as their negatives so that
+        greater is better, as in scikit-learn). The regression metrics need
+        ``bounds_y=(lo, hi)``, the public target range. Another callable must accept
+        ``(y_true, y_score, *, epsilon, delta, random_state, ledger)`` and then needs an
+        explicit ``response_method``. A name skdp has no DP version of (``"f1"``,
+        ``"log_loss"``, ...) is refused.
     epsilon : float
         Privacy loss of **one** scorer call (> 0).
     delta : float, default=0.0
@@ -254,7 +284,8 @@ def make_dp_scorer(
     pos_label : label, optional
         Positive class for AUC/AP; default ``estimator.classes_[-1]``.
     **metric_kwargs
-        Passed on to the metric (e.g. ``sensitivity_form="log"``, ``gamma=3.0``).
+        Passed on to the metric (e.g. ``sensitivity_form="log"``, ``gamma=3.0``;
+        ``bounds_y=(lo, hi)`` for the regression metrics).
 
     Returns
     -------
@@ -304,29 +335,41 @@ def make_dp_scorer(
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from sklearn.linear_model import LogisticRegression
+    Score a DP model with a DP scorer, so that the whole run has a privacy total:
+
+    >>> import numpy as np
     >>> from sklearn.model_selection import KFold, cross_val_score
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> from skdp.metrics import make_dp_scorer
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> scorer = make_dp_scorer("roc_auc", epsilon=1.0, delta=1e-4, random_state=0)
+    >>> from skdp.linear_model import DPLogisticRegression
+    >>> from skdp.metrics import cv_privacy_spend, make_dp_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(500, 3))  # features declared in [0, 1]
+    >>> y = (X @ [1.0, -1.0, 0.5] + rng.normal(0, 0.1, 500) > 0.2).astype(int)
+    >>> model = DPLogisticRegression(epsilon=1.0, bounds_X=(0, 1), classes=[0, 1],
+    ...                              random_state=0)
+    >>> scorer = make_dp_scorer("roc_auc", epsilon=1.0, random_state=0)
     >>> cv = KFold(5, shuffle=True, random_state=0)
-    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
     >>> scores = cross_val_score(model, X, y, cv=cv, scoring=scorer)
-    >>> scorer.privacy_spend(n_splits=5)  # disjoint folds: parallel composition
-    (1.0, 0.0001)
+    >>> cv_privacy_spend(epsilon=1.0, n_splits=5, fit_epsilon=1.0, refit=False)
+    (9.0, 0.0)
+
+    A regression scorer needs the public range of the target:
+
+    >>> r2 = make_dp_scorer("r2", epsilon=1.0, bounds_y=(25, 346), random_state=0)
     """
     if isinstance(metric, str):
         if metric not in _METRICS:
-            raise ValueError(f"metric must be one of {sorted(_METRICS)} or a callable")
+            raise ValueError(
+                f"skdp has no differentially private version of the metric {metric!r}: "
+                f"metric must be one of {sorted(_METRICS)} or a callable with the DP "
+                "metrics' keyword interface (a scikit-learn metric computed on private "
+                "rows would release them without noise)"
+            )
         fn, default_method, takes_pos = _METRICS[metric]
     elif callable(metric):
         fn = metric
         name = _BY_FUNCTION.get(metric)
         if name is not None:
-            _, default_method, takes_pos = _METRICS[name]
+            fn, default_method, takes_pos = _METRICS[name]
         else:
             if response_method is None:
                 raise ValueError("response_method is required for a custom metric")
@@ -334,6 +377,13 @@ def make_dp_scorer(
     else:
         raise ValueError("metric must be a string or a callable")
     epsilon, delta = check_privacy_params(epsilon, delta)
+    if _BY_FUNCTION.get(fn) not in (None, *_CLASSIFICATION):
+        if "bounds_y" not in metric_kwargs:
+            raise ValueError(
+                "a DP regression scorer needs bounds_y=(lo, hi): the public range of the "
+                "target, declared before seeing the data (its width sets the noise)"
+            )
+        metric_kwargs["bounds_y"] = _check_bounds_y(metric_kwargs["bounds_y"])
     if response_method is None:
         response_method = default_method
     if isinstance(response_method, str):
@@ -371,20 +421,26 @@ def make_dp_scorer(
 def _check_scored_estimator(estimator, metric):
     """``TypeError`` for an object a DP scorer cannot score (a class, a regressor given
     to a classification metric), before any method of it is called."""
-    from sklearn.base import is_regressor
+    from sklearn.base import is_classifier, is_regressor
 
     if isinstance(estimator, type):
         raise TypeError(
             f"a DP scorer scores a fitted estimator instance, got the class {estimator.__name__}"
         )
     try:  # scikit-learn's tags: an object that is no estimator has none
-        regressor = is_regressor(estimator)
+        regressor, classifier = is_regressor(estimator), is_classifier(estimator)
     except (AttributeError, TypeError):
-        regressor = False
-    if metric in _BY_FUNCTION and regressor:
+        regressor = classifier = False
+    name = _BY_FUNCTION.get(metric)
+    if name in _CLASSIFICATION and regressor:
         raise TypeError(
-            f"{_BY_FUNCTION[metric]} is a classification metric; "
-            f"{type(estimator).__name__} is a regressor"
+            f"{name} is a classification metric; {type(estimator).__name__} is a regressor "
+            "(score regressors with 'r2', 'neg_mean_squared_error' or "
+            "'neg_mean_absolute_error' and bounds_y=)"
+        )
+    if name is not None and name not in _CLASSIFICATION and classifier:
+        raise TypeError(
+            f"{name} is a regression metric; {type(estimator).__name__} is a classifier"
         )
 
 

@@ -43,6 +43,10 @@ def regression_sum_sensitivities(lo, hi):
     """
     lo, hi = float(lo), float(hi)
     width = hi - lo
-    if not (math.isfinite(lo) and math.isfinite(hi)) or not (width > 0) or math.isinf(width**2):
-        raise ValueError("bounds_y must be a finite (lo, hi) pair with lo < hi")
-    return {"sse": width**2, "sae": width, "sst": width**2}
+    square = width * width  # inf (not OverflowError) for a huge width
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not (width > 0) or math.isinf(square):
+        raise ValueError(
+            "bounds_y must be a finite (lo, hi) pair with lo < hi and a width whose "
+            "square is finite"
+        )
+    return {"sse": square, "sae": width, "sst": square}
