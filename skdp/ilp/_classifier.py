@@ -526,12 +526,12 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if y is None:
             raise ValueError("y is required")
         columns = column_names(X)
-        Xa = as_dask_array(X) if is_dask_collection(X) else np.asarray(X)
+        Xa = as_dask_array(X, name="X") if is_dask_collection(X) else np.asarray(X)
         if Xa.ndim != 2:
             raise ValueError("X must be 2-D (n_samples, n_atoms)")
         if Xa.dtype.kind not in "biuf":
             raise ValueError("X must be binary (0/1 atoms), got a non-numeric array")
-        ya = as_dask_array(y) if is_dask_collection(y) else np.asarray(y)
+        ya = as_dask_array(y, name="y") if is_dask_collection(y) else np.asarray(y)
         if ya.ndim == 2 and ya.shape[1] == 1:
             ya = ya[:, 0]
         if ya.ndim != 1:

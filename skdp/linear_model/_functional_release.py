@@ -54,8 +54,14 @@ def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
     (:func:`skdp.utils._rowsum.fixed_point_gram`): the total is bit-identical for every
     split of the rows into blocks, in memory or on Dask workers.
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    try:
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+    except (ValueError, TypeError):  # numpy's message quotes the value
+        raise ValueError(
+            "X and y must be numeric: a block could not be converted to float64 (the value "
+            "is not shown)"
+        ) from None
     if not np.isfinite(X).all():
         raise ValueError("Input X contains NaN or infinity.")
     if not np.isfinite(y).all():

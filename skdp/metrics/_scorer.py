@@ -25,7 +25,7 @@ from skdp.metrics._regression import (
     dp_r2_score,
 )
 from skdp.utils._random import ScrubSeedsOnPickleMixin
-from skdp.utils._rowsum import is_dask_collection
+from skdp.utils._rowsum import enforce_meta, is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
 
@@ -153,6 +153,7 @@ class DPScorer(ScrubSeedsOnPickleMixin):
         dtype = np.asarray(classes).dtype if method == "predict" and width else np.float64
         scorer = copy.copy(self)
         scorer.ledger = None  # the workers need the class logic, never the ledger
+        X = enforce_meta(X, "X")  # a partition unlike its meta: an error naming X
         block = functools.partial(_block_response, scorer, estimator, method)
         if hasattr(X, "chunks"):  # a Dask array: one block of rows, all columns
             X = X.rechunk({1: -1}) if X.ndim == 2 else X

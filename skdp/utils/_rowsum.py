@@ -70,6 +70,8 @@ __all__ = [
     "fixed_point_to_float",
     "FRACTION_BITS",
     "check_dask_input",
+    "enforce_meta",
+    "dask_errors",
     "SparseCounts",
 ]
 
@@ -126,17 +128,27 @@ def _frame_lengths(frame) -> list[int]:
     import dask
 
     lengths = [dask.delayed(len, pure=True)(part) for part in frame.to_delayed()]
-    return [int(v) for v in dask.compute(*lengths)]
+    with dask_errors("a Dask input"):
+        return [int(v) for v in dask.compute(*lengths)]
 
 
 def _array_row_chunks(arr) -> tuple[int, ...]:
     if any(np.isnan(c) for c in arr.chunks[0]):
-        arr = arr.compute_chunk_sizes()  # one pass, lengths only
+        with dask_errors("a Dask input"):
+            arr = arr.compute_chunk_sizes()  # one pass, lengths only
     return tuple(int(c) for c in arr.chunks[0])
 
 
-def as_dask_array(x, dtype=None):
-    """A Dask array (2-D for a DataFrame, known row chunks) from a Dask collection."""
+def as_dask_array(x, dtype=None, *, name="X"):
+    """A Dask array (2-D for a DataFrame, known row chunks) from a Dask collection.
+
+    Every partition (or block) is checked, when it is computed, against the collection's
+    metadata: a numeric dtype declared in ``meta`` must be the partition's dtype or
+    exactly castable to it, and a DataFrame partition must have the declared columns (a
+    ``TypeError``/``ValueError`` naming ``name`` and the column, never a value; see
+    :func:`enforce_meta`).
+    """
+    x = enforce_meta(x, name)
     if hasattr(x, "chunks"):
         arr = x
     else:
@@ -145,10 +157,152 @@ def as_dask_array(x, dtype=None):
         # expression (map_partitions(len)) need not match ``x.npartitions``
         arr = x.to_dask_array()
         if any(np.isnan(c) for c in arr.chunks[0]):
-            arr = arr.compute_chunk_sizes()  # one count per partition
+            with dask_errors(name):
+                arr = arr.compute_chunk_sizes()  # one count per partition
     if dtype is not None and arr.dtype != np.dtype(dtype):
         arr = arr.astype(dtype)
     return arr
+
+
+# ------------------------------------------------------------- lying metadata
+def enforce_meta(x, name):
+    """``x`` with a lazy check of every partition (or block) against its metadata.
+
+    Dask trusts the ``meta`` (``dtypes``, ``columns``) a collection declares; a
+    ``map_partitions(..., meta=...)`` or ``from_delayed`` whose partitions differ from it
+    (text in a column declared ``float64``) reaches numpy in a worker, which names the
+    offending value in its error. The check casts a numeric partition column to the
+    declared dtype where :func:`numpy.can_cast` calls that safe (int64 values under a
+    declared float64) and raises ``TypeError`` otherwise (text, or a lossy cast), or
+    ``ValueError`` when the columns differ, naming ``name`` and the column, never a
+    value. Only numeric and bool declared dtypes are checked; a text or categorical column
+    is checked by its consumer (declared levels).
+
+    Parameters
+    ----------
+    x : Dask collection or other
+        Anything else is returned as it is.
+    name : str
+        The parameter the messages name (``"X"``, ``"y_true"``, ...).
+
+    Returns
+    -------
+    Dask collection
+        ``x`` with the check as one more task per partition (nothing is computed here).
+    """
+    if not is_dask_collection(x):
+        return x
+    if hasattr(x, "chunks"):  # a Dask array: one dtype for every block
+        if not _is_numeric(x.dtype):
+            return x
+        return x.map_blocks(_checked_block, name, x.dtype, dtype=x.dtype)
+    meta = getattr(x, "_meta", None)
+    if meta is None:
+        return x
+    if hasattr(meta, "columns"):
+        columns = [(c, dt) for c, dt in zip(meta.columns, meta.dtypes, strict=True)]
+    else:
+        columns = [(None, meta.dtype)]
+    return x.map_partitions(_checked_partition, name, columns, meta=meta)
+
+
+def _checked_block(block, name, dtype):
+    return _as_declared(np.asarray(block), dtype, f"{name}: a block of the Dask array")
+
+
+def _as_declared(values, declared, where, shown=None):
+    """``values`` in the declared numeric dtype: cast where the cast is exact
+    (``numpy.can_cast(..., "safe")``, e.g. int64 under a declared float64), refused
+    otherwise (text, or a lossy cast)."""
+    actual = values.dtype
+    if actual == declared:
+        return values
+    if _is_numeric(actual) and np.can_cast(actual, declared, casting="safe"):
+        return values.astype(declared)
+    shown = actual if shown is None else shown
+    raise TypeError(
+        f"{where} has dtype {shown}, but the Dask collection's metadata (meta) declares "
+        f"{declared}; fix the meta= (or dtype=) given to Dask, or astype the partitions"
+    )
+
+
+def _checked_partition(part, name, columns):
+    frame = hasattr(part, "columns")
+    have = list(part.columns) if frame else [None]
+    if have != [c for c, _ in columns]:
+        raise ValueError(
+            f"{name}: a partition of the Dask DataFrame does not have the columns its "
+            "metadata (meta) declares; fix the meta= given to Dask"
+        )
+    if not frame:
+        declared = columns[0][1]
+        if not _is_numeric(declared) or part.dtype == declared:
+            return part
+        where = f"{name}: a partition of the Dask Series"
+        return part.astype(_as_declared(part.to_numpy(), declared, where, part.dtype).dtype)
+    for col, declared in columns:
+        if _is_numeric(declared) and part[col].dtype != declared:
+            where = f"{name}: column {col!r} of a partition"
+            _as_declared(part[col].to_numpy(), declared, where, part[col].dtype)
+            part = part.astype({col: declared})
+    return part
+
+
+_DIRS = None
+
+
+def _raised_in_dask(exc) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback that is Dask's or skdp's own
+    code is Dask's (numpy or pandas frames called by Dask count as Dask's)."""
+    import os
+    import traceback
+
+    global _DIRS
+    if _DIRS is None:
+        import importlib.util
+
+        skdp_dir = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+        dask_dirs = []
+        for package in ("dask", "distributed"):  # find_spec does not import it
+            spec = importlib.util.find_spec(package)
+            for d in (spec.submodule_search_locations or []) if spec else []:
+                dask_dirs.append(os.path.realpath(d) + os.sep)
+        _DIRS = (skdp_dir, tuple(dask_dirs))
+    skdp_dir, dask_dirs = _DIRS
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = os.path.realpath(frame.filename)
+        if path.startswith(skdp_dir):
+            return False
+        if path.startswith(dask_dirs):
+            return True
+    return False
+
+
+_TRANSLATED = (ValueError, TypeError, KeyError, IndexError, AttributeError)
+
+
+class dask_errors:  # noqa: N801 - used as a context manager, like contextlib's
+    """Turn an error raised inside Dask while computing ``name`` (its own check that a
+    partition has the declared columns, a failed metadata inference) into a
+    ``ValueError`` naming ``name``. Dask's text is not repeated: it can quote the
+    exception of a user function, which can quote a value. skdp's own errors pass."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or not isinstance(exc, _TRANSLATED):
+            return False
+        if not _raised_in_dask(exc):
+            return False
+        raise ValueError(
+            f"{self.name}: Dask could not compute a partition as its metadata (meta: columns, "
+            f"dtypes) declares ({type(exc).__name__} inside Dask); check the meta= given "
+            "to Dask against the partitions"
+        ) from None
 
 
 # -------------------------------------------------------------- exact partials
@@ -163,7 +317,7 @@ def as_1d(x, name):
         if len(x.columns) != 1:
             raise ValueError(f"{name} must be 1-D")
         x = x[x.columns[0]]
-    arr = as_dask_array(x)
+    arr = as_dask_array(x, name=name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -329,7 +483,8 @@ def row_sum(func: Callable, *arrays, chunk_rows: int | None = None, split_every:
         level = [add(level[i : i + split_every]) for i in range(0, len(level), split_every)]
     if not level:
         return None
-    (total,) = dask.compute(level[0])
+    with dask_errors("a Dask input"):
+        (total,) = dask.compute(level[0])
     return total
 
 
@@ -356,10 +511,16 @@ def _aligned_blocks(arrays):
         else:
             if not is_dask_collection(x):
                 x = np.asarray(x)
+            elif any(np.isnan(c) for c in x.chunks[0]):
+                with dask_errors("a Dask input"):
+                    x = x.compute_chunk_sizes()
+            if chunks is not None and x.shape[0] != sum(chunks):  # before Dask's own error
+                raise ValueError(
+                    f"inputs have inconsistent numbers of rows ({sum(chunks)} and {x.shape[0]})"
+                )
+            if not is_dask_collection(x):
                 x = da.from_array(x, chunks=(chunks,) + tuple(-1 for _ in x.shape[1:]))
             else:
-                if any(np.isnan(c) for c in x.chunks[0]):
-                    x = x.compute_chunk_sizes()
                 x = x.rechunk((chunks,) + tuple(-1 for _ in x.shape[1:]))
             columns.append(list(x.to_delayed().ravel()))
     n_parts = len(next(c for c in columns if c is not None))
@@ -428,7 +589,7 @@ def check_dask_input(estimator, X, y=None, *, reset=True, y_name="y"):
         if not _is_numeric(dt):
             raise TypeError(f"column {name!r} of X must be numeric (bool, int or float)")
     _check_feature_names(estimator, getattr(X, "_meta", None), reset=reset)  # names only
-    Xa = as_dask_array(X, np.float64)
+    Xa = as_dask_array(X, np.float64, name="X")
     if Xa.ndim != 2:
         raise ValueError(f"Expected a 2-D X, got {Xa.ndim} dimension(s)")
     _check_n_features(estimator, np.empty((0, Xa.shape[1])), reset=reset)
@@ -437,15 +598,23 @@ def check_dask_input(estimator, X, y=None, *, reset=True, y_name="y"):
     if is_dask_collection(y):
         if not _is_numeric(getattr(y, "dtype", None)):
             raise TypeError(f"{y_name} must be numeric (bool, int or float)")
-        ya = as_dask_array(y, np.float64)
+        ya = as_dask_array(y, np.float64, name=y_name)
         if ya.ndim == 2 and ya.shape[1] == 1:
             ya = ya[:, 0]
     else:
-        ya = np.asarray(y, dtype=np.float64)
+        try:
+            ya = np.asarray(y, dtype=np.float64)
+        except (ValueError, TypeError):  # numpy's message quotes the value
+            raise ValueError(f"{y_name} must be numeric (the value is not shown)") from None
         if ya.ndim == 2 and ya.shape[1] == 1:
             ya = ya[:, 0]
     if ya.ndim != 1:
         raise ValueError(f"{y_name} must be 1-D")
+    if not (np.isnan(Xa.shape[0]) or np.isnan(ya.shape[0])) and Xa.shape[0] != ya.shape[0]:
+        raise ValueError(
+            f"X and {y_name} have inconsistent numbers of samples: "
+            f"[{int(Xa.shape[0])}, {int(ya.shape[0])}]"
+        )
     return Xa, ya
 
 
