@@ -224,7 +224,9 @@ _COMMON_PARAMS_DOC = """
         regulariser is inside the utility and scaled by ``epsilon`` like the loss: the
         data-independent prior is ``pi ∝ exp(-epsilon alpha r)`` (``alpha = 0`` would make
         the target improper: McSherry & Talwar need a finite base measure). Scale features
-        with *public* constants: the prior acts on the raw coefficients.
+        with *public* constants: the prior acts on the raw coefficients. The prior's rate
+        (``epsilon alpha / (2 s)`` per released sample) must lie in ``[1e-12, 1e12]``;
+        outside, the target overflows and ``fit`` raises ``ValueError``.
     penalty : {"l2", "l1"}, default="l2"
         ``r = ||theta||_2^2`` or ``||theta||_1`` over all coefficients and the intercept.
     fit_intercept : bool, default=True
@@ -249,6 +251,8 @@ _COMMON_PARAMS_DOC = """
         grows like ``(epsilon * n)^2 / b``: at large ``epsilon * n`` the flow can drift from
         its Laplace start; check ``flow_diagnostics_``). Diagnostics always use all rows.
     learning_rate : float, default=1e-2
+        Adam's step size for the reverse-KL fit. A fit whose loss stops being finite (a
+        step too large) raises ``ValueError`` asking for a smaller one.
     init : {"laplace", "prior"}, default="laplace"
         Start of the flow's affine layer: the Laplace approximation of the target (its mode
         and inverse Hessian; part of the sampler, it sees the same private data as the

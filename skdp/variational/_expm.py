@@ -41,6 +41,11 @@ MIN_ESS_FRACTION = 0.01
 SANDWICH_SLACK = 1.0
 # Largest n * N evaluated at once (memory of the (n, N) logit matrix).
 _CHUNK = 2**23
+# The rate of the ExpM prior, beta * alpha, must lie in this range: its scale
+# 1 / sqrt(rate) and its Hessian 2 * rate stay far inside float32 (samples of 1e150 at
+# epsilon = 1e-300 gave non-finite losses, alpha = 1e300 a failed eigendecomposition)
+_MIN_PRIOR_RATE = 1e-12
+_MAX_PRIOR_RATE = 1e12
 
 
 class ExpMLinearTarget:
@@ -68,6 +73,13 @@ class ExpMLinearTarget:
     monotone : bool, default=False
         ``beta = epsilon / s`` instead of ``epsilon / (2 s)``: epsilon-DP under add/remove
         only (the summed loss is monotone there); ``2 epsilon`` under replace-one.
+
+    Raises
+    ------
+    ValueError
+        If the prior's rate ``beta * alpha`` lies outside ``[1e-12, 1e12]``: the prior's
+        scale or curvature would overflow float32/float64 (NaN losses, a failed
+        eigendecomposition) instead of giving a usable target.
 
     Examples
     --------
@@ -97,6 +109,16 @@ class ExpMLinearTarget:
             raise ValueError("epsilon must be finite and > 0 for the sampled target")
         if not alpha > 0:
             raise ValueError("alpha must be > 0 (alpha = 0 makes the target improper)")
+        rate = float(epsilon) / ((1.0 if monotone else 2.0) * float(sensitivity)) * float(alpha)
+        if not _MIN_PRIOR_RATE <= rate <= _MAX_PRIOR_RATE:
+            # the prior's scale 1/sqrt(rate) (samples of ~1e150 at epsilon = 1e-300) or its
+            # Hessian (~1e300 at alpha = 1e300) overflows: NaN losses, a failed eigh
+            raise ValueError(
+                f"epsilon * alpha / ({'1' if monotone else '2'} sensitivity), the rate of the "
+                f"ExpM prior, must lie in [{_MIN_PRIOR_RATE:g}, {_MAX_PRIOR_RATE:g}] (got "
+                f"{rate:.3g}): a rate outside makes the target overflow float64; choose "
+                "epsilon and alpha nearer 1"
+            )
         if penalty not in ("l2", "l1"):
             raise ValueError("penalty must be 'l2' or 'l1'")
         self.X = X
@@ -207,7 +229,18 @@ class ExpMLinearTarget:
 
         H = torch.autograd.functional.hessian(neg, theta0)
         H = 0.5 * (H + H.T)
-        evals, evecs = torch.linalg.eigh(H)
+        if not bool(torch.isfinite(H).all()):
+            raise ValueError(
+                "the ExpM target's Hessian at its mode is not finite: choose epsilon and alpha "
+                "nearer 1, or rescale the bounds"
+            )
+        try:
+            evals, evecs = torch.linalg.eigh(H)
+        except RuntimeError:  # torch's LinAlgError: the eigensolver did not converge
+            raise ValueError(
+                "the Laplace approximation of the ExpM target failed (its Hessian is too ill "
+                "conditioned): choose epsilon and alpha nearer 1, or init='prior'"
+            ) from None
         floor = (
             2.0 * self._prior_rate()
             if self.penalty == "l2"

@@ -126,6 +126,12 @@ def fit_reverse_kl(
     list of float
         The loss of every step (``KL(q || p) - log Z`` estimates).
 
+    Raises
+    ------
+    ValueError
+        If a step's loss is not finite (the flow diverged: a learning rate too large
+        for the target, or float32 overflow).
+
     Examples
     --------
     >>> import torch
@@ -154,8 +160,11 @@ def fit_reverse_kl(
             theta, log_q = flow.sample_and_log_prob(batch_size, generator=generator)
             loss = (log_q - log_density(theta)).mean()
             if not torch.isfinite(loss):
-                raise FloatingPointError(
-                    "reverse-KL loss is not finite: lower learning_rate or use float64"
+                # a parameter choice (an overflowing step), not a data fact: the flow
+                # diverged. ValueError, as for any bad parameter (issue 30)
+                raise ValueError(
+                    f"the reverse-KL fit diverged at step {step + 1} (its loss is not "
+                    "finite): lower learning_rate, or use dtype='float64'"
                 )
             loss.backward()
             opt.step()
