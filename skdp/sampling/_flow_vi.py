@@ -31,7 +31,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import as_float_array
+from skdp.utils.validation import as_float_array, check_finite_release
 
 __all__ = ["DPFlowVI"]
 
@@ -469,6 +469,12 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         flow.eval()
         for prm in flow.parameters():
             prm.requires_grad_(False)
+        # the released (noisy) parameters only: refusing is post-processing
+        if not all(bool(torch.isfinite(prm).all()) for prm in flow.parameters()):
+            raise ValueError(
+                "the variational flow diverged (its parameters are not finite): lower "
+                "learning_rate, or use dtype='float64'"
+            )
 
         self.n_params_ = p
         self.flow_ = flow
@@ -542,8 +548,14 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         z = rng.standard_normal((int(n_samples), self.n_params_))
         ref = self._param_tensor()
         with torch.no_grad():
-            theta = self.flow_.inverse(to_tensor(z, device=ref.device, dtype=ref.dtype))
-        return to_numpy(theta)
+            theta = to_numpy(self.flow_.inverse(to_tensor(z, device=ref.device, dtype=ref.dtype)))
+        check_finite_release(
+            theta,
+            what="the posterior samples",
+            fix="the flow's transform is too steep for its dtype; refit with a lower "
+            "learning_rate or dtype='float64'",
+        )
+        return theta
 
     def log_prob(self, theta):
         """Log-density of the variational posterior at parameter vectors ``theta``.
