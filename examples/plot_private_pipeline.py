@@ -103,7 +103,7 @@ search = DPGridSearchCV(
     model,
     param_grid={"dplogisticregression__C": [0.1, 1.0, 10.0]},
     scoring=make_dp_scorer("roc_auc", epsilon=0.2),
-    n_splits=3,
+    cv=3,
     ledger=ledger,
 )
 with warnings.catch_warnings():

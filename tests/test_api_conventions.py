@@ -411,7 +411,7 @@ def _public_function_calls():
             X,
             y,
             scoring=make_dp_scorer("accuracy", epsilon=1.0, random_state=0),
-            n_splits=2,
+            cv=2,
             random_state=rs,
         ),
     }

@@ -39,6 +39,7 @@ import pandas as pd
 import pytest
 from sklearn.base import is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import KFold, StratifiedKFold
 
 from skdp.exceptions import BudgetExceededError
 from skdp.utils.discovery import all_estimators
@@ -948,14 +949,17 @@ def _meta_cases():
     def acc():
         return make_dp_scorer("accuracy", epsilon=0.5)
 
+    def _folds_kw(key):  # cv=2 beside every other bad keyword (n_splits is its alias)
+        return {} if key in ("cv", "n_splits") else {"cv": 2}
+
     def search(grid, **kw):
-        return DPGridSearchCV(lr(), grid, scoring=acc(), n_splits=2, random_state=0, **kw)
+        return DPGridSearchCV(lr(), grid, scoring=acc(), cv=2, random_state=0, **kw)
 
     _add("DPGridSearchCV", "control", lambda: search({"C": [1.0]}).fit(X, y))
     _add(
         "dp_cross_validate",
         "control",
-        lambda: dp_cross_validate(lr(), X, y, scoring=acc(), n_splits=2, random_state=0),
+        lambda: dp_cross_validate(lr(), X, y, scoring=acc(), cv=2, random_state=0),
     )
     _add(
         "make_dp_pipeline",
@@ -975,7 +979,8 @@ def _meta_cases():
     for c, g in grids.items():
         _add("DPGridSearchCV", f"param_grid={c}", lambda g=g: search(g).fit(X, y))
     bad_kw = {
-        "n_splits": [0, 1, -1, 10**6, "x", 1.5],
+        "cv": [0, 1, -1, 10**6, "x", 1.5, StratifiedKFold(2), KFold(2), [([0], [1])]],
+        "n_splits": [0, 1, -1, 10**6, "x", 1.5],  # the deprecated alias of cv
         "scoring": [None, "accuracy", 3, {"a": 3}],
         "ledger": ["ledger", 3],
         "random_state": ["x", -1],
@@ -986,14 +991,14 @@ def _meta_cases():
                 "DPGridSearchCV",
                 f"{k}={v!r}#{i}",
                 lambda k=k, v=v: DPGridSearchCV(
-                    lr(), {"C": [1.0]}, **({"scoring": acc(), "n_splits": 2} | {k: v})
+                    lr(), {"C": [1.0]}, **(_folds_kw(k) | {"scoring": acc(), k: v})
                 ).fit(X, y),
             )
             _add(
                 "dp_cross_validate",
                 f"{k}={v!r}#{i}",
                 lambda k=k, v=v: dp_cross_validate(
-                    lr(), X, y, **({"scoring": acc(), "n_splits": 2} | {k: v})
+                    lr(), X, y, **(_folds_kw(k) | {"scoring": acc(), k: v})
                 ),
             )
     for c, yb in {
@@ -1007,7 +1012,7 @@ def _meta_cases():
         _add(
             "dp_cross_validate",
             f"y={c}",
-            lambda yb=yb: dp_cross_validate(lr(), X, yb, scoring=acc(), n_splits=2),
+            lambda yb=yb: dp_cross_validate(lr(), X, yb, scoring=acc(), cv=2),
         )
     for c, Xb in _bad_X().items():
 
@@ -1017,7 +1022,7 @@ def _meta_cases():
                 if not hasattr(Xb, "__len__") or isinstance(Xb, str) or len(Xb) == len(y)
                 else np.resize(y, len(Xb))
             )
-            return dp_cross_validate(lr(), Xb, yy, scoring=acc(), n_splits=2)
+            return dp_cross_validate(lr(), Xb, yy, scoring=acc(), cv=2)
 
         _add("dp_cross_validate", f"X={c}", fn)
         _add(

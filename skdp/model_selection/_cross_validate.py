@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from skdp.base import _shared_constraints
-from skdp.model_selection._folds import _check_n_splits
+from skdp.model_selection._folds import check_cv
 from skdp.model_selection._plan import (
     _check_bool,
     _check_common,
@@ -26,7 +26,8 @@ def dp_cross_validate(
     y,
     *,
     scoring,
-    n_splits=5,
+    cv=None,
+    n_splits="deprecated",
     ledger=None,
     random_state=None,
     return_estimator=False,
@@ -35,12 +36,12 @@ def dp_cross_validate(
 ):
     """Cross-validate a DP estimator with DP scorers; one total, charged once.
 
-    Every row is in exactly one test fold and in ``n_splits - 1`` training folds; the
-    folds are a uniformly random balanced partition of the row positions drawn from a
-    fresh key, independent of the data. The total privacy spend of the run (every fit
-    and every scorer call, under replace one row) is computed with
-    :func:`skdp.metrics.cv_privacy_spend` before any row is read, charged once to
-    ``ledger``, and returned.
+    Every row is in exactly one test fold and in ``k - 1`` training folds; the folds are
+    a uniformly random balanced partition of the row positions drawn from a fresh key
+    (``cv=k``), or those of a ``KFold(k, shuffle=True)``, independent of the data. The
+    total privacy spend of the run (every fit and every scorer call, under replace one
+    row) is computed with :func:`skdp.metrics.cv_privacy_spend` before any row is read,
+    charged once to ``ledger``, and returned.
 
     Parameters
     ----------
@@ -56,8 +57,23 @@ def dp_cross_validate(
         Scorers made by :func:`skdp.metrics.make_dp_scorer`, without ``ledger=``
         (or holding this call's ``ledger``: they are called ledger-free either way).
         Anything else raises ``TypeError`` (there is no DP scorer for regression).
-    n_splits : int, default=5
-        Number of folds (>= 2).
+    cv : int, KFold or None, default=None
+        The folds. ``None``: 5. An int ``k >= 2``: ``k`` folds, a uniformly random
+        balanced partition of the row positions keyed by ``random_state``.
+        ``sklearn.model_selection.KFold(k, shuffle=True, random_state=s)`` with an int or
+        ``None`` seed ``s``: that splitter's folds (``None``: fresh OS entropy on every
+        call, never numpy's global generator). Both depend on the row count and a key
+        only, and are accounted alike (see Notes). Every other value is refused with the
+        reason (``ValueError``): splitters that read ``y`` (``StratifiedKFold`` and its
+        variants: a split that reads ``y`` is a statistic of the private labels) or
+        ``groups`` (``GroupKFold``, ``LeaveOneGroupOut``, ...), ``KFold(shuffle=False)``
+        (its folds follow the row order, which can depend on the data), ``PredefinedSplit``
+        and iterables of ``(train, test)`` index arrays (nothing shows they were made
+        without the data), and splitters whose folds are not one partition of the rows
+        (``ShuffleSplit``, ``RepeatedKFold``, ``LeaveOneOut``, ...).
+    n_splits : int, optional
+        Deprecated alias of an int ``cv`` (``FutureWarning``; removed in 0.2): the same
+        folds and results as ``cv=n_splits``.
     ledger : PrivacyLedger, optional
         Charged once, before any fit, with the total (label ``"dp_cross_validate
         (replace-one)"``). A refusal raises :class:`~skdp.exceptions.BudgetExceededError`
@@ -65,8 +81,9 @@ def dp_cross_validate(
         replace one row: keep the ledger's other entries under the same relation
         (``spend_fitted(est, relation="replace")``).
     random_state : None, int, SeedSequence or Generator, default=None
-        Key of the folds only (see Notes). ``None``: fresh OS entropy. The estimator's
-        and the scorers' own ``random_state`` decide their noise.
+        Key of the folds of an int ``cv`` only (see Notes; a ``KFold`` uses its own
+        seed). ``None``: fresh OS entropy. The estimator's and the scorers' own
+        ``random_state`` decide their noise.
     return_estimator : bool, default=False
         Also return the fold models (they are counted in the total).
     allow_nonprivate : bool, default=False
@@ -83,10 +100,10 @@ def dp_cross_validate(
     -------
     result : dict
         ``"test_score"`` (one scorer) or ``"test_<name>"`` (a dict of scorers): the noisy
-        score of every fold, shape ``(n_splits,)``; ``"epsilon_spent"``,
+        score of every fold, shape ``(k,)``; ``"epsilon_spent"``,
         ``"delta_spent"``: the total under replace one row; ``"privacy_guarantee"``;
-        ``"n_splits"``; ``"estimator"``: the fold models, with ``return_estimator``. No
-        timings (a fit's duration can depend on the data).
+        ``"n_splits"``: the number of folds ``k``; ``"estimator"``: the fold models, with
+        ``return_estimator``. No timings (a fit's duration can depend on the data).
 
     Notes
     -----
@@ -95,13 +112,13 @@ def dp_cross_validate(
     so a fit with ``(e, d)`` costs ``(2 e, (1 + e^e) d)`` here (group privacy).
 
     **Accounting.** The folds do not depend on the data: the partition is a function of
-    ``n``, ``n_splits`` and the key, so on two neighbouring data sets every row keeps
-    its fold and the replaced row's replacement takes its place. The replaced row is
-    then in one test fold (one call of each scorer, ``S = sum(epsilon)`` of the
+    ``n``, the number of folds ``k`` and the key, so on two neighbouring data sets every
+    row keeps its fold and the replaced row's replacement takes its place. The replaced
+    row is then in one test fold (one call of each scorer, ``S = sum(epsilon)`` of the
     scorers; the other folds' calls see identical rows: parallel composition) and in
-    ``n_splits - 1`` training sets (``2 e`` each)::
+    ``k - 1`` training sets (``2 e`` each)::
 
-        epsilon_spent = S + (n_splits - 1) * 2 e
+        epsilon_spent = S + (k - 1) * 2 e
 
     exactly :func:`skdp.metrics.cv_privacy_spend` with ``n_candidates=1, refit=False``.
     ``e``/``d`` are the estimator's declared ``epsilon``/``delta`` (every skdp estimator
@@ -117,13 +134,20 @@ def dp_cross_validate(
 
     **Folds.** Not ``KFold`` on the caller's order nor ``StratifiedKFold`` (which reads
     the labels): a random permutation of the positions (a fresh key per call unless
-    ``random_state`` is given), cut into folds whose sizes depend on ``n`` alone.
-    Assigning folds by a keyed hash of each row's values would keep the other rows'
-    folds when a row is *added*, but under replace-one it lets the replacement land in
-    another fold, changing two test folds and their sizes, which the DP scorers (``N``
-    public) do not allow. A given ``random_state`` is hashed (as in
-    :func:`skdp.utils._random.fit_streams`) with ``n`` and ``n_splits`` but not with the
-    data, and the key is never stored.
+    ``random_state`` is given), cut into folds whose sizes depend on ``n`` alone. A
+    ``KFold(k, shuffle=True)`` is the same construction with scikit-learn's
+    permutation and cut, keyed by its own ``random_state``; it is accounted as
+    ``cv=k``. Contiguous folds of the caller's order (``KFold(shuffle=False)``) are
+    refused: a table sorted by outcome would put the rows of one outcome together, and
+    replacing one row could then move other rows across fold boundaries. Splitters
+    that read ``y`` or ``groups``, and precomputed folds, are refused for the same
+    reason: the accounting holds only for folds fixed by ``n`` and a key. Assigning
+    folds by a keyed hash of each row's values would keep the other rows' folds when a
+    row is *added*, but under replace-one it lets the replacement land in another
+    fold, changing two test folds and their sizes, which the DP scorers (``N`` public)
+    do not allow. A given ``random_state`` is hashed (as in
+    :func:`skdp.utils._random.fit_streams`) with ``n`` and ``k`` but not with the data,
+    and the key is never stored.
 
     **Exact.** The total is a proven bound when the estimator's guarantee is exact
     (``privacy_guarantee`` is the weakest over the fits; the DP scorers are exact for
@@ -148,26 +172,44 @@ def dp_cross_validate(
     >>> ledger = PrivacyLedger(epsilon_budget=10.0)
     >>> res = dp_cross_validate(
     ...     DPILPClassifier(epsilon=1.0, max_clause_length=2, random_state=0), X, y,
-    ...     scoring=make_dp_scorer("accuracy", epsilon=0.5), n_splits=3, ledger=ledger,
+    ...     scoring=make_dp_scorer("accuracy", epsilon=0.5), cv=3, ledger=ledger,
     ...     random_state=0)
     >>> res["epsilon_spent"], ledger.epsilon_spent  # 0.5 + 2 * (2 * 1.0)
     (4.5, 4.5)
     >>> bool(np.all(res["test_score"] > 0.9))
     True
+
+    A shuffled ``KFold`` gives its own folds, accounted the same way; a splitter that
+    reads the labels is refused:
+
+    >>> from sklearn.model_selection import KFold, StratifiedKFold
+    >>> res = dp_cross_validate(
+    ...     DPILPClassifier(epsilon=1.0, max_clause_length=2, random_state=0), X, y,
+    ...     scoring=make_dp_scorer("accuracy", epsilon=0.5),
+    ...     cv=KFold(3, shuffle=True, random_state=0))
+    >>> res["epsilon_spent"], res["n_splits"]
+    (4.5, 3)
+    >>> dp_cross_validate(
+    ...     DPILPClassifier(epsilon=1.0), X, y, scoring=make_dp_scorer("accuracy", epsilon=0.5),
+    ...     cv=StratifiedKFold(3))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: dp_cross_validate: cv=StratifiedKFold(...) is refused: it reads y, ...
     """
-    _check_common(estimator, n_splits, X, y, allow_nonprivate)
+    _check_common(estimator, X, y, allow_nonprivate)
+    folds = check_cv(cv, n_splits, where="dp_cross_validate")
     return_estimator = _check_bool(return_estimator, "return_estimator")
     plan = _Plan(
         estimator,
         [{}],
         scoring,
-        n_splits,
+        folds,
         False,
         ledger,
         allow_nonprivate,
         "dp_cross_validate",
     )
-    _check_n_splits(n_splits, _num_samples(X))
+    folds.check_n_samples(_num_samples(X))
     plan.charge(ledger, "dp_cross_validate (replace-one)")
     scores, guarantees, models = plan.run(
         X, y, random_state, keep_models=return_estimator, n_jobs=n_jobs
@@ -179,7 +221,7 @@ def dp_cross_validate(
     out["epsilon_spent"] = plan.epsilon
     out["delta_spent"] = plan.delta
     out["privacy_guarantee"] = "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
-    out["n_splits"] = int(n_splits)
+    out["n_splits"] = folds.n_splits
     if return_estimator:
         out["estimator"] = models
     return out

@@ -9,7 +9,6 @@ import copy
 import math
 import warnings
 from collections.abc import Mapping
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import clone
@@ -19,7 +18,6 @@ from sklearn.utils.parallel import Parallel, delayed
 from skdp.accounting._ledger import _replace_one_from_add_remove
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import DPScorer, cv_privacy_spend
-from skdp.model_selection._folds import assign_folds
 from skdp.utils._meta_privacy import check_pipeline_privacy
 from skdp.utils._random import is_seed_object, seed_objects
 
@@ -134,14 +132,15 @@ def _check_fitted_spend(model, declared, where):
 class _Plan:
     """Everything decided before any row is read: candidates, budgets, the total."""
 
-    def __init__(self, estimator, candidates, scoring, n_splits, refit, ledger, allow, where):
+    def __init__(self, estimator, candidates, scoring, folds, refit, ledger, allow, where):
         self.scorers, self.multimetric = _check_scoring(scoring, ledger)
         self.where = where
         planned = [_plan_candidate(estimator, p, allow, where) for p in candidates]
         self.params = list(candidates)
         self.estimators = [est for est, _, _ in planned]
         self.fit_budgets = [(e, d) for _, e, d in planned]
-        self.n_splits = n_splits
+        self.folds = folds  # a FoldSpec (skdp.model_selection._folds.check_cv)
+        n_splits = self.n_splits = folds.n_splits
         self.refit = refit
         eps_s = [s.epsilon for s in self.scorers.values()]
         dl_s = [s.delta for s in self.scorers.values()]
@@ -188,7 +187,7 @@ class _Plan:
         sequential run uses.
         """
         n = _num_samples(X)
-        folds = assign_folds(n, self.n_splits, random_state)
+        folds = self.folds.assign(n, random_state)
         scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
         tasks = [(c, j) for c in range(len(self.estimators)) for j in range(self.n_splits)]
         seeds = [seed_objects(est) for est in self.estimators]
@@ -241,12 +240,10 @@ def _fit_and_score(template, X, y, test, scorers, budget, where, seeds=({}, {}))
     return model, guarantee, values
 
 
-def _check_common(estimator, n_splits, X, y, allow_nonprivate):
+def _check_common(estimator, X, y, allow_nonprivate):
     if y is None:
         raise ValueError("y is required: the DP scorers compare predictions with labels")
     check_consistent_length(X, y)
-    if isinstance(n_splits, bool) or not isinstance(n_splits, Integral | np.integer):
-        raise TypeError(f"n_splits must be an int, got {type(n_splits).__name__}")
     _check_bool(allow_nonprivate, "allow_nonprivate")
     if not hasattr(estimator, "fit"):
         raise TypeError("estimator must be an estimator with a fit method")

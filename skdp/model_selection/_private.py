@@ -17,7 +17,6 @@ import numpy as np
 from sklearn.base import clone
 
 from skdp.accounting._ledger import _replace_one_from_add_remove
-from skdp.model_selection._folds import assign_folds
 from skdp.model_selection._plan import _check_fitted_spend, _num_samples, _take
 from skdp.utils._logging import quiet
 from skdp.utils._meta_privacy import GUARANTEE_ORDER, check_pipeline_privacy, weakest_guarantee
@@ -82,7 +81,9 @@ class PrivateSelection:
     bounded orders, so it yields an ``(eps, delta)`` bound only; not implemented.
 
     **One run** is ``eps0``-DP under replace one row: its folds are a fresh
-    data-independent partition, the replaced row is in one test fold (one scorer call,
+    data-independent partition (with ``cv=KFold(k, shuffle=True, random_state=<int>)``
+    the splitter's folds, the same in every run; fixed by ``n`` and a key either way),
+    the replaced row is in one test fold (one scorer call,
     ``s``) and ``k - 1`` training sets (each fit ``e_c`` under add/remove, ``2 e_c``
     under replace-one), so ``eps0 = max_c [s + (k - 1) 2 e_c]`` (a uniformly random
     candidate is a data-independent mixture: the largest candidate cost bounds it).
@@ -199,11 +200,12 @@ def _validate_all_params(est):
 class _PrivateRun:
     """Plan and run of a private selection (everything but the fitted attributes)."""
 
-    def __init__(self, plan, scorer_name, n_splits, selection, refit):
+    def __init__(self, plan, scorer_name, folds, selection, refit):
         self.plan = plan
         self.scorer_name = scorer_name
         self.scorer = plan.scorers[scorer_name]
-        self.n_splits = int(n_splits)
+        self.folds = folds  # a FoldSpec: cv=<int> draws fresh folds per run, a KFold its own
+        self.n_splits = folds.n_splits
         self.eta, self.mean = selection._validated(len(plan.params))
         self.gamma = _gamma_for_mean(self.eta, self.mean)
         fits = [_replace_one_from_add_remove(e, d) for e, d in plan.fit_budgets]
@@ -271,7 +273,7 @@ class _PrivateRun:
                 scorer = copy.copy(self.scorer)
                 if getattr(scorer, "random_state", None) is not None:
                     scorer.random_state = int(rng.integers(2**32))
-                folds = assign_folds(n, self.n_splits, int(fold_key.integers(2**63 - 1)))
+                folds = self.folds.assign(n, int(fold_key.integers(2**63 - 1)))
                 values = []
                 for j in range(self.n_splits):
                     test = folds == j

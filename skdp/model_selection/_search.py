@@ -13,7 +13,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
-from skdp.model_selection._folds import _check_n_splits
+from skdp.model_selection._folds import check_cv
 from skdp.model_selection._plan import (
     _check_common,
     _check_fitted_spend,
@@ -24,7 +24,7 @@ from skdp.model_selection._plan import (
 from skdp.model_selection._private import WITHHELD, PrivateSelection, _PrivateRun
 from skdp.utils._meta_privacy import weakest_guarantee
 from skdp.utils._random import ScrubSeedsOnPickleMixin
-from skdp.utils._sklearn_compat import HasMethods, Interval, check_is_fitted
+from skdp.utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions, check_is_fitted
 
 __all__ = ["DPGridSearchCV"]
 
@@ -60,8 +60,17 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     scoring : DPScorer or dict of str -> DPScorer
         Scorers made by :func:`skdp.metrics.make_dp_scorer` (without ``ledger=``, or
         holding this search's ``ledger``); anything else raises ``TypeError``.
-    n_splits : int, default=5
-        Number of folds.
+    cv : int, KFold or None, default=None
+        The folds, shared by every candidate. ``None``: 5. An int ``k >= 2``: a uniformly
+        random balanced partition of the row positions into ``k`` folds, keyed by
+        ``random_state``. ``KFold(k, shuffle=True, random_state=s)`` (``s`` an int or
+        ``None``): that splitter's folds. Splitters that read ``y`` (``StratifiedKFold``
+        and its variants) or ``groups``, ``KFold(shuffle=False)``, ``PredefinedSplit``,
+        iterables of index arrays and splitters that are not one partition of the rows
+        are refused with the reason (``ValueError``; see :func:`dp_cross_validate`).
+    n_splits : int, optional
+        Deprecated alias of an int ``cv`` (``FutureWarning`` at ``fit``; removed in 0.2):
+        the same folds and results as ``cv=n_splits``.
     refit : bool or str, default=True
         Refit the best candidate on all rows (``best_estimator_``), charged in the
         total at the largest candidate fit budget. With several scorers, the name of the
@@ -74,8 +83,9 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         relation (``spend_fitted(est, relation="replace")``). Note that
         :func:`sklearn.base.clone` copies the ledger, and a copy refuses to spend.
     random_state : None, int, SeedSequence or Generator, default=None
-        Key of the folds only (fresh OS entropy if ``None``; see
-        :func:`dp_cross_validate`).
+        Key of the folds of an int ``cv`` (fresh OS entropy if ``None``; see
+        :func:`dp_cross_validate`) and of private selection's draws; a ``KFold`` keys its
+        folds with its own seed.
     allow_nonprivate : bool, default=False
         Run an estimator that learns without a guarantee anyway, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`; the total is then ``inf``.
@@ -130,6 +140,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         The scorers as given.
     multimetric_ : bool
     n_splits_ : int
+        The number of folds.
     classes_, n_features_in_, feature_names_in_
         Of ``best_estimator_``.
 
@@ -146,9 +157,9 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
 
     **Accounting.** The folds are a random balanced partition of the row positions,
     independent of the data (see :func:`dp_cross_validate`), so for each candidate the
-    replaced row is in one test fold and ``n_splits - 1`` training sets; candidates and
+    replaced row is in one test fold and ``k - 1`` training sets; candidates and
     the refit share the rows and compose sequentially. With scorer epsilons summing to
-    ``S``, candidate fit budgets ``e_c`` and ``k = n_splits``::
+    ``S``, candidate fit budgets ``e_c`` and ``k`` folds::
 
         epsilon_spent_ = sum_c [S + (k - 1) * 2 e_c] + max_c 2 e_c   (refit)
 
@@ -222,7 +233,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     ...     DPILPClassifier(max_clause_length=2, random_state=0),
     ...     {"epsilon": [0.5, 1.0]},
     ...     scoring=make_dp_scorer("accuracy", epsilon=0.25),
-    ...     n_splits=3, ledger=ledger, random_state=0,
+    ...     cv=3, ledger=ledger, random_state=0,
     ... ).fit(X, y)
     >>> search.epsilon_spent_  # 2 * 0.25 + 2 * 2 * (0.5 + 1.0) + 2 * 1.0
     8.5
@@ -238,7 +249,11 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         "estimator": [HasMethods(["fit"])],
         "param_grid": [dict, list],
         "scoring": "no_validation",  # checked in fit, with a message about DP scorers
-        "n_splits": [Interval(Integral, 2, None, closed="left")],
+        "cv": "no_validation",  # checked in fit (check_cv), with the reason of a refusal
+        "n_splits": [
+            Interval(Integral, 2, None, closed="left"),
+            Hidden(StrOptions({"deprecated"})),
+        ],
         "refit": ["boolean", str],
         "ledger": "no_validation",
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
@@ -253,7 +268,8 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         param_grid,
         *,
         scoring,
-        n_splits=5,
+        cv=None,
+        n_splits="deprecated",
         refit=True,
         ledger=None,
         random_state=None,
@@ -264,6 +280,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         self.estimator = estimator
         self.param_grid = param_grid
         self.scoring = scoring
+        self.cv = cv
         self.n_splits = n_splits
         self.refit = refit
         self.ledger = ledger
@@ -344,30 +361,31 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
             If ``scoring`` is not a DP scorer.
         """
         self._validate_params()
-        _check_common(self.estimator, self.n_splits, X, y, self.allow_nonprivate)
+        _check_common(self.estimator, X, y, self.allow_nonprivate)
+        folds = check_cv(self.cv, self.n_splits, where="DPGridSearchCV")
         candidates = list(ParameterGrid(self.param_grid))
         scorers, multimetric = _check_scoring(self.scoring, self.ledger)
         refit_metric = self._refit_metric(scorers, multimetric)
         private = self._private_selection()
         if private is not None:
-            return self._fit_private(X, y, candidates, private, multimetric, refit_metric)
+            return self._fit_private(X, y, candidates, folds, private, multimetric, refit_metric)
         plan = _Plan(
             self.estimator,
             candidates,
             self.scoring,
-            self.n_splits,
+            folds,
             refit_metric is not None,
             self.ledger,
             self.allow_nonprivate,
             "DPGridSearchCV",
         )
-        _check_n_splits(self.n_splits, _num_samples(X))
+        folds.check_n_samples(_num_samples(X))
         plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
         scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
         self.cv_results_ = self._results(candidates, scores, multimetric)
         self.scorer_ = self.scoring
         self.multimetric_ = multimetric
-        self.n_splits_ = int(self.n_splits)
+        self.n_splits_ = folds.n_splits
         if refit_metric is not None:
             self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{refit_metric}"]))
             self.best_params_ = candidates[self.best_index_]
@@ -388,7 +406,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         self.selection_ = "grid"
         return self
 
-    def _fit_private(self, X, y, candidates, selection, multimetric, refit_metric):
+    def _fit_private(self, X, y, candidates, folds, selection, multimetric, refit_metric):
         """Private selection: random repetitions, only the winner (see PrivateSelection)."""
         name = refit_metric if refit_metric is not None else ("score" if not multimetric else None)
         if name is None:
@@ -400,14 +418,14 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
             self.estimator,
             candidates,
             self.scoring,
-            self.n_splits,
+            folds,
             True,
             self.ledger,
             self.allow_nonprivate,
             "DPGridSearchCV",
         )
-        run = _PrivateRun(plan, name, self.n_splits, selection, refit_metric is not None)
-        _check_n_splits(self.n_splits, _num_samples(X))
+        run = _PrivateRun(plan, name, folds, selection, refit_metric is not None)
+        folds.check_n_samples(_num_samples(X))
         stand_in = copy.copy(self)
         stand_in.ledger = None
         for key in list(vars(self)):
@@ -417,7 +435,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         best, score = run.run(X, y, self.random_state, stand_in)
         self.scorer_ = self.scoring
         self.multimetric_ = multimetric
-        self.n_splits_ = int(self.n_splits)
+        self.n_splits_ = folds.n_splits
         self.best_index_ = int(best)
         self.best_params_ = candidates[best]
         self.best_score_ = score

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sklearn.base import _fit_context  # noqa: F401
 from sklearn.utils._param_validation import (  # noqa: F401
     HasMethods,
+    Hidden,
     Interval,
     Options,
     StrOptions,
@@ -30,6 +31,7 @@ from skdp.utils.validation import validate_data  # noqa: E402
 
 __all__ = [
     "HasMethods",
+    "Hidden",
     "Interval",
     "Options",
     "StrOptions",

@@ -120,10 +120,10 @@ def test_skdp_search_under_dask_backend(dask_client):
     def run(n_jobs=None):
         ledger = PrivacyLedger(epsilon_budget=50.0)
         search = DPGridSearchCV(
-            est, grid, scoring=scorer, n_splits=3, ledger=ledger, random_state=0, n_jobs=n_jobs
+            est, grid, scoring=scorer, cv=3, ledger=ledger, random_state=0, n_jobs=n_jobs
         ).fit(X, y)
         res = dp_cross_validate(
-            est, X, y, scoring=scorer, n_splits=3, ledger=ledger, random_state=0, n_jobs=n_jobs
+            est, X, y, scoring=scorer, cv=3, ledger=ledger, random_state=0, n_jobs=n_jobs
         )
         return ledger, search, res
 

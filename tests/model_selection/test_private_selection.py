@@ -73,7 +73,7 @@ def test_total_matches_the_theorem_by_hand(binary, eta):
         DPILPClassifier(random_state=0),
         {"epsilon": [0.5, 1.0], "max_clause_length": [1, 2]},
         scoring=ACC,
-        n_splits=3,
+        cv=3,
         ledger=ledger,
         random_state=0,
         selection=PrivateSelection(eta=eta, expected_runs=3),
@@ -115,7 +115,7 @@ def test_the_documented_comparison_table(fit_eps, grid_total, eta1, eta0):
     totals = []
     for sel in ("grid", PrivateSelection(eta=1.0, expected_runs=1), PrivateSelection(eta=0.0)):
         search = DPGridSearchCV(
-            CountingDPClassifier(), grid, scoring=ACC, n_splits=5, random_state=0, selection=sel
+            CountingDPClassifier(), grid, scoring=ACC, cv=5, random_state=0, selection=sel
         ).fit(X, y)
         totals.append(search.epsilon_spent_)
     assert totals == pytest.approx([grid_total, eta1, eta0])
@@ -132,7 +132,7 @@ def test_budget_refused_before_any_fit():
         CountingDPClassifier(),
         {"epsilon": [1.0, 2.0]},
         scoring=ACC,
-        n_splits=2,
+        cv=2,
         ledger=PrivacyLedger(epsilon_budget=1.0),
         selection="private",
     )
@@ -165,7 +165,7 @@ def test_only_winner_facts_exist_and_cv_results_is_unreachable():
         CountingDPClassifier(random_state=3),
         {"shift": [-1.0, 0.0, 1.0]},
         scoring=ACC,
-        n_splits=2,
+        cv=2,
         random_state=0,
         selection="private",
     )
@@ -197,7 +197,7 @@ def test_reproducible_under_an_int_seed_and_each_run_gets_fresh_seeds():
     X, y = _data(0)
     kw = dict(
         scoring=make_dp_scorer("accuracy", epsilon=0.5, random_state=1),
-        n_splits=2,
+        cv=2,
         random_state=4,
         selection=PrivateSelection(expected_runs=6),
     )
@@ -230,7 +230,7 @@ def test_private_selection_draws_do_not_depend_on_n_jobs():
             CountingDPClassifier(random_state=3),
             grid,
             scoring=make_dp_scorer("accuracy", epsilon=0.5, random_state=1),
-            n_splits=2,
+            cv=2,
             random_state=4,
             n_jobs=n_jobs,
             selection=PrivateSelection(expected_runs=6),
@@ -248,7 +248,7 @@ def test_number_of_runs_is_independent_across_data_sets():
             CountingDPClassifier(),
             {"shift": [0.0, 1.0]},
             scoring=ACC,
-            n_splits=2,
+            cv=2,
             random_state=0,
             selection=PrivateSelection(expected_runs=5),
         ).fit(X, y)
@@ -292,7 +292,7 @@ def test_runs_through_the_search_have_the_right_mean():
             CountingDPClassifier(),
             {"shift": [0.0, 1.0]},
             scoring=ACC,
-            n_splits=n_splits,
+            cv=n_splits,
             random_state=seed,
             selection=PrivateSelection(expected_runs=mean),
         ).fit(X, y)
@@ -342,7 +342,7 @@ def test_refit_false_releases_the_winner_without_a_refit():
         CountingDPClassifier(),
         {"shift": [0.0, 1.0]},
         scoring=ACC,
-        n_splits=2,
+        cv=2,
         refit=False,
         random_state=0,
         selection="private",
@@ -380,7 +380,7 @@ def test_number_of_runs_is_not_observable_through_warnings_or_logs(caplog, recwa
             ChattyDPClassifier(),
             {"shift": [-1.0, 0.0, 1.0]},
             scoring=ACC,
-            n_splits=2,
+            cv=2,
             random_state=seed,
             selection=PrivateSelection(expected_runs=5),
         ).fit(X, y)
@@ -418,7 +418,7 @@ def test_reported_guarantee_does_not_reveal_which_candidates_ran():
             MaybeApproximateDPClassifier(),
             [{"shift": [-1.0, 0.0, 1.0, 2.0, -2.0]}, {"approximate": [True]}],
             scoring=ACC,
-            n_splits=2,
+            cv=2,
             refit=False,
             random_state=seed,
             selection=PrivateSelection(expected_runs=1.5),
@@ -441,7 +441,7 @@ def test_a_fit_weaker_than_planned_is_an_error():
         UnderstatingDPClassifier(),
         {"shift": [0.0, 1.0]},
         scoring=ACC,
-        n_splits=2,
+        cv=2,
         random_state=0,
         selection="private",
     )
@@ -472,7 +472,7 @@ def test_an_invalid_candidate_is_refused_before_any_run():
             DPILPClassifier(binarize=0.0),
             [{"max_clause_length": [1, 2, 3, 4, 5]}, {"max_clause_length": [-1]}],
             scoring=ACC,
-            n_splits=2,
+            cv=2,
             random_state=seed,
             selection=PrivateSelection(expected_runs=1.5),
         )

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import make_scorer, roc_auc_score
+from sklearn.model_selection import (
+    GroupKFold,
+    KFold,
+    LeaveOneGroupOut,
+    LeaveOneOut,
+    PredefinedSplit,
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    ShuffleSplit,
+    StratifiedGroupKFold,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -19,7 +33,7 @@ from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacyLeakWar
 from skdp.ilp import DPILPClassifier
 from skdp.linear_model import DPLinearRegression
 from skdp.metrics import cv_privacy_spend, make_dp_scorer
-from skdp.model_selection import DPGridSearchCV, dp_cross_validate
+from skdp.model_selection import DPGridSearchCV, PrivateSelection, dp_cross_validate
 from skdp.model_selection._folds import assign_folds
 from skdp.pipeline import make_dp_pipeline
 from skdp.preprocessing import PublicBoundsScaler
@@ -57,6 +71,10 @@ class RecordingDPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return (self.decision_function(X) > 0).astype(int)
 
 
+class _OtherKFold(KFold):
+    """A KFold subclass (it could split otherwise): refused."""
+
+
 @pytest.fixture
 def data():
     rng = np.random.default_rng(0)
@@ -85,7 +103,7 @@ def test_total_matches_a_hand_count_on_a_small_grid(binary):
         DPILPClassifier(max_clause_length=2, random_state=0),
         {"epsilon": [0.5, 1.0]},
         scoring=ACC,
-        n_splits=3,
+        cv=3,
         ledger=ledger,
         random_state=0,
     ).fit(X, y)
@@ -122,7 +140,7 @@ def test_delta_hand_count(data):
         RecordingDPClassifier(delta=1e-6),
         {"epsilon": [0.5, 1.0]},
         scoring=scorer,
-        n_splits=4,
+        cv=4,
         random_state=0,
     ).fit(X, y)
     conv = [(1 + math.exp(e)) * 1e-6 for e in (0.5, 1.0)]  # group privacy of each fit
@@ -140,7 +158,7 @@ def test_dp_cross_validate_total(binary):
         X,
         y,
         scoring={"acc": ACC, "auc": make_dp_scorer("roc_auc", epsilon=0.5)},
-        n_splits=4,
+        cv=4,
         ledger=ledger,
         random_state=0,
     )
@@ -158,7 +176,7 @@ def test_dp_cross_validate_total(binary):
 def test_refit_false_leaves_out_the_refit(data):
     X, y = data
     search = DPGridSearchCV(
-        RecordingDPClassifier(), {"epsilon": [0.5, 1.0]}, scoring=ACC, n_splits=3, refit=False
+        RecordingDPClassifier(), {"epsilon": [0.5, 1.0]}, scoring=ACC, cv=3, refit=False
     ).fit(X, y)
     assert search.epsilon_spent_ == pytest.approx(2 * 0.25 + 2 * (1.0 + 2.0))
     assert not hasattr(search, "best_estimator_") and not hasattr(search, "best_params_")
@@ -171,7 +189,7 @@ def test_grid_over_a_pipeline_parameter(binary):
         DPILPClassifier(max_clause_length=2, binarize=0.5, random_state=0),
     )
     search = DPGridSearchCV(
-        pipe, {"dpilpclassifier__epsilon": [0.2, 0.4, 0.8]}, scoring=ACC, n_splits=2
+        pipe, {"dpilpclassifier__epsilon": [0.2, 0.4, 0.8]}, scoring=ACC, cv=2
     ).fit(X, y)
     hand = 3 * 0.25 + 1 * 2 * (0.2 + 0.4 + 0.8) + 2 * 0.8
     assert search.epsilon_spent_ == pytest.approx(hand)
@@ -195,7 +213,7 @@ def test_folds_survive_replacing_a_row(data):
     X2, y2 = X.copy(), y.copy()
     i = 17
     X2[i, 1], y2[i] = 40.0, 1 - y2[i]  # same id, other values and label
-    kw = dict(scoring=ACC, n_splits=3, random_state=5, return_estimator=True)
+    kw = dict(scoring=ACC, cv=3, random_state=5, return_estimator=True)
     a = dp_cross_validate(RecordingDPClassifier(), X, y, **kw)["estimator"]
     b = dp_cross_validate(RecordingDPClassifier(), X2, y2, **kw)["estimator"]
     for m1, m2 in zip(a, b, strict=True):
@@ -208,7 +226,7 @@ def test_folds_survive_replacing_a_row(data):
 
 def test_folds_do_not_read_the_labels_or_the_order_of_values(data):
     X, y = data
-    kw = dict(scoring=ACC, n_splits=3, random_state=5, return_estimator=True)
+    kw = dict(scoring=ACC, cv=3, random_state=5, return_estimator=True)
     a = dp_cross_validate(RecordingDPClassifier(), X, y, **kw)["estimator"]
     X_shuffled = X.copy()
     X_shuffled[:, 1] = X[::-1, 1]
@@ -219,12 +237,191 @@ def test_folds_do_not_read_the_labels_or_the_order_of_values(data):
 def test_the_fold_key_is_not_stored(data):
     X, y = data
     search = DPGridSearchCV(
-        RecordingDPClassifier(), {"epsilon": [1.0]}, scoring=ACC, n_splits=3, random_state=7
+        RecordingDPClassifier(), {"epsilon": [1.0]}, scoring=ACC, cv=3, random_state=7
     ).fit(X, y)
     rng_types = (np.random.SeedSequence, np.random.Generator, np.random.BitGenerator)
     assert not any(isinstance(v, rng_types) for v in vars(search).values())
     assert search.random_state == 7
     assert not any("fold" in k for k in vars(search))
+
+
+# ------------------------------------------------------------------ the cv parameter
+def _search(cv=None, **kw):
+    return DPGridSearchCV(
+        RecordingDPClassifier(), {"epsilon": [0.5, 1.0]}, scoring=ACC, cv=cv, **kw
+    )
+
+
+_READS_Y = [
+    StratifiedKFold(3),
+    StratifiedKFold(3, shuffle=True, random_state=0),
+    RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=0),
+    StratifiedShuffleSplit(3, random_state=0),
+    StratifiedGroupKFold(3),
+]
+
+
+@pytest.mark.parametrize("cv", _READS_Y, ids=lambda cv: type(cv).__name__)
+def test_splitters_that_read_y_are_refused_with_the_reason(cv, data):
+    X, y = data
+    why = r"reads y, and a split that reads y is a statistic of the private labels"
+    ledger = PrivacyLedger(epsilon_budget=100.0)
+    with pytest.raises(ValueError, match=why):
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=cv, ledger=ledger)
+    with pytest.raises(ValueError, match=why):
+        _search(cv, ledger=ledger).fit(X, y)
+    assert ledger.epsilon_spent == 0 and len(ledger) == 0  # refused before any charge
+
+
+@pytest.mark.parametrize(
+    ("cv", "why"),
+    [
+        (GroupKFold(3), "reads groups"),
+        (LeaveOneGroupOut(), "reads groups"),
+        (KFold(3), "contiguous blocks of the row order"),
+        (KFold(3, shuffle=True, random_state=np.random.RandomState(0)), "int or None"),
+        (KFold(3, shuffle=True, random_state=np.random.default_rng(0)), "int or None"),
+        (PredefinedSplit(np.arange(90) % 3), "test_fold array"),
+        (ShuffleSplit(3, random_state=0), "each row tested once"),
+        (RepeatedKFold(n_splits=3, random_state=0), "each row tested once"),
+        (LeaveOneOut(), "each row tested once"),
+        (_OtherKFold(3, shuffle=True, random_state=0), "not a subclass of KFold"),
+        (list(KFold(3).split(np.zeros((90, 1)))), "precomputed folds"),
+        ([(np.arange(60), np.arange(60, 90))], "precomputed folds"),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, str) else "",
+)
+def test_other_splitters_are_refused_with_the_reason(cv, why, data):
+    X, y = data
+    with pytest.raises(ValueError, match=why):
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=cv)
+    with pytest.raises(ValueError, match=why):
+        _search(cv).fit(X, y)
+
+
+@pytest.mark.parametrize("cv", [1, 0, -3])
+def test_cv_counts_below_two_are_refused(cv, data):
+    X, y = data
+    with pytest.raises(ValueError, match="cv must be at least 2"):
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=cv)
+    with pytest.raises(ValueError, match="cv must be at least 2"):
+        _search(cv).fit(X, y)
+    with pytest.raises(TypeError, match="cv must be"):
+        _search(object()).fit(X, y)
+
+
+def test_cv_defaults_to_five_folds(data):
+    X, y = data
+    res = dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, random_state=0)
+    assert res["n_splits"] == 5 and res["test_score"].shape == (5,)
+    search = _search(random_state=0).fit(X, y)
+    assert search.n_splits_ == 5 and "split4_test_score" in search.cv_results_
+
+
+def test_n_splits_is_a_deprecated_alias_of_cv(data):
+    """n_splits warns (FutureWarning) and gives exactly what cv=<int> gives."""
+    X, y = data
+    scorer = make_dp_scorer("accuracy", epsilon=0.25, random_state=2)
+    kw = dict(scoring=scorer, random_state=5, return_estimator=True)
+    new = dp_cross_validate(RecordingDPClassifier(), X, y, cv=3, **kw)
+    with pytest.warns(FutureWarning, match="n_splits was renamed cv"):
+        old = dp_cross_validate(RecordingDPClassifier(), X, y, n_splits=3, **kw)
+    assert np.array_equal(new["test_score"], old["test_score"])
+    assert new["epsilon_spent"] == old["epsilon_spent"] and old["n_splits"] == 3
+    for m1, m2 in zip(new["estimator"], old["estimator"], strict=True):
+        assert np.array_equal(m1.train_ids_, m2.train_ids_)
+
+    grid = {"epsilon": [0.5, 1.0]}
+    a = DPGridSearchCV(RecordingDPClassifier(), grid, scoring=scorer, cv=3, random_state=5)
+    b = DPGridSearchCV(RecordingDPClassifier(), grid, scoring=scorer, n_splits=3, random_state=5)
+    assert b.get_params()["n_splits"] == 3 and b.get_params()["cv"] is None  # stored as given
+    a.fit(X, y)
+    with pytest.warns(FutureWarning, match="n_splits was renamed cv"):
+        b.fit(X, y)
+    assert a.n_splits_ == b.n_splits_ == 3
+    assert (a.epsilon_spent_, a.delta_spent_) == (b.epsilon_spent_, b.delta_spent_)
+    assert a.best_params_ == b.best_params_
+    for key, value in a.cv_results_.items():
+        if key.startswith(("split", "mean_", "std_", "rank_")):
+            assert np.array_equal(value, b.cv_results_[key]), key
+    # the new name alone does not warn; both at once is an error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=3)
+    with pytest.raises(ValueError, match="cannot be combined with cv"):
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=3, n_splits=3)
+    with pytest.raises(ValueError, match="cannot be combined with cv"):
+        _search(3, n_splits=3).fit(X, y)
+
+
+def _fold_ids(models, n):
+    """Test-fold index of every id, from the models' training ids."""
+    folds = np.full(n, -1)
+    for j, m in enumerate(models):
+        test = np.setdiff1d(np.arange(n), m.train_ids_)
+        assert np.all(folds[test] == -1)
+        folds[test] = j
+    return folds
+
+
+def test_shuffled_kfold_is_accepted_and_gives_its_own_folds(data):
+    """KFold(shuffle=True, random_state=0): its folds (a random permutation of the
+    positions, keyed by its own seed), accounted as cv=3 is."""
+    X, y = data
+    cv = KFold(3, shuffle=True, random_state=0)
+    ledger = PrivacyLedger(epsilon_budget=100.0)
+    res = dp_cross_validate(
+        RecordingDPClassifier(), X, y, scoring=ACC, cv=cv, return_estimator=True, ledger=ledger
+    )
+    expected = np.empty(len(y), dtype=int)
+    for j, (_, test) in enumerate(KFold(3, shuffle=True, random_state=0).split(X)):
+        expected[test] = j
+    assert np.array_equal(_fold_ids(res["estimator"], len(y)), expected)
+    assert res["n_splits"] == 3
+    assert (
+        res["epsilon_spent"]
+        == ledger.epsilon_spent
+        == cv_privacy_spend(epsilon=0.25, n_splits=3, fit_epsilon=1.0, refit=False)[0]
+    )
+    # neither the labels, nor the values, nor the run's random_state move the folds
+    X2, y2 = X.copy(), 1 - y
+    X2[17, 1] = 40.0
+    again = dp_cross_validate(
+        RecordingDPClassifier(), X2, y2, scoring=ACC, cv=cv, return_estimator=True, random_state=9
+    )
+    assert np.array_equal(_fold_ids(again["estimator"], len(y)), expected)
+    search = _search(cv, ledger=ledger).fit(X, y)
+    assert search.n_splits_ == 3 and search.cv is cv
+    assert (
+        search.epsilon_spent_
+        == cv_privacy_spend(epsilon=0.25, n_splits=3, n_candidates=2, fit_epsilon=[0.5, 1.0])[0]
+    )
+
+
+def test_shuffled_kfold_without_a_seed_draws_fresh_folds_not_from_numpy_global_rng(data):
+    X, y = data
+    cv = KFold(3, shuffle=True)
+    runs = []
+    for _ in range(2):
+        np.random.seed(0)  # noqa: NPY002 -- numpy's global RNG is not the source of the permutation
+        res = dp_cross_validate(
+            RecordingDPClassifier(), X, y, scoring=ACC, cv=cv, return_estimator=True
+        )
+        runs.append(_fold_ids(res["estimator"], len(y)))
+    assert not np.array_equal(runs[0], runs[1])
+    assert sorted(np.bincount(runs[0]).tolist()) == [30, 30, 30]
+
+
+def test_shuffled_kfold_under_private_selection(data):
+    X, y = data
+    cv = KFold(2, shuffle=True, random_state=0)
+    search = _search(cv, random_state=0, selection=PrivateSelection(expected_runs=2)).fit(X, y)
+    int_cv = _search(2, random_state=0, selection=PrivateSelection(expected_runs=2)).fit(X, y)
+    assert search.n_splits_ == 2
+    assert (search.epsilon_spent_, search.delta_spent_) == (
+        int_cv.epsilon_spent_,
+        int_cv.delta_spent_,
+    )
 
 
 # ------------------------------------------------------------------ the ledger
@@ -236,7 +433,7 @@ def test_ledger_is_charged_once_even_if_the_scorer_holds_it(data):
         RecordingDPClassifier(),
         {"epsilon": [0.5, 1.0]},
         scoring=scorer,
-        n_splits=3,
+        cv=3,
         ledger=ledger,
     ).fit(X, y)
     assert len(ledger) == 1
@@ -259,7 +456,7 @@ def test_a_refused_budget_raises_before_anything_runs(data):
     ledger = PrivacyLedger(epsilon_budget=5.0)
     RecordingDPClassifier.n_fits = 0
     search = DPGridSearchCV(
-        RecordingDPClassifier(), {"epsilon": [0.5, 1.0]}, scoring=ACC, n_splits=3, ledger=ledger
+        RecordingDPClassifier(), {"epsilon": [0.5, 1.0]}, scoring=ACC, cv=3, ledger=ledger
     )
     with pytest.raises(BudgetExceededError, match="DPGridSearchCV"):
         search.fit(X, y)
@@ -284,9 +481,9 @@ def test_a_copied_ledger_refuses(data):
 def test_errors_propagate_instead_of_nan_scores(data):
     X, y = data
     with pytest.raises(RuntimeError, match="a fit failed"):
-        DPGridSearchCV(
-            RecordingDPClassifier(), {"fail": [False, True]}, scoring=ACC, n_splits=3
-        ).fit(X, y)
+        DPGridSearchCV(RecordingDPClassifier(), {"fail": [False, True]}, scoring=ACC, cv=3).fit(
+            X, y
+        )
 
 
 def test_a_fit_spending_more_than_declared_raises(data):
@@ -336,7 +533,7 @@ def test_allow_nonprivate_warns_and_the_total_is_inf(data):
     X, y = data
     est = make_pipeline(StandardScaler(), RecordingDPClassifier())
     with pytest.warns(PrivacyLeakWarning, match="standardscaler"):
-        res = dp_cross_validate(est, X, y, scoring=ACC, n_splits=3, allow_nonprivate=True)
+        res = dp_cross_validate(est, X, y, scoring=ACC, cv=3, allow_nonprivate=True)
     assert res["epsilon_spent"] == math.inf and res["privacy_guarantee"] == "none"
     with pytest.warns(PrivacyLeakWarning), pytest.raises(BudgetExceededError):
         dp_cross_validate(
@@ -354,11 +551,11 @@ def test_bad_arguments(data):
     with pytest.raises(ValueError, match="y is required"):
         dp_cross_validate(RecordingDPClassifier(), X, None, scoring=ACC)
     with pytest.raises(ValueError, match="at least 2"):
-        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, n_splits=1)
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=1)
     with pytest.raises(ValueError, match="greater than the number of samples"):
-        dp_cross_validate(RecordingDPClassifier(), X[:3], y[:3], scoring=ACC, n_splits=4)
-    with pytest.raises(TypeError, match="n_splits"):
-        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, n_splits=2.0)
+        dp_cross_validate(RecordingDPClassifier(), X[:3], y[:3], scoring=ACC, cv=4)
+    with pytest.raises(TypeError, match="cv must be an int"):
+        dp_cross_validate(RecordingDPClassifier(), X, y, scoring=ACC, cv=2.0)
     multi = {"acc": ACC, "auc": make_dp_scorer("roc_auc", epsilon=0.5)}
     with pytest.raises(ValueError, match="refit must be the name"):
         DPGridSearchCV(RecordingDPClassifier(), {}, scoring=multi).fit(X, y)
@@ -376,7 +573,7 @@ def test_end_to_end_with_dp_ilp_and_dp_auc(binary):
         {"max_clause_length": [1, 2]},
         scoring={"auc": auc, "acc": ACC},
         refit="auc",
-        n_splits=3,
+        cv=3,
         random_state=0,
     ).fit(X, y)
     res = search.cv_results_
@@ -413,7 +610,7 @@ def test_score_is_a_new_charged_release(binary):
         DPILPClassifier(epsilon=1.0, max_clause_length=2, random_state=0),
         {},
         scoring=ACC,
-        n_splits=2,
+        cv=2,
         ledger=ledger,
     ).fit(X, y)
     assert len(ledger) == 1
@@ -430,7 +627,7 @@ def test_works_with_pandas(binary):
         df,
         pd.Series(y),
         scoring=ACC,
-        n_splits=3,
+        cv=3,
     )
     assert res["test_score"].shape == (3,)
 
@@ -445,7 +642,7 @@ _ILP = "the wrapped DPILPClassifier needs 0/1 labels (tests/test_common.py lists
             DPILPClassifier(epsilon=1e6, binarize=0.0, random_state=0),
             {"max_clause_length": [1, 2]},
             scoring=make_dp_scorer("accuracy", epsilon=1e6, random_state=0),
-            n_splits=2,
+            cv=2,
             random_state=0,
         )
     ],
@@ -476,13 +673,13 @@ def test_parallel_tasks_equal_the_sequential_run(binary):
             est,
             {"epsilon": [0.5, 1.0]},
             scoring=scorer,
-            n_splits=3,
+            cv=3,
             ledger=ledger,
             random_state=0,
             n_jobs=n_jobs,
         ).fit(X, y)
         cv = dp_cross_validate(
-            est, X, y, scoring=scorer, n_splits=3, random_state=0, n_jobs=n_jobs, ledger=ledger
+            est, X, y, scoring=scorer, cv=3, random_state=0, n_jobs=n_jobs, ledger=ledger
         )
         out[n_jobs] = (search, cv, ledger)
     (s1, c1, l1), (s2, c2, l2) = out[None], out[2]

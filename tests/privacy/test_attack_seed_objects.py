@@ -119,7 +119,7 @@ def _search(seed, n_jobs=None):
         est,
         {"C": [0.5, 1.0]},
         scoring=make_dp_scorer("accuracy", epsilon=1.0, random_state=seed),
-        n_splits=2,
+        cv=2,
         random_state=seed,
         n_jobs=n_jobs,
     )
@@ -144,7 +144,7 @@ def test_meta_estimators_and_scorers_pickle_no_seed_object(kind):
             X,
             y,
             scoring=make_dp_scorer("accuracy", epsilon=1.0, random_state=_seed(kind)),
-            n_splits=2,
+            cv=2,
             random_state=_seed(kind),
             return_estimator=True,
         )
