@@ -6,7 +6,9 @@ The rules (:doc:`privacy_guarantees`, "Metadata"):
 * Bounds are public metadata, finite, within ``+-1e150`` and at least ``1e-150`` wide
   (:func:`check_width`): ``(lo, hi)`` scalars, per-feature arrays, a dict
   ``{column: (lo, hi)}`` (tabular data), ``None`` (a *private* estimate is made by the
-  estimator, see :func:`skdp.mechanisms.resolve_bounds`) or ``"data"`` (explicit
+  estimator where public ``n``, ``d`` and ``epsilon`` make it reliable, refused
+  otherwise; ``"private"`` opts in to it regardless, see
+  :func:`skdp.mechanisms.resolve_bounds`) or ``"data"`` (explicit
   opt-in to reading them off the data; emits :class:`~skdp.exceptions.PrivacyLeakWarning`).
 * Values outside declared bounds are clipped silently (a "some values were clipped"
   warning would leak a data fact into shared logs); with ``clip=False`` they raise a
@@ -314,12 +316,13 @@ def data_bounds(X, *, name="bounds"):
 
 
 def check_clip_bounds_declared(clip, **bounds):
-    """Refuse ``clip=False`` unless every named bound is declared (not ``None``).
+    """Refuse ``clip=False`` unless every named bound is declared (not ``None`` nor
+    ``"private"``).
 
     With ``clip=False`` a value outside the bounds raises. Against a *private estimate*
-    of the bounds (``None``) that error would be an un-noised function of the data (it
-    fires exactly when some record lies beyond the noisy estimate), so it is refused
-    before any record is read.
+    of the bounds (``None`` or the opt-in ``"private"``) that error would be an
+    un-noised function of the data (it fires exactly when some record lies beyond the
+    noisy estimate), so it is refused before any record is read.
 
     Examples
     --------
@@ -332,7 +335,11 @@ def check_clip_bounds_declared(clip, **bounds):
     """
     if clip:
         return
-    missing = [name for name, value in bounds.items() if value is None]
+    missing = [
+        name
+        for name, value in bounds.items()
+        if value is None or (isinstance(value, str) and value == "private")
+    ]
     if missing:
         raise ValueError(
             f"clip=False needs declared {', '.join(missing)} (a private estimate would make "
