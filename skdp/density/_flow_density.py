@@ -112,7 +112,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         log-likelihood worse in every measured case, so there is none. ``n_iter_`` holds
         the count used.
     learning_rate : float, default=1e-3
-        Adam learning rate.
+        Adam learning rate. A fit that diverges (non-finite parameters, or a flow that
+        keeps producing non-finite samples) raises ``ValueError`` asking for a smaller one.
     accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
         Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
         composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
@@ -408,6 +409,9 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         flow.eval()
         for p in flow.parameters():
             p.requires_grad_(False)
+        # the released (noisy) parameters only: refusing is post-processing
+        if not all(bool(torch.isfinite(p).all()) for p in flow.parameters()):
+            raise ValueError(_DIVERGED)
 
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
@@ -581,9 +585,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             Z[todo] = x
             todo = todo[~np.all(np.isfinite(x), axis=1)]
         if todo.size:
-            raise RuntimeError(
-                "the flow produced non-finite samples 10 times in a row; it has diverged"
-            )
+            raise ValueError(_DIVERGED)
         return self._encoder.inverse_transform(Z)
 
     def __sklearn_tags__(self):
@@ -592,6 +594,12 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+_DIVERGED = (
+    "the flow diverged (its parameters or samples are not finite): refit with a lower "
+    "learning_rate, or dtype='float64'"
+)
 
 
 def _negative_log_likelihood(log_prob):
