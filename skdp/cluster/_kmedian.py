@@ -48,6 +48,14 @@ __all__ = ["SubsampledExpMedian", "kmedian_costs"]
 MAX_ENUMERATED = 5_000_000
 
 
+def _finite_cost(total):
+    """The cost as a float, refused where it overflowed float64."""
+    total = float(total)
+    if not np.isfinite(total):
+        raise ValueError("the k-median cost of X overflows float64 (values near 1e308); rescale X")
+    return total
+
+
 class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseEstimator):
     """Differentially private k-median with the subsampled exponential mechanism.
 
@@ -555,7 +563,10 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
     def score(self, X, y=None):
         """Negative (untruncated) k-median cost of ``X`` for the fitted centres.
 
-        Not differentially private: it evaluates the data it is given.
+        Not differentially private: it evaluates the data it is given. NaN or infinite
+        values raise ``ValueError`` for numpy and Dask input alike (a Dask partition is
+        checked on the workers, in the same pass as the cost), and so does a cost that
+        overflows float64 (values near ``1e308``) instead of returning ``-inf``.
         """
         check_is_fitted(self)
         if is_dask_collection(X):  # summed on the workers; one float comes back
@@ -565,10 +576,12 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
             )
             import dask  # already imported: X is a Dask collection
 
-            (total,) = dask.compute(dist.sum())
-            return -float(total)
+            total, bad = dask.compute(dist.sum(), (~np.isfinite(Xa)).any())
+            if bool(bad):  # what validate_data refuses for numpy input
+                raise ValueError("Input X contains NaN or infinity.")
+            return -_finite_cost(total)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return -float(
+        return -_finite_cost(
             kmedian_costs(
                 X, self.cluster_centers_[None], metric=self.metric, chunk_size=self.chunk_size
             )[0]
