@@ -17,6 +17,7 @@ from skdp.mechanisms._discrete import (
     uniform_subset,
 )
 from skdp.mechanisms.sensitivity import histogram_sensitivity
+from skdp.synthesis._missing import with_missing_level
 
 #: a flat cell index must fit in int64
 _MAX_DOMAIN = 2**62
@@ -169,7 +170,8 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
             raise ValueError(f"n_bins names unknown column(s) {unknown}")
     levels, small = {}, {}  # levels per column; integer columns that may go per value
     for spec in schema:
-        lei = lei_n_bins(n_pub, d_of[spec.name])
+        # (capped like n_bins: an absurd n_public, 1e30, asked for 2e9 edges per column)
+        lei = min(lei_n_bins(n_pub, d_of[spec.name]), _MAX_BINS_PER_COLUMN)
         auto = n_bins == "auto" or (isinstance(n_bins, dict) and spec.name not in n_bins)
         if auto:
             k = lei
@@ -201,16 +203,20 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
     for c in uniform:
         if c in small:
             levels[c] = small[c]
-    # a histogram's columns: smallest domains first, while the cells stay in budget
+    # a histogram's columns: smallest domains first, while the cells stay in budget (a
+    # declared missing level is one more level of its column: MissingLevel)
     position = {c: j for j, c in enumerate(schema.names)}
+    extra = {spec.name: int(spec.missing) for spec in schema}
     for g in groups:
-        cells = math.prod(levels[c] for c in g)
+        cells = math.prod(levels[c] + extra[c] for c in g)
         budget = max(noise_mass(cells), _NOISE_MASS_FRACTION * n_pub)
         for c in sorted((c for c in g if c in small), key=lambda c: (small[c], position[c])):
-            expanded = cells // levels[c] * small[c]
+            expanded = cells // (levels[c] + extra[c]) * (small[c] + extra[c])
             if expanded < _MAX_DOMAIN and noise_mass(expanded) <= budget:
                 cells, levels[c] = expanded, small[c]
-    return {spec.name: _Binner(spec, levels[spec.name]) for spec in schema}
+    return {
+        spec.name: with_missing_level(_Binner(spec, levels[spec.name]), spec) for spec in schema
+    }
 
 
 def noisy_cells(
