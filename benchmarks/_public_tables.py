@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["FAIR_BOUNDS", "FAIR_INTEGER", "RANDHIE_BOUNDS", "statsmodels_table"]
+__all__ = [
+    "FAIR_BOUNDS",
+    "FAIR_INTEGER",
+    "RANDHIE_BOUNDS",
+    "integer_column_types",
+    "statsmodels_table",
+]
 
 #: Fair (1978) Redbook survey, 6,366 married women. The codebook gives the ordinal scales
 #: (ratings, religiousness, education, occupations); it gives no range for age, years
@@ -64,3 +70,22 @@ def statsmodels_table(name):
         else:
             _CACHE[name] = getattr(datasets, name).load_pandas().data
     return _CACHE[name]
+
+
+def integer_column_types(frame, bounds):
+    """``column_types`` declaring as ``"integer"`` the bounded columns that a benchmark
+    built as integers on purpose (its own codebook casts, e.g. ``FAIR_INTEGER``, or a
+    simulator's integer draws).
+
+    skdp takes a column's kind from declarations only (a pandas int64 dtype is a fact
+    about the values); the benchmarks set these dtypes themselves before fitting, from
+    the codebooks, so reading them back here is the benchmark's declaration, not a read
+    of private data.
+    """
+    import pandas as pd
+
+    return {
+        c: "integer"
+        for c in bounds
+        if c in frame.columns and pd.api.types.is_integer_dtype(frame[c].dtype)
+    }

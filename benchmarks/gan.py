@@ -50,7 +50,12 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, statsmodels_table  # noqa: E402
+from _public_tables import (  # noqa: E402
+    FAIR_BOUNDS,
+    FAIR_INTEGER,
+    integer_column_types,
+    statsmodels_table,
+)
 from synthesizers import DATASETS as _PANEL  # noqa: E402
 from synthesizers import SNVENV, evaluate, print_table, run_smartnoise, split  # noqa: E402
 
@@ -104,6 +109,7 @@ def run_gan(train, eps, bounds, cats, seed, old=False):
         delta=DELTA,
         bounds=bounds,
         categories=cats or None,
+        column_types=integer_column_types(train, bounds),
         device="cpu",
         random_state=seed,
         **extra,

@@ -99,6 +99,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from _public_tables import integer_column_types
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -350,7 +351,12 @@ def integer_table(seeds, epsilons=(1.0, 3.0, 10.0)):
                 res = []
                 for seed in range(seeds):
                     s = DPHistogramSynthesizer(
-                        epsilon=eps, bounds=bounds, categories=cats, random_state=seed, **kw
+                        epsilon=eps,
+                        bounds=bounds,
+                        categories=cats,
+                        column_types=integer_column_types(train, bounds),
+                        random_state=seed,
+                        **kw,
                     ).fit(train)
                     fake = s.sample(len(train), random_state=seed)
                     res.append(_integer_metrics(train, fake, test, cats))

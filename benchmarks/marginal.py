@@ -83,7 +83,13 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, RANDHIE_BOUNDS, statsmodels_table
+from _public_tables import (
+    FAIR_BOUNDS,
+    FAIR_INTEGER,
+    RANDHIE_BOUNDS,
+    integer_column_types,
+    statsmodels_table,
+)
 
 EPSILONS = (1.0, 10.0)
 DELTA = 1e-5
@@ -238,7 +244,13 @@ def run_marginal(train, eps, bounds, cats, seed):
     from skdp.synthesis import DPMarginalSynthesizer
 
     est = DPMarginalSynthesizer(  # MST, as recorded above (the default is now AIM)
-        epsilon=eps, delta=DELTA, bounds=bounds, categories=cats, selection="mst", random_state=seed
+        epsilon=eps,
+        delta=DELTA,
+        bounds=bounds,
+        categories=cats,
+        column_types=integer_column_types(train, bounds),
+        selection="mst",
+        random_state=seed,
     )
     return est.fit(train)
 
@@ -246,7 +258,13 @@ def run_marginal(train, eps, bounds, cats, seed):
 def run_histogram(train, eps, bounds, cats, seed):
     from skdp.synthesis import DPHistogramSynthesizer
 
-    est = DPHistogramSynthesizer(epsilon=eps, bounds=bounds, categories=cats, random_state=seed)
+    est = DPHistogramSynthesizer(
+        epsilon=eps,
+        bounds=bounds,
+        categories=cats,
+        column_types=integer_column_types(train, bounds),
+        random_state=seed,
+    )
     return est.fit(train)
 
 
