@@ -241,10 +241,14 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
     epsilon : float, default=1.0
         Nominal total privacy loss of one ``fit``, including a private bound estimate.
         ``math.inf`` releases the mode (non-private).
-    bounds_y : None, "data" or (lo, hi), default=None
+    bounds_y : None, "private", "data" or (lo, hi), default=None
         Public bounds of the target. ``None``: a private estimate spending 10 % of
-        ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`, pure DP, exact); ``"data"``:
-        the non-private opt-in (:class:`~skdp.exceptions.PrivacyLeakWarning`).
+        ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`, pure DP, exact) where public
+        ``n`` and ``epsilon`` make it reliable; otherwise ``fit`` refuses with a
+        ``ValueError`` that says what to declare (:doc:`/choosing_bounds`).
+        ``"private"``: the explicit opt-in to that estimate even where it cannot be
+        reliable (:class:`~skdp.exceptions.BoundsEstimateWarning`). ``"data"``: the
+        non-private opt-in (:class:`~skdp.exceptions.PrivacyLeakWarning`).
 {_COMMON_PARAMS_DOC}
 
     Attributes
@@ -286,7 +290,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
 
     _parameter_constraints: dict = {
         **_BaseExpMFlow._parameter_constraints,
-        "bounds_y": [None, StrOptions({"data"}), tuple, list, np.ndarray],
+        "bounds_y": [None, StrOptions({"data", "private"}), tuple, list, np.ndarray],
     }
 
     def __init__(

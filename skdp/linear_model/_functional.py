@@ -44,7 +44,12 @@ __all__ = ["DPLinearRegression"]
 
 
 def _bounds_param():
-    return [None, StrOptions({"data"}), tuple, list, np.ndarray]
+    return [None, StrOptions({"data", "private"}), tuple, list, np.ndarray]
+
+
+def _is_private(value):
+    """The explicit opt-in to a private bounds estimate (``"private"``)."""
+    return isinstance(value, str) and value == "private"
 
 
 class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
@@ -66,18 +71,25 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     delta : float, default=0.0
         Only for ``mechanism="gaussian"``, which needs ``delta > 0`` (e.g.
         ``1 / n**2``). The default Laplace release spends no ``delta``.
-    bounds_X : None, "data", (lo, hi) of scalars or per-feature arrays, or dict, default=None
+    bounds_X : None, "private", "data", (lo, hi) of scalars or per-feature arrays, or dict, \
+default=None
         Public bounds of the features (a dict ``{column: (lo, hi)}`` for a DataFrame).
         ``None``: a private estimate spending 10 % of ``epsilon``
-        (:func:`skdp.mechanisms.resolve_bounds`; the rest goes to the regression).
-        ``"data"``: the non-private opt-in, which emits
+        (:func:`skdp.mechanisms.resolve_bounds`; the rest goes to the regression) where
+        it can be reliable by public quantities (``n``, the number of estimated columns,
+        ``epsilon``); otherwise ``fit`` refuses with a ``ValueError`` that says what to
+        declare (:doc:`/choosing_bounds`). ``"private"``: the explicit opt-in to that
+        estimate even where it cannot be reliable (with a
+        :class:`~skdp.exceptions.BoundsEstimateWarning`). ``"data"``: the non-private
+        opt-in, which emits
         :class:`~skdp.exceptions.PrivacyLeakWarning`. Declared bounds must be finite,
         within ``+-1e150`` and at least ``1e-150`` wide
         (:func:`skdp.utils.validation.check_bounds`); a fit whose coefficients overflow
         raises ``ValueError`` instead of returning NaN/inf.
-    bounds_y : None, "data" or (lo, hi), default=None
-        Public bounds of the target, as for ``bounds_X``. When both are ``None`` a
-        single private estimate covers them (10 % of ``epsilon`` in total).
+    bounds_y : None, "private", "data" or (lo, hi), default=None
+        Public bounds of the target, as for ``bounds_X``. When both are estimated a
+        single private estimate covers them (10 % of ``epsilon`` in total), refused
+        unless reliable or both are ``"private"``.
     fit_intercept : bool, default=True
         Fit an intercept. Features and target are mapped affinely onto ``[-1, 1]``.
         With ``False`` they are divided by their largest absolute bound instead, so that
@@ -508,24 +520,35 @@ class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
 
     def _resolve_bounds(self, X, y, epsilon, rng, columns):
         p = X.shape[1]
-        need_x = self.bounds_X is None
-        need_y = self.bounds_y is None
+        # None: a private estimate, refused where it cannot be reliable; "private": the
+        # explicit opt-in to it; "data": the non-private read
+        need_x = self.bounds_X is None or _is_private(self.bounds_X)
+        need_y = self.bounds_y is None or _is_private(self.bounds_y)
         eps_used = 0.0
-        if isinstance(self.bounds_X, str):
+        if isinstance(self.bounds_X, str) and not need_x:
             lo, hi = data_bounds(X, name="bounds_X")
         elif not need_x:
             names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
             lo, hi = check_bounds(self.bounds_X, p, name="bounds_X", columns=names)
-        if isinstance(self.bounds_y, str):
+        if isinstance(self.bounds_y, str) and not need_y:
             ylo, yhi = data_bounds(y[:, None], name="bounds_y")
         elif not need_y:
             ylo, yhi = check_bounds(self.bounds_y, 1, name="bounds_y")
         if need_x or need_y:
             blocks = ([X] if need_x else []) + ([y[:, None]] if need_y else [])
             names = (columns if need_x else []) + (["y"] if need_y else [])
+            params = [("bounds_X", self.bounds_X)] if need_x else []
+            params += [("bounds_y", self.bounds_y)] if need_y else []
             V = np.hstack(blocks) if len(blocks) > 1 else blocks[0]
+            # one joint estimate: the opt-in holds only if every estimated parameter opts in
+            opt_in = all(_is_private(v) for _, v in params)
             elo, ehi, eps_used = resolve_bounds(
-                None, V, epsilon=epsilon, rng=rng, name="bounds", columns=names
+                "private" if opt_in else None,
+                V,
+                epsilon=epsilon,
+                rng=rng,
+                name=[k for k, v in params if not _is_private(v)] or [k for k, _ in params],
+                columns=names,
             )
             elo, ehi = np.asarray(elo, dtype=float), np.asarray(ehi, dtype=float)
             if need_x:

@@ -18,6 +18,7 @@ from skdp.mechanisms._validation import check_epsilon, check_rng
 from skdp.utils.validation import as_float_array, check_bounds, check_finite, data_bounds
 
 __all__ = [
+    "PRIVATE_OPT_IN",
     "bounds_estimate_unreliable",
     "private_bounds",
     "resolve_bounds",
@@ -282,22 +283,60 @@ def bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes):
     return None
 
 
-def _warn_if_bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes, name):
-    """Advise declaring bounds when the private estimate cannot be good.
+#: The explicit opt-in to a private bounds estimate that cannot be reliable.
+PRIVATE_OPT_IN = "private"
 
-    Uses only public quantities (:func:`bounds_estimate_unreliable`), so the warning
-    itself reveals nothing about the data.
+
+def _names(name):
+    """Parameter name(s) for messages: a str, or a sequence of names (joined)."""
+    return [name] if isinstance(name, str) else [str(n) for n in name]
+
+
+def _check_estimate_reliable(n, epsilon_bounds, quantiles, grid_sizes, name, labels, opt_in):
+    """Refuse (or, with the opt-in, warn about) a private bounds estimate that cannot be
+    reliable.
+
+    Decided before the estimate from public quantities only
+    (:func:`bounds_estimate_unreliable`: ``n``, the estimate's budget, the quantiles and
+    the public grid sizes), never from the values of the rows or of the release, so the
+    refusal and the warning reveal nothing about the data: two neighbouring data sets of
+    the same size get the same decision.
     """
     reason = bounds_estimate_unreliable(n, epsilon_bounds, quantiles, grid_sizes)
-    if reason is not None:
-        d_q = sum(int(k) > 0 for k in grid_sizes)
+    if reason is None:
+        return
+    names = _names(name)
+    queried = [lab for lab, k in zip(labels, grid_sizes, strict=True) if int(k) > 0]
+    cols = ", ".join(repr(c) for c in queried[:10])
+    if len(queried) > 10:
+        cols += f" and {len(queried) - 10} more"
+    what = (
+        f"estimating bounds privately for {len(queried)} column(s) ({cols}) from {n} rows "
+        f"with epsilon={epsilon_bounds:.3g} cannot be reliable ({reason})"
+    )
+    if opt_in:
         warnings.warn(
-            f"{name}=None: estimating bounds privately for {d_q} column(s) from {n} rows with "
-            f"epsilon={epsilon_bounds:.3g} is unreliable ({reason}): the bounds may be far "
-            "too wide or too narrow, and utility poor. Declare public bounds instead.",
+            " and ".join(f'{nm}="private"' for nm in names)
+            + f": {what}: the bounds may be far too wide or too narrow, and utility poor. "
+            "Declare public bounds instead (doc/choosing_bounds.rst).",
             BoundsEstimateWarning,
             stacklevel=4,
         )
+        return
+    declare = " and ".join(
+        f"{nm}=(low, high)" + ("" if nm.endswith("_y") else f" or {nm}={{column: (low, high)}}")
+        for nm in names
+    )
+    raise ValueError(
+        " and ".join(f"{nm}=None" for nm in names)
+        + f": {what}, so skdp refuses it. Declare public bounds: {declare}, ranges "
+        "fixed without looking at the rows (clinical plausibility ranges, the data "
+        "dictionary; see doc/choosing_bounds.rst). Declare 0/1 columns binary: bounds (0, "
+        '1), or column_types={column: "binary"} for the synthesizers. Or opt in to the '
+        "unreliable estimate with "
+        + " and ".join(f'{nm}="private"' for nm in names)
+        + " (it warns with BoundsEstimateWarning)."
+    )
 
 
 def _warn_if_bounds_too_narrow(lo, hi, min_width, point_mass, labels, name):
@@ -312,8 +351,9 @@ def _warn_if_bounds_too_narrow(lo, hi, min_width, point_mass, labels, name):
         f"{labels[j]!r} [{lo[j]:.3g}, {hi[j]:.3g}]" for j in np.nonzero(narrow)[0][:10]
     )
     more = "" if narrow.sum() <= 10 else f" and {int(narrow.sum()) - 10} more"
+    label = "/".join(_names(name))
     warnings.warn(
-        f"{name}=None: the private range of column(s) {cols}{more} is narrower than the "
+        f"{label}: the private range of column(s) {cols}{more} is narrower than the "
         "public minimum width or collapsed onto one value (most rows share it). Values "
         "away from it are clipped into the range: the 1s of a rare 0/1 indicator, for "
         "instance, become nearly 0 and utility can be very poor. Declare public bounds, "
@@ -347,32 +387,43 @@ def resolve_bounds(
       guarantee no longer covers the bounds.
     * ``None``: :func:`private_bounds` with ``fraction * epsilon`` (skdp's default
       0.1); returns that spend, which the caller charges to ``epsilon_spent_`` and
-      subtracts from what remains for the estimator. With ``epsilon=inf`` (privacy
-      off) the data min/max are used without a warning and nothing is spent
-      (a constant column gets ``hi = lo + 1``).
+      subtracts from what remains for the estimator. When the estimate cannot be
+      reliable by public quantities (:func:`bounds_estimate_unreliable`: ``n``, the
+      budget, the quantiles, the public grid) it is **refused** with a ``ValueError``
+      that says what to declare, before any row is read.
+    * ``"private"``: the explicit opt-in to the same estimate whatever its reliability:
+      where ``None`` would refuse, it estimates and warns with
+      :class:`~skdp.exceptions.BoundsEstimateWarning`.
 
-    With ``None``, :class:`~skdp.exceptions.BoundsEstimateWarning` fires before the
-    estimate when it cannot be reliable by public quantities
-    (:func:`bounds_estimate_unreliable`: n, the budget, the quantiles, the grid), and
-    after it when a released range is narrower than the public ``min_width`` or both
-    estimates fell on one value (a point mass: a mostly-0 one-hot column would have
-    its 1s clipped to about 0.001). The second test reads only the released estimate,
-    so it is post-processing. Declared ``kinds`` avoid that failure: ``"binary"``
+    With ``epsilon=inf`` (privacy off) ``None`` and ``"private"`` use the data min/max
+    without a warning and spend nothing (a constant column gets ``hi = lo + 1``).
+
+    The refusal (and the opt-in's warning) is decided before the estimate from ``n``,
+    ``fraction * epsilon``, ``quantiles`` and the sizes of the public search grids only,
+    never from the values of the rows nor of the release (``n`` is public under skdp's
+    relation, :ref:`neighbouring-relation`): two data sets with the same number of rows
+    get the same decision, whatever their values. After the estimate, with either value,
+    :class:`~skdp.exceptions.BoundsEstimateWarning` fires when a released range is
+    narrower than the public ``min_width`` or both estimates fell on one value (a point
+    mass: a mostly-0 one-hot column would have its 1s clipped to about 0.001). That test
+    reads only the released estimate, so it is post-processing; it warns and never
+    refuses. Declared ``kinds`` avoid that failure: ``"binary"``
     columns get ``(0, 1)`` unqueried, ``"integer"`` columns an integer grid
     (:func:`private_bounds`). The dtype of ``X`` is not taken as a declaration: a
     dtype inferred from the values can change when one row changes.
 
     Parameters
     ----------
-    bounds : None, "data", tuple or dict
+    bounds : None, "private", "data", tuple or dict
     X : array-like of shape (n, d) or (n,)
         Not read when ``bounds`` are declared. Otherwise it needs at least one row: an
         estimate from zero rows raises ``ValueError``.
     epsilon : float
         The estimator's total ε (the share used here is ``fraction * epsilon``).
     rng : numpy.random.Generator
-    name : str, default="bounds"
-        Parameter name for messages.
+    name : str or sequence of str, default="bounds"
+        Parameter name(s) for messages (several when one estimate covers several
+        parameters, e.g. ``("bounds_X", "bounds_y")``).
     columns : sequence, optional
         Column names (dict bounds, messages).
     fraction : float in (0, 1), default=0.1
@@ -393,12 +444,17 @@ def resolve_bounds(
     --------
     >>> import numpy as np
     >>> from skdp.mechanisms import resolve_bounds
-    >>> X = np.random.default_rng(0).normal(size=(500, 2))
+    >>> X = np.random.default_rng(0).normal(size=(5000, 2))
     >>> lo, hi, used = resolve_bounds(None, X, epsilon=2.0, rng=np.random.default_rng(1))
     >>> used
     0.2
     >>> resolve_bounds((0, 1), X, epsilon=2.0, rng=np.random.default_rng(1))[2]
     0.0
+    >>> try:  # 500 rows: too few for a reliable estimate at this budget
+    ...     resolve_bounds(None, X[:500], epsilon=2.0, rng=np.random.default_rng(1))
+    ... except ValueError as err:
+    ...     print(str(err)[:60])
+    bounds=None: estimating bounds privately for 2 column(s) (0,
     """
     shape = np.shape(X)
     if len(shape) not in (1, 2):
@@ -413,12 +469,17 @@ def resolve_bounds(
         X = X[:, None]
     if X.shape[0] == 0:
         raise ValueError(_NO_ROWS)
+    opt_in = False
     if isinstance(bounds, str):
-        if bounds != "data":
-            raise ValueError(f"{name} must be None, 'data', a (low, high) pair or a dict")
-        check_finite(X, name="X")
-        lo, hi = data_bounds(X, name=name)
-        return lo, hi, 0.0
+        if bounds not in ("data", PRIVATE_OPT_IN):
+            raise ValueError(
+                f"{_names(name)[0]} must be None, 'private', 'data', a (low, high) pair or a dict"
+            )
+        if bounds == "data":
+            check_finite(X, name="X")
+            lo, hi = data_bounds(X, name=_names(name)[0])
+            return lo, hi, 0.0
+        opt_in = True
     epsilon = check_epsilon(epsilon)
     fraction = float(fraction)
     if not 0.0 < fraction < 1.0:
@@ -437,7 +498,10 @@ def resolve_bounds(
     used = fraction * epsilon
     s_lo, s_hi = check_bounds(search_range, d, name="search_range")
     sizes = [_grid_size(s_lo[j], s_hi[j], kinds[j]) for j in range(d)]
-    _warn_if_bounds_estimate_unreliable(X.shape[0], used, quantiles, sizes, name)
+    labels = list(columns) if columns is not None and len(columns) == d else list(range(d))
+    # public inputs only (n, the budget, the quantiles, the grid): refuse, or warn with
+    # the opt-in, before anything is read
+    _check_estimate_reliable(X.shape[0], used, quantiles, sizes, name, labels, opt_in)
     lo, hi, point_mass = _private_bounds(
         X,
         epsilon=used,
@@ -451,18 +515,20 @@ def resolve_bounds(
         big = np.maximum(np.abs(s_lo), np.abs(s_hi))
         min_width = np.where([k == "integer" for k in kinds], 1.0, MIN_WIDTH_REL * big)
     min_width = np.where(binary, 0.0, np.broadcast_to(np.asarray(min_width, float), (d,)))
-    labels = list(columns) if columns is not None and len(columns) == d else list(range(d))
     _warn_if_bounds_too_narrow(lo, hi, min_width, point_mass & ~binary, labels, name)
     return lo, hi, used
 
 
-def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
+def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1, opt_in=False):
     """Fill a tabular schema's missing numeric bounds privately; return the spend.
 
-    The one place the synthesizers (histogram, flow, GAN) turn ``bounds=None`` for some
-    columns into a private estimate: :func:`resolve_bounds` on just those columns with
-    ``fraction * epsilon``. Columns whose bounds were declared are not read; a column
-    declared ``"integer"`` is searched on :func:`integer_grid_candidates`.
+    The one place the synthesizers (histogram, marginal, flow, GAN) turn ``bounds=None``
+    for some columns into a private estimate: :func:`resolve_bounds` on just those
+    columns with ``fraction * epsilon``. Columns whose bounds were declared are not
+    read; a column declared ``"integer"`` is searched on
+    :func:`integer_grid_candidates`, a column declared ``"binary"`` gets ``(0, 1)``.
+    An estimate that cannot be reliable by public quantities is refused
+    (``ValueError``) unless ``opt_in`` (the estimator's ``bounds="private"``).
 
     Parameters
     ----------
@@ -473,6 +539,9 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
         The estimator's total budget (the estimate spends ``fraction * epsilon`` of it).
     rng : numpy.random.Generator
     fraction : float, default=0.1
+    opt_in : bool, default=False
+        Estimate even where the estimate cannot be reliable (with a
+        :class:`~skdp.exceptions.BoundsEstimateWarning`) instead of refusing.
 
     Returns
     -------
@@ -491,7 +560,7 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1):
         # declared kinds are public: integer columns are searched on an integer grid
         kinds = [schema[n].kind if schema[n].kind in _KINDS else "continuous" for n in names]
         lo, hi, used = resolve_bounds(
-            None,
+            PRIVATE_OPT_IN if opt_in else None,
             values,
             epsilon=epsilon,
             rng=rng,

@@ -13,9 +13,17 @@ __all__ = [
 ]
 
 
-def bounds_constraint():
-    """``_parameter_constraints`` entry of a ``bounds`` parameter."""
-    return [None, StrOptions({"data"}), tuple, list, np.ndarray, dict]
+def bounds_constraint(private=False):
+    """``_parameter_constraints`` entry of a ``bounds`` parameter (``private=True``: it
+    also takes ``"private"``, the opt-in to a private estimate that may be unreliable)."""
+    return [
+        None,
+        StrOptions({"data", "private"} if private else {"data"}),
+        tuple,
+        list,
+        np.ndarray,
+        dict,
+    ]
 
 
 def column_labels(estimator, n_features):

@@ -19,7 +19,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_array, clip_to_bounds
+from skdp.utils.validation import check_array, check_clip_bounds_declared, clip_to_bounds
 
 __all__ = ["DPStandardScaler", "standard_scaler_sensitivities"]
 
@@ -78,11 +78,16 @@ class DPStandardScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixin,
     epsilon : float, default=1.0
         Total privacy loss of one ``fit`` (including a private bound estimate).
         ``math.inf`` gives the exact mean and variance of the clipped data.
-    bounds : (lo, hi), per-feature arrays, dict {column: (lo, hi)}, "data" or None, \
-default=None
+    bounds : (lo, hi), per-feature arrays, dict {column: (lo, hi)}, "private", "data" or \
+None, default=None
         Public bounds of every feature. ``None``: a private estimate spending
-        ``bounds_fraction * epsilon`` (:func:`skdp.mechanisms.resolve_bounds`).
-        ``"data"``: the non-private opt-in (min/max of the rows, with a
+        ``bounds_fraction * epsilon`` (:func:`skdp.mechanisms.resolve_bounds`) where
+        public ``n``, the number of features and ``epsilon`` make it reliable; otherwise
+        ``fit`` refuses with a ``ValueError`` that says what to declare
+        (:doc:`/choosing_bounds`). ``"private"``: the explicit opt-in to that estimate
+        even where it cannot be reliable (with a
+        :class:`~skdp.exceptions.BoundsEstimateWarning`). ``"data"``: the non-private
+        opt-in (min/max of the rows, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`, ``epsilon_spent_ = inf``).
     with_mean : bool, default=True
         Subtract ``mean_`` in ``transform``.
@@ -104,7 +109,8 @@ default=None
         estimate zero or negative; the floor keeps ``transform`` finite).
     clip : bool, default=True
         Clip values to the bounds, silently. ``False`` raises ``ValueError`` naming the
-        column when a value lies outside them.
+        column when a value lies outside them; it needs declared bounds (against a
+        private estimate the refusal would depend on the data).
     secure_mode : bool, default=False
         ``True`` releases ``S`` and ``W`` with the floating-point-safe grid mechanism of
         :func:`skdp.mechanisms.add_laplace` (``secure_mode=True``: exact integer
@@ -200,7 +206,7 @@ default=None
 
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "bounds": bounds_constraint(),
+        "bounds": bounds_constraint(private=True),
         "with_mean": ["boolean"],
         "with_std": ["boolean"],
         "mean_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -253,6 +259,9 @@ default=None
         -------
         self
         """
+        # clip=False against a private estimate would raise exactly when a record lies
+        # beyond the noisy bounds: refused before any row is read
+        check_clip_bounds_declared(self.clip, bounds=self.bounds)
         X = validate_data(self, X, dtype=np.float64, order="C")
         epsilon, _ = self._check_privacy_params()
         n, d = X.shape

@@ -104,7 +104,8 @@ def test_schema_integer_column_searched_on_integer_grid():
             "bmi": rng.normal(27, 4, 5000),
         }
     )
-    schema = TabularSchema.from_data(frame)
+    # the kind is declared (an int64 dtype is not a declaration)
+    schema = TabularSchema.from_data(frame, column_types={"visits": "integer"})
     assert schema["visits"].kind == "integer"
     for seed in range(5):
         out, used = resolve_schema_bounds(
@@ -156,21 +157,29 @@ def _datasets(n, d, rng):
 @pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
 def test_pre_estimate_warning_is_a_function_of_public_quantities_only(monkeypatch, n, d, eps):
     # the estimate is replaced by a fixed, data-independent release; whatever the data,
-    # the warnings must then be identical, and equal to the public predicate's verdict
+    # the refusal (None) and the warnings ("private") must then be identical, and equal
+    # to the public predicate's verdict
     def fixed(X, **kw):
         return np.full(d, -1.0), np.full(d, 1.0), np.zeros(d, dtype=bool)
 
     monkeypatch.setattr(B, "_private_bounds", fixed)
-    seen = set()
+    seen, refused = set(), set()
     for X in _datasets(n, d, np.random.default_rng(n + d)):
         _, msgs = _warnings(
-            lambda X=X: resolve_bounds(None, X, epsilon=eps, rng=np.random.default_rng(0))
+            lambda X=X: resolve_bounds("private", X, epsilon=eps, rng=np.random.default_rng(0))
         )
         seen.add(tuple(msgs))
-    assert len(seen) == 1
+        try:
+            resolve_bounds(None, X, epsilon=eps, rng=np.random.default_rng(0))
+        except ValueError as err:
+            refused.add(str(err))
+        else:
+            refused.add(None)
+    assert len(seen) == 1 and len(refused) == 1
     sizes = [log_grid_candidates(-1e6, 1e6).size] * d
     expected = bounds_estimate_unreliable(n, 0.1 * eps, (0.01, 0.99), sizes) is not None
     assert (len(next(iter(seen))) == 1) == expected
+    assert (next(iter(refused)) is not None) == expected
 
 
 @pytest.mark.parametrize("released", [(0.0, 0.001, False), (0.0, 1.0, False), (0.8, 1.2, True)])

@@ -47,8 +47,11 @@ def test_unreliable_private_bounds_warn_from_public_quantities_only():
     from skdp.mechanisms import resolve_bounds
 
     small = np.random.default_rng(0).uniform(0, 1, size=(300, 10))
-    with pytest.warns(BoundsEstimateWarning, match="Declare public bounds"):
+    # None refuses the unreliable estimate; "private" opts in to it, with the warning
+    with pytest.raises(ValueError, match="Declare public bounds"):
         resolve_bounds(None, small, epsilon=1.0, rng=np.random.default_rng(1))
+    with pytest.warns(BoundsEstimateWarning, match="Declare public bounds"):
+        resolve_bounds("private", small, epsilon=1.0, rng=np.random.default_rng(1))
     large = np.random.default_rng(0).uniform(0, 1, size=(100_000, 2))
     import warnings
 
