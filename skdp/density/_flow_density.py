@@ -58,11 +58,18 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         ``bounds=None``. ``math.inf`` gives ordinary (non-private) maximum likelihood.
     delta : float, default=1e-5
         Total delta (all of it goes to DP-SGD). Keep it well below ``1 / n_samples``.
-    bounds : None, "data", (lo, hi) or dict {column: (lo, hi)}, default=None
+    bounds : None, "private", "data", (lo, hi) or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns; values outside are clipped (silently).
         ``None``: a private estimate spending ``0.1 * epsilon`` (pure DP,
         :func:`skdp.mechanisms.resolve_bounds`); a dict may give some columns and leave
-        the rest to that estimate. ``"data"``: read off the data (not private; emits
+        the rest to that estimate. The estimate is made
+        where public ``n``, the number of estimated columns and ``epsilon`` make it
+        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
+        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
+        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
+        column left to the estimate) is the explicit opt-in to that estimate even where
+        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
+        ``"data"``: read off the data (not private; emits
         :class:`~skdp.exceptions.PrivacyLeakWarning`).
     categories : None, dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns (pandas ``Categorical`` columns carry
@@ -234,7 +241,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
-        "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
+        "bounds": [None, StrOptions({"data", "private"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
