@@ -19,6 +19,7 @@ from skdp.preprocessing._common import (
     column_labels,
     feature_names_in_or_default,
 )
+from skdp.utils._data_free import missing_values_message
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
 from skdp.utils.schema import ColumnSpec, TabularEncoder, TabularSchema
 from skdp.utils.validation import (
@@ -240,15 +241,16 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
 
 
 # --------------------------------------------------------------------------- one-hot
-def _element_error(col, label):
+def _element_error(col, column):
     """The error for a column that is neither all strings nor all numbers (no value shown)."""
+    label = repr(column)
     kinds = set()
     for v in col:
         if v is None or (isinstance(v, float | np.floating) and math.isnan(v)):
             return ValueError(
-                f"column {label} contains missing values; impute them first (e.g. "
-                "DPSimpleImputer(strategy='constant') with the fill value among the "
-                "declared categories)"
+                missing_values_message("X", [column])
+                + " Here: DPSimpleImputer(strategy='constant') with a fill_value that is "
+                "among the declared categories."
             )
         if isinstance(v, str):
             kinds.add("str")
@@ -277,7 +279,7 @@ def _check_column_types(X, labels):
         kind = infer_dtype(X[:, j], skipna=False)
         if kind in ("string", "integer", "floating", "mixed-integer-float", "boolean", "empty"):
             continue
-        err = _element_error(X[:, j], repr(labels[j]))
+        err = _element_error(X[:, j], labels[j])
         if err is not None:
             raise err
 

@@ -15,6 +15,7 @@ from skdp.mechanisms import (
 )
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.synthesis._histogram_cells import integer_group_starts
+from skdp.synthesis._missing import with_missing_level
 
 #: numeric columns get between these many bins under n_bins="auto"
 _MIN_BINS = 8
@@ -413,7 +414,8 @@ def discretizers(schema, n_pub, sd2, n_bins):
                 raise ValueError(f"n_bins for column {spec.name!r} must be an int >= 1")
         else:
             k = n_bins
-        out[spec.name] = _Discretizer(spec, int(k))
+        # a declared missing level is one more level after the bins (MissingLevel)
+        out[spec.name] = with_missing_level(_Discretizer(spec, int(k)), spec)
     return out
 
 

@@ -10,6 +10,10 @@ Dates and durations are refused here, before any conversion (:func:`check_no_dat
 numpy and pandas turn ``datetime64``/``timedelta64`` values (pandas' tz-aware dates
 too) into nanosecond counts, so a table of dates would silently fit a model on numbers
 around ``1.6e18``.
+
+Missing values (NaN) get skdp's own message (:func:`missing_values_message`), not
+scikit-learn's, which recommends scikit-learn's imputers: fitted on the private rows,
+those release un-noised statistics that no skdp accounting sees.
 """
 
 from __future__ import annotations
@@ -43,6 +47,89 @@ _SAFE_MESSAGES = re.compile(
     r"|setting an array element with a sequence\."
     r")"
 )
+
+
+#: scikit-learn's NaN refusal ("Input X contains NaN.", "Input contains NaN."): replaced
+#: by :func:`missing_values_message`
+_NAN_MESSAGE = re.compile(r"^Input (?:(\w+) )?contains NaN")
+
+#: What to do about missing values, in skdp's terms (never scikit-learn's imputers).
+MISSING_VALUES_ADVICE = (
+    "skdp estimators do not accept missing values, and scikit-learn's imputers "
+    "(SimpleImputer, KNNImputer, IterativeImputer) must not be used in front of them: "
+    "fitted on the private rows, their fill values are un-noised statistics that no "
+    "epsilon accounts for. Impute inside a skdp.pipeline.DPPipeline with "
+    "skdp.preprocessing.DPSimpleImputer: strategy='constant' with a public fill_value "
+    "costs no budget; strategy='mean' or 'median' with declared bounds spends its own "
+    "epsilon, which the pipeline adds to its total (add_indicator=True keeps the "
+    "missingness as 0/1 columns). Or drop the rows with a missing value before the fit."
+)
+
+#: The same for the tabular synthesizers, which can model missingness themselves.
+MISSING_VALUES_SYNTH_ADVICE = (
+    "Pass missing='category' to model missingness as its own level of every column "
+    "(its rate is released under the same budget; sample() writes missing values back), "
+    'or declare "missing": true on those columns of the schema. Otherwise impute '
+    "first with skdp.preprocessing.DPSimpleImputer (never scikit-learn's imputers, whose "
+    "fill values are un-noised statistics of the private rows), or drop those rows."
+)
+
+
+def _offers_missing(estimator):
+    """Whether ``estimator`` has a ``missing`` parameter (the tabular synthesizers)."""
+    try:
+        return "missing" in estimator.get_params(deep=False)
+    except Exception:  # noqa: BLE001 - not an estimator: the generic advice
+        return False
+
+
+def nan_columns(X):
+    """Labels of the columns of ``X`` that hold a NaN or ``None`` (metadata for a message:
+    column names or positions, never a value); ``[]`` if none is found."""
+    try:
+        if hasattr(X, "columns") and hasattr(X, "isna"):
+            bad = X.isna().any(axis=0)
+            return [c for c, b in zip(X.columns, bad, strict=True) if bool(b)]
+        A = np.asarray(X)
+        if A.dtype.kind == "O":
+            import pandas as pd
+
+            mask = np.asarray(pd.isna(A), dtype=bool)
+        elif A.dtype.kind in "fc":
+            mask = np.isnan(A)
+        else:
+            return []
+        if mask.ndim == 1:
+            return []
+        return [int(j) for j in np.nonzero(mask.reshape(mask.shape[0], -1).any(axis=0))[0]]
+    except Exception:  # noqa: BLE001 - locating the column is best effort only
+        return []
+
+
+def missing_values_message(name="X", columns=None, *, synthesizer=False):
+    """skdp's refusal of missing values in ``name``: the columns, and what to do.
+
+    Starts like scikit-learn's (``"Input X contains NaN"``, which its common checks
+    match) and names the columns (``columns``: labels or positions), never a value. The
+    advice is skdp's: :class:`~skdp.preprocessing.DPSimpleImputer` inside a
+    :class:`~skdp.pipeline.DPPipeline` (``strategy="constant"`` is free), or, for a
+    tabular synthesizer (``synthesizer=True``), its ``missing="category"``. A target
+    ``y`` is not imputed: drop those rows.
+
+    Examples
+    --------
+    >>> from skdp.utils._data_free import missing_values_message
+    >>> missing_values_message("X", ["bmi"]).split(". ")[0]
+    "Input X contains NaN (column(s) ['bmi'])"
+    """
+    where = f" (column(s) {list(columns)})" if columns else ""
+    head = f"Input {name} contains NaN{where}. "
+    if name in ("y", "y_true", "y_pred", "y_score", "sample_weight"):
+        return head + (
+            f"skdp does not impute {name}: drop the rows whose {name} is missing before the "
+            "fit (scikit-learn's imputers would release un-noised statistics of the rows)."
+        )
+    return head + (MISSING_VALUES_SYNTH_ADVICE if synthesizer else MISSING_VALUES_ADVICE)
 
 
 _ARRAY_FIX = (
@@ -237,6 +324,8 @@ def _data_free_message(exc, name, X=None):
     data value: scikit-learn's wording where its common checks match on it, the input's
     name, the column where it can be located, and what to do."""
     msg = str(exc)
+    if _NAN_MESSAGE.match(msg):
+        return missing_values_message(name, nan_columns(X) if X is not None else None)
     if _SAFE_MESSAGES.match(msg):
         return msg
     if msg.startswith("Expected 2D array, got 1D array instead"):
@@ -383,7 +472,13 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
             name, where = "X", X
         else:
             name, where = "y", None
-        err = _raise_data_free(exc, name, where)
+        if name == "X" and _NAN_MESSAGE.match(msg):
+            # skdp's advice; a synthesizer's own missing="category" where it has one
+            err = ValueError(
+                missing_values_message("X", nan_columns(X), synthesizer=_offers_missing(estimator))
+            )
+        else:
+            err = _raise_data_free(exc, name, where)
     else:
         if check_params.get("y_numeric") and isinstance(out, tuple) and len(out) == 2:
             _check_numeric_y(out[1])
@@ -399,7 +494,8 @@ def _check_numeric_y(y):
         raise ValueError("y must be numeric for a regressor (convert the targets to numbers)")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(
-            "y contains NaN, inf or missing values (None); drop or impute those rows first"
+            "y contains NaN, inf or missing values (None); drop those rows before the fit "
+            "(skdp does not impute targets)"
         )
 
 

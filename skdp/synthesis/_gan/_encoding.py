@@ -10,6 +10,12 @@ bounded output that has to squeeze into a small part of ``[0, 1]``. An integer c
 whose declared domain has at most as many values as there are bins gets one bin per
 value and no position.
 
+A column with a declared missing level (``missing="category"``, or ``"missing": true`` in
+the schema) gets one more coordinate in its softmax block: after the bins of a numeric
+column (its position is then 0.5 and carries nothing), after the levels of a categorical
+column; a binary column with a missing level is a softmax block of three (0, 1,
+missing). Decoding writes the level back as a missing value.
+
 Everything here is a function of the public schema and of public ``n`` and ``epsilon``
 (:func:`default_n_bins`); nothing reads a private value except :meth:`transform`, whose
 output only the DP-SGD steps read.
@@ -85,6 +91,7 @@ class BinnedEncoder:
         self.softmax_blocks_ = []
         discrete = []
         for c in schema:
+            m = int(c.missing)  # the declared missing level: one more block coordinate
             if c.is_numeric:
                 lo, hi = (float(v) for v in c.bounds)
                 k, has_pos = n_bins, True
@@ -95,14 +102,14 @@ class BinnedEncoder:
                 k = max(k, 1)
                 self._edges[c.name] = (lo, hi, k)
                 self._has_pos[c.name] = has_pos
-                width = k + int(has_pos)
-                self.softmax_blocks_.append((pos, pos + k))
-                discrete += [True] * k + [False] * int(has_pos)
-            elif c.kind == "binary":
+                width = k + m + int(has_pos)
+                self.softmax_blocks_.append((pos, pos + k + m))
+                discrete += [True] * (k + m) + [False] * int(has_pos)
+            elif c.kind == "binary" and not m:
                 width = 1
                 discrete.append(True)
             else:
-                width = len(c.categories)
+                width = len(c.categories) + m
                 self.softmax_blocks_.append((pos, pos + width))
                 discrete += [True] * width
             self.slices_[c.name] = slice(pos, pos + width)
@@ -120,12 +127,14 @@ class BinnedEncoder:
             sl = self.slices_[c.name]
             if c.is_numeric:
                 lo, hi, k = self._edges[c.name]
-                u = (C[:, j] - lo) / (hi - lo) * k
+                absent = np.isnan(C[:, j])  # only where a missing level is declared
+                u = (np.where(absent, lo, C[:, j]) - lo) / (hi - lo) * k
                 b = np.clip(np.floor(u), 0, k - 1).astype(np.int64)
-                Z[rows, sl.start + b] = 1.0
+                Z[rows, sl.start + np.where(absent, k, b)] = 1.0
                 if self._has_pos[c.name]:
-                    Z[:, sl.start + k] = np.clip(u - b, 0.0, 1.0)
-            elif c.kind == "binary":
+                    pos_at = sl.start + k + int(c.missing)
+                    Z[:, pos_at] = np.where(absent, 0.5, np.clip(u - b, 0.0, 1.0))
+            elif c.kind == "binary" and not c.missing:
                 Z[:, sl.start] = C[:, j]
             else:
                 Z[rows, sl.start + C[:, j].astype(np.int64)] = 1.0
@@ -148,18 +157,20 @@ class BinnedEncoder:
         cols = []
         for c in self.schema:
             sl = self.slices_[c.name]
-            if c.kind == "binary":
+            if c.kind == "binary" and not c.missing:
                 p = np.clip(np.nan_to_num(Z[:, sl.start], nan=0.5), 0.0, 1.0)
                 cols.append((rng.random(n) < p) if rng is not None else (p > 0.5))
                 continue
             if c.is_numeric:
                 lo, hi, k = self._edges[c.name]
-                b = draw_rows(Z[:, sl.start : sl.start + k], rng)
+                m = int(c.missing)
+                b = draw_rows(Z[:, sl.start : sl.start + k + m], rng)
                 if self._has_pos[c.name]:
-                    t = np.clip(np.nan_to_num(Z[:, sl.start + k], nan=0.5), 0.0, 1.0)
+                    t = np.clip(np.nan_to_num(Z[:, sl.start + k + m], nan=0.5), 0.0, 1.0)
                 else:
                     t = np.full(n, 0.5)
-                cols.append(lo + (b + t) * (hi - lo) / k)
+                value = lo + (np.minimum(b, k - 1) + t) * (hi - lo) / k
+                cols.append(np.where(b == k, np.nan, value) if m else value)
             else:
                 cols.append(draw_rows(Z[:, sl], rng))
         return self._base.assemble(self._base.decode_codes([np.asarray(v, float) for v in cols]))

@@ -58,6 +58,13 @@ class ColumnSpec:
         Whether a pandas categorical dtype was ordered.
     other : object or None
         A declared level that unknown values map to. Without it, unknown values raise.
+    missing : bool, default=False
+        Whether the column has a declared *missing* level: a missing value (NaN,
+        ``None``) is then one more level of the column (for a numeric column, one more
+        bin beside its value bins) instead of an error, and synthetic data write it
+        back as NaN (``None`` in object columns). It is a declaration, never read off
+        the data; the output dtype is one that holds a missing value (an integer
+        column comes back as ``float64``, a bool one as ``object``).
     """
 
     name: Any
@@ -67,6 +74,7 @@ class ColumnSpec:
     dtype: str | None = None
     ordered: bool = False
     other: Any = None
+    missing: bool = False
 
     def __post_init__(self):
         try:
@@ -106,9 +114,17 @@ class ColumnSpec:
                     "integer"
                 )
             object.__setattr__(self, "bounds", (lo, hi))
+        if not isinstance(self.missing, bool | np.bool_):
+            raise TypeError(
+                f"column {_label(self.name)}: missing must be true or false, got "
+                f"{type(self.missing).__name__}"
+            )
+        object.__setattr__(self, "missing", bool(self.missing))
         self._numeric_dtype_follows_kind()
         if self.bounds is not None:
             self._widen_dtype(*self.bounds)
+        if self.missing and self.dtype is not None:
+            object.__setattr__(self, "dtype", dtype_with_missing(self.dtype))
         if isinstance(self.categories, str | bytes):
             raise TypeError(
                 f"column {_label(self.name)}: categories must be a list of levels, not a string"
@@ -200,6 +216,8 @@ class ColumnSpec:
             out["ordered"] = True
         if self.other is not None:
             out["other"] = _py(self.other)
+        if self.missing:
+            out["missing"] = True
         return out
 
     @classmethod
@@ -223,6 +241,7 @@ class ColumnSpec:
             dtype=d.get("dtype"),
             ordered=bool(d.get("ordered", False)),
             other=d.get("other"),
+            missing=False if d.get("missing") is None else d["missing"],
         )
 
 
@@ -296,6 +315,17 @@ def kind_from_dtype(dtype) -> str:
     return "categorical"
 
 
+def dtype_with_missing(dtype) -> str:
+    """An output dtype that holds a missing value: integer -> ``float64`` (NaN), bool ->
+    ``object`` (``None``); float, ``category``, string and object dtypes already do."""
+    fam = dtype_family(dtype)
+    if fam == "integer":
+        return "float64"
+    if fam == "bool":
+        return "object"
+    return str(dtype)
+
+
 def _levels_dtype(categories) -> str:
     """The dtype that holds the declared levels: bool, int64, float64 or object."""
     if not categories:
@@ -335,14 +365,49 @@ def output_dtype(kind, dtype, categories=None) -> str:
     return levels
 
 
-def _numeric_column(col, name) -> np.ndarray:
+def missing_mask(col) -> np.ndarray:
+    """Boolean mask of the missing cells (NaN, ``None``, ``pd.NA``) of one column."""
+    import pandas as pd
+
+    return np.asarray(pd.isna(np.asarray(col, dtype=object)), dtype=bool)
+
+
+def missing_values_error(name) -> ValueError:
+    """The refusal of a missing value in column ``name`` (no missing level declared): the
+    column, never a value, and what to do (:mod:`skdp.utils._data_free`)."""
+    from skdp.utils._data_free import MISSING_VALUES_SYNTH_ADVICE
+
+    return ValueError(
+        f"column {_label(name)} contains missing values (NaN or None) and declares no "
+        "missing level. " + MISSING_VALUES_SYNTH_ADVICE
+    )
+
+
+def _numeric_column(col, name, *, missing=False) -> np.ndarray:
+    """The float values of a numeric column. Missing cells (NaN, ``None``) are NaN when
+    the column declares a missing level (``missing=True``) and refused otherwise; an
+    infinite value is always refused."""
     if np.asarray(col).dtype.kind == "c":
         # np.asarray(..., dtype=float) would silently drop the imaginary part
         raise ValueError(f"column {_label(name)} is declared numeric but holds complex numbers")
     try:
         v = np.asarray(col, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"column {_label(name)} is declared numeric but is not numeric") from None
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"column {_label(name)} contains NaN or infinity")
+        v = None
+        if np.asarray(col).dtype.kind == "O":  # None / pd.NA among numbers
+            mask = missing_mask(col)
+            if mask.any():
+                try:
+                    v = np.asarray(np.where(mask, np.nan, np.asarray(col, dtype=object)), float)
+                except (TypeError, ValueError):
+                    v = None
+        if v is None:
+            raise ValueError(
+                f"column {_label(name)} is declared numeric but is not numeric"
+            ) from None
+    nan = np.isnan(v)
+    if np.isinf(v).any():
+        raise ValueError(f"column {_label(name)} contains infinity")
+    if nan.any() and not missing:
+        raise missing_values_error(name)
     return v

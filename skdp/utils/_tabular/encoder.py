@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from skdp.utils._tabular.columns import ColumnSpec, _label, _numeric_column
+from skdp.utils._tabular.columns import (
+    ColumnSpec,
+    _label,
+    _numeric_column,
+    missing_values_error,
+)
 from skdp.utils._tabular.schema import TabularSchema
 
 __all__ = ["TabularEncoder", "assemble"]
@@ -128,7 +133,11 @@ class TabularEncoder:
     def codes(self, X) -> np.ndarray:
         """Integer level codes of categorical/binary columns and clipped float values of
         numeric columns, one column per schema column (validated like
-        :meth:`transform`)."""
+        :meth:`transform`).
+
+        A column with a declared missing level (``ColumnSpec.missing``) codes a missing
+        cell as NaN (numeric) or as the extra level ``len(categories)`` (categorical,
+        binary)."""
         cols = self.schema.columns_of(X)
         out = np.empty((len(cols[0]), self.schema.n_columns), dtype=float)
         for j, (c, col) in enumerate(zip(self.schema, cols, strict=True)):
@@ -139,7 +148,7 @@ class TabularEncoder:
         return out
 
     def _numeric(self, c: ColumnSpec, col) -> np.ndarray:
-        v = _numeric_column(col, c.name)
+        v = _numeric_column(col, c.name, missing=c.missing)
         lo, hi = c.bounds
         if self.clip:
             return np.clip(v, lo, hi)
@@ -154,14 +163,17 @@ class TabularEncoder:
         import pandas as pd
 
         values = np.asarray(col)
-        if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
-            raise ValueError(f"column {_label(c.name)} contains missing values or infinity")
+        if values.dtype.kind == "f" and np.isinf(values).any():
+            raise ValueError(f"column {_label(c.name)} contains infinity")
         try:
             inverse, uniques = pd.factorize(values, use_na_sentinel=True)
         except TypeError:  # unhashable entries
             raise ValueError(f"column {_label(c.name)} contains unhashable values") from None
-        if (inverse < 0).any():
-            raise ValueError(f"column {_label(c.name)} contains missing values")
+        absent = inverse < 0
+        if absent.any() and not c.missing:
+            raise missing_values_error(c.name)
+        if len(uniques) == 0:  # every cell missing (a declared missing level)
+            return np.full(len(inverse), len(c.categories), dtype=np.int64)
         uniques = np.asarray(uniques, dtype=object)
         ucodes = self._indexers[c.name].get_indexer(uniques)
         if c.kind == "binary" and (ucodes < 0).any():
@@ -176,7 +188,10 @@ class TabularEncoder:
                     "categories; declare them (or an 'other' level)"
                 )
             ucodes = np.where(unknown, c.categories.index(c.other), ucodes)
-        return ucodes.astype(np.int64)[inverse]
+        out = ucodes.astype(np.int64)[inverse]
+        if absent.any():  # the declared missing level comes after the categories
+            out[absent] = len(c.categories)
+        return out
 
     def transform(self, X) -> np.ndarray:
         """Encode ``X`` into a float matrix of shape ``(n_samples, n_encoded_features_)``.
@@ -189,6 +204,13 @@ class TabularEncoder:
             names the column, never the value.
         """
         a, b = self.numeric_range
+        with_missing = [c.name for c in self.schema if c.missing]
+        if with_missing:
+            raise ValueError(
+                f"column(s) {with_missing} declare a missing level, which this encoding "
+                "(scaled numbers, one-hot blocks) cannot hold; use codes(), or an estimator "
+                "that models missing values (missing='category')"
+            )
         cols = self.schema.columns_of(X)
         n = len(cols[0])
         Z = np.full((n, self.n_encoded_features_), a if self.categorical == "onehot" else 0.0)
@@ -212,7 +234,9 @@ class TabularEncoder:
     def decode_codes(self, C) -> list:
         """Turn a codes matrix (as from :meth:`codes`, or a list of per-column code
         arrays) into per-column value arrays (numeric columns clipped to their bounds and
-        integers rounded; levels as :class:`pandas.Categorical`)."""
+        integers rounded; levels as :class:`pandas.Categorical`). In a column with a
+        declared missing level, NaN (and, for levels, the code ``len(categories)``)
+        decodes to a missing value."""
         if isinstance(C, list | tuple):
             cols = [np.asarray(v, dtype=float) for v in C]
         else:
@@ -234,7 +258,14 @@ class TabularEncoder:
         """Level values for codes, as a :class:`pandas.Categorical` (array-like)."""
         import pandas as pd
 
+        codes = np.asarray(codes, dtype=float)
+        absent = None
+        if c.missing:
+            absent = np.isnan(codes) | (codes >= len(c.categories) - 0.5)
+            codes = np.where(absent, 0.0, codes)
         codes = np.clip(np.rint(codes), 0, len(c.categories) - 1).astype(np.int64)
+        if absent is not None:
+            codes[absent] = -1  # pandas' code of a missing value
         cats = pd.Index(list(c.categories), dtype=object, tupleize_cols=False)
         return pd.Categorical.from_codes(codes, categories=cats)
 
@@ -303,6 +334,8 @@ def _cast(c: ColumnSpec, v):
     import pandas as pd
     from pandas.api.types import pandas_dtype
 
+    if isinstance(v, pd.Categorical) and (v.codes < 0).any():
+        return _cast_missing_levels(c, v)
     if isinstance(v, pd.Categorical) and (c.dtype is None or not c.dtype.startswith("category")):
         # decode the (few) categories once, then take
         levels = np.asarray(v.categories, dtype=object)
@@ -344,6 +377,43 @@ def _cast(c: ColumnSpec, v):
         return pd.Series(v).astype(dt)
     except (TypeError, ValueError):
         return pd.Series(v, dtype=object)
+
+
+def _cast_missing_levels(c: ColumnSpec, v):
+    """Levels with missing cells (code -1): a ``category`` dtype keeps them as NaN, a
+    pandas string dtype as ``<NA>``, numeric levels become ``float64`` with NaN, the
+    rest ``object`` with ``None``."""
+    import pandas as pd
+    from pandas.api.types import pandas_dtype
+
+    absent = v.codes < 0
+    if c.dtype is not None and c.dtype.startswith("category"):
+        dt = pd.CategoricalDtype(
+            categories=pd.Index(list(c.categories), tupleize_cols=False), ordered=c.ordered
+        )
+        return pd.Series(pd.Categorical.from_codes(v.codes, dtype=dt))
+    levels = np.asarray(v.categories, dtype=object)
+    codes = np.where(absent, 0, v.codes)
+    if c.dtype is not None:
+        try:
+            dt = pandas_dtype(c.dtype)
+        except TypeError:
+            dt = None
+        if isinstance(dt, pd.StringDtype):
+            out = pd.array(levels, dtype=dt).take(codes)
+            out[absent] = pd.NA
+            return pd.Series(out)
+    numeric = all(
+        isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
+        for x in levels
+    )
+    if numeric and (c.dtype is None or np.dtype(c.dtype).kind in "fiu"):
+        out = np.asarray(levels, dtype=float)[codes]
+        out[absent] = np.nan
+        return pd.Series(out)
+    out = levels[codes].astype(object)
+    out[absent] = None
+    return pd.Series(out, dtype=object)
 
 
 def _fits(dt, v) -> bool:

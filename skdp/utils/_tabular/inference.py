@@ -25,7 +25,9 @@ from skdp.utils._tabular.columns import (
     _label,
     _numeric_column,
     _py,
+    dtype_with_missing,
     kind_from_dtype,
+    missing_values_error,
     output_dtype,
     structural_kind,
 )
@@ -52,6 +54,23 @@ class _Table:
             raise ValueError("X has no columns")
         self.X = X
         self.index = {n: i for i, n in enumerate(self.names)}
+        self.missing = set()  # columns with a declared missing level (set_missing)
+
+    def set_missing(self, missing):
+        """Record the columns with a declared missing level: ``None``, ``"category"`` (all
+        columns) or a list of column names."""
+        if missing is None or (isinstance(missing, str) and missing == "error"):
+            return
+        if isinstance(missing, str):
+            if missing != "category":
+                raise ValueError(f'missing must be "error", "category" or a list; got {missing!r}')
+            self.missing = set(self.names)
+            return
+        names = list(missing)
+        unknown = self.unknown(names)
+        if unknown:
+            raise ValueError(f"missing names unknown column(s) {unknown}")
+        self.missing = set(names)
 
     def column(self, name):
         if self.input_type == "dataframe":
@@ -129,7 +148,13 @@ def _categories(table: _Table, kinds: list, categories) -> tuple[dict, bool]:
             raise ValueError(f"categories name unknown column(s) {unknown}")
         bad = [k for k in categories if kinds[table.index[k]] not in ("categorical", "binary")]
         if bad:
-            raise ValueError(f"categories given for non-categorical column(s) {bad}")
+            fix = {k: "categorical" for k in bad}
+            raise ValueError(
+                f"categories given for column(s) {bad}, which are numeric: a number dtype "
+                "(integer codes such as 1, 2, 3 included) makes a column 'continuous' unless "
+                f"its kind is declared. Declare column_types={fix} (or 'binary' for two "
+                'levels; in a schema file, "kind": "categorical") to use these categories.'
+            )
         declared.update({k: list(v) for k, v in categories.items()})
     elif categories is not None:
         categories = list(categories)
@@ -164,7 +189,9 @@ def _categories(table: _Table, kinds: list, categories) -> tuple[dict, bool]:
         for n in missing:
             vals = pd.Series(np.asarray(table.column(n), dtype=object))
             if vals.isna().any():
-                raise ValueError(f"column {_label(n)} contains missing values")
+                if n not in table.missing:
+                    raise missing_values_error(n)
+                vals = vals[~vals.isna()]
             declared[n] = sorted(pd.unique(vals).tolist(), key=lambda v: (str(type(v)), v))
     return declared, bool(missing)
 
@@ -193,7 +220,12 @@ def _bounds(table: _Table, kinds: list, bounds) -> tuple[dict, bool]:
             raise ValueError(f"bounds name unknown column(s) {unknown}")
         bad = [k for k in bounds if kinds[table.index[k]] not in NUMERIC_KINDS]
         if bad:
-            raise ValueError(f"bounds given for non-numeric column(s) {bad}")
+            raise ValueError(
+                f"bounds given for column(s) {bad}, whose kind is "
+                f"{[kinds[table.index[k]] for k in bad]}: bounds are for numeric columns. "
+                "Declare column_types={column: 'continuous' or 'integer'} for a numeric "
+                "column held as text, or give its levels in categories instead."
+            )
         resolved = {k: _pair(k, v) for k, v in bounds.items()}
     elif bounds is not None:
         if not isinstance(bounds, Sequence | np.ndarray) or len(bounds) != 2:
@@ -224,13 +256,14 @@ def _bounds(table: _Table, kinds: list, bounds) -> tuple[dict, bool]:
             stacklevel=4,
         )
         for n in missing:
-            v = _numeric_column(table.column(n), n)
-            lo, hi = float(np.min(v)), float(np.max(v))
+            v = _numeric_column(table.column(n), n, missing=n in table.missing)
+            v = v[~np.isnan(v)]
+            lo, hi = (float(np.min(v)), float(np.max(v))) if v.size else (0.0, 1.0)
             resolved[n] = (lo, hi if hi > lo else lo + 1.0)
     return resolved, bool(from_data and missing)
 
 
-def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=None):
+def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=None, missing=None):
     """Columns of the schema of ``X`` (see :meth:`TabularSchema.from_data`).
 
     Returns
@@ -245,6 +278,7 @@ def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=N
         Whether a ``"data"`` opt-in read any metadata off ``X``.
     """
     table = _Table(X)
+    table.set_missing(missing)
     kinds, kinds_read = _kinds(table, column_types)
     declared, levels_read = _categories(table, kinds, categories)
     resolved, bounds_read = _bounds(table, kinds, bounds)
@@ -257,6 +291,8 @@ def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=N
         ordered = bool(getattr(dt, "ordered", False)) if k == "categorical" else False
         cats = tuple(declared[n]) if n in declared else None
         out = output_dtype(k, dt, cats if cats is not None else (0, 1) if k == "binary" else None)
+        if n in table.missing:
+            out = dtype_with_missing(out)
         out_dtypes.append(out)
         cols.append(
             ColumnSpec(
@@ -267,6 +303,7 @@ def infer_columns(X, *, bounds=None, categories=None, column_types=None, other=N
                 dtype=out if table.input_type == "dataframe" else None,
                 ordered=ordered,
                 other=other.get(n),
+                missing=n in table.missing,
             )
         )
     array_dtype = table.array_dtype

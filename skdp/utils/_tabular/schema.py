@@ -101,6 +101,25 @@ class TabularSchema:
     def categorical_names(self) -> list:
         return [c.name for c in self.columns if c.kind == "categorical"]
 
+    @property
+    def missing_names(self) -> list:
+        """Names of the columns with a declared missing level (``ColumnSpec.missing``)."""
+        return [c.name for c in self.columns if c.missing]
+
+    def with_missing(self, names=None) -> TabularSchema:
+        """Return a copy in which the columns ``names`` (default: every column) declare a
+        missing level (see :class:`ColumnSpec`, ``missing``)."""
+        names = self.names if names is None else list(names)
+        unknown = [k for k in names if k not in self._index]
+        if unknown:
+            raise ValueError(f"missing names unknown column(s) {unknown}")
+        chosen = set(names)
+        cols = tuple(
+            replace(c, missing=True) if c.name in chosen and not c.missing else c
+            for c in self.columns
+        )
+        return replace(self, columns=cols)
+
     def missing_bounds(self) -> list:
         """Names of numeric columns whose bounds are still missing."""
         return [c.name for c in self.columns if c.is_numeric and c.bounds is None]
@@ -167,6 +186,7 @@ class TabularSchema:
         categories=None,
         column_types=None,
         other=None,
+        missing=None,
     ) -> TabularSchema:
         """Build a schema from user metadata and the *dtypes* of ``X``.
 
@@ -207,6 +227,10 @@ class TabularSchema:
             own float dtype), whatever pandas inferred.
         other : dict {column: level}, optional
             A declared level that unknown values of that column map to.
+        missing : None, "category" or list of columns, optional
+            Columns with a declared missing level (``"category"``: every column; see
+            :class:`ColumnSpec`, ``missing``). A declaration: nothing is read off the
+            data to decide it. The ``"data"`` opt-ins skip missing cells of those columns.
 
         Raises
         ------
@@ -217,7 +241,12 @@ class TabularSchema:
         from skdp.utils._tabular.inference import infer_columns
 
         columns, input_type, array_dtype, data_derived = infer_columns(
-            X, bounds=bounds, categories=categories, column_types=column_types, other=other
+            X,
+            bounds=bounds,
+            categories=categories,
+            column_types=column_types,
+            other=other,
+            missing=missing,
         )
         return cls(
             columns=columns,
@@ -267,11 +296,17 @@ class TabularSchema:
         n = len(cols[0]) if cols else (len(X) if hasattr(X, "__len__") else 0)
         if not names:
             return np.empty((n, 0))
-        return np.column_stack([_numeric_column(c, nm) for c, nm in zip(cols, names, strict=True)])
+        return np.column_stack(
+            [
+                _numeric_column(c, nm, missing=self[nm].missing)
+                for c, nm in zip(cols, names, strict=True)
+            ]
+        )
 
     def outside_bounds(self, X) -> np.ndarray:
         """Boolean mask of the rows of ``X`` with a numeric value outside its declared
-        bounds (a density is 0 there: ``score_samples`` returns ``-inf``)."""
+        bounds (a density is 0 there: ``score_samples`` returns ``-inf``). A missing
+        value (in a column with a declared missing level) is not outside."""
         raw = self.numeric_matrix(X)
         lo = np.array([self[c].bounds[0] for c in self.numeric_names], dtype=float)
         hi = np.array([self[c].bounds[1] for c in self.numeric_names], dtype=float)
