@@ -17,6 +17,7 @@ __all__ = [
     "PrivacyAdvisoryWarning",
     "PrivacyLeakWarning",
     "PrivacySpendAborted",
+    "TuningBudgetWarning",
 ]
 
 
@@ -51,6 +52,18 @@ class BoundsEstimateWarning(PrivacyAdvisoryWarning):
     width or collapsed onto one value (a mostly-0 indicator column). Depends only on
     public quantities (n, d, epsilon, the search grid) and on the released estimate
     (post-processing); see :func:`skdp.mechanisms.bounds_estimate_unreliable`."""
+
+
+class TuningBudgetWarning(PrivacyAdvisoryWarning):
+    """A search leaves its final model a small share of its total budget.
+
+    Emitted by :class:`~skdp.model_selection.DPGridSearchCV` when the refitted model's
+    budget (add/remove) is less than a tenth of what one untuned fit charged the same
+    total would get (half the replace-one total) *and* below 1: a small budget spread
+    over many fold fits and scorer calls. Tuning then often loses to one untuned fit
+    with the whole budget. Decided from public quantities only (the total, the number
+    of candidates and folds, the split rule), never from the rows or the scores.
+    """
 
 
 class BudgetExceededError(ValueError):

@@ -89,9 +89,15 @@ def _take(a, mask):
     return np.asarray(a)[idx] if not isinstance(a, np.ndarray) else a[idx]
 
 
-def _plan_candidate(estimator, params, allow_nonprivate, where):
-    """A clone with ``params`` and its declared fit budget ``(epsilon, delta)``."""
+def _plan_candidate(estimator, params, allow_nonprivate, where, budget=None):
+    """A clone with ``params`` and its declared fit budget ``(epsilon, delta)``.
+
+    ``budget``: parameters set after ``params`` (the budget a search under one total
+    gives the candidate's DP steps, see :mod:`skdp.model_selection._budget`).
+    """
     est = clone(estimator).set_params(**params)
+    if budget:
+        est.set_params(**budget)
     report = check_pipeline_privacy(est)
     leaks = report.learns_without_guarantee
     if leaks:
@@ -132,10 +138,16 @@ def _check_fitted_spend(model, declared, where):
 class _Plan:
     """Everything decided before any row is read: candidates, budgets, the total."""
 
-    def __init__(self, estimator, candidates, scoring, folds, refit, ledger, allow, where):
+    def __init__(
+        self, estimator, candidates, scoring, folds, refit, ledger, allow, where, budgets=None
+    ):
         self.scorers, self.multimetric = _check_scoring(scoring, ledger)
         self.where = where
-        planned = [_plan_candidate(estimator, p, allow, where) for p in candidates]
+        budgets = budgets if budgets is not None else [None] * len(candidates)
+        planned = [
+            _plan_candidate(estimator, p, allow, where, b)
+            for p, b in zip(candidates, budgets, strict=True)
+        ]
         self.params = list(candidates)
         self.estimators = [est for est, _, _ in planned]
         self.fit_budgets = [(e, d) for _, e, d in planned]

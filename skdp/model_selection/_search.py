@@ -13,18 +13,22 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
+from skdp.model_selection._budget import check_total, plan_search, warn_if_tuning_starves
 from skdp.model_selection._folds import check_cv
+from skdp.model_selection._holdout import holdout_mask, holdout_size
 from skdp.model_selection._plan import (
     _check_common,
     _check_fitted_spend,
     _check_scoring,
     _num_samples,
-    _Plan,
+    _take,
 )
-from skdp.model_selection._private import WITHHELD, PrivateSelection, _PrivateRun
+from skdp.model_selection._private import WITHHELD, PrivateSelection
 from skdp.utils._meta_privacy import weakest_guarantee
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions, check_is_fitted
+
+_WHERE = "DPGridSearchCV"
 
 __all__ = ["DPGridSearchCV"]
 
@@ -36,6 +40,36 @@ def _search_estimator_has(attr):
         return True
 
     return check
+
+
+class _Planned:
+    """The plan of one search (read from the parameters only)."""
+
+    def __init__(self, folds, candidates, multimetric, refit_metric, name, plan, run, used, hold):
+        self.folds, self.candidates = folds, candidates
+        self.multimetric, self.refit_metric, self.scorer_name = multimetric, refit_metric, name
+        self.plan, self.run, self.scoring = plan, run, used
+        self.scorers = plan.scorers
+        source = run if run is not None else plan
+        self.epsilon, self.delta = source.epsilon, source.delta
+        self.breakdown = dict(source.breakdown)
+        self.called = [name] if run is not None else list(plan.scorers)
+        if hold is not None:  # the final score, on disjoint rows: at the selection's total
+            uses_delta = plan.scorers[name].delta > 0
+            self.breakdown["holdout_score"] = (self.epsilon, self.delta if uses_delta else 0.0)
+
+    def public(self):
+        refit = self.refit_metric is not None
+        return {
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "fit_budgets": list(self.plan.fit_budgets),
+            "scorer_budgets": {
+                n: (self.scorers[n].epsilon, self.scorers[n].delta) for n in self.called
+            },
+            "breakdown": dict(self.breakdown),
+            "refit_epsilon": max(e for e, _ in self.plan.fit_budgets) if refit else 0.0,
+        }
 
 
 class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator):
@@ -260,6 +294,10 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         "allow_nonprivate": ["boolean"],
         "n_jobs": [None, Integral],
         "selection": "no_validation",  # checked in fit
+        "epsilon": "no_validation",  # checked with the total's own messages
+        "delta": "no_validation",
+        "scoring_weight": "no_validation",
+        "holdout": "no_validation",  # checked in fit (it needs the row count)
     }
 
     def __init__(
@@ -268,6 +306,8 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         param_grid,
         *,
         scoring,
+        epsilon=None,
+        delta=None,
         cv=None,
         n_splits="deprecated",
         refit=True,
@@ -276,10 +316,14 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         allow_nonprivate=False,
         n_jobs=None,
         selection="grid",
+        scoring_weight=1.0,
+        holdout=None,
     ):
         self.estimator = estimator
         self.param_grid = param_grid
         self.scoring = scoring
+        self.epsilon = epsilon
+        self.delta = delta
         self.cv = cv
         self.n_splits = n_splits
         self.refit = refit
@@ -288,6 +332,8 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         self.allow_nonprivate = allow_nonprivate
         self.n_jobs = n_jobs
         self.selection = selection
+        self.scoring_weight = scoring_weight
+        self.holdout = holdout
 
     def __getattr__(self, name):
         if name in WITHHELD and self.__dict__.get("selection_") == "private":
@@ -296,6 +342,11 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
                 "winning candidate and its score are released; the other runs' scores, "
                 "their number and timings are not covered by the privacy guarantee, so "
                 "they are not kept. Use selection='grid' to release every score."
+            )
+        if name == "best_score_unbiased_" and "best_index_" in self.__dict__:
+            raise AttributeError(
+                "best_score_unbiased_ exists only for a search fitted with holdout= (rows "
+                "set aside before the search and scored once, after it)"
             )
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -362,98 +413,151 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         """
         self._validate_params()
         _check_common(self.estimator, X, y, self.allow_nonprivate)
-        folds = check_cv(self.cv, self.n_splits, where="DPGridSearchCV")
+        p = self._planned()
+        n = _num_samples(X)
+        if self.holdout is not None:
+            n_holdout = holdout_size(self.holdout, n, p.folds.n_splits)
+            held = holdout_mask(n, n_holdout, self.random_state)
+            X_hold, y_hold = _take(X, held), _take(y, held)
+            X, y = _take(X, ~held), _take(y, ~held)
+        p.folds.check_n_samples(_num_samples(X))
+        if p.refit_metric is not None:
+            warn_if_tuning_starves(max(e for e, _ in p.plan.fit_budgets), p.epsilon, _WHERE)
+        for key in list(vars(self)):
+            if key.endswith("_") and not key.startswith("__"):
+                delattr(self, key)  # a refit must not keep the previous fit's facts
+        if p.run is not None:
+            self._fit_private(X, y, p)
+        else:
+            self._fit_grid(X, y, p)
+        if self.holdout is not None:
+            scorer = copy.copy(p.scorers[p.scorer_name])
+            scorer.epsilon, scorer.delta = p.breakdown["holdout_score"]
+            self.n_holdout_ = n_holdout
+            self.best_score_unbiased_ = float(scorer(self.best_estimator_, X_hold, y_hold))
+        self.scorer_ = p.scoring
+        self.multimetric_ = p.multimetric
+        self.n_splits_ = p.folds.n_splits
+        self.epsilon_spent_ = p.epsilon
+        self.delta_spent_ = p.delta
+        self.privacy_breakdown_ = dict(p.breakdown)
+        self.privacy_plan_ = p.public()
+        self.privacy_relation_ = "replace_one"
+        return self
+
+    def _planned(self):
+        """Everything fixed before a row is read (no data: the plan is public)."""
+        folds = check_cv(self.cv, self.n_splits, where=_WHERE)
         candidates = list(ParameterGrid(self.param_grid))
         scorers, multimetric = _check_scoring(self.scoring, self.ledger)
         refit_metric = self._refit_metric(scorers, multimetric)
         private = self._private_selection()
-        if private is not None:
-            return self._fit_private(X, y, candidates, folds, private, multimetric, refit_metric)
-        plan = _Plan(
-            self.estimator,
-            candidates,
-            self.scoring,
-            folds,
-            refit_metric is not None,
-            self.ledger,
-            self.allow_nonprivate,
-            "DPGridSearchCV",
-        )
-        folds.check_n_samples(_num_samples(X))
-        plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
-        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
-        self.cv_results_ = self._results(candidates, scores, multimetric)
-        self.scorer_ = self.scoring
-        self.multimetric_ = multimetric
-        self.n_splits_ = folds.n_splits
-        if refit_metric is not None:
-            self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{refit_metric}"]))
-            self.best_params_ = candidates[self.best_index_]
-            means = self.cv_results_[f"mean_test_{refit_metric}"]
-            self.best_score_ = float(means[self.best_index_])
-            model = clone(plan.estimators[self.best_index_]).fit(X, y)
-            guarantees.append(
-                _check_fitted_spend(model, plan.fit_budgets[self.best_index_], "DPGridSearchCV")
-            )
-            self.best_estimator_ = model
-        self.epsilon_spent_ = plan.epsilon
-        self.delta_spent_ = plan.delta
-        self.privacy_breakdown_ = plan.breakdown
-        self.privacy_guarantee_ = (
-            "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
-        )
-        self.privacy_relation_ = "replace_one"
-        self.selection_ = "grid"
-        return self
-
-    def _fit_private(self, X, y, candidates, folds, selection, multimetric, refit_metric):
-        """Private selection: random repetitions, only the winner (see PrivateSelection)."""
+        total = check_total(self.epsilon, self.delta, self.scoring_weight)
         name = refit_metric if refit_metric is not None else ("score" if not multimetric else None)
-        if name is None:
+        if private is not None and name is None:
             raise ValueError(
                 "selection='private' with several scorers needs refit=<name of the scorer "
                 "that selects>: only that scorer is called and charged"
             )
-        plan = _Plan(
+        if self.holdout is not None:
+            if refit_metric is None:
+                raise ValueError(
+                    "holdout= scores the refitted winner on the held-out rows: it needs "
+                    "refit=True (or the name of the selecting scorer)"
+                )
+            holdout_size(self.holdout, 2**62, folds.n_splits)  # the type and range
+        plan, run, used = plan_search(
             self.estimator,
             candidates,
             self.scoring,
             folds,
-            True,
-            self.ledger,
-            self.allow_nonprivate,
-            "DPGridSearchCV",
+            plan_refit=private is not None or refit_metric is not None,
+            ledger=self.ledger,
+            allow=self.allow_nonprivate,
+            where=_WHERE,
+            total=total,
+            selection=private,
+            scorer_name=name,
+            run_refit=refit_metric is not None,
         )
-        run = _PrivateRun(plan, name, folds, selection, refit_metric is not None)
-        folds.check_n_samples(_num_samples(X))
-        stand_in = copy.copy(self)
-        stand_in.ledger = None
-        for key in list(vars(self)):
-            if key.endswith("_") and not key.startswith("__"):
-                delattr(self, key)  # a refit must not keep the previous fit's facts
-        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
-        best, score = run.run(X, y, self.random_state, stand_in)
-        self.scorer_ = self.scoring
-        self.multimetric_ = multimetric
-        self.n_splits_ = folds.n_splits
-        self.best_index_ = int(best)
-        self.best_params_ = candidates[best]
-        self.best_score_ = score
-        if refit_metric is not None:
-            model = clone(plan.estimators[best]).fit(X, y)
-            run.check_guarantee(
-                _check_fitted_spend(model, plan.fit_budgets[best], "DPGridSearchCV"), best
+        return _Planned(
+            folds, candidates, multimetric, refit_metric, name, plan, run, used, self.holdout
+        )
+
+    def privacy_plan(self):
+        """The privacy plan of a fit with the current parameters, without any data.
+
+        What :meth:`fit` spends and how it splits it, computed from the parameters alone
+        (the total, the grid, the folds, the selection mode, the declared budgets): the
+        same for every data set, which is what makes it public. ``fit`` stores it as
+        ``privacy_plan_``.
+
+        Returns
+        -------
+        plan : dict
+            ``"epsilon"``, ``"delta"``: the total (replace one row), what ``fit`` charges
+            and reports as ``epsilon_spent_``/``delta_spent_``; ``"fit_budgets"``: the
+            ``(epsilon, delta)`` of one fit of each candidate (add/remove; every fold fit
+            and the refit); ``"scorer_budgets"``: ``{name: (epsilon, delta)}`` of one
+            call of each scorer that is called; ``"breakdown"``: the parts of the total,
+            as ``privacy_breakdown_``; ``"refit_epsilon"``: the refit's budget (0 without
+            a refit).
+
+        Examples
+        --------
+        >>> from skdp.ilp import DPILPClassifier
+        >>> from skdp.metrics import make_dp_scorer
+        >>> from skdp.model_selection import DPGridSearchCV
+        >>> search = DPGridSearchCV(
+        ...     DPILPClassifier(), {"max_clause_length": [1, 2]},
+        ...     scoring=make_dp_scorer("accuracy", epsilon=1.0), epsilon=3.0, cv=5)
+        >>> plan = search.privacy_plan()
+        >>> plan["fit_budgets"][0][0]  # 3 / (2 * (2 * (1 + 5 - 1) + 1))
+        0.13636363636363635
+        >>> plan["epsilon"]
+        3.0
+        """
+        self._validate_params()
+        return self._planned().public()
+
+    def _fit_grid(self, X, y, p):
+        plan = p.plan
+        plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
+        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
+        self.cv_results_ = self._results(p.candidates, scores, p.multimetric)
+        if p.refit_metric is not None:
+            self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{p.refit_metric}"]))
+            self.best_params_ = p.candidates[self.best_index_]
+            means = self.cv_results_[f"mean_test_{p.refit_metric}"]
+            self.best_score_ = float(means[self.best_index_])
+            model = clone(plan.estimators[self.best_index_]).fit(X, y)
+            guarantees.append(
+                _check_fitted_spend(model, plan.fit_budgets[self.best_index_], _WHERE)
             )
             self.best_estimator_ = model
-        self.epsilon_spent_ = run.epsilon
-        self.delta_spent_ = run.delta
-        self.privacy_breakdown_ = run.breakdown
+        self.privacy_guarantee_ = (
+            "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
+        )
+        self.selection_ = "grid"
+
+    def _fit_private(self, X, y, p):
+        """Private selection: random repetitions, only the winner (see PrivateSelection)."""
+        plan, run = p.plan, p.run
+        stand_in = copy.copy(self)
+        stand_in.ledger = None
+        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
+        best, score = run.run(X, y, self.random_state, stand_in)
+        self.best_index_ = int(best)
+        self.best_params_ = p.candidates[best]
+        self.best_score_ = score
+        if p.refit_metric is not None:
+            model = clone(plan.estimators[best]).fit(X, y)
+            run.check_guarantee(_check_fitted_spend(model, plan.fit_budgets[best], _WHERE), best)
+            self.best_estimator_ = model
         # planned over the whole grid, never over the runs that ran: which candidates
         # ran (and so the weakest of their guarantees) would reveal the hidden K
         self.privacy_guarantee_ = "none" if math.isinf(run.epsilon) else run.guarantee
-        self.privacy_relation_ = "replace_one"
         self.selection_ = "private"
-        return self
 
     @staticmethod
     def _results(candidates, scores, multimetric):

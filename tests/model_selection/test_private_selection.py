@@ -153,6 +153,7 @@ WINNER_FACTS = {
     "n_splits_",
     "privacy_breakdown_",
     "privacy_guarantee_",
+    "privacy_plan_",  # public: computed from the parameters alone (privacy_plan())
     "privacy_relation_",
     "scorer_",
     "selection_",

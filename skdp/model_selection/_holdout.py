@@ -1,0 +1,72 @@
+"""Held-out rows for an unbiased score of a search's winner (``DPGridSearchCV(holdout=)``).
+
+``best_score_`` is the largest of the candidates' noisy mean scores, so it is biased
+upward (selection bias: the maximum of noisy estimates exceeds, on average, the score of
+the candidate it picks). With ``holdout`` the search sets aside ``h`` rows before
+anything runs -- a uniformly random subset of the row positions, drawn from a key, never
+from the data -- runs the selection and the refit on the other ``n - h`` rows, and
+releases one DP score of the refitted winner on the ``h`` held-out rows
+(``best_score_unbiased_``). Those rows played no part in choosing or fitting the model,
+so the score is an unbiased estimate of its score on new rows from the same population
+(up to the scorer's clamping to the metric's range).
+
+**Privacy.** The held-out rows are disjoint from the rows of the selection and the refit
+and the split is data-independent (replace-one: the replaced row keeps its position, so
+it is either held out or not). A held-out row is read by the final scorer call only; a
+selection row by the selection and the refit, and by the final call only through the
+released refit model (post-processing). The two parts compose in parallel (McSherry
+2009): the total is the larger of the two, so the final call is released at the
+selection's own total at no extra cost.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from skdp.utils._random import _seed_from
+
+__all__ = ["holdout_mask", "holdout_size"]
+
+_TAG = "skdp.model_selection.holdout"
+
+
+def holdout_size(holdout, n_samples, n_splits):
+    """Number of held-out rows: a function of ``holdout``, ``n`` and ``k`` only."""
+    if isinstance(holdout, bool) or not isinstance(holdout, Real | np.integer):
+        raise TypeError(f"holdout must be None, a float in (0, 1) or an int, got {holdout!r}")
+    if isinstance(holdout, Integral | np.integer):
+        h = int(holdout)
+    else:
+        frac = float(holdout)
+        if not (0.0 < frac < 1.0):
+            raise ValueError(f"holdout as a fraction must be in (0, 1), got {holdout!r}")
+        h = math.floor(frac * n_samples)
+    if h < 1 or n_samples - h < n_splits:
+        raise ValueError(
+            f"holdout={holdout!r} holds out {h} of {n_samples} rows: it must hold out at "
+            f"least one row and leave at least n_splits={n_splits} rows for the search"
+        )
+    return h
+
+
+def holdout_mask(n_samples, n_holdout, random_state=None):
+    """``True`` at the held-out positions: ``n_holdout`` of ``n_samples``, uniformly.
+
+    Keyed like :func:`~skdp.model_selection._folds.assign_folds` (``None``: fresh OS
+    entropy; otherwise ``random_state`` hashed with a tag, ``n`` and ``h``, never with
+    the data).
+    """
+    seq = _seed_from(
+        random_state,
+        _TAG,
+        {"n_samples": int(n_samples), "n_holdout": int(n_holdout)},
+        {},
+        False,
+    )
+    order = np.random.default_rng(seq).permutation(int(n_samples))
+    mask = np.zeros(int(n_samples), dtype=bool)
+    mask[order[: int(n_holdout)]] = True
+    return mask
