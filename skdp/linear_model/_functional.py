@@ -14,9 +14,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional_release import (
     _adaptive_ridge,
+    _centre_share,
     _check_inside,
+    _choose_mechanism,
     _objective_coefficients,
     _release,
+    _release_target_moments,
+    _ridge_factor,
+    _target_moments,
     _trimmed_minimiser,
 )
 from skdp.mechanisms import resolve_bounds
@@ -326,7 +331,7 @@ default=None
         "bounds_y": _bounds_param(),
         "fit_intercept": ["boolean"],
         "clip": ["boolean"],
-        "mechanism": [StrOptions({"functional", "gaussian"})],
+        "mechanism": [StrOptions({"auto", "functional", "gaussian"})],
         "regularization": [
             StrOptions({"adaptive", "zhang"}),
             Interval(Real, 0, None, closed="left"),
@@ -344,7 +349,7 @@ default=None
         bounds_y=None,
         fit_intercept=True,
         clip=True,
-        mechanism="functional",
+        mechanism="auto",
         regularization="adaptive",
         secure_mode=False,
         random_state=None,
@@ -390,18 +395,21 @@ default=None
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
             n, p = X.shape
-        gaussian = self.mechanism == "gaussian"
-        if gaussian and self.secure_mode:
+        if self.mechanism == "gaussian" and self.secure_mode:
             raise ValueError(
                 "secure_mode=True is available for the Laplace releases only; use "
                 "mechanism='functional' or secure_mode=False"
             )
+        may_use_delta = self.mechanism == "gaussian" or (
+            self.mechanism == "auto" and not self.secure_mode and self.delta > 0
+        )
         epsilon, delta = self._check_privacy_params(
-            n_samples=n if gaussian else None, require_delta=gaussian
+            n_samples=n if may_use_delta else None,
+            require_delta=self.mechanism == "gaussian",
         )
         streams = fit_streams(
             self.random_state,
-            ["bounds", "noise", "eigenvalue"],
+            ["bounds", "noise", "eigenvalue", "centre"],
             estimator=self,
             X=X,
             y=y,
@@ -425,6 +433,46 @@ default=None
             ax, cx = 1.0 / np.maximum(np.abs(lo), np.abs(hi)), np.zeros(p)
             ay, cy = 1.0 / max(abs(ylo), abs(yhi)), 0.0
 
+        adaptive = self.regularization == "adaptive"
+        # stage 1 (with an intercept): the target's private mean and variance; the
+        # statistics are then those of y~ - mean, clipped to [-1, 1] (Notes)
+        eps_centre, centre, target_var = 0.0, 0.0, None
+        share = _centre_share(n, eps_rest) if self.fit_intercept else 0.0
+        if share > 0.0:
+            eps_centre = share * eps_rest
+            sum_y, sum_sq = _target_moments(
+                X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=self.clip, columns=columns
+            )
+            centre, target_var, centre_scale = _release_target_moments(
+                sum_y,
+                sum_sq,
+                n,
+                eps_centre,
+                secure_mode=self.secure_mode,
+                rng=streams["centre"],
+            )
+        eps_stats = eps_rest - eps_centre
+        if self.mechanism == "auto":
+            mechanism = (
+                "functional"
+                if self.secure_mode or share >= 1.0
+                else _choose_mechanism(
+                    p,
+                    fit_intercept=self.fit_intercept,
+                    epsilon=eps_stats,
+                    delta=delta,
+                    adaptive=adaptive,
+                )
+            )
+        else:
+            mechanism = self.mechanism
+        gaussian = mechanism == "gaussian"
+        self.mechanism_ = mechanism
+        self.target_centre_ = float((centre - cy) / ay) if self.fit_intercept else None
+        self.centre_noise_scale_ = float(centre_scale) if share > 0.0 else 0.0
+        if share >= 1.0:  # n epsilon too small for slopes: the private mean
+            return self._fit_mean_only(p, lo, hi, ylo, yhi, eps_bounds, eps_centre, epsilon)
+        cy_c = cy - centre
         M, alpha = _objective_coefficients(
             X,
             y,
@@ -435,19 +483,18 @@ default=None
             ax,
             cx,
             ay,
-            cy,
+            cy_c,
             self.fit_intercept,
             clip=self.clip,
             columns=columns,
         )
-        adaptive = self.regularization == "adaptive"
         rel = _release(
             M,
             -0.5 * alpha,
             n=n,
             p=p,
             fit_intercept=self.fit_intercept,
-            epsilon=eps_rest,
+            epsilon=eps_stats,
             delta=delta,
             gaussian=gaussian,
             adaptive=adaptive,
@@ -457,7 +504,10 @@ default=None
         M_noisy, b_noisy = rel["gram"], rel["target"]
         d = M_noisy.shape[0]
         if adaptive:
-            reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"])
+            factor = 1.0
+            if target_var is not None:
+                factor = _ridge_factor(M_noisy, n, p, rel["target_weight"], target_var)
+            reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"], factor)
         elif self.regularization == "zhang":
             reg = 5.0 * rel["entry_sd"]
         else:
@@ -469,20 +519,20 @@ default=None
         if kept == 0:
             warnings.warn(
                 "every eigenvalue of the noisy objective was trimmed; all coefficients are 0 "
-                "(the model predicts the middle of bounds_y, or 0 without an intercept)",
+                "(the model predicts the private mean of y, or 0 without an intercept)",
                 UserWarning,
                 stacklevel=2,
             )
         slope = w[:p]
         w0 = w[p] if self.fit_intercept else 0.0
-        # y = (ys - cy) / ay with ys = slope . (ax x + cx) + w0
+        # y = (u + centre - cy) / ay with u = slope . (ax x + cx) + w0
         self.coef_ = slope * ax / ay
         if self.fit_intercept:
-            self.intercept_ = float((slope @ cx + w0 - cy) / ay)
+            self.intercept_ = float((slope @ cx + w0 - cy_c) / ay)
         else:
             self.intercept_ = 0.0
         if kept == 0 and self.fit_intercept:
-            self.intercept_ = float((ylo + yhi) / 2.0)
+            self.intercept_ = float((centre - cy) / ay)
         check_finite_release(
             [self.coef_, self.intercept_],
             what="the fitted coefficients",
@@ -503,10 +553,37 @@ default=None
         self.n_components_ = int(kept)
         self.privacy_breakdown_ = {
             "bounds": float(eps_bounds),
+            "centre": float(eps_centre),
             "eigenvalue": float(rel["eps_eigenvalue"]),
             "objective": float(rel["eps_objective"]),
         }
         self._record_privacy_spent(epsilon, delta if gaussian else 0.0, guarantee="exact")
+        return self
+
+    def _fit_mean_only(self, p, lo, hi, ylo, yhi, eps_bounds, eps_centre, epsilon):
+        """The model when the whole budget went to the target's mean (``n epsilon <=
+        CENTRE_SCALE``): coefficients 0, intercept the private mean."""
+        self.coef_ = np.zeros(p)
+        self.intercept_ = float(self.target_centre_)
+        self.bounds_X_ = (lo, hi)
+        self.bounds_y_ = (float(ylo), float(yhi))
+        self.target_weight_ = float("nan")
+        self.sensitivity_ = float("nan")
+        self.noise_scale_ = float("nan")
+        self.eigenvalue_sensitivity_ = float(
+            gram_min_eigenvalue_sensitivity(p, fit_intercept=self.fit_intercept)
+        )
+        self.eigenvalue_noise_scale_ = 0.0
+        self.min_eigenvalue_ = None
+        self.regularization_ = float("inf")
+        self.n_components_ = 0
+        self.privacy_breakdown_ = {
+            "bounds": float(eps_bounds),
+            "centre": float(eps_centre),
+            "eigenvalue": 0.0,
+            "objective": 0.0,
+        }
+        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
         return self
 
     def _check_dask_bounds(self):

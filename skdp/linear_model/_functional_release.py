@@ -17,6 +17,7 @@ from skdp.mechanisms._discrete import grid_laplace, random_source
 from skdp.mechanisms.sensitivity import (
     gram_min_eigenvalue_sensitivity,
     sufficient_statistics_sensitivity,
+    target_moments_sensitivity,
 )
 from skdp.utils._rowsum import fixed_point_gram, fixed_point_to_float, row_sum
 
@@ -35,6 +36,16 @@ NOMINAL_COEF_SQ = 0.25
 RIDGE_SCALE = 0.5
 #: the regularised noisy Gram matrix keeps smallest eigenvalue >= RIDGE_GUARD sd
 RIDGE_GUARD = 3.0
+#: share of the budget after the bounds spent on the private mean and variance of the
+#: target (with an intercept): CENTRE_SCALE / (n epsilon), at least CENTRE_SHARE_MIN; at
+#: n epsilon <= CENTRE_SCALE the whole budget goes to the mean (the model is the private
+#: mean). Issue 31: the error of the mean must stay small against the target's spread
+#: even for a skewed count declared far wider than it spreads (Notes of DPLinearRegression)
+CENTRE_SCALE = 50.0
+CENTRE_SHARE_MIN = 0.05
+#: the ridge's nominal squared norm of the scaled coefficients is VARIANCE_RATIO times the
+#: private variance of the centred target over the mean private variance of the features
+VARIANCE_RATIO = 0.5
 
 
 def _check_inside(X, lo, hi, columns):
@@ -231,11 +242,12 @@ def _release(
     return out
 
 
-def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd):
-    """``max(0, c d' sd^2 / max(lambda~, sd), g sd - lambda_min(M_noisy))`` with ``c =
-    RIDGE_SCALE``, ``g = RIDGE_GUARD``: the ridge that balances the noise of one
-    direction against its signal, and at least enough to give the noisy matrix smallest
-    eigenvalue ``g sd`` (post-processing of private values and public numbers only)."""
+def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd, factor=1.0):
+    """``max(0, f c d' sd^2 / max(lambda~, sd), g sd - lambda_min(M_noisy))`` with ``c =
+    RIDGE_SCALE``, ``g = RIDGE_GUARD`` and ``f = factor`` (:func:`_ridge_factor`): the
+    ridge that balances the noise of one direction against its signal, and at least
+    enough to give the noisy matrix smallest eigenvalue ``g sd`` (post-processing of
+    private values and public numbers only)."""
     d = M_noisy.shape[0]
     if entry_sd == 0.0:
         return 0.0
@@ -247,7 +259,98 @@ def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd):
         if entry_sd < 1e150
         else RIDGE_SCALE * d * entry_sd * (entry_sd / signal)
     )
-    return max(0.0, balance, RIDGE_GUARD * entry_sd - lam_noisy_matrix)
+    return max(0.0, factor * balance, RIDGE_GUARD * entry_sd - lam_noisy_matrix)
+
+
+def _centre_share(n, epsilon):
+    """Share of ``epsilon`` (after the bounds) for the target's private mean and
+    variance: ``min(1, max(CENTRE_SHARE_MIN, CENTRE_SCALE / (n epsilon)))`` (public)."""
+    if math.isinf(epsilon):
+        return 0.0
+    return min(1.0, max(CENTRE_SHARE_MIN, CENTRE_SCALE / (n * epsilon)))
+
+
+def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
+    """Exact ``(sum y~, sum y~^2)`` of the clipped, scaled target (one pass, fixed point,
+    the same blocks as :func:`_objective_coefficients`)."""
+    block = functools.partial(
+        _scaled_gram_block,
+        lo=lo,
+        hi=hi,
+        ylo=ylo,
+        yhi=yhi,
+        ax=ax,
+        cx=cx,
+        ay=ay,
+        cy=cy,
+        clip=clip,
+        columns=columns,
+    )
+    total = row_sum(block, X, y)
+    if total is None:
+        raise ValueError("X has 0 samples")
+    S = fixed_point_to_float(total)
+    p = X.shape[1]
+    return float(S[p, p + 1]), float(S[p, p])
+
+
+def _release_target_moments(sum_y, sum_sq, n, epsilon, *, secure_mode, rng):
+    """Release ``(sum y~, sum (y~^2 - 1/2))`` with Laplace noise (L1 sensitivity 3/2,
+    :func:`skdp.mechanisms.sensitivity.target_moments_sensitivity`); return the private
+    mean (clipped to ``[-1, 1]``), the private variance (floored at ``max(1 / (n
+    epsilon), 1e-4)``) and the noise scale. Post-processing after the release only."""
+    sens = target_moments_sensitivity(norm="l1")
+    stats = np.array([sum_y, sum_sq - 0.5 * n])
+    if secure_mode:
+        noisy, scale = _grid_laplace_release(stats, sens, epsilon)
+    else:
+        scale = sens / epsilon
+        noisy = stats + laplace_noise(2, scale=scale, rng=rng)
+    mean = float(np.clip(noisy[0] / n, -1.0, 1.0))
+    second = float(noisy[1] / n + 0.5)
+    var = max(second - mean * mean, 1.0 / (n * epsilon), 1e-4)
+    return mean, min(var, 1.0), float(scale)
+
+
+def _ridge_factor(gram_noisy, n, p, target_weight, target_variance):
+    """Scale of the ridge's balance term for a target of private variance ``v`` (scaled
+    units): ``((1/w^2 + B) / B) / ((1/w^2 + 1/4) / (1/4))`` with the nominal squared
+    coefficient norm ``B = VARIANCE_RATIO v / v_x`` (``v_x`` the mean private variance of
+    the scaled features, read off the noisy statistics) in place of the fixed ``1/4``
+    that sets the target weight. Post-processing of private values only."""
+    d = gram_noisy.shape[0]
+    if p == 0:
+        return 1.0
+    sums = gram_noisy[:p, d - 1] / n
+    vx = float(np.mean(np.diag(gram_noisy)[:p] / n - sums**2))
+    vx = max(vx, 1e-3)
+    B = min(max(VARIANCE_RATIO * target_variance / vx, 1e-4), 1e4)
+    inv_w2 = 1.0 / target_weight**2
+    return ((inv_w2 + B) / B) / ((inv_w2 + NOMINAL_COEF_SQ) / NOMINAL_COEF_SQ)
+
+
+def _choose_mechanism(p, *, fit_intercept, epsilon, delta, adaptive):
+    """``mechanism="auto"``: the release whose noise on one Gram entry is smaller, a
+    public rule of ``p``, ``epsilon`` and ``delta`` (Laplace when ``delta == 0``)."""
+    if delta <= 0 or math.isinf(epsilon):
+        return "functional"
+    share = EIGENVALUE_SHARE if adaptive else 0.0
+    w_l = _target_weight(p, fit_intercept=fit_intercept, gaussian=False)
+    sd_l = (
+        math.sqrt(2.0)
+        * sufficient_statistics_sensitivity(p, fit_intercept=fit_intercept, target_weight=w_l)
+        / ((1.0 - share) * epsilon)
+    )
+    w_g = _target_weight(p, fit_intercept=fit_intercept, gaussian=True)
+    sens_g = sufficient_statistics_sensitivity(
+        p, fit_intercept=fit_intercept, target_weight=w_g, norm="l2"
+    )
+    sd_g = (
+        sens_g
+        * gaussian_sigma(sensitivity=1.0, epsilon=epsilon, delta=delta)
+        / math.sqrt(1.0 - share)
+    )
+    return "gaussian" if sd_g < sd_l else "functional"
 
 
 def _grid_laplace_release(values, sensitivity, epsilon):

@@ -119,3 +119,31 @@ def test_invalid_arguments():
         sufficient_statistics_sensitivity(2, norm="linf")
     with pytest.raises(ValueError):
         gram_min_eigenvalue_sensitivity(0, fit_intercept=False)
+
+
+def test_target_moments_sensitivity_is_the_max_over_neighbours_and_tight():
+    """Brute force over data sets of up to 3 rows on a grid of [-1, 1]: adding or removing
+    one row moves (sum y, sum (y^2 - 1/2)) by at most the formula, in L1 and L2, and the
+    bound is attained (a row at +-1)."""
+    from skdp.mechanisms.sensitivity import target_moments_sensitivity
+
+    grid = np.linspace(-1, 1, 9)
+
+    def stats(rows):
+        rows = np.asarray(rows, dtype=float)
+        return np.array([rows.sum(), np.sum(rows**2 - 0.5)])
+
+    worst = {"l1": 0.0, "l2": 0.0}
+    for k in range(3):
+        for base in itertools.product(grid, repeat=k):
+            s0 = stats(base)
+            for extra in grid:
+                diff = stats(base + (extra,)) - s0
+                worst["l1"] = max(worst["l1"], float(np.abs(diff).sum()))
+                worst["l2"] = max(worst["l2"], float(np.linalg.norm(diff)))
+    for norm in ("l1", "l2"):
+        bound = target_moments_sensitivity(norm=norm)
+        assert worst[norm] <= bound + 1e-12
+        assert worst[norm] == pytest.approx(bound, rel=1e-12)
+    with pytest.raises(ValueError):
+        target_moments_sensitivity(norm="linf")

@@ -22,6 +22,7 @@ from skdp.mechanisms.sensitivity._estimators import (
     ilp_query_alpha,
     kmedian_cost_sensitivity,
     sufficient_statistics_sensitivity,
+    target_moments_sensitivity,
 )
 from skdp.mechanisms.sensitivity._generic import (
     bounded_mean_sensitivity,
@@ -57,6 +58,7 @@ __all__ = [
     "quantile_utility_sensitivity",
     "regression_sum_sensitivities",
     "sufficient_statistics_sensitivity",
+    "target_moments_sensitivity",
 ]
 
 # Documented (and pickled) under their public path, as if defined here.

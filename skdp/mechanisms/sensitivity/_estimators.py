@@ -315,6 +315,44 @@ def sufficient_statistics_sensitivity(
     raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
 
 
+def target_moments_sensitivity(*, norm="l1"):
+    """Sensitivity of the pair ``(sum y~, sum (y~^2 - 1/2))`` (add/remove one row).
+
+    The target is clipped and scaled into ``[-1, 1]``; the second sum is shifted by
+    ``1/2`` per row so that each row's term ``y~^2 - 1/2`` lies in ``[-1/2, 1/2]``.
+    :class:`~skdp.linear_model.DPLinearRegression` releases the pair to centre the
+    target on a private mean and to scale its ridge by a private variance.
+
+    Neighbouring relation: **add/remove one row**, ``n`` public. Adding or removing a
+    row moves the pair by that row's own terms ``(y~, y~^2 - 1/2)``, so the sensitivity
+    is their largest norm over ``|y~| <= 1``: ``|y~| + |y~^2 - 1/2|`` is largest at
+    ``|y~| = 1`` (``1.5``; at ``y~ = 0`` it is ``0.5``, and on ``y~^2 <= 1/2`` it is
+    ``|y~| + 1/2 - y~^2 <= 1/4 + 1/2``), and ``y~^2 + (y~^2 - 1/2)^2`` too
+    (``sqrt(5) / 2``). Both are attained at ``y~ = +-1``.
+
+    Parameters
+    ----------
+    norm : {"l1", "l2"}, default="l1"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import target_moments_sensitivity
+    >>> target_moments_sensitivity()
+    1.5
+    """
+    import math
+
+    if norm == "l1":
+        return 1.5
+    if norm == "l2":
+        return math.sqrt(1.25)
+    raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
+
+
 def gram_min_eigenvalue_sensitivity(n_features, *, fit_intercept=True):
     """Sensitivity of the smallest eigenvalue of ``X~^T X~`` (add/remove one row).
 
