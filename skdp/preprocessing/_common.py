@@ -10,7 +10,31 @@ __all__ = [
     "bounds_constraint",
     "column_labels",
     "feature_names_in_or_default",
+    "like_input",
 ]
+
+
+def like_input(estimator, X, out):
+    """``out`` in the container of ``X``: a DataFrame (columns from
+    ``estimator.get_feature_names_out()``, the index of ``X``) when ``X`` is a pandas
+    DataFrame with string column names (the estimator has ``feature_names_in_``), else
+    ``out`` unchanged.
+
+    This is how skdp's transformers keep feature names through a pipeline without
+    ``set_output``: a DataFrame in gives a DataFrame out, so a later step can take
+    metadata by column name (``PublicBoundsScaler(bounds={...})`` after
+    ``DPSimpleImputer``); an array in gives an array out, as in scikit-learn.
+    ``set_output(transform="pandas" | "polars" | "default")`` still applies on top.
+    Object columns that hold only numbers become numeric columns.
+    """
+    if getattr(estimator, "feature_names_in_", None) is None or not (
+        hasattr(X, "columns") and hasattr(X, "index") and hasattr(X, "iloc")
+    ):
+        return out
+    import pandas as pd
+
+    frame = pd.DataFrame(out, columns=list(estimator.get_feature_names_out()), index=X.index)
+    return frame.infer_objects() if any(dt.kind == "O" for dt in frame.dtypes) else frame
 
 
 def bounds_constraint(private=False):

@@ -17,6 +17,7 @@ from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
+    like_input,
 )
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
@@ -80,9 +81,13 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         for those strategies: declare the bounds. ``"data"`` reads the observed minimum
         and maximum off the rows: the non-private opt-in (a
         :class:`~skdp.exceptions.PrivacyLeakWarning`, ``epsilon_spent_ = inf``).
-    fill_value : str or number, default=None
-        The constant of ``strategy="constant"``; ``None`` means 0 for numeric data and
-        ``"missing_value"`` for strings.
+    fill_value : str, number, list or dict {column: value}, default=None
+        The constant of ``strategy="constant"``: one value for every column, a list with
+        one value per column (in column order), or a dict naming every column of a
+        DataFrame. ``None`` (also as an entry) means 0 for numeric data and
+        ``"missing_value"`` for strings. Public: choose it without looking at the rows
+        (a clinical reference value, the normal range's midpoint, a "not measured"
+        level).
     missing_values : float, int, str or None, default=np.nan
         The placeholder of a missing cell (``np.nan`` also matches ``None`` in object
         columns).
@@ -182,7 +187,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "strategy": [StrOptions({"mean", "median", "constant"})],
         "bounds": bounds_constraint(),
-        "fill_value": [str, Real, None],
+        "fill_value": [str, Real, None, list, tuple, dict, np.ndarray],
         "missing_values": [Real, str, None],
         "add_indicator": ["boolean"],
         "secure_mode": ["boolean"],
@@ -273,16 +278,46 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _constant(self, X):
-        fill = self.fill_value
+        d = X.shape[1]
         numeric = X.dtype.kind in "biuf"
-        if fill is None:
-            fill = 0.0 if numeric else "missing_value"
-        if numeric and isinstance(fill, str):
-            raise ValueError(
-                f"fill_value={fill!r} is invalid: numeric data need a numeric fill_value"
-            )
+        labels = column_labels(self, d)
+        fill = self.fill_value
+        if isinstance(fill, dict):
+            missing = [c for c in labels if c not in fill]
+            unknown = [c for c in fill if c not in set(labels)]
+            if missing or unknown:
+                raise ValueError(
+                    "fill_value as a dict must name every column once (a DataFrame's "
+                    f"columns): missing {missing}, unknown {unknown}"
+                )
+            fills = [fill[c] for c in labels]
+        elif isinstance(fill, list | tuple | np.ndarray):
+            fills = list(np.asarray(fill, dtype=object).ravel()) if np.ndim(fill) else [fill]
+            if len(fills) != d:
+                raise ValueError(f"fill_value has {len(fills)} values for {d} column(s)")
+        else:
+            fills = [fill] * d
+        out = []
+        for label, v in zip(labels, fills, strict=True):
+            if isinstance(v, np.generic):
+                v = v.item()
+            if v is None:
+                v = 0.0 if numeric else "missing_value"
+            elif isinstance(v, bool) or not isinstance(v, str | Real):
+                raise TypeError(
+                    f"fill_value for column {label!r} must be a string or a number, got "
+                    f"{type(v).__name__}"
+                )
+            elif isinstance(v, Real) and not math.isfinite(v):
+                raise ValueError(f"fill_value for column {label!r} must be finite")
+            if numeric and isinstance(v, str):
+                raise ValueError(
+                    f"fill_value for column {label!r} is a string: numeric data need a "
+                    "numeric fill_value"
+                )
+            out.append(v)
         dtype = np.float64 if numeric else object
-        return np.full(X.shape[1], fill, dtype=dtype)
+        return np.asarray(out, dtype=dtype)
 
     def _bounds(self, X, mask):
         d = X.shape[1]
@@ -371,10 +406,14 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features) or (n_samples, 2 * n_features)
-            A DataFrame under ``set_output(transform="pandas")``.
+        ndarray or DataFrame of shape (n_samples, n_features) or (n_samples, 2 * n_features)
+            A DataFrame (columns from :meth:`get_feature_names_out`, the input's index)
+            when ``X`` is a DataFrame with string column names, so that a later step can
+            use metadata by column name; an array otherwise, or the container that
+            ``set_output`` asks for.
         """
         check_is_fitted(self)
+        X_in = X
         X = self._validate(X, reset=False)
         mask = _missing_mask(X, self.missing_values)
         stats = self.statistics_
@@ -386,7 +425,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         out[rows, cols] = stats[cols]
         if self.add_indicator:
             out = np.hstack([out, mask.astype(out.dtype if out.dtype != object else np.float64)])
-        return out
+        return like_input(self, X_in, out)
 
     def inverse_transform(self, X):
         """Put the missing values back where the indicators are 1 (needs ``add_indicator``).

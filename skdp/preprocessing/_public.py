@@ -18,6 +18,7 @@ from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
+    like_input,
 )
 from skdp.utils._data_free import missing_values_message
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
@@ -172,6 +173,14 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
                 '(bounds=None spends part of its epsilon on a private estimate); bounds="data" '
                 "reads them off the rows and is not private."
             )
+        if isinstance(self.bounds, dict) and not hasattr(self, "feature_names_in_"):
+            raise ValueError(
+                "bounds is a dict {column: (lo, hi)} but X has no column names. Pass a "
+                "DataFrame: skdp's transformers keep a DataFrame's column names (a "
+                "DPSimpleImputer before this scaler returns a DataFrame for a DataFrame), "
+                "and a scikit-learn step before it does with set_output(transform='pandas'). "
+                "Or give the bounds as per-column arrays in column order, ([lo...], [hi...])."
+            )
         if isinstance(self.bounds, str):
             lo, hi = data_bounds(X, name="bounds")
         else:
@@ -209,15 +218,17 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
-            A DataFrame under ``set_output(transform="pandas")``.
+        ndarray or DataFrame of shape (n_samples, n_features)
+            A DataFrame (same column names and index) when ``X`` is a DataFrame with
+            string column names; an array otherwise, or what ``set_output`` asks for.
         """
         check_is_fitted(self)
+        X_in = X
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if not self.clip:
             lo, hi = self.bounds_
             clip_to_bounds(X, lo, hi, clip=False, columns=column_labels(self, X.shape[1]))
-        return self.encoder_.transform(X)
+        return like_input(self, X_in, self.encoder_.transform(X))
 
     def inverse_transform(self, X):
         """Map back to the original units (post-processing; clipped to the bounds).
@@ -358,10 +369,11 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     ...     categories={"sex": ["F", "M"], "smoker": ["never", "former", "current"]},
     ...     drop="if_binary",
     ... ).fit(df)
-    >>> enc.transform(df)
-    array([[0., 1., 0., 0.],
-           [1., 0., 1., 0.],
-           [0., 0., 0., 1.]])
+    >>> enc.transform(df)  # a DataFrame in: a DataFrame out, named
+       sex_M  smoker_never  smoker_former  smoker_current
+    0    0.0           1.0            0.0             0.0
+    1    1.0           0.0            1.0             0.0
+    2    0.0           0.0            0.0             1.0
     >>> list(enc.get_feature_names_out())
     ['sex_M', 'smoker_never', 'smoker_former', 'smoker_current']
     >>> enc.epsilon_spent_
@@ -488,8 +500,10 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_output_features)
-            A DataFrame under ``set_output(transform="pandas")``.
+        ndarray or DataFrame of shape (n_samples, n_output_features)
+            A DataFrame (columns from :meth:`get_feature_names_out`, the input's index)
+            when ``X`` is a DataFrame with string column names; an array otherwise, or
+            what ``set_output`` asks for.
 
         Raises
         ------
@@ -500,6 +514,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         import pandas as pd
 
         check_is_fitted(self)
+        X_in = X
         X = self._validate(X, reset=False)
         unknown = None
         if self.handle_unknown == "ignore":
@@ -513,7 +528,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         if unknown is not None:
             for j in range(len(self.categories_)):
                 Z[unknown[:, j], self.encoder_.slices_[j]] = 0.0
-        return Z[:, self._kept_columns()]
+        return like_input(self, X_in, Z[:, self._kept_columns()])
 
     def inverse_transform(self, X):
         """Decode one-hot blocks back to the declared levels (post-processing).

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
-from skdp.preprocessing._common import bounds_constraint, column_labels
+from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -347,10 +347,12 @@ None, default=None
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
-            A DataFrame under ``set_output(transform="pandas")``.
+        ndarray or DataFrame of shape (n_samples, n_features)
+            A DataFrame (same column names and index) when ``X`` is a DataFrame with
+            string column names; an array otherwise, or what ``set_output`` asks for.
         """
         check_is_fitted(self)
+        X_in = X
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.bounds_ is not None:
             lo, hi = self.bounds_
@@ -361,7 +363,7 @@ None, default=None
             X = X - self.mean_
         if self.with_std:
             X = X / self.scale_
-        return X
+        return like_input(self, X_in, X)
 
     def inverse_transform(self, X):
         """Undo the standardisation: ``X * scale_ + mean_`` (post-processing).

@@ -111,7 +111,11 @@ def test_scaler_bad_feature_range():
 def test_encoder_declared_categories_and_names():
     df = _frame()[["sex", "smoker"]]
     enc = PublicOneHotEncoder(categories=CATS).fit(df)
-    Z = enc.transform(df)
+    Zf = enc.transform(df)  # a DataFrame in, a DataFrame out (issue 31 item 8)
+    assert isinstance(Zf, pd.DataFrame) and list(Zf.index) == list(df.index)
+    assert list(Zf.columns) == list(enc.get_feature_names_out())
+    Z = Zf.to_numpy()
+    np.testing.assert_array_equal(Z, enc.transform(df.to_numpy(dtype=object)))
     assert Z.shape == (len(df), 5)
     np.testing.assert_array_equal(Z.sum(axis=1), 2.0)
     names = list(enc.get_feature_names_out())
@@ -145,9 +149,11 @@ def test_encoder_handle_unknown_ignore():
     enc = PublicOneHotEncoder(categories=CATS, handle_unknown="ignore").fit(df)
     bad = df.copy()
     bad.loc[4, "smoker"] = SECRET
-    Z = enc.transform(bad)
+    Z = enc.transform(bad).to_numpy()
     np.testing.assert_array_equal(Z[4, 2:], 0.0)
-    np.testing.assert_array_equal(np.delete(Z, 4, axis=0), np.delete(enc.transform(df), 4, 0))
+    np.testing.assert_array_equal(
+        np.delete(Z, 4, axis=0), np.delete(enc.transform(df).to_numpy(), 4, 0)
+    )
     assert enc.inverse_transform(Z)[4, 1] is None
 
 
