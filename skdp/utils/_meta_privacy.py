@@ -287,6 +287,10 @@ def _column_selector_problem(columns):
     return None
 
 
+def _is_passthrough(est):
+    return isinstance(est, str) and est == "passthrough"
+
+
 def _walk(est, name, out):
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import FeatureUnion, Pipeline
@@ -310,7 +314,14 @@ def _walk(est, name, out):
             if problem:
                 out.append(_learns(prefix + step_name, "column selector", problem))
         if hasattr(est, "transformers_"):  # fitted: the fitted clones
-            items = [(n, t) for n, t, _ in est.transformers_]
+            # scikit-learn fits a declared "passthrough" (the remainder's default when
+            # set, or a listed one) as an identity FunctionTransformer: still passthrough
+            declared = {n: t for n, t, _ in est.transformers}
+            declared["remainder"] = est.remainder
+            items = [
+                (n, "passthrough" if _is_passthrough(declared.get(n)) else t)
+                for n, t, _ in est.transformers_
+            ]
         else:
             items = [(n, t) for n, t, _ in est.transformers] + [("remainder", est.remainder)]
         for step_name, step in items:
