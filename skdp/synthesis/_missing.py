@@ -84,6 +84,6 @@ class MissingLevel:
 
 
 def with_missing_level(binner, spec):
-    """``binner`` wrapped in :class:`MissingLevel` when ``spec`` declares a missing
-    level, else ``binner`` itself."""
+    """``binner`` wrapped in :class:`MissingLevel` when the column's schema entry
+    declares a missing level, else ``binner`` itself."""
     return MissingLevel(binner, spec.is_numeric) if spec.missing else binner
