@@ -69,6 +69,7 @@ SHARED_PARAMETERS = {
     "categories": NO_DEFAULT,
     "column_types": None,
     "schema": None,
+    "missing": "error",
     "n_iter": NO_DEFAULT,
     "batch_size": NO_DEFAULT,
     "learning_rate": NO_DEFAULT,
