@@ -83,6 +83,13 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     :func:`skdp.metrics.cv_privacy_spend` before any row is read and charged once to
     ``ledger``.
 
+    Give the total you want to spend as ``epsilon=`` (and ``delta=``) and the search
+    splits it between the fold fits, the scorer calls and the refit by a public rule
+    (Notes, "One total"); without it each candidate spends its own declared budget and
+    the total follows. ``best_score_`` is the largest of the candidates' noisy scores
+    and so reads high (Notes, "Selection bias"); ``holdout=`` reports the winner's score
+    on rows the search never saw, ``best_score_unbiased_``.
+
     Parameters
     ----------
     estimator : estimator
@@ -93,7 +100,23 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         As in :class:`~sklearn.model_selection.GridSearchCV`.
     scoring : DPScorer or dict of str -> DPScorer
         Scorers made by :func:`skdp.metrics.make_dp_scorer` (without ``ledger=``, or
-        holding this search's ``ledger``); anything else raises ``TypeError``.
+        holding this search's ``ledger``); anything else raises ``TypeError``. With
+        ``epsilon=`` their own ``epsilon``/``delta`` are only weights between several
+        scorers: the search sets the budget of each call.
+    epsilon : float or None, default=None
+        The total epsilon of the whole search (replace one row: what ``epsilon_spent_``
+        reports and ``ledger`` is charged), split by the rule in Notes ("One total"):
+        every fit (fold fits and refit) gets the same add/remove epsilon ``e``, each
+        test fold's scoring ``2 * scoring_weight * e``, and ``e`` is the largest value
+        whose composition stays within the total. Decided from the parameters only
+        (:meth:`privacy_plan` shows it without data). The candidates' declared budgets
+        are weights between the DP steps of a pipeline; a ``param_grid`` over
+        ``epsilon``/``delta`` (or ``<step>__epsilon``) is refused. ``None``: the
+        candidates' and scorers' own budgets, the total follows from them.
+    delta : float or None, default=None
+        The total delta of the search (with ``epsilon``), split in the same units;
+        required when a candidate or a scorer declares ``delta > 0``, refused without
+        ``epsilon``.
     cv : int, KFold or None, default=None
         The folds, shared by every candidate. ``None``: 5. An int ``k >= 2``: a uniformly
         random balanced partition of the row positions into ``k`` folds, keyed by
@@ -140,6 +163,18 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         one run's epsilon plus the refit (see Notes). Needs pure-DP candidates and scorer
         (``delta=0``) and, with several scorers, ``refit=<name>`` (only that scorer is
         called and charged).
+    scoring_weight : float, default=1.0
+        With ``epsilon=``: the budget of one test fold's scoring relative to one fit,
+        both under replace-one (``s = 2 * scoring_weight * e``). Larger: less noisy
+        scores, noisier fits.
+    holdout : float, int or None, default=None
+        Rows set aside before the search: a fraction in (0, 1) of ``n`` (rounded down)
+        or a count, a uniformly random subset of the row positions keyed by
+        ``random_state`` (never by the data). The selection and the refit use the
+        other rows; ``best_score_unbiased_`` is one DP score of ``best_estimator_`` on
+        the held-out rows with the selecting scorer, released at the selection's own
+        total at no extra cost (disjoint rows compose in parallel). Needs ``refit``.
+        ``None``: every row goes to the search and there is no unbiased score.
 
     Attributes
     ----------
@@ -151,8 +186,19 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     best_index_, best_params_, best_score_ : int, dict, float
         The selected candidate and its mean noisy score (when ``refit`` is set; under
         private selection always: the winning run's candidate and mean noisy score).
+        ``best_score_`` is the maximum of noisy scores, so it overstates the winner's
+        score on new rows (Notes, "Selection bias"); use ``best_score_unbiased_``.
+    best_score_unbiased_ : float
+        With ``holdout``: the selecting scorer's DP score of ``best_estimator_`` on the
+        held-out rows, which played no part in the selection or the refit: not biased
+        upward (up to the scorer's clamping to the metric's range, which pulls a very
+        noisy score towards the middle of the range).
+    n_holdout_ : int
+        With ``holdout``: the number of held-out rows (a function of ``n`` and
+        ``holdout``).
     best_estimator_ : estimator
-        The selected candidate refitted on all rows (``refit=True``). Its own
+        The selected candidate refitted on all rows (``refit=True``; with ``holdout``,
+        on the rows not held out). Its own
         ``epsilon_spent_`` is that one fit under add/remove; the search's total counts
         it (as ``2 epsilon`` under replace-one).
     epsilon_spent_, delta_spent_ : float
@@ -161,9 +207,15 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         :meth:`~skdp.accounting.PrivacyLedger.spend_fitted` (its
         ``relation="replace"`` would convert this replace-one total a second time).
     privacy_breakdown_ : dict
-        ``{"scorer_calls": (eps, delta), "cv_fits": ..., "refit": ...}``, replace-one;
-        the parts of the total (which is composed by
-        :func:`~skdp.metrics.cv_privacy_spend`).
+        ``{"scorer_calls": (eps, delta), "cv_fits": ..., "refit": ...}`` (private
+        selection: ``{"private_selection": ..., "refit": ...}``), replace-one; these
+        parts add up to the total (composed by :func:`~skdp.metrics.cv_privacy_spend`
+        or the private-selection bound). With ``holdout`` also ``"holdout_score"``:
+        spent on the held-out rows only, in parallel with the rest, so it is not added
+        (it equals the total).
+    privacy_plan_ : dict
+        :meth:`privacy_plan` of the parameters the search was fitted with: the budget of
+        every fit and scorer call, the same for every data set.
     privacy_guarantee_ : {"exact", "approximate", "none"}
         The weakest guarantee over the fits (scorers are exact).
     privacy_relation_ : str
@@ -171,7 +223,8 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     selection_ : {"grid", "private"}
         The mode of the fit.
     scorer_ : DPScorer or dict
-        The scorers as given.
+        The scorers as given; with ``epsilon=``, copies holding the budget the split
+        gave each call.
     multimetric_ : bool
     n_splits_ : int
         The number of folds.
@@ -237,6 +290,64 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     error raised inside a run (a fit or scorer failing on the rows) propagates, as in
     grid mode.
 
+    **One total** (``epsilon=T``, ``delta=D``). The search sets every fit's budget
+    and every scorer call's from ``T`` before any row is read, from parameters only:
+    every fit (each fold fit of each candidate, and the refit) gets the same add/remove
+    epsilon ``e`` -- the refitted model is fitted at the budget it was selected at --
+    and the scoring of one test fold gets ``s = 2 w e`` (``w = scoring_weight``; shared
+    by several scorers in proportion to their declared epsilons). The composition
+    above is linear in ``e``, so with ``C`` candidates, ``k`` folds and ``r = 1`` with
+    a refit (0 without)::
+
+        grid:    T = C (s + (k - 1) 2 e) + r 2 e,  e = T / (2 [C (w + k - 1) + r])
+        private: T = (2 + eta) (s + (k - 1) 2 e) + r 2 e,
+                 e = T / (2 [(2 + eta)(w + k - 1) + r])
+
+    e.g. ``T = 3``, four candidates, ``k = 5``, ``w = 1``: ``e = 3 / 42 = 0.071`` and
+    ``s = 0.143`` (private selection with ``eta = 0``: ``e = 3 / 22 = 0.136``). A
+    pipeline's ``e`` is shared by its DP steps in proportion to their declared epsilons
+    (and its delta by their declared deltas). Where a candidate or a scorer declares
+    ``delta > 0``, ``D`` is split in replace-one units: each such fit gets ``u``
+    (add/remove ``u / (1 + e^e)``), each test fold's scoring ``w u`` when the scorers
+    declare delta, with ``u`` the value whose composition is ``D``. The totals are
+    computed by the same accounting as without ``epsilon=`` (and nudged down by a few
+    ulps where rounding would exceed ``T``): ``epsilon_spent_ <= T``, ``delta_spent_
+    <= D``, and ``privacy_breakdown_`` adds up to them. Refused (``ValueError``, before
+    anything runs): a ``param_grid`` over a budget (``epsilon``, ``delta``,
+    ``<step>__epsilon``, ...: the search sets them), a candidate without a DP step to
+    receive ``e``, or whose declared spend does not follow its ``epsilon``/``delta``
+    parameters, a step that learns without a guarantee (even with
+    ``allow_nonprivate``), a missing ``delta=`` where one is needed, and ``delta > 0``
+    under private selection.
+
+    **When tuning pays.** Under one total the final model gets ``e``, a fraction
+    ``1 / (C (w + k - 1) + r)`` (grid) of the epsilon ``T / 2`` that one untuned fit
+    charged the same total would get: 1/21 for four candidates and five folds. Tuning
+    pays only when the best candidate beats the default by more than the model loses at
+    that fraction of the budget: at large budgets, or between candidates that differ a
+    lot. A :class:`~skdp.exceptions.TuningBudgetWarning` is raised before the search
+    runs when ``e < T / 20`` (a tenth of ``T / 2``) and ``e < 1``, in either mode
+    (without ``epsilon=``, ``e`` is the refit's budget and ``T`` the planned total):
+    decided from the plan, never from the rows. Fewer candidates or folds, or private
+    selection (``2 + eta`` instead of ``C``), raise the fraction.
+
+    **Selection bias.** ``best_score_`` is the largest of the candidates' mean noisy
+    scores. Each score is an estimate with noise (the DP noise, and the sampling of the
+    folds); the maximum of noisy estimates is, on average, above the true score of the
+    candidate it picks (the winner's curse), the more so with more candidates, smaller
+    folds and more noise. It is a fine way to *choose*, not to *report*. With
+    ``holdout``, ``best_score_unbiased_`` is the selecting scorer's score of
+    ``best_estimator_`` on held-out rows that neither the selection nor the refit
+    read: given the model, an unbiased estimate of its score on new rows (the DP noise
+    has mean zero), except that the scorers clamp their output to the metric's range,
+    which pulls a very noisy score towards the middle of that range. Privacy: the
+    held-out rows are a data-independent subset of the positions (replace-one keeps the
+    replaced row in or out of it), read by that one call only; the other rows reach
+    it only through the released refit model (post-processing). The two parts compose
+    in parallel, so the call is released at the selection's own total
+    (``privacy_breakdown_["holdout_score"]``) and the total does not change. The cost
+    is rows: the selection and the refit see ``n - n_holdout_`` of them.
+
     **Exact.** ``privacy_guarantee_`` is ``"exact"`` when every fit's is (the DP
     scorers are exact for the mathematical mechanism). Under private selection it is
     planned from the parameters of every candidate in the grid, not read off the runs
@@ -277,6 +388,23 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     (8.5, 1)
     >>> search.best_estimator_.clauses_
     [('x0', 'x1')]
+
+    One total for the whole search: 30, split by the rule (here ``e = 30 / (2 (2 (1 + 5
+    - 1) + 1)) = 30 / 22`` per fit), with a fifth of the rows held out for an unbiased
+    score of the winner:
+
+    >>> search = DPGridSearchCV(
+    ...     DPILPClassifier(random_state=0),
+    ...     {"max_clause_length": [1, 2]},
+    ...     scoring=make_dp_scorer("accuracy", epsilon=1.0, random_state=0),
+    ...     epsilon=30.0, cv=5, holdout=0.2, random_state=0,
+    ... ).fit(X, y)
+    >>> search.epsilon_spent_ <= 30.0, round(search.best_estimator_.epsilon, 3)
+    (True, 1.364)
+    >>> search.n_holdout_, search.best_params_
+    (600, {'max_clause_length': 2})
+    >>> bool(search.best_score_unbiased_ > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {
