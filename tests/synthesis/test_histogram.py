@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from skdp.exceptions import PrivacyLeakWarning
+from skdp.exceptions import BoundsEstimateWarning, PrivacyLeakWarning
 from skdp.synthesis import DPHistogramSynthesizer, lei_n_bins
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0)}
@@ -215,7 +215,13 @@ def test_missing_metadata():
         DPHistogramSynthesizer(bounds=BOUNDS).fit(df)
     with pytest.warns(PrivacyLeakWarning):
         DPHistogramSynthesizer(bounds="data", categories=CATS).fit(df)
-    s = DPHistogramSynthesizer(epsilon=2.0, categories=CATS, random_state=0).fit(df)
+    # 300 rows are too few for a reliable bound estimate: refused unless opted in
+    with pytest.raises(ValueError, match='bounds="private"'):
+        DPHistogramSynthesizer(epsilon=2.0, categories=CATS, random_state=0).fit(df)
+    with pytest.warns(BoundsEstimateWarning):
+        s = DPHistogramSynthesizer(
+            epsilon=2.0, bounds="private", categories=CATS, random_state=0
+        ).fit(df)
     assert s.epsilon_spent_ == 2.0
     assert 0 < s.privacy_breakdown_["bounds"] < 2.0
     assert sum(s.privacy_breakdown_.values()) == pytest.approx(2.0)
