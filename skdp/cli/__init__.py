@@ -42,6 +42,21 @@ protected either way.
 Numeric bounds missing from the schema are an error unless ``--estimate-bounds`` lets
 the estimator spend 10 % of the budget on a private estimate.
 Values outside the declared bounds are clipped (the estimators' default).
+``--seed SEED`` seeds the fit (``random_state=SEED``) and the sampling (``sample(...,
+random_state=numpy.random.SeedSequence([SEED, 1]))``, see
+:func:`skdp.cli._synthesize.sample_random_state`), so two runs with the same seed on the
+same input write byte-identical files; without it both use fresh OS entropy. Keep a
+seed secret for a real release: whoever knows it can reproduce the noise.
+
+**Missing values.** Empty cells are refused by default. ``--missing category`` (for
+``skdp schema``: every column's entry gets ``"missing": true``; for ``skdp synthesize``:
+every column, with ``--method histogram``, ``marginal`` or ``gan``) declares a missing
+level of each column: one more bin beside a numeric column's value bins, one more level
+after a categorical column's levels. Its count is released with the other cells, by the
+same mechanism under the same ``--epsilon`` (nothing else is spent), and the synthetic
+file gets empty cells where the model draws the level. The level is a declaration, not a
+finding: a schema entry's ``"missing": true`` declares it for that column alone. A
+numeric column with a missing level needs declared bounds.
 
 ``skdp evaluate`` compares the synthetic table with the real one (1- and 2-way marginal
 total variation, correlation distance, maximum mean discrepancy; see
@@ -54,10 +69,16 @@ to the same model trained on real rows (TRTR). The real test rows are ``--test R
 if given (rows held out before synthesizing: the honest protocol), else a random
 ``--test-size`` share of ``REAL.csv`` (those rows may have been seen by the synthesizer,
 which flatters TSTR). These numbers are computed from the real data *without* privacy:
-they are for the custodian, not for release.
+they are for the custodian, not for release. With ``--missing category`` (or a schema
+whose entries say ``"missing": true``) empty cells are compared as a level: a numeric
+column gets a 0/1 column ``"<name> missing"`` beside it (its empty cells take the real
+column's median for the other metrics), another column the level ``"(missing)"``; TSTR
+leaves them to HistGradientBoosting, which handles them, and skips rows whose target is
+empty.
 
 Input files are UTF-8 CSV with a header row (a UTF-8 byte-order mark is accepted).
-Only an **empty cell** is a missing value (refused): a cell reading ``NA``, ``None``,
+Only an **empty cell** is a missing value (refused unless its column has a missing
+level, see above): a cell reading ``NA``, ``None``,
 ``null`` or ``NaN`` is that text, e.g. a category level (pandas' default list of
 missing-value spellings is off). Column names are read from the header row as written:
 a name repeated in the header is an error, while a column called ``bmi.1`` beside
@@ -146,6 +167,13 @@ def build_parser():
         help="fill bounds and categories from the data (NOT private; the file is marked "
         "and a warning printed)",
     )
+    s.add_argument(
+        "--missing",
+        choices=("error", "category"),
+        default="error",
+        help="empty cells: refused (error, the default), or declare a missing level on "
+        'every column ("missing": true; category)',
+    )
     s.set_defaults(func=_cmd_schema)
 
     s = sub.add_parser(
@@ -192,6 +220,15 @@ def build_parser():
     )
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     s.add_argument(
+        "--missing",
+        choices=("error", "category"),
+        default="error",
+        help="empty cells: refused (error, the default; columns whose schema entry says "
+        '"missing": true excepted), or a missing level of every column whose rate is '
+        "released under the budget, written back as empty cells (category; histogram, "
+        "marginal, gan)",
+    )
+    s.add_argument(
         "--estimate-bounds",
         action="store_true",
         help="estimate numeric bounds missing from the schema privately (10%% of epsilon)",
@@ -212,7 +249,9 @@ def build_parser():
         "--seed",
         type=_int_in(0, _MAX_SEED),
         default=None,
-        help="random seed (keep it secret for a real release)",
+        help="random seed of the fit and of the sampling (the rows are drawn with "
+        "numpy.random.SeedSequence([SEED, 1])): the same seed and input give the same "
+        "output file. Keep it secret for a real release",
     )
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_synthesize)
@@ -256,6 +295,14 @@ def build_parser():
     )
     s.add_argument(
         "--test-size", type=float, default=0.25, help="share of REAL.csv for TSTR testing"
+    )
+    s.add_argument(
+        "--missing",
+        choices=("error", "category"),
+        default="error",
+        help="empty cells: refused (error, the default; columns whose schema entry says "
+        '"missing": true excepted), or compared as a level of every column (category): '
+        "a numeric column gets a 0/1 missing column beside it",
     )
     s.add_argument(
         "--seed", type=_int_in(0, _MAX_SEED), default=0, help="seed of the TSTR split (default 0)"

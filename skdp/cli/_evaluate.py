@@ -15,13 +15,14 @@ def _cmd_evaluate(args):
         maximum_mean_discrepancy,
     )
 
+    missing = getattr(args, "missing", "error")
     if args.schema is not None:
         schema, _ = _load_schema(args.schema)
-        real = _read_with_schema(args.real, schema, what="real")
-        synth = _read_with_schema(args.synthetic, schema, what="synthetic")
+        real = _read_with_schema(args.real, schema, what="real", missing=missing)
+        synth = _read_with_schema(args.synthetic, schema, what="synthetic", missing=missing)
     else:
-        real = _read_csv(args.real, what="real")
-        synth = _read_csv(args.synthetic, what="synthetic")
+        real = _read_csv(args.real, what="real", missing=missing == "category")
+        synth = _read_csv(args.synthetic, what="synthetic", missing=missing == "category")
         a, b = [str(c) for c in real.columns], [str(c) for c in synth.columns]
         if sorted(a) != sorted(b):
             raise CLIError(
@@ -38,6 +39,7 @@ def _cmd_evaluate(args):
     descriptions = {}
     if args.target is not None:
         metrics, descriptions = _tstr_metrics(args, real, synth)
+    real, synth = _missing_as_values([real, synth], real)
     try:
         metrics["marginal_tv_1way"] = marginal_total_variation(real, synth, way=1, bins=args.bins)
         if real.shape[1] >= 2:
@@ -77,6 +79,40 @@ def _cmd_evaluate(args):
     return 0
 
 
+#: the level that stands for an empty cell of a non-numeric column in the metrics
+MISSING_LEVEL = "(missing)"
+
+
+def _missing_as_values(frames, reference):
+    """The frames with their missing cells (empty cells of columns with a missing level)
+    made comparable: a numeric column gets a 0/1 column ``"<name> missing"`` and its
+    empty cells the median of ``reference``'s present values; another column gets the
+    level ``"(missing)"``. So the metrics compare the missing rates and the present
+    values. Not private (like every ``skdp evaluate`` number); a no-op without empty
+    cells."""
+    import pandas as pd
+
+    cols = [c for c in reference.columns if any(f[c].isna().any() for f in frames)]
+    if not cols:
+        return frames
+    out = [f.copy() for f in frames]
+    for c in cols:
+        numeric = all(f[c].dtype.kind in "iufb" for f in frames)
+        if numeric:
+            fill = reference[c].median() if reference[c].notna().any() else 0.0
+            for f, g in zip(frames, out, strict=True):
+                pos = list(g.columns).index(c) + 1
+                g.insert(pos, f"{c} missing", f[c].isna().astype(float))
+                g[c] = f[c].astype(float).fillna(fill)
+        else:
+            for f, g in zip(frames, out, strict=True):
+                col = f[c].astype(object)
+                g[c] = pd.Series(
+                    [MISSING_LEVEL if pd.isna(v) else str(v) for v in col], index=f.index
+                )
+    return out
+
+
 def _tstr_task(args, real, synth, schema):
     """'classification' or 'regression' for the target (declared, else from its type)."""
     if args.task != "auto":
@@ -104,11 +140,15 @@ def _tstr_frames(frames, target, schema):
         if (schema is not None and schema[c].kind in ("categorical",))
         or any(f[c].dtype.kind not in "iufb" for f in feats)
     ]
+
+    def text(col):  # an empty cell is the level "(missing)", not a float NaN
+        return col.astype(object).where(col.notna(), MISSING_LEVEL).astype(str)
+
     for c in cat_cols:
-        levels = sorted(set().union(*(set(f[c].astype(str)) for f in feats)))
+        levels = sorted(set().union(*(set(text(f[c])) for f in feats)))
         dt = pd.CategoricalDtype(levels)
         for f in feats:
-            f[c] = f[c].astype(str).astype(dt)
+            f[c] = text(f[c]).astype(dt)
     for f in feats:
         for c in f.columns:
             if c not in cat_cols:
@@ -131,11 +171,12 @@ def _tstr_metrics(args, real, synth):
     schema = None
     if args.schema is not None:
         schema, _ = _load_schema(args.schema)
+    missing_opt = getattr(args, "missing", "error")
     if args.test is not None:
         test = (
-            _read_with_schema(args.test, schema, what="test")
+            _read_with_schema(args.test, schema, what="test", missing=missing_opt)
             if schema is not None
-            else _read_csv(args.test, what="test")
+            else _read_csv(args.test, what="test", missing=missing_opt == "category")
         )
         missing = sorted(set(map(str, real.columns)) - set(map(str, test.columns)))
         if missing:
@@ -146,6 +187,9 @@ def _tstr_metrics(args, real, synth):
             raise CLIError("--test-size must be in (0, 1)")
         train, test = train_test_split(real, test_size=args.test_size, random_state=args.seed)
     task = _tstr_task(args, real, synth, schema)
+    # rows whose target is missing are not scored; missing features stay NaN for
+    # HistGradientBoosting (numeric) or become the level "(missing)" (categorical)
+    train, synth, test = (f[f[target].notna()] for f in (train, synth, test))
     (X_tr, X_syn, X_te), (y_tr, y_syn, y_te) = _tstr_frames([train, synth, test], target, schema)
     if task == "classification":
         y_tr, y_syn, y_te = (np.asarray(y.astype(str)) for y in (y_tr, y_syn, y_te))

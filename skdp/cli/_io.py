@@ -42,12 +42,24 @@ NOT_UTF8 = (
 )
 
 
-def _read_csv(path, *, dtype=None, what="input"):
+#: what to do about empty cells, in the command line's terms
+MISSING_NOTE = (
+    "pass --missing category to model them as their own level of each column (its rate "
+    "is released under the same budget; the synthetic file gets empty cells back), or "
+    'declare "missing": true on those columns of the schema; otherwise impute them first '
+    "(skdp.preprocessing.DPSimpleImputer, never an imputer fitted on the rows without "
+    "noise) or remove those rows"
+)
+
+
+def _read_csv(path, *, dtype=None, what="input", missing=()):
     """Read a CSV file for the command line; every problem is a :class:`CLIError`.
 
     Only an **empty cell** is a missing value: a cell reading ``NA``, ``None``, ``null``
     or ``NaN`` is the text it says (a category level, say), not pandas' default set of
-    missing-value spellings (``keep_default_na=False``, ``na_values=[""]``). Duplicate
+    missing-value spellings (``keep_default_na=False``, ``na_values=[""]``). Empty cells
+    are refused except in the columns ``missing`` names (``True``: every column), those
+    with a declared missing level. Duplicate
     and empty column names are found in the header row itself, before pandas renames a
     repeated ``bmi`` to ``bmi.1`` (so a real column named ``bmi.1`` is accepted). A data
     row with more fields than the header is refused (pandas would otherwise shift the
@@ -91,11 +103,16 @@ def _read_csv(path, *, dtype=None, what="input"):
     if len(names) != df.shape[1]:  # not expected: pandas and the header row disagree
         raise CLIError(f"{what} file {path!r} is not a readable CSV (the header row)")
     df.columns = names  # the header as written (pandas' names are the same here)
-    missing = [str(c) for c in df.columns if df[c].isna().any()]
-    if missing:
+    allowed = set(df.columns) if missing is True else {str(c) for c in (missing or ())}
+    bad = [str(c) for c in df.columns if c not in allowed and df[c].isna().any()]
+    if bad:
+        note = (
+            MISSING_NOTE
+            if what == "input"
+            else "pass --missing category to compare them as a level of each column"
+        )
         raise CLIError(
-            f"{what} file {path!r} has missing values in column(s) {missing} (empty cells); "
-            "remove or impute them first (skdp does not handle missing values)"
+            f"{what} file {path!r} has missing values in column(s) {bad} (empty cells); " + note
         )
     return df
 
@@ -150,7 +167,7 @@ def _warn(msg):
 
 
 # ------------------------------------------------------------------------ schema
-def _draft_schema(df, *, from_data):
+def _draft_schema(df, *, from_data, missing=False):
     """The JSON-able draft schema for ``df``.
 
     Without ``from_data`` nothing in it depends on the values: the column names, and a
@@ -160,18 +177,20 @@ def _draft_schema(df, *, from_data):
     it (issue 30 item 2). No dtypes are written; the output dtypes follow the kinds
     (integer -> int64, continuous -> float64). With ``from_data`` the kinds come from the
     dtypes, the bounds and levels from the values, and the draft is marked
-    ``"data_derived": true``.
+    ``"data_derived": true``. With ``missing`` every column declares a missing level
+    (``"missing": true``; a declaration, not a finding: it does not depend on which
+    columns have empty cells).
     """
     from skdp.utils.schema import kind_from_dtype, structural_kind
 
     columns = []
     for name in df.columns:
-        col = df[name]
-        kind = (kind_from_dtype if from_data else structural_kind)(col.dtype)
+        col = df[name].dropna() if from_data else df[name]
+        kind = (kind_from_dtype if from_data else structural_kind)(df[name].dtype)
         entry = {"name": str(name), "kind": kind}
         if kind in ("continuous", "integer"):
             if from_data:
-                lo, hi = float(col.min()), float(col.max())
+                lo, hi = (float(col.min()), float(col.max())) if len(col) else (0.0, 1.0)
                 if lo == hi:
                     hi = lo + 1.0
                 entry["bounds"] = [lo, hi]
@@ -186,7 +205,9 @@ def _draft_schema(df, *, from_data):
             else:
                 entry["categories"] = None
         if from_data:
-            entry["dtype"] = str(col.dtype)
+            entry["dtype"] = str(df[name].dtype)
+        if missing:
+            entry["missing"] = True
         columns.append(entry)
     out = {"columns": columns, "input_type": "dataframe"}
     if from_data:
@@ -259,6 +280,8 @@ def _check_column_entry(path, i, c):
         raise CLIError(f"{where}: 'dtype' must be a string (e.g. \"int64\") or null")
     if not isinstance(c.get("ordered", False), bool):
         raise CLIError(f"{where}: 'ordered' must be true or false")
+    if not isinstance(c.get("missing", False), bool):
+        raise CLIError(f"{where}: 'missing' must be true or false")
 
 
 def _json_type(v):
@@ -305,17 +328,24 @@ def _load_schema(path):
     return schema, bool(d.get("data_derived", False))
 
 
-def _read_with_schema(path, schema, *, what):
-    """Read a CSV whose columns must be exactly the schema's (any order)."""
+def _read_with_schema(path, schema, *, what, missing="error"):
+    """Read a CSV whose columns must be exactly the schema's (any order).
+
+    Empty cells are accepted in the columns with a declared missing level (the schema's
+    ``"missing": true``, every column with ``missing="category"``) and read as NaN.
+    """
     import numpy as np
     import pandas as pd
+
+    allowed = {str(n) for n in schema.names} if missing == "category" else set()
+    allowed |= {str(n) for n in schema.missing_names}
 
     dtype = {}
     for c in schema:
         if c.kind == "categorical" and c.categories is not None:
             if all(isinstance(v, str) for v in c.categories):
                 dtype[str(c.name)] = str
-    df = _read_csv(path, dtype=dtype or None, what=what)
+    df = _read_csv(path, dtype=dtype or None, what=what, missing=allowed)
     names = [str(n) for n in schema.names]
     have = [str(c) for c in df.columns]
     missing = [n for n in names if n not in have]
@@ -343,16 +373,16 @@ def _read_with_schema(path, schema, *, what):
             df[str(c.name)] = col
         if c.kind == "integer" and col.dtype.kind == "f":
             v = col.to_numpy()
-            if not np.isfinite(v).all():  # as the estimators say for a float column
-                raise CLIError(
-                    f"{what} file {path!r}: column {str(c.name)!r} contains NaN or infinity"
-                )
-            if not np.all(v == np.round(v)):
+            absent = np.isnan(v)  # empty cells (allowed above only with a missing level)
+            if np.isinf(v).any():  # as the estimators say for a float column
+                raise CLIError(f"{what} file {path!r}: column {str(c.name)!r} contains infinity")
+            if not np.all((v == np.round(v)) | absent):
                 raise CLIError(
                     f"{what} file {path!r}: column {str(c.name)!r} is declared integer but "
                     "has non-integer values"
                 )
             # declared integer bounds lie within +-2^53 (_load_schema): clipping there
             # first changes no release and keeps the cast from wrapping around
-            df[str(c.name)] = np.clip(v, -MAX_INTEGER_BOUND, MAX_INTEGER_BOUND).astype(np.int64)
+            v = np.clip(v, -MAX_INTEGER_BOUND, MAX_INTEGER_BOUND)
+            df[str(c.name)] = v if absent.any() else v.astype(np.int64)
     return df

@@ -26,9 +26,33 @@ from skdp.cli._runtime import _progress
 
 
 # ------------------------------------------------------------------- subcommands
+def sample_random_state(seed):
+    """The ``random_state`` of ``sample()`` in ``skdp synthesize --seed SEED``.
+
+    The fit is seeded with ``random_state=SEED`` (the estimator hashes it with its
+    parameters and the data into its noise streams); the synthetic rows are drawn with
+    ``numpy.random.SeedSequence([SEED, 1])``, a fixed public function of the seed, so two
+    runs with the same ``--seed`` on the same input write the same bytes. ``None`` (no
+    ``--seed``): fresh OS entropy for both. A known seed protects nothing: keep it
+    secret for a real release.
+
+    Examples
+    --------
+    >>> from skdp.cli._synthesize import sample_random_state
+    >>> sample_random_state(0).entropy
+    [0, 1]
+    >>> sample_random_state(None) is None
+    True
+    """
+    import numpy as np
+
+    return None if seed is None else np.random.SeedSequence([int(seed), 1])
+
+
 def _cmd_schema(args):
-    df = _read_csv(args.input, what="input")
-    draft = _draft_schema(df, from_data=args.from_data)
+    category = getattr(args, "missing", "error") == "category"
+    df = _read_csv(args.input, what="input", missing=category)
+    draft = _draft_schema(df, from_data=args.from_data, missing=category)
     text = json.dumps(draft, indent=2) + "\n"
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
@@ -65,6 +89,7 @@ def _cmd_schema(args):
 def _estimator(args, schema):
     method = args.method
     seed = args.seed
+    missing = getattr(args, "missing", "error")
     if method == "marginal":
         from skdp.synthesis import DPMarginalSynthesizer
 
@@ -74,6 +99,7 @@ def _estimator(args, schema):
             schema=schema,
             selection=getattr(args, "selection", "auto"),
             sampling=getattr(args, "sampling", "systematic"),
+            missing=missing,
             random_state=seed,
         )
     if method == "histogram":
@@ -84,6 +110,7 @@ def _estimator(args, schema):
             schema=schema,
             representative="uniform",
             sampling=getattr(args, "sampling", "systematic"),
+            missing=missing,
             random_state=seed,
         )
     # the DP-SGD methods take the same schema; step count and batch size follow the
@@ -105,7 +132,7 @@ def _estimator(args, schema):
         return DPFlowDensity(**common)
     from skdp.synthesis import DPGANSynthesizer
 
-    return DPGANSynthesizer(**common)
+    return DPGANSynthesizer(**common, missing=missing)
 
 
 def _cmd_synthesize(args):
@@ -117,6 +144,12 @@ def _cmd_synthesize(args):
         raise CLIError("--delta must be in [0, 1)")
     if args.rows is not None and args.rows < 1:
         raise CLIError("--rows must be at least 1")
+    missing = getattr(args, "missing", "error")
+    if missing == "category" and args.method == "flow":
+        raise CLIError(
+            "--missing category is not available for --method flow (a density has no "
+            "missing level): use histogram, marginal or gan, or impute first"
+        )
     _check_output(args.output)  # before the fit: a refused output spends no budget
     if os.path.exists(args.output) and os.path.exists(args.input):
         if os.path.samefile(args.output, args.input):
@@ -146,7 +179,13 @@ def _cmd_synthesize(args):
             "public bounds, or pass --estimate-bounds to spend 10% of epsilon on a "
             "private estimate"
         )
-    df = _read_with_schema(args.input, schema, what="input")
+    if schema.missing_names and args.method == "flow":
+        raise CLIError(
+            f"schema {args.schema!r} declares a missing level for column(s) "
+            f"{[str(n) for n in schema.missing_names]}, which --method flow does not model: "
+            "use histogram, marginal or gan, or impute first"
+        )
+    df = _read_with_schema(args.input, schema, what="input", missing=missing)
     n_rows = len(df) if args.rows is None else int(args.rows)
     est = _estimator(args, schema)
     from skdp.exceptions import BudgetExceededError, DeltaTooLargeWarning, PrivacyLeakWarning
@@ -159,7 +198,7 @@ def _cmd_synthesize(args):
                 warnings.simplefilter("ignore", PrivacyLeakWarning)
             with _progress(args.quiet):
                 est.fit(df)
-            synth = est.sample(n_rows)
+            synth = est.sample(n_rows, random_state=sample_random_state(args.seed))
     except BudgetExceededError as exc:
         raise CLIError(f"privacy budget: {exc}") from None
     except ValueError as exc:

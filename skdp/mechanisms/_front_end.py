@@ -24,7 +24,7 @@ from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import check_is_fitted, validate_data
 from skdp.utils.schema import TabularEncoder, TabularSchema
 
-__all__ = ["TabularFrontEnd"]
+__all__ = ["TabularFrontEnd", "declare_missing"]
 
 
 class TabularFrontEnd:
@@ -32,6 +32,9 @@ class TabularFrontEnd:
 
     The estimator must have the parameters ``schema``, ``bounds``, ``categories`` and
     ``column_types`` (``schema`` may be absent: then only the declared metadata are used).
+    An estimator that models missing values has a ``missing`` parameter (``"error"`` or
+    ``"category"``, see :func:`declare_missing`); one without it refuses a schema that
+    declares a missing level.
     """
 
     def _validate_X(self, X, reset):
@@ -57,7 +60,8 @@ class TabularFrontEnd:
             if len(X) == 0:
                 raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
             return X
-        return validate_data(self, X, reset=reset, dtype="numeric")
+        finite = "allow-nan" if _missing_param(self) == "category" else True
+        return validate_data(self, X, reset=reset, dtype="numeric", ensure_all_finite=finite)
 
     def _scoring_codes(self, X):
         """``(codes, outside)`` of the rows of ``X`` to score under the fitted model:
@@ -77,11 +81,14 @@ class TabularFrontEnd:
         which warn); :meth:`TabularSchema.from_data` never takes categories from pandas
         dtypes, nor a numeric column's integer/float kind. A ``schema=`` marked
         ``data_derived`` warns here and makes the fit non-private
-        (:meth:`skdp.base.DPEstimatorMixin._nonprivate_options`).
+        (:meth:`skdp.base.DPEstimatorMixin._nonprivate_options`). Missing levels are
+        added by :meth:`_prepare_table` (:func:`declare_missing`).
         """
         schema = getattr(self, "schema", None)
+        bounds, _ = _split_private_bounds(self.bounds)
         if schema is not None:
-            if any(v is not None for v in (self.bounds, self.categories, self.column_types)):
+            # bounds="private" (the opt-in for the schema's missing bounds) may go with it
+            if any(v is not None for v in (bounds, self.categories, self.column_types)):
                 raise ValueError("pass either schema or bounds/categories/column_types")
             if isinstance(schema, dict):
                 schema = TabularSchema.from_dict(schema)
@@ -101,13 +108,17 @@ class TabularFrontEnd:
                     stacklevel=4,
                 )
             return schema
-        bounds = self.bounds
         if isinstance(bounds, list | tuple) or hasattr(bounds, "shape"):
             bounds = tuple(bounds)
         if is_dask_collection(X):
             X = _dask_meta(X, bounds=bounds, categories=self.categories)
+        missing = _missing_param(self)
         return TabularSchema.from_data(
-            X, bounds=bounds, categories=self.categories, column_types=self.column_types
+            X,
+            bounds=bounds,
+            categories=self.categories,
+            column_types=self.column_types,
+            missing=missing if missing == "category" else None,
         )
 
     def _prepare_table(self, X, *, epsilon, rng, fraction=0.1, encoder=None):
@@ -133,19 +144,92 @@ class TabularFrontEnd:
             What the private fill spent (0 when every bound was declared); charge it.
         encoder : TabularEncoder or None
         """
-        schema = self._build_schema(X)
+        schema = declare_missing(self._build_schema(X), _missing_param(self))
+        self._check_missing(schema, X)
         if is_dask_collection(X) and schema.missing_bounds():
             raise ValueError(
                 f"bounds of column(s) {list(schema.missing_bounds())} are missing: Dask input "
                 "needs declared bounds for every numeric column (a private bound estimate "
                 "over partitions is not implemented)"
             )
+        # the opt-in to an estimate that may be unreliable: bounds="private", or
+        # {column: "private"} for every column whose bounds are missing
+        _, private = _split_private_bounds(self.bounds)
+        unbounded = set(schema.missing_bounds())
+        opt_in = private is True or (bool(unbounded) and unbounded <= set(private or ()))
         schema, eps_bounds = resolve_schema_bounds(
-            schema, X, epsilon=epsilon, rng=rng, fraction=fraction
+            schema, X, epsilon=epsilon, rng=rng, fraction=fraction, opt_in=opt_in
         )
         schema.check_complete()
         enc = None if encoder is None else TabularEncoder(schema, **encoder)
         return schema, eps_bounds, enc
+
+    def _check_missing(self, schema, X):
+        """Refuse what the declared missing levels cannot serve, before any row is read
+        by a mechanism: a missing level for an estimator without one, a missing level
+        without declared bounds (the private bound estimate does not skip missing
+        cells), and missing cells in columns without a declared missing level (in a
+        DataFrame; the message names the columns, never a value)."""
+        declared = schema.missing_names
+        offers = _missing_param(self) is not None
+        if declared and not offers:
+            raise ValueError(
+                f"the schema declares a missing level for column(s) {declared}, which "
+                f"{type(self).__name__} does not model; impute first with "
+                "skdp.preprocessing.DPSimpleImputer (inside a skdp.pipeline.DPPipeline), "
+                "or use a synthesizer with missing='category'"
+            )
+        unbounded = [n for n in schema.missing_bounds() if schema[n].missing]
+        if unbounded:
+            raise ValueError(
+                f"bounds of column(s) {unbounded} are missing: a numeric column with a "
+                "missing level needs declared bounds (the private bound estimate does "
+                "not skip missing cells); declare them"
+            )
+        if hasattr(X, "columns") and hasattr(X, "isna") and not is_dask_collection(X):
+            from skdp.utils._data_free import missing_values_message, nan_columns
+
+            bad = [c for c in nan_columns(X) if c in schema._index and not schema[c].missing]
+            if bad:
+                raise ValueError(missing_values_message("X", bad, synthesizer=offers))
+
+
+def _missing_param(estimator):
+    """The estimator's ``missing`` parameter, or ``None`` if it has none."""
+    try:
+        params = estimator.get_params(deep=False)
+    except Exception:  # noqa: BLE001
+        return None
+    return params.get("missing") if "missing" in params else None
+
+
+def declare_missing(schema, missing):
+    """The schema with the missing levels that ``missing`` declares.
+
+    ``"category"`` declares a missing level on every column (:class:`ColumnSpec`,
+    ``missing``); ``"error"`` or ``None`` keeps the schema's own declarations (a
+    ``schema=`` may declare ``"missing": true`` per column). A declaration only: the data
+    are not read to decide it, so neighbouring data sets get the same schema.
+    """
+    if missing is None or missing == "error":
+        return schema
+    if missing == "category":
+        return schema.with_missing()
+    raise ValueError(f'missing must be "error" or "category", got {missing!r}')
+
+
+def _split_private_bounds(bounds):
+    """``(bounds without the "private" opt-ins, opt-in)``: ``"private"`` gives ``(None,
+    True)``; a dict gives the dict without its ``"private"`` entries (those columns'
+    bounds are missing, to be estimated) and the set of their names; anything else
+    ``(bounds, ())``."""
+    if isinstance(bounds, str) and bounds == "private":
+        return None, True
+    if isinstance(bounds, dict):
+        private = {k for k, v in bounds.items() if isinstance(v, str) and v == "private"}
+        if private:
+            return {k: v for k, v in bounds.items() if k not in private}, private
+    return bounds, ()
 
 
 def _dask_meta(X, *, bounds, categories):

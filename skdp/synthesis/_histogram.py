@@ -21,6 +21,7 @@ from skdp.synthesis._histogram_cells import (
     projection_groups,
 )
 from skdp.synthesis._marginal_model import _draw_systematic
+from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
@@ -36,6 +37,8 @@ from skdp.utils.schema import (
 )
 
 __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
+
+_logger = get_logger(__name__)
 
 
 class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
@@ -53,10 +56,16 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     ----------
     epsilon : float, default=1.0
         Total privacy loss of one ``fit`` (including a private bound estimate).
-    bounds : None, "data", (lo, hi), or dict {column: (lo, hi)}, default=None
+    bounds : None, "private", "data", (lo, hi), or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (see
         :meth:`skdp.utils.schema.TabularSchema.from_data`). Missing bounds are estimated
-        privately with 10 % of ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`);
+        privately with 10 % of ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`)
+        where public ``n``, the number of estimated columns and ``epsilon`` make it
+        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
+        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
+        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
+        column left to the estimate) is the explicit opt-in to that estimate even where
+        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
         ``"data"`` reads them off the data with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
     categories : None, "data", dict {column: list} or list of lists, default=None
@@ -74,6 +83,20 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
         A schema marked ``data_derived`` (metadata read off the data) makes the fit
         non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+    missing : {"error", "category"}, default="error"
+        What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
+        message naming the column (impute first with
+        :class:`~skdp.preprocessing.DPSimpleImputer`, or drop those rows).
+        ``"category"``: every column gets a declared *missing* level -- one more bin
+        beside the value bins of a numeric column, one more level after the categories
+        of a categorical or binary column -- whose count is released with the other
+        cells, by the same mechanism under the same budget (a row still falls in one
+        cell, so nothing extra is released or spent), and :meth:`sample` writes it back
+        as NaN (``None`` in object columns; integer and bool columns come back as
+        ``float64`` and ``object``). The level is a declaration: it exists whether or
+        not the data hold a missing value, so neighbouring data sets get the same grid.
+        A ``schema`` may instead declare ``"missing": true`` on chosen columns. A
+        numeric column with a missing level needs declared bounds.
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: Lei's heuristic :func:`lei_n_bins` with
         the public ``n`` and the number of columns of the column's histogram, and one
@@ -141,6 +164,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         integers with ``k < m <= max(k, max_integer_levels)`` (``k`` its Lei bin
         count) may get one bin per value instead of ``k`` groups, within the noise
         budget of its histogram (Notes, "Bins"). ``0`` keeps Lei's groups.
+    verbose : int, default=0
+        Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).
+        Progress is always logged to the ``"skdp"`` logger: one record per released
+        histogram (projection), with the number released so far, the planned total and
+        the epsilon spent so far, all public (never a count of the rows).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise and of :meth:`sample`. Keep it secret for a real release.
 
@@ -277,10 +305,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
 
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "bounds": [None, StrOptions({"data"}), dict, tuple, list, np.ndarray],
+        "bounds": [None, StrOptions({"data", "private"}), dict, tuple, list, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
+        "missing": [StrOptions({"error", "category"})],
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "projections": [None, list],
@@ -295,7 +324,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         "max_survivors": [Interval(Integral, 1, None, closed="left")],
         "smoothing": [Interval(Real, 0, 1, closed="left")],
         "max_integer_levels": [Interval(Integral, 0, None, closed="left")],
-        **DPEstimatorMixin._common_constraints("random_state"),
+        **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
 
     def __init__(
@@ -306,6 +335,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         categories=None,
         column_types=None,
         schema=None,
+        missing="error",
         n_bins="auto",
         projections=None,
         noise="geometric",
@@ -319,6 +349,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         max_survivors=10**7,
         smoothing=1e-3,
         max_integer_levels=32,
+        verbose=0,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -326,6 +357,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.categories = categories
         self.column_types = column_types
         self.schema = schema
+        self.missing = missing
         self.n_bins = n_bins
         self.projections = projections
         self.noise = noise
@@ -339,6 +371,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.max_survivors = max_survivors
         self.smoothing = smoothing
         self.max_integer_levels = max_integer_levels
+        self.verbose = verbose
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
@@ -406,31 +439,43 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         else:
             flats, totals = count(X), [None] * len(groups)
         histograms = []
-        for g, shape, flat, total in zip(groups, shapes, flats, totals, strict=True):
-            n_cells = math.prod(shape)
-            cells, counts, sparse = noisy_cells(
-                flat,
-                n_cells,
-                eps_g,
-                tau,
-                streams["noise"],
-                noise=self.noise,
-                secure_mode=self.secure_mode,
-                max_cells=self.max_cells,
-                max_survivors=self.max_survivors,
-                counts=total,
-            )
-            histograms.append(
-                {
-                    "columns": list(g),
-                    "shape": shape,
-                    "cells": cells,
-                    "counts": counts,
-                    "threshold": float(tau),
-                    "epsilon": float(eps_g),
-                    "sparse": sparse,
-                }
-            )
+        with verbose_handler(self.verbose):
+            for i, (g, shape, flat, total) in enumerate(
+                zip(groups, shapes, flats, totals, strict=True)
+            ):
+                n_cells = math.prod(shape)
+                cells, counts, sparse = noisy_cells(
+                    flat,
+                    n_cells,
+                    eps_g,
+                    tau,
+                    streams["noise"],
+                    noise=self.noise,
+                    secure_mode=self.secure_mode,
+                    max_cells=self.max_cells,
+                    max_survivors=self.max_survivors,
+                    counts=total,
+                )
+                histograms.append(
+                    {
+                        "columns": list(g),
+                        "shape": shape,
+                        "cells": cells,
+                        "counts": counts,
+                        "threshold": float(tau),
+                        "epsilon": float(eps_g),
+                        "sparse": sparse,
+                    }
+                )
+                # public: the number of projections and the budget schedule
+                log_progress(
+                    _logger,
+                    estimator="DPHistogramSynthesizer",
+                    phase="histogram",
+                    step=i + 1,
+                    total=len(groups),
+                    epsilon_spent=float(eps_bounds) + (i + 1) * eps_g,
+                )
 
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}

@@ -35,6 +35,7 @@ from skdp.synthesis._marginal_model import (
     select_tree,
 )
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
+from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection, n_rows, row_sum
 from skdp.utils._sklearn_compat import (
@@ -50,6 +51,22 @@ __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 #: partition's partial holds them as int64: 16 MiB; the workers add up to ``split_every``
 #: partials at once)
 _DASK_PASS_CELLS = 1 << 21
+
+_logger = get_logger(__name__)
+
+
+def _one_way_spent(budget, eps_bounds):
+    """Epsilon of the bounds and the 1-way release, by the public budget split (the
+    zCDP share of ``rho`` times the epsilon left after the bounds, as in
+    ``privacy_breakdown_``); ``None`` without noise."""
+    mech = budget["mechanism"]
+    if mech == "none":
+        return None
+    if "breakdown" in budget:  # MST: every part is fixed in advance
+        return budget["breakdown"]["bounds"] + budget["breakdown"]["one_way"]
+    if mech == "laplace":
+        return float(eps_bounds) + budget["e1"]
+    return float(eps_bounds) + budget["eps_rest"] * budget["rho1"] / budget["rho"]
 
 
 class DPMarginalSynthesizer(
@@ -102,12 +119,19 @@ class DPMarginalSynthesizer(
         ``delta > 0``: (discrete) Gaussian measurements and the zCDP accountant, with
         the exact conversion of the total zCDP to ``(epsilon, delta)``. ``delta = 0``:
         pure ``epsilon``-DP with (discrete) Laplace measurements.
-    bounds : None, "data", (lo, hi), or dict {column: (lo, hi)}, default=None
+    bounds : None, "private", "data", (lo, hi), or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (see
         :meth:`skdp.utils.schema.TabularSchema.from_data`). Missing bounds are
         estimated privately with 10 % of ``epsilon``
-        (:func:`skdp.mechanisms.resolve_schema_bounds`); ``"data"`` reads them off the
-        data with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
+        (:func:`skdp.mechanisms.resolve_schema_bounds`)
+        where public ``n``, the number of estimated columns and ``epsilon`` make it
+        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
+        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
+        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
+        column left to the estimate) is the explicit opt-in to that estimate even where
+        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
+        ``"data"`` reads them off the data with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning`.
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of categorical columns. Missing categories raise
         ``ValueError`` (``"data"``: the leaky opt-in, with a warning).
@@ -123,6 +147,20 @@ class DPMarginalSynthesizer(
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
         A schema marked ``data_derived`` (metadata read off the data) makes the fit
         non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+    missing : {"error", "category"}, default="error"
+        What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
+        message naming the column (impute first with
+        :class:`~skdp.preprocessing.DPSimpleImputer`, or drop those rows).
+        ``"category"``: every column gets a declared *missing* level -- one more bin
+        beside the value bins of a numeric column, one more level after the categories
+        of a categorical or binary column -- whose count is released with the other
+        cells, by the same mechanism under the same budget (a row still falls in one
+        cell, so nothing extra is released or spent), and :meth:`sample` writes it back
+        as NaN (``None`` in object columns; integer and bool columns come back as
+        ``float64`` and ``object``). The level is a declaration: it exists whether or
+        not the data hold a missing value, so neighbouring data sets get the same grid.
+        A ``schema`` may instead declare ``"missing": true`` on chosen columns. A
+        numeric column with a missing level needs declared bounds.
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: :func:`marginal_n_bins` from the public
         ``n`` and the noise scale of the 2-way measurements (8 to 32 bins; with AIM,
@@ -179,6 +217,12 @@ class DPMarginalSynthesizer(
         Weight of the uniform distribution mixed into every factor of the model in
         :meth:`score_samples` (so that in-domain rows have a finite log-likelihood).
         Does not affect :meth:`sample`.
+    verbose : int, default=0
+        Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).
+        Progress is always logged to the ``"skdp"`` logger: one record per stage (the
+        1-way release; MST's tree selection and 2-way release, or AIM's rounds), with
+        the epsilon spent so far by the public budget split (never a count, nor the
+        number of AIM rounds).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise and of the selection. ``None``: fresh OS entropy (what a
         real release uses). Nothing of it is stored.
@@ -399,10 +443,11 @@ class DPMarginalSynthesizer(
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "delta": DPEstimatorMixin._privacy_parameter_constraints["delta"],
-        "bounds": [None, StrOptions({"data"}), dict, tuple, list, np.ndarray],
+        "bounds": [None, StrOptions({"data", "private"}), dict, tuple, list, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
+        "missing": [StrOptions({"error", "category"})],
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "budget_split": [tuple, list],
@@ -412,7 +457,7 @@ class DPMarginalSynthesizer(
         "clip": ["boolean"],
         "sampling": [StrOptions({"systematic", "iid"})],
         "smoothing": [Interval(Real, 0, 1, closed="left")],
-        **DPEstimatorMixin._common_constraints("random_state"),
+        **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
 
     def __init__(
@@ -424,6 +469,7 @@ class DPMarginalSynthesizer(
         categories=None,
         column_types=None,
         schema=None,
+        missing="error",
         n_bins="auto",
         budget_split=(1 / 3, 1 / 3, 1 / 3),
         selection="auto",
@@ -432,6 +478,7 @@ class DPMarginalSynthesizer(
         clip=True,
         sampling="systematic",
         smoothing=1e-3,
+        verbose=0,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -440,6 +487,7 @@ class DPMarginalSynthesizer(
         self.categories = categories
         self.column_types = column_types
         self.schema = schema
+        self.missing = missing
         self.n_bins = n_bins
         self.budget_split = budget_split
         self.selection = selection
@@ -448,6 +496,7 @@ class DPMarginalSynthesizer(
         self.clip = clip
         self.sampling = sampling
         self.smoothing = smoothing
+        self.verbose = verbose
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
@@ -483,6 +532,21 @@ class DPMarginalSynthesizer(
         -------
         self
         """
+        with verbose_handler(self.verbose):
+            return self._fit(X)
+
+    def _progress(self, step, total, phase, epsilon_spent):
+        # public: the stage and the budget split (AIM's round count is not logged)
+        log_progress(
+            _logger,
+            estimator="DPMarginalSynthesizer",
+            phase=phase,
+            step=step,
+            total=total,
+            epsilon_spent=epsilon_spent,
+        )
+
+    def _fit(self, X):
         X = self._validate_X(X, reset=True)
         dask_input = is_dask_collection(X)
         n = n_rows(X)
@@ -529,6 +593,7 @@ class DPMarginalSynthesizer(
         del counts1
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         y1 = [noisy1[offsets[j] : offsets[j + 1]] for j in range(d)]
+        self._progress(1, 2 if aim else 3, "one_way", _one_way_spent(budget, eps_bounds))
         sd1, sd2 = budget["sd1"], budget["sd2"]
 
         # 2. compression (post-processing of the noisy 1-way marginals)
@@ -561,12 +626,14 @@ class DPMarginalSynthesizer(
             else:
                 counts_of = functools.partial(candidate_counts, Bc, csizes)
 
-            return self._fit_aim(
+            self._fit_aim(
                 (schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var),
                 budget,
                 streams,
                 delta,
             )
+            self._progress(2, 2, "rounds", budget["epsilon_spent"])
+            return self
 
         all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
         if dask_input:  # every pair's exact 2-way counts in one more pass
@@ -579,6 +646,8 @@ class DPMarginalSynthesizer(
 
         # 3. tree selection (exponential mechanism inside Kruskal)
         edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"], pair_totals)
+        parts = budget["breakdown"]
+        self._progress(2, 3, "select", parts["bounds"] + parts["one_way"] + parts["select"])
 
         # 4. the chosen 2-way marginals (one noise draw for all cells)
         if dask_input:
@@ -593,6 +662,7 @@ class DPMarginalSynthesizer(
             y2.append((cnt + noise2[pos : pos + size]).reshape(csizes[a], csizes[b]))
             pos += size
         del counts2, Bc
+        self._progress(3, 3, "two_way", budget["epsilon_spent"])
 
         # 5. estimation (post-processing)
         nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)

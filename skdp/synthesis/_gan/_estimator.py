@@ -60,10 +60,17 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         default ``weight_clip``; its per-record gradients are of that size, so a larger
         ``C`` would add noise that clipping never uses), 1.0 for the autoencoder and
         otherwise. A given value applies to every private module.
-    bounds : None, "data", (lo, hi) or dict {column: (lo, hi)}, default=None
+    bounds : None, "private", "data", (lo, hi) or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (values outside are clipped silently).
-        ``None``: a private estimate at ``0.1 * epsilon``; ``"data"``: read off the data
-        (not private; emits :class:`~skdp.exceptions.PrivacyLeakWarning`).
+        ``None``: a private estimate at ``0.1 * epsilon``
+        where public ``n``, the number of estimated columns and ``epsilon`` make it
+        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
+        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
+        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
+        column left to the estimate) is the explicit opt-in to that estimate even where
+        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
+        ``"data"``: read off the data (not private; emits
+        :class:`~skdp.exceptions.PrivacyLeakWarning`).
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns; missing ones raise ``ValueError``.
     column_types : None, "data", dict {column: kind} or list, default=None
@@ -80,6 +87,20 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         numeric columns without bounds are still estimated privately.
         A schema marked ``data_derived`` (metadata read off the data) makes the fit
         non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+    missing : {"error", "category"}, default="error"
+        What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
+        message naming the column (impute first with
+        :class:`~skdp.preprocessing.DPSimpleImputer`, or drop those rows).
+        ``"category"``: every column gets a declared *missing* level -- one more
+        coordinate of a numeric column's bin block (beside its value bins) and of a
+        categorical column's one-hot block (a binary column becomes a block of three) --
+        learned by the same DP-SGD steps under the same budget (nothing else is
+        released), and :meth:`sample` writes it back as NaN (``None`` in object
+        columns; integer and bool columns come back as ``float64`` and ``object``). The
+        level is a declaration: it exists whether or not the data hold a missing value.
+        A ``schema`` may instead declare ``"missing": true`` on chosen columns. Needs
+        ``numeric_encoding="bins"`` (the default) and declared bounds for numeric
+        columns with a missing level.
     architecture : {"mlp", "conv1d"}, default="mlp"
         ``"conv1d"``: 1-D convolutions over ``feature_shape`` (the column order matters:
         put related columns, e.g. visits, next to each other).
@@ -321,10 +342,11 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         **DPEstimatorMixin._privacy_parameter_constraints,
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
         "max_grad_norm": [None, Interval(Real, 0, None, closed="neither")],
-        "bounds": [None, StrOptions({"data"}), tuple, list, dict, np.ndarray],
+        "bounds": [None, StrOptions({"data", "private"}), tuple, list, dict, np.ndarray],
         "categories": [None, StrOptions({"data"}), dict, list],
         "column_types": [None, StrOptions({"data"}), dict, list],
         "schema": [None, TabularSchema, dict],
+        "missing": [StrOptions({"error", "category"})],
         "architecture": [StrOptions({"mlp", "conv1d"})],
         "feature_shape": [None, tuple, list],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
@@ -365,6 +387,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         categories=None,
         column_types=None,
         schema=None,
+        missing="error",
         architecture="mlp",
         feature_shape=None,
         hidden_size=None,
@@ -404,6 +427,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.categories = categories
         self.column_types = column_types
         self.schema = schema
+        self.missing = missing
         self.architecture = architecture
         self.feature_shape = feature_shape
         self.hidden_size = hidden_size
@@ -493,6 +517,11 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
             fraction=_budget.BOUNDS_FRACTION,
             encoder=dict(categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5),
         )
+        if schema.missing_names and self.numeric_encoding != "bins":
+            raise ValueError(
+                f"column(s) {schema.missing_names} have a missing level, which needs "
+                "numeric_encoding='bins' (the scaled encoding has no coordinate for it)"
+            )
         n_bins = None
         if self.numeric_encoding == "bins":  # public: schema, n, epsilon
             n_bins = self.n_bins or default_n_bins(n, epsilon)
@@ -562,7 +591,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = self.missing == "category"
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         tags.target_tags.required = False
