@@ -21,7 +21,14 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.sampling._free_energy import _FreeEnergyGradients, check_log_lik, mc_elbo
-from skdp.sampling._vi_flow import build_vi_flow, default_n_iter, default_n_mc
+from skdp.sampling._vi_flow import (
+    build_vi_flow,
+    default_n_iter,
+    default_n_mc,
+    gaussian_start_final_rate,
+    gaussian_start_log_scale,
+    make_vi_optimizer,
+)
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -115,11 +122,19 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         ``"affine"`` ends the sampling direction with a learnable elementwise location-scale
         map ``theta = loc + exp(log_scale) * F(z)`` (identity initialisation, never
         data-driven); it replaces the paper's BatchNorm (which mixes records) and lets the
-        flow reach posterior locations and scales far from those of ``N(0, I)``.
+        flow reach posterior locations and scales far from those of ``N(0, I)``. A
+        non-private fit (``epsilon=inf``) starts it at the public scale ``1/sqrt(n)`` and
+        adds a unit lower-triangular map, ``theta = loc + exp(log_scale) * (I + M) F(z)``,
+        so that this part is a full-covariance Gaussian (see Notes, "Non-private fits").
     optimizer : {"rmsprop", "adam", "sgd"}, default="rmsprop"
     learning_rate : float, default=0.01
+        In a non-private fit with ``normalization="affine"`` the flow's conditioners use
+        this rate and the Gaussian part ``min(30 * learning_rate, 0.3)``, on a schedule
+        (see Notes).
     learning_rate_decay : float, default=1.0
         Per-step exponential learning-rate decay (the paper uses 0.999 over 8000 steps).
+        A non-private fit with ``normalization="affine"`` also lowers its rates to
+        ``min(0.1, 50 / n)`` of their start over the run (see Notes).
     privatize : {"per_record_full", "likelihood_only"}, default="per_record_full"
         ``"per_record_full"``: each record's gradient of its whole term ``l_i`` is clipped
         and noised (the paper's Algorithm 2). ``"likelihood_only"``: only the likelihood
@@ -207,6 +222,32 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     training loss or ELBO of a private fit, no realised batch sizes). :meth:`elbo` evaluates
     whatever data it is given; calling it on the private data and publishing the value is a
     further release that is not covered by ``epsilon``.
+
+    **Non-private fits.** With ``epsilon=inf`` (and ``normalization="affine"``) the fit
+    starts from a Gaussian: the affine layer at ``N(0, I / n)`` (the ``1/sqrt(n)``
+    contraction rate of a regular posterior with ``n`` records, a public function of
+    ``n``) followed by a unit lower-triangular map (a full covariance); for the first
+    half of the steps only this Gaussian part trains (full-covariance Gaussian VI), at
+    ``min(30 * learning_rate, 0.3)`` after a linear ramp over the first tenth, then the
+    whole flow;
+    the rates fall geometrically to ``min(0.1, 50 / n)`` of their start by the last step.
+    Without it, RMSprop moved each parameter by about ``learning_rate`` per step, so in
+    the 200 default steps at ``n <= 5,120`` the log-scale could travel about 2 of the
+    ``log(sqrt(n))`` it needs from 1 (3.8 at ``n = 2,000``), while the conditioner took
+    over the location and inflated the scale: the posterior SDs of a flat-prior Gaussian
+    location model at ``n = 2,000`` came out 5.7-6.7 times the exact ``1/sqrt(n)``. With
+    it (3 seeds per setting) they are within 11 % of it at ``n`` from 20 to 100,000,
+    ``d`` up to 10, every ``flow``, ``optimizer`` and ``n_layers=3``, with means within
+    1.8 posterior SDs, and correlations of +-0.6 are recovered. Known limits: at
+    correlation 0.9 the SDs came out 0.62-0.84 of the exact ones (the triangular part
+    converges slowly); the location travels about 15 units in the 200 default steps
+    (a mean at 10 gave SDs 0.72-1.91), so a posterior mean far from 0 needs more
+    ``n_iter`` (a Bayesian logistic regression with coefficients near 21 matched its
+    Laplace approximation at ``n_iter=600``) or a parametrisation centred by public
+    knowledge. A private fit keeps the identity start,
+    one learning rate and ``learning_rate_decay`` alone: there the same start and rates
+    let the DP noise drive the log-scales down and the released posterior became
+    over-confident (SDs below the exact ones), the unsafe direction.
 
     **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
     (torch) and Poisson sampling are drawn in floating point; the guarantee is for the
@@ -398,6 +439,9 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         tdtype = resolve_dtype(self.dtype)
         m = default_n_mc(self.n_mc, private)
         full = self.privatize == "per_record_full"
+        # a non-private fit starts from a Gaussian at the public 1/sqrt(n) scale and
+        # trains its affine layer first (make_vi_optimizer); a private fit does not
+        gaussian = not private and self.normalization == "affine"
 
         devices = [device.index or 0] if device.type == "cuda" else []
         with (
@@ -412,6 +456,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                 hidden_size=self.hidden_size,
                 normalization=self.normalization,
                 generator=torch_generator(streams["init"], "cpu"),
+                log_scale=gaussian_start_log_scale(n) if gaussian else 0.0,
+                full=gaussian,
             )
             flow = check_per_record_module(flow.to(device=device, dtype=tdtype))
             step_work = max(1, round(B)) * (n_parameters(flow) + m * p)
@@ -421,14 +467,16 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             mc_gen = torch_generator(streams["mc"], device)
             grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
             check_log_lik(grads.module, Xt, m)
-            optimizer = getattr(torch.optim, _OPTIMIZERS[self.optimizer])(
-                list(grads.params.values()), lr=float(self.learning_rate)
+            optimizer, scheduler = make_vi_optimizer(
+                getattr(torch.optim, _OPTIMIZERS[self.optimizer]),
+                grads.params.values(),
+                flow,
+                learning_rate=self.learning_rate,
+                decay=float(self.learning_rate_decay),
+                n_iter=T,
+                gaussian=gaussian,
+                final_rate=gaussian_start_final_rate(n),
             )
-            scheduler = None
-            if self.learning_rate_decay < 1.0:
-                scheduler = torch.optim.lr_scheduler.ExponentialLR(
-                    optimizer, gamma=float(self.learning_rate_decay)
-                )
             step = DPStep(
                 grads.params,
                 optimizer,

@@ -164,6 +164,142 @@ def test_e2_non_private_vi_recovers_the_conjugate_posterior():
     assert abs(vi.elbo(X, n_mc=2000, random_state=0) - vi.elbo_) < 1.0
 
 
+def _conjugate_check(vi, X, cov, n, sd_factor=1.5, mean_sds=3.0, corr_tol=None):
+    """Flat prior, x ~ N(theta, cov): the posterior is N(x_bar, cov / n)."""
+    S = vi.sample(20000, random_state=1)
+    post_sd = np.sqrt(np.diag(cov) / n)
+    ratio = S.std(0) / post_sd
+    assert np.all((ratio > 1 / sd_factor) & (ratio < sd_factor)), ratio
+    z = (S.mean(0) - X.mean(0)) / post_sd
+    assert np.all(np.abs(z) < mean_sds), z
+    if corr_tol is not None:
+        exact = cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1])
+        assert abs(np.corrcoef(S.T)[0, 1] - exact) < corr_tol
+    return ratio, z
+
+
+def test_non_private_vi_at_defaults_recovers_the_conjugate_posterior():
+    """Issue 30: at its defaults (200 steps at n = 2,000) a non-private fit gave posterior
+    SDs 5.7-6.7 times the exact 1/sqrt(n): RMSprop moves each parameter by about the
+    learning rate (0.01) per step, so the affine layer's log-scale could travel about 2
+    of the log(sqrt(2000)) = 3.8 it needs. The Gaussian start (public 1/sqrt(n) scale,
+    the affine part trained first at a higher rate, a decaying rate) reproduces it."""
+    n = 2000
+    X = np.random.default_rng(0).normal(loc=[1.0, -2.0], size=(n, 2))
+    vi = DPFlowVI(epsilon=math.inf, random_state=0).fit(X)
+    assert vi.n_iter_ == 200 and vi.n_mc_ == 100
+    _conjugate_check(vi, X, np.eye(2), n)
+
+
+def test_non_private_vi_at_defaults_recovers_a_correlated_posterior():
+    """The Gaussian part is full-covariance: not the mean-field SDs sqrt(1 - rho^2)."""
+    cov = np.array([[1.0, 0.6], [0.6, 2.0]])
+    n = 2000
+    X = np.random.default_rng(1).multivariate_normal([0.5, -1.0], cov, size=n)
+    vi = DPFlowVI(
+        log_lik=CorrelatedGaussianLogLik(cov), n_params=2, epsilon=math.inf, random_state=1
+    ).fit(X)
+    _conjugate_check(vi, X, cov, n, sd_factor=1.25, corr_tol=0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("n", "d", "loc", "rho"),
+    [
+        (200, 2, 1.0, 0.0),
+        (2000, 2, 5.0, 0.0),
+        (2000, 5, 1.0, 0.0),
+        (20000, 2, 1.0, 0.0),
+        (2000, 2, 1.0, -0.6),
+    ],
+)
+def test_non_private_vi_at_defaults_recovers_conjugate_posteriors(n, d, loc, rho):
+    cov = np.eye(d)
+    cov[0, 1] = cov[1, 0] = rho
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.multivariate_normal(np.full(d, loc), cov, size=n)
+        kw = {} if rho == 0 else dict(log_lik=CorrelatedGaussianLogLik(cov), n_params=d)
+        vi = DPFlowVI(epsilon=math.inf, random_state=seed, **kw).fit(X)
+        _conjugate_check(vi, X, cov, n, corr_tol=0.15)
+
+
+def test_the_gaussian_start_is_for_non_private_fits_only(monkeypatch):
+    """A non-private fit starts the affine layer at the public scale 1/sqrt(n) with a
+    full-covariance Gaussian part; a private fit is built and trained as before (the
+    private path's behaviour is unchanged: same flow, one learning rate, no decay)."""
+    import skdp.sampling._flow_vi as mod
+
+    seen = []
+    real = mod.build_vi_flow
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["log_scale"], kwargs["full"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mod, "build_vi_flow", spy)
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    private = DPFlowVI(epsilon=2.0, random_state=0, **FAST).fit(X)
+    plain = DPFlowVI(epsilon=math.inf, random_state=0, **FAST).fit(X)
+    assert seen == [(0.0, False), (-0.5 * math.log(100), True)]
+    assert len(private.flow_.transforms) == len(plain.flow_.transforms) - 1
+    # one learning rate, constant, for the private fit; two groups and a schedule else
+    made = []
+    real_opt = mod.make_vi_optimizer
+
+    def spy_opt(*args, **kwargs):
+        opt, sched = real_opt(*args, **kwargs)
+        made.append((kwargs["gaussian"], kwargs["decay"], len(opt.param_groups), sched))
+        return opt, sched
+
+    monkeypatch.setattr(mod, "make_vi_optimizer", spy_opt)
+    DPFlowVI(epsilon=2.0, random_state=0, **FAST).fit(X)
+    DPFlowVI(epsilon=math.inf, random_state=0, **FAST).fit(X)
+    assert made[0] == (False, 1.0, 1, None)
+    assert made[1][:3] == (True, 1.0, 2) and made[1][3] is not None
+
+
+def test_gaussian_start_schedule_is_a_public_function_of_n_and_n_iter():
+    """Final rate min(0.1, 50 / n) of the start, the Gaussian part alone for the first
+    half of the steps at min(30 times the rate, 0.3), ramped over the first tenth."""
+    from skdp.sampling._vi_flow import (
+        build_vi_flow,
+        gaussian_start_final_rate,
+        gaussian_start_log_scale,
+        gaussian_start_rate,
+        make_vi_optimizer,
+    )
+
+    assert gaussian_start_final_rate(20) == 0.1 == gaussian_start_final_rate(500)
+    assert gaussian_start_final_rate(2000) == pytest.approx(0.025)
+    assert gaussian_start_final_rate(20000) == pytest.approx(0.0025)
+    assert gaussian_start_log_scale(10_000) == pytest.approx(-math.log(100))
+    assert gaussian_start_rate(0.01) == pytest.approx(0.3) == gaussian_start_rate(0.05)
+    assert gaussian_start_rate(0.001) == pytest.approx(0.03)
+    flow = build_vi_flow(
+        "iaf", 3, n_layers=1, hidden_size=None, normalization="affine",
+        generator=torch.Generator().manual_seed(0), log_scale=-2.0, full=True,
+    )  # fmt: skip
+    assert torch.allclose(flow.transforms[0].log_scale, torch.full((3,), -2.0))
+    z = torch.randn(7, 3, generator=torch.Generator().manual_seed(1))
+    theta, _ = flow.inverse_and_ladj(z)
+    assert torch.allclose(theta, z * math.exp(-2.0), atol=1e-6)  # starts at N(0, e^-4 I)
+    opt, sched = make_vi_optimizer(
+        torch.optim.RMSprop, flow.parameters(), flow, learning_rate=0.01, decay=1.0,
+        n_iter=100, gaussian=True, final_rate=0.1,
+    )  # fmt: skip
+    rates = []
+    for _ in range(100):
+        rates.append([g["lr"] for g in opt.param_groups])
+        opt.step()
+        sched.step()
+    rates = np.array(rates)
+    np.testing.assert_allclose(rates[9, 0], 0.3 * 0.1 ** (9 / 100))  # end of the ramp
+    np.testing.assert_allclose(rates[0, 0], 0.3 / 10)
+    assert np.all(rates[:50, 1] == 0) and rates[50, 1] > 0  # the flow waits half the run
+    np.testing.assert_allclose(rates[99], [0.3, 0.01] * np.array(0.1 ** (99 / 100)))
+
+
 # --------------------------------------------------------- privacy facts, reproducibility
 def test_private_fit_accounting_facts():
     X = np.random.default_rng(1).normal(size=(100, 2))
