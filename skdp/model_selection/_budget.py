@@ -63,6 +63,9 @@ def _real(value, name):
 
 def check_total(epsilon, delta, scoring_weight):
     """``None`` (per-candidate budgets) or the validated ``(epsilon, delta, weight)``."""
+    weight = _real(scoring_weight, "scoring_weight")
+    if not (0.0 < weight < math.inf):
+        raise ValueError(f"scoring_weight must be finite and > 0, got {weight}")
     if epsilon is None:
         if delta is not None:
             raise ValueError(
@@ -78,9 +81,6 @@ def check_total(epsilon, delta, scoring_weight):
         delta = _real(delta, "delta")
         if not (0.0 <= delta < 1.0):
             raise ValueError(f"delta (the total of the search) must be in [0, 1), got {delta}")
-    weight = _real(scoring_weight, "scoring_weight")
-    if not (0.0 < weight < math.inf):
-        raise ValueError(f"scoring_weight must be finite and > 0, got {weight}")
     return epsilon, delta, weight
 
 
@@ -213,11 +213,12 @@ def plan_search(
                 "declare delta=0 on every DP step and scorer (or use selection='grid' with "
                 "delta= the total delta)."
             )
-        if t_delta is None:
+        if not t_delta:  # None or 0
             raise ValueError(
                 f"{where}(epsilon=...): {what} declares delta > 0, so the search spends "
-                "delta too: pass delta= (the total delta of the search, e.g. 1e-5), or "
-                "declare delta=0 on the steps and scorers that do not need it."
+                f"delta too: pass delta= > 0 (the total delta of the search, e.g. 1e-5; "
+                f"got {t_delta!r}), or declare delta=0 on the steps and scorers that do "
+                "not need it."
             )
     t_delta = 0.0 if t_delta is None else t_delta
 
@@ -227,6 +228,7 @@ def plan_search(
         used = _rescaled(scorers, called, s_eps, s_delta)
         used = used if multimetric else used["score"]
         plan, run = build(budgets, used)
+        _check_budgets(plan, candidates, e, [d_fit if f else 0.0 for f in fit_delta], where)
         eps, dl = (run.epsilon, run.delta) if run is not None else (plan.epsilon, plan.delta)
         return plan, run, used, eps, dl, d_fit
 
@@ -237,8 +239,9 @@ def plan_search(
     if t_delta > 0 and (any(fit_delta) or score_delta):
         s_unit = weight * _UNIT_DELTA if score_delta else 0.0
         unit_delta = assemble(e, 2.0 * weight * e, _UNIT_DELTA, s_unit)[4]
-        u = _UNIT_DELTA * (t_delta / unit_delta)
-        s_unit = s_unit * (t_delta / unit_delta)
+        if unit_delta > 0:  # 0 only where e^e overflows (a fit's delta is then 0)
+            u = _UNIT_DELTA * (t_delta / unit_delta)
+            s_unit = s_unit * (t_delta / unit_delta)
     for _ in range(64):  # rounding may put the sum a few ulps above the total
         plan, run, used, eps, dl, d_fit = assemble(e, 2.0 * weight * e, u, s_unit)
         if eps <= t_eps and dl <= t_delta:
@@ -250,11 +253,15 @@ def plan_search(
             s_unit *= 1.0 - 2.0**-40
     else:  # pragma: no cover - a float sum that never comes under its total
         raise RuntimeError(f"{where}: could not split the total within rounding")
+    return plan, run, used
+
+
+def _check_budgets(plan, candidates, e, deltas, where):
+    """Each candidate's declared spend, read back, must be the budget it was given."""
     for c, (got_eps, got_delta) in enumerate(plan.fit_budgets):
-        want_delta = d_fit if fit_delta[c] else 0.0
         if not (
             math.isclose(got_eps, e, rel_tol=_RTOL)
-            and math.isclose(got_delta, want_delta, rel_tol=_RTOL, abs_tol=1e-300)
+            and math.isclose(got_delta, deltas[c], rel_tol=_RTOL, abs_tol=1e-300)
         ):
             raise ValueError(
                 f"{where}(epsilon=...): setting the epsilon/delta parameters of candidate "
@@ -262,7 +269,6 @@ def plan_search(
                 "does not follow its epsilon/delta parameters); give each candidate its own "
                 "budget instead (epsilon=None)."
             )
-    return plan, run, used
 
 
 def warn_if_tuning_starves(refit_epsilon, total_epsilon, where, stacklevel=3):

@@ -28,22 +28,29 @@ import numpy as np
 
 from skdp.utils._random import _seed_from
 
-__all__ = ["holdout_mask", "holdout_size"]
+__all__ = ["check_holdout", "holdout_mask", "holdout_size"]
 
 _TAG = "skdp.model_selection.holdout"
 
 
-def holdout_size(holdout, n_samples, n_splits):
-    """Number of held-out rows: a function of ``holdout``, ``n`` and ``k`` only."""
-    if isinstance(holdout, bool) or not isinstance(holdout, Real | np.integer):
+def check_holdout(holdout):
+    """The type and range of ``holdout`` (no row count needed)."""
+    if isinstance(holdout, bool | np.bool_) or not isinstance(holdout, Real | np.integer):
         raise TypeError(f"holdout must be None, a float in (0, 1) or an int, got {holdout!r}")
     if isinstance(holdout, Integral | np.integer):
-        h = int(holdout)
-    else:
-        frac = float(holdout)
-        if not (0.0 < frac < 1.0):
-            raise ValueError(f"holdout as a fraction must be in (0, 1), got {holdout!r}")
-        h = math.floor(frac * n_samples)
+        if holdout < 1:
+            raise ValueError(f"holdout as a row count must be >= 1, got {holdout!r}")
+        return int(holdout)
+    frac = float(holdout)
+    if not (0.0 < frac < 1.0):
+        raise ValueError(f"holdout as a fraction must be in (0, 1), got {holdout!r}")
+    return frac
+
+
+def holdout_size(holdout, n_samples, n_splits):
+    """Number of held-out rows: a function of ``holdout``, ``n`` and ``k`` only."""
+    holdout = check_holdout(holdout)
+    h = holdout if isinstance(holdout, int) else math.floor(holdout * n_samples)
     if h < 1 or n_samples - h < n_splits:
         raise ValueError(
             f"holdout={holdout!r} holds out {h} of {n_samples} rows: it must hold out at "

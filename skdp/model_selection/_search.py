@@ -15,7 +15,7 @@ from sklearn.utils.metaestimators import available_if
 
 from skdp.model_selection._budget import check_total, plan_search, warn_if_tuning_starves
 from skdp.model_selection._folds import check_cv
-from skdp.model_selection._holdout import holdout_mask, holdout_size
+from skdp.model_selection._holdout import check_holdout, holdout_mask, holdout_size
 from skdp.model_selection._plan import (
     _check_common,
     _check_fitted_spend,
@@ -115,8 +115,8 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
         candidates' and scorers' own budgets, the total follows from them.
     delta : float or None, default=None
         The total delta of the search (with ``epsilon``), split in the same units;
-        required when a candidate or a scorer declares ``delta > 0``, refused without
-        ``epsilon``.
+        required (``> 0``) when a candidate or a scorer declares ``delta > 0`` (declare
+        ``delta=0`` on steps that do not need it), refused without ``epsilon``.
     cv : int, KFold or None, default=None
         The folds, shared by every candidate. ``None``: 5. An int ``k >= 2``: a uniformly
         random balanced partition of the row positions into ``k`` folds, keyed by
@@ -593,7 +593,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
                     "holdout= scores the refitted winner on the held-out rows: it needs "
                     "refit=True (or the name of the selecting scorer)"
                 )
-            holdout_size(self.holdout, 2**62, folds.n_splits)  # the type and range
+            check_holdout(self.holdout)
         plan, run, used = plan_search(
             self.estimator,
             candidates,
@@ -746,9 +746,11 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     def score(self, X, y):
         """A new DP score of ``best_estimator_`` on ``(X, y)``; spends the scorer's budget.
 
-        Uses the refit scorer. Each call is a fresh DP release on the rows given, with
-        the scorer's ``(epsilon, delta)`` under replace one row of ``(X, y)``, and is
-        charged to ``ledger`` (when set) -- it is not part of ``epsilon_spent_``.
+        Uses the refit scorer as given in ``scoring``. Each call is a fresh DP release on
+        the rows given, with that scorer's own ``(epsilon, delta)`` (also under
+        ``epsilon=``, which sets the budgets inside the search only) under replace one
+        row of ``(X, y)``, and is charged to ``ledger`` (when set) -- it is not part of
+        ``epsilon_spent_``.
 
         Parameters
         ----------

@@ -303,7 +303,10 @@ def test_a_grid_over_a_pipeline_step_budget_is_refused_under_a_total():
         ({"epsilon": 3.0, "delta": -1e-9}, ValueError, r"\[0, 1\)"),
         ({"epsilon": 3.0, "scoring_weight": 0.0}, ValueError, "scoring_weight"),
         ({"epsilon": 3.0, "scoring_weight": math.inf}, ValueError, "scoring_weight"),
+        ({"scoring_weight": -1.0}, ValueError, "scoring_weight"),
         ({"holdout": 0.0}, ValueError, "holdout"),
+        ({"holdout": 0}, ValueError, "holdout"),
+        ({"holdout": 10**30}, ValueError, "holdout"),
         ({"holdout": 1.0}, ValueError, "holdout"),
         ({"holdout": "0.2"}, TypeError, "holdout"),
         ({"holdout": True}, TypeError, "holdout"),
@@ -337,6 +340,8 @@ def test_a_total_with_delta_declared_needs_delta():
     )
     with pytest.raises(ValueError, match="pass delta="):
         search.privacy_plan()
+    with pytest.raises(ValueError, match="got 0.0"):
+        search.set_params(delta=0.0).privacy_plan()
     scored = DPGridSearchCV(
         BudgetRecorder(), {"shift": [0.0]}, scoring=recording_scorer(delta=1e-9), epsilon=3.0
     )
