@@ -1,4 +1,4 @@
-"""DPLogisticRegression: objective perturbation."""
+"""DPLogisticRegression: objective perturbation, DP-SGD and the auto rule between them."""
 
 from __future__ import annotations
 
@@ -263,3 +263,125 @@ def test_dpsgd_non_private_keeps_its_loss_curve():
     clf = _sgd(epsilon=math.inf).fit(X, y)
     assert math.isinf(clf.epsilon_spent_)
     assert clf.loss_curve_.size > 0 and np.all(np.isfinite(clf.loss_curve_))
+
+
+# ------------------------------------------------------------------ mechanism="auto"
+def test_auto_rule_reads_public_quantities_only():
+    from skdp.linear_model._logistic import AUTO_DPSGD_BELOW, auto_mechanism
+
+    assert AUTO_DPSGD_BELOW == 100.0
+    # r = n epsilon / (K' (p + 1)) below 100 and 0 < delta < 1 / n: DP-SGD
+    assert auto_mechanism(499, 4, 1.0, 1e-5) == "dpsgd"
+    assert auto_mechanism(500, 4, 1.0, 1e-5) == "objective"
+    assert auto_mechanism(250, 4, 2.0, 1e-5) == "objective"
+    # one-vs-rest divides epsilon over the K problems
+    assert auto_mechanism(1000, 4, 1.0, 1e-5, n_problems=1) == "objective"
+    assert auto_mechanism(1000, 4, 1.0, 1e-5, n_problems=3) == "dpsgd"
+    # no delta allowed (pure epsilon-DP), delta >= 1 / n, or no privacy: objective
+    assert auto_mechanism(300, 8, 1.0, 0.0) == "objective"
+    assert auto_mechanism(50, 30, 1.0, 0.02) == "objective"
+    assert auto_mechanism(300, 8, math.inf, 1e-5) == "objective"
+    # monotone: more rows or more epsilon never switch back to DP-SGD
+    for p in (1, 8, 30):
+        picks = [auto_mechanism(n, p, e, 1e-6) for e in (0.1, 1.0, 3.0) for n in (50, 500, 50_000)]
+        for i, m in enumerate(picks):
+            if m == "objective" and i % 3 < 2:
+                assert picks[i + 1] == "objective"
+
+
+def test_default_auto_picks_dpsgd_on_a_small_table_objective_on_a_large_one():
+    X, y = _binary(n=300)
+    small = DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1), n_iter=40, random_state=0)
+    small.fit(X, y)
+    assert small.mechanism == "auto" and small.delta == 1e-5
+    assert small.mechanism_ == "dpsgd"  # r = 300 / 4 = 75
+    assert (small.epsilon_spent_, small.delta_spent_) == (1.0, 1e-5)
+    assert small.privacy_breakdown_ == {"bounds": 0.0, "dpsgd": 1.0}
+    assert small.n_iter_ == 40 and small.ridge_ == 0.0
+    X, y = _binary(n=4000)
+    large = DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1), random_state=0).fit(X, y)
+    assert large.mechanism_ == "objective" and large.delta_spent_ == 0.0  # r = 1000
+    assert large.privacy_breakdown_ == {"bounds": 0.0, "objective": 1.0}
+    # delta=0: pure epsilon-DP whatever n
+    pure = DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1), delta=0.0, random_state=0)
+    pure.fit(X[:300], y[:300])
+    assert pure.mechanism_ == "objective" and pure.delta_spent_ == 0.0
+    # an explicit mechanism is kept
+    explicit = DPLogisticRegression(
+        classes=[0, 1], bounds_X=(-1, 1), mechanism="objective", random_state=0
+    ).fit(X[:300], y[:300])
+    assert explicit.mechanism_ == "objective" and explicit.delta_spent_ == 0.0
+
+
+def test_auto_choice_is_the_same_on_neighbouring_and_arbitrary_data_sets():
+    from skdp.linear_model._logistic import auto_mechanism
+
+    for n in (200, 700):
+        X, y = _binary(n=n, seed=n)
+        variants = [(X, y)]
+        X2, y2 = X.copy(), y.copy()
+        X2[0], y2[0] = 1.0, 1 - y2[0]  # one row replaced
+        variants.append((X2, y2))
+        variants.append((np.zeros_like(X), np.zeros_like(y)))  # constant rows, one class
+        picks = {
+            DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1), n_iter=5, random_state=0)
+            .fit(A, b)
+            .mechanism_
+            for A, b in variants
+        }
+        assert picks == {auto_mechanism(n, 3, 1.0, 1e-5)}
+
+
+def test_planned_guarantee_is_decidable_from_parameters():
+    from skdp.utils._meta_privacy import check_pipeline_privacy
+
+    def planned(**kw):
+        return DPLogisticRegression(classes=[0, 1], **kw)._planned_privacy_guarantee()
+
+    assert planned() == "exact"
+    # "auto" may pick DP-SGD (delta > 0): the approximate accountant's guarantee is planned
+    assert planned(accountant="gdp_clt") == "approximate"
+    assert planned(accountant="gdp_clt", delta=0.0) == "exact"
+    assert planned(accountant="gdp_clt", mechanism="objective") == "exact"
+    assert planned(accountant="gdp_clt", mechanism="dpsgd") == "approximate"
+    step = check_pipeline_privacy(DPLogisticRegression(classes=[0, 1], bounds_X=(-1, 1)))
+    assert (step.epsilon, step.delta, step.privacy_guarantee) == (1.0, 1e-5, "exact")
+    # the fitted guarantee is never weaker than the planned one
+    X, y = _binary(n=4000)
+    clf = DPLogisticRegression(
+        classes=[0, 1], bounds_X=(-1, 1), accountant="gdp_clt", random_state=0
+    ).fit(X, y)
+    assert clf.mechanism_ == "objective" and clf.privacy_guarantee_ == "exact"
+
+
+# ------------------------------------------------------------------------- verbose
+def _records(caplog):
+    return [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+
+
+def test_verbose_logs_public_progress_for_both_mechanisms(caplog, capsys):
+    caplog.set_level("INFO", logger="skdp")
+    X, y = _binary(n=2000)
+    y3 = y + (X[:, 2] > 0.5)
+    DPLogisticRegression(
+        epsilon=2.0, classes=[0, 1, 2], bounds_X=(-1, 1), mechanism="objective", verbose=1
+    ).fit(X, y3)
+    recs = _records(caplog)
+    assert [(r["phase"], r["step"], r["total"]) for r in recs] == [
+        ("objective", k, 3) for k in (1, 2, 3)
+    ]
+    assert [r["epsilon_spent"] for r in recs] == pytest.approx([2 / 3, 4 / 3, 2.0])
+    assert all(r["loss"] is None for r in recs)
+    out = capsys.readouterr()
+    assert out.out == "" and "eps so far" in out.err  # verbose=1: standard error only
+    caplog.clear()
+    _sgd(n_iter=20, verbose=0).fit(X, y)
+    recs = _records(caplog)
+    assert recs and all(r["phase"] == "dpsgd" and r["loss"] is None for r in recs)
+    assert recs[-1]["step"] == recs[-1]["total"] == 20
+    # the accountant's epsilon at the calibrated noise: at most the budget
+    assert 0.95 <= recs[-1]["epsilon_spent"] <= 1.0
+    assert capsys.readouterr().err == ""  # verbose=0: logged, not shown
+    caplog.clear()
+    _sgd(n_iter=20, epsilon=math.inf).fit(X, y)
+    assert all(r["loss"] is not None for r in _records(caplog))  # non-private fit only
