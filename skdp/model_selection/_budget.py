@@ -39,7 +39,7 @@ from skdp.model_selection._plan import _check_scoring, _Plan
 from skdp.model_selection._private import _PrivateRun
 from skdp.utils._meta_privacy import _is_dp_estimator, check_pipeline_privacy
 
-__all__ = ["check_total", "plan_search", "warn_if_tuning_starves"]
+__all__ = ["SearchPlan", "check_total", "plan_search", "warn_if_tuning_starves"]
 
 #: The tuning warning: the refit's add/remove epsilon is below this fraction of what
 #: one untuned fit charged the same (replace-one) total would get, ``T / 2`` ...
@@ -288,3 +288,33 @@ def warn_if_tuning_starves(refit_epsilon, total_epsilon, where, stacklevel=3):
             TuningBudgetWarning,
             stacklevel=stacklevel,
         )
+
+
+class SearchPlan:
+    """The plan of one search, read from the parameters only (no data)."""
+
+    def __init__(self, folds, candidates, multimetric, refit_metric, name, plan, run, used, hold):
+        self.folds, self.candidates = folds, candidates
+        self.multimetric, self.refit_metric, self.scorer_name = multimetric, refit_metric, name
+        self.plan, self.run, self.scoring = plan, run, used
+        self.scorers = plan.scorers
+        source = run if run is not None else plan
+        self.epsilon, self.delta = source.epsilon, source.delta
+        self.breakdown = dict(source.breakdown)
+        self.called = [name] if run is not None else list(plan.scorers)
+        if hold is not None:  # the final score, on disjoint rows: at the selection's total
+            uses_delta = plan.scorers[name].delta > 0
+            self.breakdown["holdout_score"] = (self.epsilon, self.delta if uses_delta else 0.0)
+
+    def public(self):
+        refit = self.refit_metric is not None
+        return {
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "fit_budgets": list(self.plan.fit_budgets),
+            "scorer_budgets": {
+                n: (self.scorers[n].epsilon, self.scorers[n].delta) for n in self.called
+            },
+            "breakdown": dict(self.breakdown),
+            "refit_epsilon": max(e for e, _ in self.plan.fit_budgets) if refit else 0.0,
+        }

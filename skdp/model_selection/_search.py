@@ -11,9 +11,14 @@ from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
-from sklearn.utils.metaestimators import available_if
 
-from skdp.model_selection._budget import check_total, plan_search, warn_if_tuning_starves
+from skdp.model_selection._budget import (
+    SearchPlan,
+    check_total,
+    plan_search,
+    warn_if_tuning_starves,
+)
+from skdp.model_selection._delegation import BestEstimatorMixin
 from skdp.model_selection._folds import check_cv
 from skdp.model_selection._holdout import check_holdout, holdout_mask, holdout_size
 from skdp.model_selection._plan import (
@@ -33,46 +38,9 @@ _WHERE = "DPGridSearchCV"
 __all__ = ["DPGridSearchCV"]
 
 
-def _search_estimator_has(attr):
-    def check(self):
-        est = self.best_estimator_ if hasattr(self, "best_estimator_") else self.estimator
-        getattr(est, attr)
-        return True
-
-    return check
-
-
-class _Planned:
-    """The plan of one search (read from the parameters only)."""
-
-    def __init__(self, folds, candidates, multimetric, refit_metric, name, plan, run, used, hold):
-        self.folds, self.candidates = folds, candidates
-        self.multimetric, self.refit_metric, self.scorer_name = multimetric, refit_metric, name
-        self.plan, self.run, self.scoring = plan, run, used
-        self.scorers = plan.scorers
-        source = run if run is not None else plan
-        self.epsilon, self.delta = source.epsilon, source.delta
-        self.breakdown = dict(source.breakdown)
-        self.called = [name] if run is not None else list(plan.scorers)
-        if hold is not None:  # the final score, on disjoint rows: at the selection's total
-            uses_delta = plan.scorers[name].delta > 0
-            self.breakdown["holdout_score"] = (self.epsilon, self.delta if uses_delta else 0.0)
-
-    def public(self):
-        refit = self.refit_metric is not None
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "fit_budgets": list(self.plan.fit_budgets),
-            "scorer_budgets": {
-                n: (self.scorers[n].epsilon, self.scorers[n].delta) for n in self.called
-            },
-            "breakdown": dict(self.breakdown),
-            "refit_epsilon": max(e for e, _ in self.plan.fit_budgets) if refit else 0.0,
-        }
-
-
-class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator):
+class DPGridSearchCV(
+    ScrubSeedsOnPickleMixin, BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Grid search over a DP estimator with DP scorers and one stated total.
 
     Every candidate of ``param_grid`` is cross-validated on the same data-independent
@@ -332,21 +300,18 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
     selection (``2 + eta`` instead of ``C``), raise the fraction.
 
     **Selection bias.** ``best_score_`` is the largest of the candidates' mean noisy
-    scores. Each score is an estimate with noise (the DP noise, and the sampling of the
-    folds); the maximum of noisy estimates is, on average, above the true score of the
-    candidate it picks (the winner's curse), the more so with more candidates, smaller
-    folds and more noise. It is a fine way to *choose*, not to *report*. With
-    ``holdout``, ``best_score_unbiased_`` is the selecting scorer's score of
-    ``best_estimator_`` on held-out rows that neither the selection nor the refit
-    read: given the model, an unbiased estimate of its score on new rows (the DP noise
-    has mean zero), except that the scorers clamp their output to the metric's range,
-    which pulls a very noisy score towards the middle of that range. Privacy: the
-    held-out rows are a data-independent subset of the positions (replace-one keeps the
-    replaced row in or out of it), read by that one call only; the other rows reach
-    it only through the released refit model (post-processing). The two parts compose
-    in parallel, so the call is released at the selection's own total
-    (``privacy_breakdown_["holdout_score"]``) and the total does not change. The cost
-    is rows: the selection and the refit see ``n - n_holdout_`` of them.
+    scores, and the maximum of noisy estimates is on average above the true score of
+    the candidate it picks (the winner's curse; more so with more candidates, smaller
+    folds, more noise): fine to *choose*, not to *report*. ``best_score_unbiased_``
+    (``holdout``) scores ``best_estimator_`` on rows that neither the selection nor the
+    refit read: given the model, unbiased for its score on new rows (the DP noise has
+    mean zero), except that the scorers' clamping to the metric's range pulls a very
+    noisy score towards the middle. Privacy: the held-out rows are a data-independent
+    subset of the positions (replace-one keeps the replaced row in or out of it), read
+    by that one call only; the other rows reach it only through the released refit
+    (post-processing). The parts compose in parallel, so the call is released at the
+    selection's total (``privacy_breakdown_["holdout_score"]``) and the total does not
+    change; the cost is rows (the search sees ``n - n_holdout_``).
 
     **Exact.** ``privacy_guarantee_`` is ``"exact"`` when every fit's is (the DP
     scorers are exact for the mathematical mechanism). Under private selection it is
@@ -608,7 +573,7 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
             scorer_name=name,
             run_refit=refit_metric is not None,
         )
-        return _Planned(
+        return SearchPlan(
             folds, candidates, multimetric, refit_metric, name, plan, run, used, self.holdout
         )
 
@@ -705,43 +670,6 @@ class DPGridSearchCV(ScrubSeedsOnPickleMixin, MetaEstimatorMixin, BaseEstimator)
             results[f"std_test_{name}"] = values.std(axis=1)
             results[f"rank_test_{name}"] = rankdata(-mean, method="min").astype(np.int32)
         return results
-
-    # ------------------------------------------------------------------ delegation
-    @property
-    def classes_(self):
-        """Class labels of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.classes_
-
-    @property
-    def n_features_in_(self):
-        """Number of features seen by ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.n_features_in_
-
-    @available_if(_search_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    @available_if(_search_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """``best_estimator_.predict_proba`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_search_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """``best_estimator_.decision_function`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_search_estimator_has("transform"))
-    def transform(self, X):
-        """``best_estimator_.transform`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.transform(X)
 
     def score(self, X, y):
         """A new DP score of ``best_estimator_`` on ``(X, y)``; spends the scorer's budget.
