@@ -96,6 +96,8 @@ def gdp_clt_noise_multiplier(*, mu, sample_rate, steps):
     if math.isinf(mu):
         return 0.0
     ratio = mu * mu / (q * q * steps) if q * q * steps > 0 else math.inf
+    if ratio == 0.0:  # mu^2 underflows: log1p(r) ~ r, sigma ~ q sqrt(T) / mu (may be inf)
+        return q * math.sqrt(steps) / mu
     if math.isfinite(ratio):
         return 1.0 / math.sqrt(math.log1p(ratio))
     # mu^2 / (q^2 T) beyond float64 (a tiny q): log1p(r) = log r + log1p(1/r), in logs

@@ -57,8 +57,8 @@ def integer_group_starts(name, lo, hi, k):
     """Starts of ``k`` contiguous groups of near-equal size over the integers in
     ``[lo, hi]``, and the end: ``k' + 1`` int64 values, ``k' = min(k, #integers)``.
 
-    Group ``i`` is ``starts[i] .. starts[i + 1] - 1``. Computed exactly (in Python
-    integers where ``k * #integers`` would overflow int64). Bounds beyond
+    Group ``i`` is ``starts[i] .. starts[i + 1] - 1``. Computed exactly in int64
+    (``(i m) // k`` split as ``i q + (i r) // k``, so nothing overflows). Bounds beyond
     ``+-MAX_INTEGER_BOUND`` raise ``ValueError`` naming the column (they wrapped around
     in int64: ``OverflowError`` or negative group sizes).
     """
@@ -72,10 +72,10 @@ def integer_group_starts(name, lo, hi, k):
             "int64; rescale the column or declare it 'continuous'"
         )
     k = min(int(k), m)
-    if k * m < 2**63:
-        return first + (np.arange(k + 1) * m) // k
-    steps = np.arange(k + 1, dtype=object) * m // k + first
-    return steps.astype(np.int64)
+    # (i m) // k = i q + (i r) // k with m = q k + r: every term fits int64 (i r < k^2)
+    q, r = divmod(m, k)
+    i = np.arange(k + 1, dtype=np.int64)
+    return first + i * q + (i * r) // k
 
 
 def _n_integers(spec):
