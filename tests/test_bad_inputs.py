@@ -16,6 +16,16 @@ RuntimeError/AttributeError (or a ValueError raised from inside numpy/scipy/pand
 ("wrong_kind"), a NaN/inf or out-of-bounds output ("silent_wrong"), or a hang ("hang",
 a per-case ``SIGALRM`` timeout).
 
+Some inputs must be refused outright (the ``_refused`` check: reaching an output is the
+silent wrong answer): dates and durations (``DATE_CASES``; numpy reads them as nanosecond
+counts) and bounds estimated from zero rows. Issue 30 added the numeric edges: degenerate
+bounds and ranges (widths that underflow or overflow), parameters at the ends of the
+float range (``epsilon=1e-300``/``1e300``, ``learning_rate=1e30``, ``C=5e-324``, huge
+``n_public``), int64/uint64 extremes (no wrap-around, ``_no_wraparound``), accounting and
+conversions at the float limits (``inf`` is documented, NaN and solver errors are not),
+cells carrying the sentinel in strings and categorical levels, and a private bound
+estimate at a small ``n``.
+
 The table is built as cartesian products (bad value x parameter x entry point) so that a
 new estimator or parameter is covered without editing this file. Run
 ``python tests/test_bad_inputs.py`` for the counts by entry point and outcome.
@@ -263,7 +273,48 @@ def _bad_X(n=24):
         "dataframe_str_col": pd.DataFrame({"a": X[:, 0], "b": ["x", "y"] * (n // 2)}),
         "dataframe_empty": pd.DataFrame(),
         "dataframe_dup_cols": pd.DataFrame(X, columns=["a", "a"]),
+        # issue 30: dates and durations (refused, never read as nanosecond counts) and a
+        # categorical column whose levels carry the sentinel (never printed)
+        **_date_X(X, n),
+        "dataframe_categorical_sentinel": pd.DataFrame(
+            {
+                "a": X[:, 0],
+                "b": pd.Categorical([SENTINEL_TEXT + "x", "y" + SENTINEL_TEXT] * (n // 2)),
+            }
+        ),
     }
+
+
+def _date_X(X, n):
+    """Date/time inputs: each must be refused (``DATE_CASES``), by every entry point."""
+    days = pd.date_range("2020-01-01", periods=n)
+    spans = pd.to_timedelta(np.arange(n), unit="D")
+    return {
+        "timedelta": (np.arange(2 * n) * 86_400).astype("timedelta64[s]").reshape(n, 2),
+        "dataframe_datetime": pd.DataFrame({"d": days, "e": days}),
+        "dataframe_datetime_tz": pd.DataFrame(
+            {"d": days.tz_localize("UTC"), "e": days.tz_localize("UTC")}
+        ),
+        "dataframe_timedelta": pd.DataFrame({"d": spans, "e": spans}),
+        "dataframe_mixed_datetime": pd.DataFrame({"a": X[:, 0], "d": days}),
+    }
+
+
+#: _bad_X cases that hold dates or durations: a fit that accepts them read them as
+#: nanosecond counts (issue 30: DPLinearRegression fitted and predicted about -4e13)
+DATE_CASES = {
+    "datetime",
+    "timedelta",
+    "dataframe_datetime",
+    "dataframe_datetime_tz",
+    "dataframe_timedelta",
+    "dataframe_mixed_datetime",
+}
+
+
+def _refused(out):
+    """Check for inputs that must be refused: reaching it is the silent wrong answer."""
+    return "accepted (dates were read as numbers)"
 
 
 def _bad_y(name, n=24):
@@ -294,14 +345,21 @@ def _bad_y(name, n=24):
     }
 
 
+_DEGENERATE_BOUNDS = [(0.0, 5e-324), (0.0, 1e-200)]
+
 BAD_PARAM_VALUES = {
-    "epsilon": [0, -1.0, float("nan"), float("inf"), 1e400, "1", None, 1e-320, [1.0], True],
-    "delta": [-1e-5, 1.0, 2.0, float("nan"), float("inf"), "x"],
+    "epsilon": [0, -1.0, float("nan"), float("inf"), 1e400, "1", None, 1e-320, [1.0], True]
+    + [1e-300, 1e300],  # overflowing noise scales and budgets (issue 30)
+    "delta": [-1e-5, 1.0, 2.0, float("nan"), float("inf"), "x", 5e-324],
     "random_state": [-1, 2**70, "seed", 1.5, np.random.default_rng(0), np.random.SeedSequence(0)],
     "device": ["cuda:1", "tpu", 3, "cuda:x"],
-    "bounds": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0), (0.0,)],
-    "bounds_X": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0)],
-    "bounds_y": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0)],
+    # (0, 5e-324), (0, 1e-200): widths that underflow or whose rescaling overflows (issue 30)
+    "bounds": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0), (0.0,)]
+    + _DEGENERATE_BOUNDS,
+    "bounds_X": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0)]
+    + _DEGENERATE_BOUNDS,
+    "bounds_y": [(1.0, 0.0), (float("nan"), 1.0), (-1e308, 1e308), "abc", (0.0, 0.0)]
+    + _DEGENERATE_BOUNDS,
     "n_iter": [0, -1, 1.5],  # 10**12 is an honest (long) request, not a bad input
     "batch_size": [0, -1, 1.5],
     "max_grad_norm": [0, -1.0, float("nan"), float("inf")],
@@ -313,16 +371,20 @@ BAD_PARAM_VALUES = {
     "categories": ["abc", 3, [[]]],
     "classes": ["abc", [], [0]],
     "max_iter": [0, -1],
-    "C": [0, -1.0, float("nan"), float("inf")],
-    "alpha": [-1.0, float("nan"), float("inf")],
+    "C": [0, -1.0, float("nan"), float("inf"), 5e-324],
+    "alpha": [-1.0, float("nan"), float("inf"), 1e300],
     "n_layers": [0, -1],
     "hidden_size": [0, -1],
-    "learning_rate": [0, -1.0, float("nan"), float("inf")],
+    # 1e30, 1e300: a diverging fit (inf samples, FloatingPointError) must be refused
+    "learning_rate": [0, -1.0, float("nan"), float("inf"), 1e30, 1e300],
+    "n_public": [10**30],
     "accountant": ["nope", 3, None],
     "strategy": ["nope", 3],
     "n_jobs": [0, "x"],
     "verbose": [-1, "x"],
-    "feature_range": [(1.0, 0.0), (0.0, float("inf"))],
+    "feature_range": [(1.0, 0.0), (0.0, float("inf"))]
+    + _DEGENERATE_BOUNDS
+    + [(-1e308, 1e308), (-1e300, 1e300)],
     # a schema of the wrong width, a malformed dict, the wrong type (the good data has 2 columns)
     "schema": [
         {"columns": [{"name": 0, "kind": "continuous", "bounds": [0, 1]}], "input_type": "array"},
@@ -435,7 +497,7 @@ def _estimator_cases():
                             y = y[: len(Xb)] if len(Xb) <= len(y) else np.resize(y, len(Xb))
                 return both(_make(name), Xb, y)
 
-            _add(name, f"fit X={case}", fn, _finite_outs)
+            _add(name, f"fit X={case}", fn, _refused if case in DATE_CASES else _finite_outs)
         if sup:
             for case, yb in _bad_y(name).items():
                 _add(
@@ -494,12 +556,82 @@ def _estimator_cases():
                 "empty": np.zeros((0, 2)),
                 "1d": np.zeros(2),
                 "string": np.array([["a", "b"]]),
+                "string_sentinel": np.array([[SENTINEL_TEXT + "x", "b"]]),
+                "huge_row": np.array([[1e308, -1e308]]),
+                "datetime": np.array([["2020-01-01", "2020-01-02"]], dtype="datetime64[D]"),
+                "dataframe_timedelta": pd.DataFrame(
+                    {"d": pd.to_timedelta([1], unit="D"), "e": pd.to_timedelta([2], unit="D")}
+                ),
             }.items():
 
                 def fn(meth=meth, Xq=Xq, name=name):
-                    return getattr(_fitted(name), meth)(Xq)
+                    out = getattr(_fitted(name), meth)(Xq)
+                    if meth == "score_samples":  # -inf: density 0 outside the support
+                        out = np.where(np.isneginf(out), 0.0, out)
+                    return out
 
-                _add(name, f"fitted {meth} X={qcase}", fn)
+                dates = qcase in ("datetime", "dataframe_timedelta")
+                _add(name, f"fitted {meth} X={qcase}", fn, _refused if dates else None)
+
+
+def _estimator_extra_cases():
+    """Issue 30 cases that only some estimators have: a Dask score with a NaN in one
+    partition, a cost that overflows, string and date cells reaching the torch boundary,
+    and a private bound estimate that cannot be reliable at a small n."""
+    if "SubsampledExpMedian" in ESTIMATORS:
+        rng = np.random.default_rng(0)
+        X = rng.uniform(-1.0, 1.0, (40, 2))
+        nan, big = X.copy(), X.copy()
+        nan[33, 1] = np.nan  # in the last partition only
+        big[3, 0] = 1e308
+        for c, A in {"nan": nan, "row_1e308": big}.items():
+            _add(
+                "SubsampledExpMedian",
+                f"score X={c}",
+                lambda A=A: _fitted("SubsampledExpMedian").score(A),
+            )
+            _add(
+                "SubsampledExpMedian",
+                f"score X=dask {c}",
+                lambda A=A: _fitted("SubsampledExpMedian").score(_dask_array(A)),
+            )
+    if "DPFlowVI" in ESTIMATORS:
+        for c, theta in {
+            "strings_sentinel": np.array([[SENTINEL_TEXT + "x", "1"]]),
+            "datetime": np.arange(2).astype("datetime64[D]").reshape(1, 2),
+        }.items():
+            _add(
+                "DPFlowVI",
+                f"log_prob theta={c}",
+                lambda theta=theta: _fitted("DPFlowVI").log_prob(theta),
+                _refused if c == "datetime" else None,
+            )
+    if "ExpMFlowRegressor" in ESTIMATORS:
+        # bounds_y=None where the public reliability rule (bounds_estimate_unreliable)
+        # fires: refuse, or predict inside a plausible range (issue 30: predictions far
+        # outside any plausible range)
+        for n in (20, 60, 150):
+            for eps in (1.0, 5.0):
+
+                def fn(n=n, eps=eps):
+                    rng = np.random.default_rng(n)
+                    X = rng.uniform(-1.0, 1.0, (n, 2))
+                    y = np.clip(X @ np.array([0.5, -0.3]) + rng.normal(0, 0.1, n), -1, 1)
+                    e = _make("ExpMFlowRegressor", epsilon=eps, bounds_y=None)
+                    return e.fit(X, y).predict(X)
+
+                def plausible(pred):
+                    if np.abs(pred).max() > 10.0:  # y lies in [-1, 1]
+                        return "predictions far outside the range of y"
+                    return ""
+
+                _add("ExpMFlowRegressor", f"bounds_y=None n={n} epsilon={eps}", fn, plausible)
+
+
+def _dask_array(A):
+    import dask.array as da
+
+    return da.from_array(A, chunks=(10, A.shape[1]))
 
 
 def _int_dtype_cases():
@@ -538,6 +670,30 @@ def _int_dtype_cases():
                 return ""
 
             _add(name, f"dtype {dt} bounds={bounds}", fn, check)
+
+        # integer columns whose bounds reach the int64 limits (issue 30: OverflowError, or
+        # groups of negative size from an int64 wrap-around at +-1e18, in the binned
+        # synthesizers)
+        extremes = ((-1e18, 1e18), (-(2.0**62), 2.0**62), (-1e150, 1e150))
+        binned = name in ("DPHistogramSynthesizer", "DPMarginalSynthesizer")
+        for i, bounds in enumerate(extremes if binned else ()):
+
+            def fn(name=name, bounds=bounds):
+                X = pd.DataFrame({"a": np.arange(40) % 7 - 3, "b": np.linspace(0, 1, 40)})
+                e = _make(
+                    name, bounds={"a": bounds, "b": (0.0, 1.0)}, column_types={"a": "integer"}
+                )
+                e.fit(X)
+                return bounds, e.sample(50, random_state=0)
+
+            def check(out):
+                (lo, hi), s = out
+                a = np.asarray(s["a"], dtype=float)
+                if a.min() < lo or a.max() > hi or np.any(a != np.round(a)):
+                    return f"integer sample outside ({lo:g}, {hi:g}) or not whole"
+                return ""
+
+            _add(name, f"integer column bounds={bounds}#{i}", fn, check)
 
         # an integer column whose bounds hold no integer
         def fn(name=name):
@@ -657,6 +813,30 @@ def _metric_cases():
             if f is dp_accuracy_score and c == "huge":
                 continue
             _add(entry, f"y_score={c}", lambda f=f, v=v: f(yt, v, epsilon=1.0, random_state=0))
+        # dates must be refused (issue 30), strings never printed
+        days = np.arange(n).astype("datetime64[D]")
+        for c, v in {
+            "datetime": days,
+            "timedelta": np.arange(n).astype("timedelta64[s]"),
+            "series_datetime_tz": pd.Series(pd.date_range("2020-01-01", periods=n, tz="UTC")),
+        }.items():
+            _add(
+                entry,
+                f"y_score={c}",
+                lambda f=f, v=v: f(yt, v, epsilon=1.0, random_state=0),
+                _refused,
+            )
+            _add(
+                entry,
+                f"y_true={c}",
+                lambda f=f, v=v, s=second: f(v, s, epsilon=1.0, random_state=0),
+                _refused,
+            )
+        _add(
+            entry,
+            "y_score=strings_sentinel",
+            lambda f=f: f(yt, np.array([SENTINEL_TEXT + "x"] * n), epsilon=1.0, random_state=0),
+        )
         for c, v in bad_eps.items():
             _add(
                 entry,
@@ -701,6 +881,16 @@ def _metric_cases():
                 lambda k=k, v=v: cv_privacy_spend(**(base | {k: v})),
                 _inf_is_documented,
             )
+    # per-candidate budgets whose total overflows float64 (issue 30: OverflowError from
+    # math.fsum); inf is the documented "no guarantee" total
+    for k in ("epsilon", "fit_epsilon"):
+        for v in (1e308, 1e300, np.finfo(float).max):
+            _add(
+                "cv_privacy_spend",
+                f"{k}=[{v!r}] * 3, n_candidates=3",
+                lambda k=k, v=v: cv_privacy_spend(**(base | {k: [v] * 3, "n_candidates": 3})),
+                _inf_is_documented,
+            )
 
 
 def _accounting_cases():
@@ -721,7 +911,8 @@ def _accounting_cases():
     for acc in ("rdp", "pld", "gdp_clt", "nope", 3):
         base = dict(noise_multiplier=1.0, sample_rate=0.01, steps=100, delta=1e-5, accountant=acc)
         bad = {
-            "noise_multiplier": [0, -1.0, 1e-6, 1e-300, np.nan, np.inf, "1", None],
+            # 3e-3: 25 s of fractional-order integration before issue 30; 1e300: NaN RDP
+            "noise_multiplier": [0, -1.0, 1e-6, 1e-300, np.nan, np.inf, "1", None] + [3e-3, 1e300],
             "sample_rate": [0, -0.1, 1.5, np.nan, "x"],
             "steps": [0, -1, 1.5, 10**30, None],
             "delta": [0, -1.0, 1.0, np.nan, 1e-300],
@@ -751,6 +942,72 @@ def _accounting_cases():
                 )
 
 
+def _accounting_extreme_cases():
+    """Conversions and accountants at the ends of the float range (issue 30): solver
+    errors from scipy, OverflowError, ZeroDivisionError, a hang, MemoryError. ``inf`` is
+    a documented (sound) answer; NaN and the wrong kinds are not."""
+    from skdp import accounting as a
+
+    extremes = [5e-324, 1e-300, 1e-100, 1e-12, 1e12, 1e100, 1e300, 1e308]
+    grid = {
+        "zcdp_rho": (a.zcdp_rho, {"epsilon": 1.0, "delta": 1e-5}),
+        "zcdp_epsilon": (a.zcdp_epsilon, {"rho": 0.5, "delta": 1e-5}),
+        "zcdp_delta": (a.zcdp_delta, {"rho": 0.5, "epsilon": 1.0}),
+        "gdp_epsilon": (a.gdp_epsilon, {"delta": 1e-5, "mu": 1.0}),
+        "gdp_delta": (a.gdp_delta, {"epsilon": 1.0, "mu": 1.0}),
+        "gdp_mu": (a.gdp_mu, {"epsilon": 1.0, "delta": 1e-5}),
+        "gdp_clt_noise_multiplier": (
+            a.gdp_clt_noise_multiplier,
+            {"mu": 1.0, "sample_rate": 0.01, "steps": 100},
+        ),
+        "compose_advanced": (a.compose_advanced, {"epsilon": 0.1, "k": 10, "delta_prime": 1e-6}),
+        "rdp_subsampled_gaussian": (
+            a.rdp_subsampled_gaussian,
+            {"noise_multiplier": 1.0, "sample_rate": 0.01},
+        ),
+    }
+    for entry, (f, base) in grid.items():
+        _add(entry, "control", lambda f=f, base=base: f(**base), _inf_is_documented)
+        for k in base:
+            if k == "steps" or (k == "k" and entry == "compose_advanced"):
+                continue
+            for v in extremes:
+                if k in ("delta", "delta_prime", "sample_rate") and v >= 1.0:
+                    continue
+                _add(
+                    entry,
+                    f"{k}={v!r}",
+                    lambda f=f, base=base, k=k, v=v: f(**(base | {k: v})),
+                    _inf_is_documented,
+                )
+    # the PLD accountant: a grid step too fine for memory falls back to RDP as documented
+    # (issue 30: MemoryError for tens of TiB at grid_step=1e-12)
+    for g in (None, 1e-12, 1e-9, 5e-324, 1e300, 0.0, -1.0, np.nan, "x"):
+
+        def fn(g=g):
+            acc = a.PLDAccountant(grid_step=g)
+            return acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=100).get_epsilon(1e-5)
+
+        _add("PLDAccountant", "control" if g is None else f"grid_step={g!r}", fn)
+
+
+def _no_wraparound(value):
+    """Check: a noisy release of a huge value keeps its sign (no int64 wrap-around)."""
+
+    def check(out):
+        try:
+            v = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return ""
+        o = np.asarray(out, dtype=float)
+        huge = np.abs(v) > 1e15
+        if v.shape == o.shape and np.any(np.sign(o[huge]) != np.sign(v[huge])):
+            return "a huge value wrapped around (the release changed sign)"
+        return ""
+
+    return check
+
+
 def _mechanism_cases():
     from skdp import mechanisms as m
 
@@ -767,6 +1024,14 @@ def _mechanism_cases():
         "int_max": np.iinfo(np.int64).max,
         "list": [1.0, 2.0],
         "2d": np.ones((2, 2)),
+        # issue 30: int64/uint64 extremes wrapped to -2**63, and cells printed
+        "int64_max_arr": np.full(16, np.iinfo(np.int64).max),
+        "int64_min_arr": np.full(16, np.iinfo(np.int64).min),
+        "uint64_max_arr": np.full(4, np.iinfo(np.uint64).max, dtype=np.uint64),
+        "1e300_arr": np.full(4, 1e300),
+        "str_sentinel": SENTINEL_TEXT + "x",
+        "str_sentinel_arr": np.array(["1", SENTINEL_TEXT + "x"]),
+        "datetime": np.arange(3).astype("datetime64[D]"),
     }
     sens = {"0": 0, "-1": -1.0, "nan": np.nan, "inf": np.inf, "str": "1"}
     eps = {"0": 0, "-1": -1.0, "nan": np.nan, "inf": np.inf, "1e-320": 1e-320, "1e300": 1e300}
@@ -780,7 +1045,12 @@ def _mechanism_cases():
     for entry, f in fns.items():
         _add(entry, "control", lambda f=f: f(np.array([1.0, 2.0]), 1.0, 1.0))
         for c, v in values.items():
-            _add(entry, f"value={c}", lambda f=f, v=v: f(v, 1.0, 1.0))
+            _add(
+                entry,
+                f"value={c}",
+                lambda f=f, v=v: f(v, 1.0, 1.0),
+                _refused if c == "datetime" else _no_wraparound(v),
+            )
         for c, s in sens.items():
             _add(entry, f"sensitivity={c}", lambda f=f, s=s: f(1.0, s, 1.0))
         for c, e in eps.items():
@@ -822,6 +1092,137 @@ def _mechanism_cases():
                 f"good {kw} size={size!r}#{j}",
                 lambda f=f, kw=kw, size=size: f(size, **{kw: 1.0, "rng": rng}),
             )
+        # scales at the ends of the float range (issue 30: laplace_noise(scale=1e308)
+        # drew inf; a tiny discrete Gaussian sigma raised OverflowError), 64 draws each
+        for v in (1e308, 5e307, 1e-12, 1e-300, 5e-324):
+            _add(
+                fname,
+                f"{kw}={v!r} size=64",
+                lambda f=f, kw=kw, v=v: f(64, **{kw: v, "rng": np.random.default_rng(0)}),
+            )
+    _selection_cases(m, rng)
+    _quantile_and_bounds_cases(m, rng)
+
+
+def _selection_cases(m, rng):
+    """The exponential mechanisms: malformed utilities, base measures and exclusions
+    (issue 30: IndexError from exclude, numpy broadcast errors, printed cells)."""
+    u = np.array([1.0, 2.0, 3.0])
+    kw = dict(epsilon=1.0, sensitivity=1.0)
+    bad_u = {
+        "strings_sentinel": np.array(["1", SENTINEL_TEXT + "x", "2"]),
+        "datetime": np.arange(3).astype("datetime64[D]"),
+        "2d": np.ones((2, 2)),
+        "empty": np.zeros(0),
+        "nan": np.array([1.0, np.nan]),
+        "huge": np.array([1e308, -1e308, 0.0]),
+    }
+    bad_lbm = {
+        "short": [0.0, 0.0],
+        "2d": np.zeros((3, 3)),
+        "strings_sentinel": ["0", "0", SENTINEL_TEXT + "x"],
+        "all_-inf": [-np.inf] * 3,
+        "huge": [1e308, 1e308, 0.0],
+    }
+    fns = {
+        "exponential_mechanism": lambda **k: m.exponential_mechanism(rng=rng, **(kw | k)),
+        "exponential_mechanism_log_probs": lambda **k: m.exponential_mechanism_log_probs(
+            **(kw | k)
+        ),
+        "report_noisy_max": lambda **k: m.report_noisy_max(rng=rng, **(kw | k)),
+    }
+    for entry, f in fns.items():
+        _add(entry, "control", lambda f=f: f(utilities=u), _inf_is_documented)
+        for c, v in bad_u.items():
+            # log probabilities: -inf is a candidate of probability 0 (documented)
+            check = _inf_is_documented if entry.endswith("log_probs") else None
+            check = _refused if c == "datetime" else check
+            _add(entry, f"utilities={c}", lambda f=f, v=v: f(utilities=v), check)
+        if entry == "report_noisy_max":
+            for i, ex in enumerate(([5], [-9], [1.5], "a", [True, False], [[0]], [0, 1, 2])):
+                _add(entry, f"exclude={ex!r}#{i}", lambda f=f, ex=ex: f(utilities=u, exclude=ex))
+            continue
+        for c, v in bad_lbm.items():
+            _add(
+                entry,
+                f"log_base_measure={c}",
+                lambda f=f, v=v: f(utilities=u, log_base_measure=v),
+                _inf_is_documented if entry.endswith("log_probs") else None,
+            )
+
+
+def _quantile_and_bounds_cases(m, rng):
+    """Private quantiles, candidate grids and bounds (issue 30: ZeroDivisionError and
+    MemoryError from the grids, printed cells, bounds returned for zero rows)."""
+    x = np.linspace(-1.0, 1.0, 50)
+    c = np.linspace(-2.0, 2.0, 20)
+    bad_x = {
+        "strings_sentinel": np.array(["0.5", SENTINEL_TEXT + "x"] * 5),
+        "datetime": np.arange(10).astype("datetime64[D]"),
+        "huge": np.r_[x, 1e308, -1e308],
+    }
+    fns = {
+        "private_quantile": lambda v: m.private_quantile(
+            v, 0.5, lower=-2.0, upper=2.0, epsilon=1.0, rng=rng
+        ),
+        "private_grid_quantile": lambda v: m.private_grid_quantile(
+            v, 0.5, candidates=c, epsilon=1.0, rng=rng
+        ),
+        "above_threshold_bound": lambda v: m.above_threshold_bound(
+            v, 0.9, candidates=c, epsilon=1.0, rng=rng
+        ),
+        "grid_quantile_utilities": lambda v: m.grid_quantile_utilities(v, 0.5, c),
+    }
+    for entry, f in fns.items():
+        _add(entry, "control", lambda f=f: f(x))
+        for k, v in bad_x.items():
+            _add(entry, f"x={k}", lambda f=f, v=v: f(v), _refused if k == "datetime" else None)
+        _add(entry, "candidates=strings_sentinel", lambda f=f: f(np.array([SENTINEL_TEXT])))
+    for entry in ("log_grid_candidates", "integer_grid_candidates"):
+        f = getattr(m, entry)
+        _add(entry, "control", lambda f=f: f(-1e6, 1e6))
+        for lo, hi in ((0.0, 5e-324), (0.0, 1e-300), (-1e308, 1e308), (-5e-324, 5e-324)):
+            _add(entry, f"range=({lo!r}, {hi!r})", lambda f=f, lo=lo, hi=hi: f(lo, hi))
+        for ratio in (1.0 + 1e-15, 1.0 + 1e-12, 1e300, 1.0, np.nan):
+            _add(entry, f"ratio={ratio!r}", lambda f=f, r=ratio: f(-1e6, 1e6, ratio=r))
+        for rel in (1e-300, 5e-324, 1e-200, 1.0, 0.0):
+            _add(entry, f"rel_min={rel!r}", lambda f=f, r=rel: f(-1e6, 1e6, rel_min=r))
+
+    # bounds: zero rows must be refused (bounds from zero rows are noise alone)
+    X = np.random.default_rng(0).uniform(-1.0, 1.0, (200, 2))
+
+    def no_bounds_from_zero_rows(out):
+        return "bounds returned for zero rows"
+
+    for eps in (1.0, np.inf):
+        _add(
+            "private_bounds",
+            f"X=zero rows, epsilon={eps}",
+            lambda eps=eps: m.private_bounds(np.zeros((0, 2)), epsilon=eps, rng=rng),
+            no_bounds_from_zero_rows,
+        )
+        _add(
+            "resolve_bounds",
+            f"bounds=None X=zero rows, epsilon={eps}",
+            lambda eps=eps: m.resolve_bounds(None, np.zeros((0, 2)), epsilon=eps, rng=rng),
+            no_bounds_from_zero_rows,
+        )
+    _add("private_bounds", "control", lambda: m.private_bounds(X, epsilon=5.0, rng=rng))
+    for sr in ((0.0, 5e-324), (0.0, 1e-200), (-1e308, 1e308)):
+        _add(
+            "private_bounds",
+            f"search_range={sr!r}",
+            lambda sr=sr: m.private_bounds(X, epsilon=5.0, rng=rng, search_range=sr),
+        )
+    for k, v in {
+        "strings_sentinel": np.array([["0.5", SENTINEL_TEXT + "x"]] * 20),
+        "datetime": np.arange(40).astype("datetime64[D]").reshape(20, 2),
+    }.items():
+        for entry, f in {
+            "private_bounds": lambda v: m.private_bounds(v, epsilon=5.0, rng=rng),
+            "resolve_bounds": lambda v: m.resolve_bounds(None, v, epsilon=5.0, rng=rng),
+        }.items():
+            _add(entry, f"X={k}", lambda f=f, v=v: f(v), _refused if k == "datetime" else None)
 
 
 def _schema_cases():
@@ -1024,7 +1425,8 @@ def _meta_cases():
             )
             return dp_cross_validate(lr(), Xb, yy, scoring=acc(), cv=2)
 
-        _add("dp_cross_validate", f"X={c}", fn)
+        check = _refused if c in DATE_CASES else None
+        _add("dp_cross_validate", f"X={c}", fn, check)
         _add(
             "make_dp_pipeline",
             f"X={c}",
@@ -1034,6 +1436,7 @@ def _meta_cases():
                 if not hasattr(Xb, "__len__") or isinstance(Xb, str) or len(Xb) == 40
                 else np.resize(y, len(Xb)),
             ),
+            check,
         )
     for c, steps in {"none": [None], "str": ["x"], "empty": [], "int": [3]}.items():
         _add(
@@ -1085,10 +1488,12 @@ CLI_CASES: list[tuple[str, list[str]]] = []
 
 
 _estimator_cases()
+_estimator_extra_cases()
 _int_dtype_cases()
 _acgan_cases()
 _metric_cases()
 _accounting_cases()
+_accounting_extreme_cases()
 _mechanism_cases()
 _schema_cases()
 _meta_cases()

@@ -380,3 +380,23 @@ def test_calibration_time_under_five_seconds():
         )
         worst = max(worst, time.process_time() - t0)
     assert worst < 5.0
+
+
+# ------------------------------------------------ issue 30: grids beyond memory and float
+@pytest.mark.parametrize("grid_step", [1e-12, 1e-9, 5e-324])
+def test_a_grid_too_fine_falls_back_to_rdp_as_documented(grid_step):
+    rdp = compute_epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=100, delta=1e-5)
+    acc = _pld(1.0, 0.01, 100, grid_step=grid_step)
+    assert acc.get_epsilon_pld(1e-5) == math.inf  # no PLD: nothing allocated
+    assert acc.get_epsilon(1e-5) == rdp
+
+
+@pytest.mark.parametrize("sigma", [3e-3, 1e300])
+def test_loss_grids_beyond_float_fall_back_without_warnings(sigma):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eps = _pld(sigma, 0.01, 100).get_epsilon(1e-5)
+    rdp = compute_epsilon(noise_multiplier=sigma, sample_rate=0.01, steps=100, delta=1e-5)
+    assert not math.isnan(eps) and eps <= rdp

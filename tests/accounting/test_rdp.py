@@ -322,3 +322,38 @@ def test_conversion_validation():
         rdp_to_epsilon([1.0], [2.0], delta=1.0)
     with pytest.raises(ValueError, match="same length"):
         rdp_to_epsilon([1.0, 2.0], [2.0], delta=1e-5)
+
+
+# ---------------------------------------- issue 30: tiny and huge noise multipliers
+def test_fractional_orders_beyond_the_budget_take_the_next_integer_order(monkeypatch):
+    import skdp.accounting._rdp as rdp_mod
+
+    orders = np.array([2.5, 3.25, 7.9, 8.0])
+    exact = rdp_subsampled_gaussian(noise_multiplier=0.7, sample_rate=0.05, orders=orders)
+    monkeypatch.setattr(rdp_mod, "_MAX_FRAC_CELLS", 0)  # no fractional order fits
+    bounded = rdp_subsampled_gaussian(noise_multiplier=0.7, sample_rate=0.05, orders=orders)
+    ceil = rdp_subsampled_gaussian(noise_multiplier=0.7, sample_rate=0.05, orders=np.ceil(orders))
+    np.testing.assert_array_equal(bounded, ceil)  # the integer order's value
+    assert np.all(bounded >= exact)  # sound: RDP grows with the order
+    assert bounded[-1] == exact[-1]  # integer orders are untouched
+
+
+def test_tiny_noise_multiplier_answers_quickly_and_soundly():
+    import time
+
+    t = time.process_time()
+    eps = compute_epsilon(noise_multiplier=3e-3, sample_rate=0.01, steps=100, delta=1e-5)
+    assert time.process_time() - t < 5.0  # 25 s before issue 30
+    # the fractional orders still help (never worse than the integer orders alone);
+    # soundness of their stand-in: test_fractional_orders_beyond_the_budget_...
+    integer_only = compute_epsilon(
+        noise_multiplier=3e-3, sample_rate=0.01, steps=100, delta=1e-5, orders=INTEGER_ORDERS
+    )
+    assert 0 < eps <= integer_only
+
+
+@pytest.mark.parametrize("sigma", [1e150, 1e155, 1e300, 1.7e308])
+def test_huge_noise_multiplier_gives_a_finite_nonnegative_curve(sigma):
+    rdp = rdp_subsampled_gaussian(noise_multiplier=sigma, sample_rate=0.01)
+    assert np.all(np.isfinite(rdp)) and np.all(rdp >= 0)
+    assert compute_epsilon(noise_multiplier=sigma, sample_rate=0.01, steps=10, delta=1e-5) < 1e-3

@@ -71,3 +71,38 @@ def test_monotone():
     assert all(a < b for a, b in zip(rhos, rhos[1:], strict=False))
     deltas = [zcdp_delta(0.1, e) for e in (0.5, 1.0, 2.0, 4.0)]
     assert all(a > b for a, b in zip(deltas, deltas[1:], strict=False))
+
+
+# ---------------------------------------- issue 30: the ends of the float range
+_EXTREMES = [5e-324, 1e-300, 1e-100, 1e-30, 1e-6, 1.0, 1e6, 1e30, 1e100, 1e300, 1e308]
+_DELTAS = [5e-324, 1e-310, 1e-300, 1e-100, 1e-5, 0.5]
+
+
+def test_conversions_are_sound_everywhere():
+    """No solver error, overflow or hang (zcdp_epsilon hung at rho=1e-300), and each
+    answer is valid: the classic Bun-Steinke bound stands in where the search fails."""
+    for eps in _EXTREMES:
+        for delta in _DELTAS:
+            rho = zcdp_rho(eps, delta)
+            assert rho >= 0 and not math.isnan(rho)
+            if 0 < rho < math.inf:
+                assert zcdp_delta(rho, eps) <= delta * (1 + 1e-9)
+    for rho in _EXTREMES:
+        for delta in _DELTAS:
+            eps = zcdp_epsilon(rho, delta)
+            assert eps >= 0 and not math.isnan(eps)
+            # never looser than the classic conversion (Bun & Steinke 2016, Prop. 1.3)
+            # (a subnormal rho has too few bits for the comparison to be meaningful)
+            classic = rho + 2 * math.sqrt(rho * math.log(1 / delta))
+            assert rho < 1e-300 or eps <= classic * (1 + 1e-6)
+        for eps in _EXTREMES:
+            d = zcdp_delta(rho, eps)
+            assert 0.0 <= d <= 1.0
+
+
+def test_conversions_unchanged_in_the_usual_range():
+    # the classic fallback never replaces a working search (it is never tighter)
+    for rho, delta in [(0.5, 1e-5), (0.03, 1e-6), (5.0, 1e-8)]:
+        eps = zcdp_epsilon(rho, delta)
+        assert eps < rho + 2 * math.sqrt(rho * math.log(1 / delta))
+        assert zcdp_delta(rho, eps) <= delta

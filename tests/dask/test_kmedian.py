@@ -110,6 +110,24 @@ def test_predict_score_and_errors(sync_scheduler):
         SubsampledExpMedian(n_clusters=3, bounds=(0, 1)).fit(da.from_array(X[:2], chunks=1))
 
 
+def test_score_refuses_nan_in_one_partition_and_an_overflowing_cost(sync_scheduler):
+    """Issue 30: a NaN in one partition gave a NaN score (numpy input raises), and a
+    1e308 row gave -inf."""
+    X = _blobs(400, 2)
+    est = SubsampledExpMedian(n_clusters=2, bounds=(0, 1), random_state=0).fit(X)
+    nan, big = X.copy(), X.copy()
+    nan[390, 0] = np.nan  # in the last of four partitions only
+    big[5, 1] = 1e308
+    for arr in (da.from_array(nan, chunks=(100, 2)), dd.from_array(nan, chunksize=100)):
+        with pytest.raises(ValueError, match="NaN"):
+            est.score(arr)
+    with pytest.raises(ValueError, match="NaN"):
+        est.score(nan)
+    for arr in (big, da.from_array(big, chunks=(100, 2))):
+        with pytest.raises(ValueError, match="overflows"):
+            est.score(arr)
+
+
 @pytest.mark.slow  # tests/dask/test_cluster.py covers the cluster by default
 def test_release_on_local_cluster_equals_in_memory(dask_client):
     X = _blobs(2000, 4)

@@ -397,3 +397,36 @@ def test_resolve_forwards_method_and_skips_reading_data_for_public_bounds():
     )
     np.testing.assert_array_equal(hi, [1, 5])
     assert used == 0.0
+
+
+# ------------------------------------------- issue 30: candidate grids at the float limits
+def test_grid_candidates_refuse_grids_beyond_float_and_memory():
+    from skdp.mechanisms import integer_grid_candidates
+    from skdp.mechanisms._quantiles import MAX_GRID_CANDIDATES
+
+    for f in (log_grid_candidates, integer_grid_candidates):
+        with pytest.raises(ValueError, match="candidates"):  # 133 PiB before
+            f(-1e6, 1e6, ratio=1.0 + 1e-15)
+        with pytest.raises(ValueError, match="rel_min"):  # ZeroDivisionError before
+            f(-1e6, 1e6, rel_min=5e-324)
+        assert f(-1e6, 1e6, ratio=1.0 + 1e-4).size <= 2 * MAX_GRID_CANDIDATES + 3
+    with pytest.raises(ValueError, match="underflows"):
+        log_grid_candidates(0.0, 5e-324)
+    c = log_grid_candidates(-1e308, 1e308)  # the widest range still works
+    assert np.all(np.isfinite(c)) and c[0] == -1e308 and c[-1] == 1e308
+    with pytest.raises(ValueError, match="width"):
+        private_bounds(
+            np.zeros((50, 1)), epsilon=1.0, rng=np.random.default_rng(0), search_range=(0, 5e-324)
+        )
+
+
+def test_quantile_inputs_never_print_a_cell():
+    g = np.random.default_rng(0)
+    with pytest.raises(ValueError) as exc:
+        private_quantile(np.array(["0.5", "987654x"]), 0.5, lower=0, upper=1, epsilon=1, rng=g)
+    assert str(exc.value).startswith("x") and "987654" not in str(exc.value)
+    with pytest.raises(ValueError) as exc:
+        private_bounds(np.array([["1", "987654x"]] * 5), epsilon=1.0, rng=g)
+    assert "987654" not in str(exc.value)
+    with pytest.raises(TypeError, match="date"):
+        private_bounds(np.arange(10).astype("M8[D]"), epsilon=1.0, rng=g)

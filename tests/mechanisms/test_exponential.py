@@ -311,3 +311,29 @@ def test_report_noisy_max_uses_documented_scale_and_exclude():
         report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=rng, exclude=[0, 1, 2])
     with pytest.raises(ValueError, match="finite"):
         report_noisy_max([np.nan], epsilon=1.0, sensitivity=1.0, rng=rng)
+
+
+# ----------------------------------------------- issue 30: malformed inputs, clear errors
+def test_report_noisy_max_checks_exclude():
+    u = np.array([1.0, 2.0, 3.0])
+    g = np.random.default_rng(0)
+    for ex in ([5], [-1], [3]):
+        with pytest.raises(ValueError, match=r"indices in \[0, 3\)"):
+            report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=g, exclude=ex)
+    for ex in ([1.5], "a", [True, False], [[0]]):
+        with pytest.raises(TypeError, match="integer indices"):
+            report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=g, exclude=ex)
+    out = report_noisy_max(u, epsilon=math.inf, sensitivity=1.0, rng=g, exclude=np.array([2]))
+    assert out == 1
+
+
+def test_exponential_mechanism_input_errors_name_the_parameter():
+    u = np.array([1.0, 2.0, 3.0])
+    g = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="one entry per utility"):
+        exponential_mechanism(u, epsilon=1.0, sensitivity=1.0, rng=g, log_base_measure=[0, 0])
+    with pytest.raises(ValueError) as exc:
+        exponential_mechanism(["1", "987654x"], epsilon=1.0, sensitivity=1.0, rng=g)
+    assert str(exc.value).startswith("utilities") and "987654" not in str(exc.value)
+    with pytest.raises(TypeError, match="date"):
+        exponential_mechanism(np.arange(3).astype("M8[D]"), epsilon=1.0, sensitivity=1.0, rng=g)

@@ -228,3 +228,53 @@ def test_no_global_random_state_used():
     after = np.random.get_state()  # noqa: NPY002
     np.testing.assert_array_equal(after[1], before[1])
     assert after[2] == before[2]
+
+
+# ------------------------------------------------------------- issue 30: extreme values
+_I64 = np.iinfo(np.int64)
+
+
+def test_add_geometric_clamps_to_int64_instead_of_wrapping():
+    for v in (_I64.max, _I64.min, _I64.max - 1, _I64.min + 1):
+        out = add_geometric(np.full(64, v), sensitivity=1, epsilon=0.5, rng=rng(3))
+        assert out.dtype == np.int64
+        assert np.all(np.sign(out) == np.sign(v))  # no wrap-around to the other end
+        assert np.all(np.abs(out.astype(float) - float(v)) < 1e3)
+    # the clamp is exact: only sums outside the range move, onto its ends
+    out = add_geometric(np.full(2000, _I64.max), sensitivity=1, epsilon=0.5, rng=rng(4))
+    assert out.max() == _I64.max and (out < _I64.max).any()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e300, -1e300, 2.0**63, np.full(3, np.iinfo(np.uint64).max, dtype=np.uint64), 2**70],
+)
+def test_add_geometric_refuses_values_outside_int64(value):
+    with pytest.raises(ValueError, match="int64 range"):
+        add_geometric(value, sensitivity=1, epsilon=1.0, rng=rng())
+    # inside the range still works, as ints and as integral floats
+    assert isinstance(add_geometric(-(2**62), sensitivity=1, epsilon=1.0, rng=rng()), int)
+    assert add_geometric(np.array([2.0**62]), sensitivity=1, epsilon=1.0, rng=rng()).shape == (1,)
+
+
+def test_laplace_noise_refuses_scales_whose_draws_overflow():
+    from skdp.mechanisms._noise import MAX_LAPLACE_SCALE
+
+    z = laplace_noise(100_000, scale=MAX_LAPLACE_SCALE, rng=rng(5))
+    assert np.all(np.isfinite(z))
+    for scale in (1e308, np.nextafter(MAX_LAPLACE_SCALE, np.inf)):
+        with pytest.raises(ValueError, match="scale must be at most"):
+            laplace_noise(64, scale=scale, rng=rng())
+
+
+@pytest.mark.parametrize("f", [add_laplace, add_geometric, add_gaussian])
+def test_noise_messages_never_print_the_value(f):
+    kw = dict(sensitivity=1.0, epsilon=1.0, rng=rng())
+    if f is add_gaussian:
+        kw["delta"] = 1e-5
+    for value in ("987654x", ["1", "987654x"], np.array([["987654x"]])):
+        with pytest.raises((ValueError, TypeError)) as exc:
+            f(value, **kw)
+        assert "987654" not in str(exc.value)
+    with pytest.raises(TypeError, match="date"):
+        f(np.arange(3).astype("datetime64[D]"), **kw)

@@ -2,6 +2,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -124,3 +125,96 @@ def test_clip_rows_to_norm(X, c):
     assert np.all(np.linalg.norm(Y, axis=1) <= c * (1 + 1e-9))
     small = np.linalg.norm(X, axis=1) <= c
     np.testing.assert_allclose(Y[small], X[small])
+
+
+# ----------------------------------------------------------------- issue 30: dates, widths
+_DAYS = pd.date_range("2020-01-01", periods=4)
+
+
+@pytest.mark.parametrize(
+    "X, where",
+    [
+        (pd.DataFrame({"age": [1.0, 2.0, 3.0, 4.0], "visit": _DAYS}), "['visit']"),
+        (pd.DataFrame({"visit": _DAYS.tz_localize("Europe/Paris")}), "['visit']"),
+        (pd.DataFrame({"stay": pd.to_timedelta([1, 2, 3, 4], unit="D")}), "['stay']"),
+        (np.array(["2020-01-01"] * 4, dtype="datetime64[D]").reshape(2, 2), "holds dates"),
+        (np.arange(4).astype("timedelta64[s]"), "holds dates"),
+        (pd.Series(_DAYS), "holds dates"),
+        ([np.datetime64("2020-01-01"), np.datetime64("2021-01-01")], "holds dates"),
+    ],
+)
+def test_dates_and_durations_are_refused_by_every_validator(X, where):
+    from sklearn.base import BaseEstimator
+
+    from skdp.utils.validation import check_array, check_no_datetime, column_or_1d, validate_data
+
+    with pytest.raises(TypeError, match="date") as exc:
+        check_no_datetime(X, name="X")
+    assert where in str(exc.value) and "2020" not in str(exc.value)
+    with pytest.raises(TypeError, match="date"):
+        validate_data(BaseEstimator(), X)
+    with pytest.raises(TypeError, match="date"):
+        check_array(X, ensure_2d=False)
+    if np.ndim(X) == 1:
+        with pytest.raises(TypeError, match="date"):
+            column_or_1d(X, input_name="y_score")
+        with pytest.raises(TypeError, match="y"):
+            validate_data(BaseEstimator(), np.zeros((len(X), 1)), X)
+
+
+def test_numbers_and_text_are_not_taken_for_dates():
+    from skdp.utils.validation import check_no_datetime
+
+    for X in (np.zeros((2, 2)), pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), [[1, 2]], None):
+        assert check_no_datetime(X) is X
+
+
+@pytest.mark.parametrize("cell", ["987654x", "1e3 mg", b"987654 mg"])
+def test_as_float_array_never_prints_the_cell(cell):
+    from skdp.utils.validation import as_float_array
+
+    for X, col in (([1.0, cell], None), (np.array([[1.0, 2.0], [3.0, cell]], dtype=object), "1")):
+        with pytest.raises(ValueError) as exc:
+            as_float_array(X, name="value")
+        msg = str(exc.value)
+        assert "987654" not in msg and "mg" not in msg and msg.startswith("value")
+        assert col is None or f"column {col}" in msg
+        assert exc.value.__cause__ is None and exc.value.__context__ is None
+    with pytest.raises(ValueError, match="Complex"):
+        as_float_array(np.array([1 + 2j]), name="value")
+
+
+@pytest.mark.parametrize(
+    "lo, hi, ok",
+    [
+        (0.0, 1.0, True),
+        (0.0, 1e-150, True),
+        (-1e150, 1e150, True),
+        (0.0, 5e-324, False),
+        (0.0, 1e-200, False),
+        (-1e308, 1e308, False),
+        (1.0, 1.0 + 2.2e-16, True),
+    ],
+)
+def test_check_width(lo, hi, ok):
+    from skdp.utils.validation import check_width
+
+    if ok:
+        assert check_width(lo, hi) == pytest.approx(hi - lo)
+    else:
+        with pytest.raises(ValueError, match="width"):
+            check_width(lo, hi, name="bounds", columns=["age"])
+    if ok and max(abs(lo), abs(hi)) <= 1e150:
+        check_bounds((lo, hi), 1)
+    elif not ok:
+        with pytest.raises(ValueError, match="bounds"):
+            check_bounds((lo, hi), 1)
+
+
+def test_check_finite_release_names_what_never_a_value():
+    from skdp.utils.validation import check_finite_release
+
+    check_finite_release([np.ones(3), 2.0, np.array([1, 2])], what="x", fix="y")
+    for bad in (np.array([1.0, np.nan]), np.array([np.inf]), float("-inf")):
+        with pytest.raises(ValueError, match="the coefficients are not finite.*rescale"):
+            check_finite_release([np.ones(2), bad], what="the coefficients", fix="rescale")

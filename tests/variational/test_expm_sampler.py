@@ -270,3 +270,23 @@ def test_monotone_exponent_is_epsilon_dp_under_add_remove_on_a_grid():
     y_rep2[0] = 1.0
     gap = float(np.abs(log_p(X_rep, y_rep) - log_p(X_rep2, y_rep2)).max())
     assert eps < gap <= 2 * eps + 1e-9
+
+
+# ------------------------------------------------ issue 30: parameters that overflow
+@pytest.mark.parametrize("epsilon, alpha", [(1e-300, 1.0), (1.0, 1e300), (1e-20, 1e-5)])
+def test_target_refuses_a_prior_rate_that_overflows(epsilon, alpha):
+    X = torch.zeros((4, 2), dtype=torch.float64)
+    with pytest.raises(ValueError, match="rate of the ExpM prior"):
+        ExpMLinearTarget(X, torch.zeros(4, dtype=torch.float64), epsilon=epsilon, alpha=alpha)
+
+
+def test_diverging_reverse_kl_fit_raises_value_error_naming_learning_rate():
+    flow = build_sampling_flow(2, n_flows=0).double()
+    with pytest.raises(ValueError, match="learning_rate"):
+        fit_reverse_kl(
+            flow,
+            lambda t: -0.5 * (t**4).sum(-1),
+            n_iter=50,
+            learning_rate=1e30,
+            generator=torch.Generator().manual_seed(0),
+        )
