@@ -58,9 +58,7 @@ def _auc(model, X, y):
 
 
 def run_one(X, y, box, total, seed):
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        X, y, test_size=0.25, stratify=y, random_state=seed
-    )
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
     base = dict(mechanism="objective", delta=0.0, bounds_X=box, classes=[0, 1])
     out = {}
     for name, eps in (("untuned T/2", total / 2), ("untuned T", total)):
@@ -109,7 +107,10 @@ def main(argv=None):
                 X, y, test_size=0.25, stratify=y, random_state=seed
             )
             lo, hi = box
-            scale = lambda A: (np.clip(A, lo, hi) - lo) / (hi - lo)  # noqa: E731
+
+            def scale(A, lo=lo, hi=hi):
+                return (np.clip(A, lo, hi) - lo) / (hi - lo)
+
             ref.append(
                 roc_auc_score(
                     y_te,
