@@ -56,7 +56,8 @@ def dp_cross_validate(
     scoring : DPScorer or dict of str -> DPScorer
         Scorers made by :func:`skdp.metrics.make_dp_scorer`, without ``ledger=``
         (or holding this call's ``ledger``: they are called ledger-free either way).
-        Anything else raises ``TypeError`` (there is no DP scorer for regression).
+        Anything else raises ``TypeError`` (for a regressor, use
+        ``make_dp_scorer("r2", epsilon=..., bounds_y=(lo, hi))``).
     cv : int, KFold or None, default=None
         The folds. ``None``: 5. An int ``k >= 2``: ``k`` folds, a uniformly random
         balanced partition of the row positions keyed by ``random_state``.

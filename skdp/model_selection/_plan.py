@@ -25,9 +25,9 @@ _RTOL = 1e-9
 _NOT_DP = (
     "scoring must be a DP scorer made by skdp.metrics.make_dp_scorer, or a dict of "
     "them (name -> scorer); got {what}. scikit-learn scorers release exact scores of the "
-    "private rows. skdp's DP scorers are for binary classification (roc_auc, "
-    "average_precision) and accuracy; there is no DP scorer for regression metrics yet, "
-    "so a regressor cannot be tuned this way."
+    "private rows. skdp's DP scorers: roc_auc, average_precision, accuracy, and for "
+    "regressors r2, neg_mean_squared_error, neg_mean_absolute_error (with bounds_y=, the "
+    "public target range), e.g. make_dp_scorer('r2', epsilon=1.0, bounds_y=(lo, hi))."
 )
 
 

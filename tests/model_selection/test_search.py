@@ -506,14 +506,14 @@ def test_only_dp_scorers(scoring, data):
         dp_cross_validate(RecordingDPClassifier(), X, y, scoring=scoring)
 
 
-def test_a_regressor_needs_a_dp_scorer_and_there_is_none():
+def test_a_regressor_needs_a_dp_scorer_and_the_message_names_the_regression_ones():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(100, 2))
     y = X @ [1.0, -1.0]
     search = DPGridSearchCV(
         DPLinearRegression(bounds_X=(-1, 1), bounds_y=(-2, 2)), {"epsilon": [1.0]}, scoring="r2"
     )
-    with pytest.raises(TypeError, match="no DP scorer for regression"):
+    with pytest.raises(TypeError, match="make_dp_scorer.'r2'.*bounds_y"):
         search.fit(X, y)
 
 
