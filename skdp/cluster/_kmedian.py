@@ -578,7 +578,12 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
 
             total, bad = dask.compute(dist.sum(), (~np.isfinite(Xa)).any())
             if bool(bad):  # what validate_data refuses for numpy input
-                raise ValueError("Input X contains NaN or infinity.")
+                from skdp.utils._data_free import MISSING_VALUES_ADVICE
+
+                raise ValueError(
+                    "Input X contains NaN or infinity (values not shown). If it holds "
+                    "missing values: " + MISSING_VALUES_ADVICE
+                )
             return -_finite_cost(total)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return -_finite_cost(

@@ -11,6 +11,7 @@ import functools
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from skdp.utils._data_free import nonfinite_error
 from skdp.utils._rowsum import row_sum
 
 _METRICS = {"euclidean": "euclidean", "manhattan": "cityblock"}
@@ -160,7 +161,7 @@ def _exact_column_sums(U, weights=None):
 def check_finite_block(X):
     """Refuse a block of rows with a non-finite value (no value in the message)."""
     if not np.isfinite(X).all():
-        raise ValueError("Input X contains NaN or infinity")
+        raise nonfinite_error(X, "X")  # NaN: skdp's advice (impute privately, or drop)
 
 
 def set_cost_units(X, centers, *, metric, truncate, chunk_size):

@@ -18,6 +18,7 @@ from sklearn.utils.multiclass import type_of_target
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
+from skdp.utils._data_free import nonfinite_error
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import (
     any_dask,
@@ -218,7 +219,7 @@ def _block_counts(clauses, removed, binarize, columns, X, y):
     if X.dtype.kind not in "biuf":
         raise ValueError("X must be binary (0/1 atoms), got a non-numeric array")
     if X.dtype.kind == "f" and not np.isfinite(X).all():
-        raise ValueError("X contains NaN or infinity")
+        raise nonfinite_error(X, "X")  # NaN: skdp's advice (impute privately, or drop)
     if binarize is not None:
         X = (X > binarize).astype(np.int32)
     else:
@@ -576,7 +577,7 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if X.dtype.kind not in "biuf":
             raise ValueError("X must be binary (0/1 atoms), got a non-numeric array")
         if X.dtype.kind == "f" and not np.isfinite(X).all():
-            raise ValueError("X contains NaN or infinity")
+            raise nonfinite_error(X, "X")
         if self.binarize is not None:
             return (X > self.binarize).astype(np.int32)
         _check_binary(X, "X", getattr(self, "feature_names_in_", None))

@@ -19,6 +19,7 @@ from skdp.mechanisms.sensitivity import (
     sufficient_statistics_sensitivity,
     target_moments_sensitivity,
 )
+from skdp.utils._data_free import nonfinite_error
 from skdp.utils._rowsum import fixed_point_gram, fixed_point_to_float, row_sum
 
 #: eigenvalues of the noisy, regularised quadratic form below this are dropped (Matlab code)
@@ -74,9 +75,9 @@ def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
             "is not shown)"
         ) from None
     if not np.isfinite(X).all():
-        raise ValueError("Input X contains NaN or infinity.")
+        raise nonfinite_error(X, "X")  # NaN: skdp's advice (impute privately, or drop)
     if not np.isfinite(y).all():
-        raise ValueError("Input y contains NaN or infinity.")
+        raise nonfinite_error(y, "y")
     if not clip:
         _check_inside(X, lo, hi, columns)
         _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])

@@ -132,6 +132,20 @@ def missing_values_message(name="X", columns=None, *, synthesizer=False):
     return head + (MISSING_VALUES_SYNTH_ADVICE if synthesizer else MISSING_VALUES_ADVICE)
 
 
+def nonfinite_error(X, name="X"):
+    """The refusal of a block of ``name`` that holds a non-finite value (for checks made
+    block by block, e.g. on Dask partitions): :func:`missing_values_message` (the columns,
+    what to do) when it holds NaN, else that it holds infinity. Never a value."""
+    A = np.asarray(X)
+    try:
+        has_nan = bool(np.isnan(A.astype(float, copy=False)).any())
+    except (TypeError, ValueError):
+        has_nan = False
+    if has_nan:
+        return ValueError(missing_values_message(name, nan_columns(A)))
+    return ValueError(f"Input {name} contains infinity (the value is not shown).")
+
+
 _ARRAY_FIX = (
     "Reshape your data either using array.reshape(-1, 1) if your data has a single feature "
     "or array.reshape(1, -1) if it contains a single sample."

@@ -96,3 +96,21 @@ def test_message_helper():
     assert msg.startswith("Input X contains NaN (column(s) ['bmi'])")
     assert "DPSimpleImputer" in msg and "DPPipeline" in msg
     assert "missing='category'" in missing_values_message("X", [0], synthesizer=True)
+
+
+@pytest.mark.parametrize("name", ["DPLinearRegression", "SubsampledExpMedian", "DPILPClassifier"])
+def test_nan_in_a_dask_partition_gets_skdp_advice(name):
+    """Checked block by block on the workers: the same advice as for numpy input."""
+    da = pytest.importorskip("dask.array")
+    X, y = BAD._good(name, n=40)
+    if name == "DPILPClassifier":
+        X = (X > 0).astype(float)
+    X[0, 0] = SENTINEL if name != "DPILPClassifier" else 1.0
+    X[13, 1] = np.nan
+    Xd = da.from_array(X, chunks=10)
+    yd = None if y is None else da.from_array(y, chunks=10)
+    with pytest.raises(ValueError) as exc:
+        _fit(name, Xd, yd)
+    msg = str(exc.value)
+    assert "NaN" in msg and "987654" not in msg
+    assert "DPSimpleImputer" in msg and "HistGradientBoosting" not in msg
