@@ -133,8 +133,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         (see Notes).
     learning_rate_decay : float, default=1.0
         Per-step exponential learning-rate decay (the paper uses 0.999 over 8000 steps).
-        A non-private fit with ``normalization="affine"`` also lowers its rates to
-        ``min(0.1, 50 / n)`` of their start over the run (see Notes).
+        A non-private fit with ``normalization="affine"`` also lowers its rates along a
+        cosine to ``min(0.1, 50 / n)`` of their start over the run (see Notes).
     privatize : {"per_record_full", "likelihood_only"}, default="per_record_full"
         ``"per_record_full"``: each record's gradient of its whole term ``l_i`` is clipped
         and noised (the paper's Algorithm 2). ``"likelihood_only"``: only the likelihood
@@ -223,31 +223,25 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     whatever data it is given; calling it on the private data and publishing the value is a
     further release that is not covered by ``epsilon``.
 
-    **Non-private fits.** With ``epsilon=inf`` (and ``normalization="affine"``) the fit
-    starts from a Gaussian: the affine layer at ``N(0, I / n)`` (the ``1/sqrt(n)``
-    contraction rate of a regular posterior with ``n`` records, a public function of
-    ``n``) followed by a unit lower-triangular map (a full covariance); for the first
-    half of the steps only this Gaussian part trains (full-covariance Gaussian VI), at
-    ``min(30 * learning_rate, 0.3)`` after a linear ramp over the first tenth, then the
-    whole flow;
-    the rates fall geometrically to ``min(0.1, 50 / n)`` of their start by the last step.
-    Without it, RMSprop moved each parameter by about ``learning_rate`` per step, so in
-    the 200 default steps at ``n <= 5,120`` the log-scale could travel about 2 of the
-    ``log(sqrt(n))`` it needs from 1 (3.8 at ``n = 2,000``), while the conditioner took
-    over the location and inflated the scale: the posterior SDs of a flat-prior Gaussian
-    location model at ``n = 2,000`` came out 5.7-6.7 times the exact ``1/sqrt(n)``. With
-    it (3 seeds per setting) they are within 11 % of it at ``n`` from 20 to 100,000,
-    ``d`` up to 10, every ``flow``, ``optimizer`` and ``n_layers=3``, with means within
-    1.8 posterior SDs, and correlations of +-0.6 are recovered. Known limits: at
-    correlation 0.9 the SDs came out 0.62-0.84 of the exact ones (the triangular part
-    converges slowly); the location travels about 15 units in the 200 default steps
-    (a mean at 10 gave SDs 0.72-1.91), so a posterior mean far from 0 needs more
-    ``n_iter`` (a Bayesian logistic regression with coefficients near 21 matched its
-    Laplace approximation at ``n_iter=600``) or a parametrisation centred by public
-    knowledge. A private fit keeps the identity start,
-    one learning rate and ``learning_rate_decay`` alone: there the same start and rates
-    let the DP noise drive the log-scales down and the released posterior became
-    over-confident (SDs below the exact ones), the unsafe direction.
+    **Non-private fits** (:ref:`flow-vi-gaussian-start`). With ``epsilon=inf`` (and
+    ``normalization="affine"``) the fit starts from a Gaussian: the affine layer at
+    ``N(0, I / n)`` (the ``1/sqrt(n)`` contraction rate of a regular posterior with ``n``
+    records, a public function of ``n``) followed by a unit lower-triangular map (a full
+    covariance). For the first half of the steps only this Gaussian part trains, at
+    ``min(30 * learning_rate, 0.3)`` after a linear ramp over the first tenth; then the
+    whole flow. The rates follow a cosine down to ``min(0.1, 50 / n)`` of their start.
+    Without it RMSprop moved each parameter by about ``learning_rate`` per step, so in the
+    200 default steps the log-scale travelled about 2 of the ``log(sqrt(n))`` it needs
+    (3.8 at ``n = 2,000``) while the conditioner took over the location: a flat-prior
+    Gaussian location model at ``n = 2,000`` got posterior SDs 5-7 times the exact
+    ``1/sqrt(n)``. With it they are within 16 % (most within 5 %) at ``n`` from 20 to
+    100,000 and ``d`` up to 10 for every ``flow`` and ``optimizer``, the means within 3
+    posterior SDs, and Bayesian logistic regressions match the Laplace approximation of
+    their posterior. Limits: at correlation 0.9 the SDs came out 0.74-0.94 of the exact
+    ones; the location travels about 30 units in 200 steps, so a posterior mean far from 0
+    needs more ``n_iter`` (or a parametrisation centred by public knowledge). A private fit
+    keeps the identity start, one learning rate and ``learning_rate_decay`` alone: with
+    the Gaussian start the DP noise drove its log-scales down, an over-confident release.
 
     **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
     (torch) and Poisson sampling are drawn in floating point; the guarantee is for the
