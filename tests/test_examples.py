@@ -83,6 +83,8 @@ def test_quickstart_fast(tmp_path):
     lines = res.stdout.splitlines()
     expected = {
         "DPLinearRegression",
+        "DPLogisticRegression",
+        "DPMarginalSynthesizer",
         "DPHistogramSynthesizer",
         "DPFlowDensity",
         "DPGANSynthesizer",
@@ -109,3 +111,6 @@ def test_quickstart_fast(tmp_path):
         eps = float(line.split(name)[1].split()[0].rstrip(","))
         assert 0.95 <= eps <= 1.0, line
     assert "not private" in res.stdout
+    # part 1, the workflow: one total for the search, and a synthetic table
+    assert re.search(r"under one total epsilon = 3:\n  spent epsilon = 3,", res.stdout)
+    assert "synthetic table: epsilon = 1," in res.stdout
