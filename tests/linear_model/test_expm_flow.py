@@ -225,8 +225,11 @@ def test_regressor_bounds_and_prediction_range():
     assert pred.min() >= 0 and pred.max() <= 20
     assert reg.score(X, y) > 0.5
     assert reg.bounds_ == (0.0, 20.0) and reg.epsilon_spent_ == 5.0
-    # private bounds (default) are charged inside epsilon
-    regp = _quiet(ExpMFlowRegressor(epsilon=5.0, random_state=0, **FAST), X, y)
+    # private bounds are charged inside epsilon (150 rows: None refuses the unreliable
+    # estimate, "private" opts in to it)
+    with pytest.raises(ValueError, match='bounds_y="private"'):
+        ExpMFlowRegressor(epsilon=5.0, random_state=0, **FAST).fit(X, y)
+    regp = _quiet(ExpMFlowRegressor(epsilon=5.0, bounds_y="private", random_state=0, **FAST), X, y)
     assert regp.epsilon_spent_ == 5.0
     assert regp.epsilon_per_sample_ == pytest.approx(4.5)
     with pytest.warns(PrivacyLeakWarning):
