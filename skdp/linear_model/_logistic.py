@@ -63,11 +63,12 @@ def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
     the row count is public; the feature and class counts are the declared shape), so
     the choice reveals nothing about the rows.
 
-    Measured (``benchmarks/logistic_regression.py``, :ref:`dp-logistic-auto`): on nine
-    public tables of 225-4,774 training rows at epsilon 0.5, 1 and 3, DP-SGD had the
-    higher median test AUC in most cells with ``r < 100`` (by up to 0.2), objective
-    perturbation in most cells above it (by up to 0.03), where it is also a hundred
-    times faster.
+    Measured (``benchmarks/logistic_regression.py``, 20 seeds, :ref:`dp-logistic-auto`):
+    on nine public tables of 225-4,774 training rows at epsilon 0.5, 1 and 3, DP-SGD had
+    the higher median test AUC in 16 of the 17 cells with ``r < 100`` (the other tied;
+    by up to 0.12), objective perturbation was higher or tied in 9 of the 10 cells with
+    ``r >= 150`` (by up to 0.01; 0.001 lower in the other), where it is also about a
+    hundred times faster. No measured cell lies between ``r = 90`` and ``150``.
 
     Parameters
     ----------
@@ -252,9 +253,9 @@ dict, default=None
     (:func:`auto_mechanism`), so which mechanism ran (``mechanism_``) reveals nothing
     else. Objective perturbation itself does not read ``n``: with
     ``mechanism="objective"`` and declared ``bounds_X``, ``n`` need not even be public.
-    ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound estimate
-    when ``bounds_X`` is ``None`` or ``"private"``, 0 otherwise; the rest, ``epsilon_r``, is split evenly
-    over the ``K'`` problems (``K' = 1`` for two classes, ``K`` one-vs-rest problems
+    ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound estimate when
+    ``bounds_X`` is ``None`` or ``"private"``, 0 otherwise; the rest, ``epsilon_r``, is
+    split evenly over the ``K'`` problems (``K' = 1`` for two classes, ``K`` one-vs-rest problems
     otherwise), ``epsilon_k = epsilon_r / K'``, and sequential composition gives
     ``epsilon`` in total, ``delta = 0`` (objective perturbation) or ``delta`` (DP-SGD).
 
