@@ -625,3 +625,26 @@ def test_sampled_cell_counts(sampling):
         assert max(worst) < 1 + 1e-9
     else:
         assert np.mean(worst) > 2
+
+
+def test_verbose_logs_one_public_record_per_histogram(caplog, capsys):
+    # issue 31 item 9: the shared verbose convention through the "skdp" logger
+    caplog.set_level("INFO", logger="skdp")
+    df = _frame(1000)
+    _synth(projections=[["age", "bmi"], ["sex", "blood"]], epsilon=2.0, verbose=1).fit(df)
+    recs = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    assert [(r["estimator"], r["phase"], r["step"], r["total"]) for r in recs] == [
+        ("DPHistogramSynthesizer", "histogram", 1, 2),
+        ("DPHistogramSynthesizer", "histogram", 2, 2),
+    ]
+    # the epsilon of the public schedule, no loss, nothing on standard output
+    assert [r["epsilon_spent"] for r in recs] == pytest.approx([1.0, 2.0])
+    assert all(r["loss"] is None for r in recs)
+    out = capsys.readouterr()
+    assert out.out == "" and "eps so far" in out.err
+    # the same records on a neighbouring data set: nothing in them reads the rows
+    caplog.clear()
+    _synth(projections=[["age", "bmi"], ["sex", "blood"]], epsilon=2.0).fit(df.iloc[1:])
+    again = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    assert again == recs
+    assert capsys.readouterr().err == ""  # verbose=0: logged, not shown

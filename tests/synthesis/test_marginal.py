@@ -460,3 +460,35 @@ def test_sampling_reads_only_the_fitted_model():
         np.testing.assert_array_equal(est.noisy_one_way_[c], v)
     with pytest.raises(ValueError, match="sampling"):
         _synth(sampling="stratified").fit(df)
+
+
+@pytest.mark.parametrize("selection", ["mst", "aim"])
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_verbose_logs_public_stages(caplog, capsys, selection, delta):
+    # issue 31 item 9: one record per stage, the epsilon of the public budget split (not
+    # AIM's number of rounds, which depends on the releases)
+    caplog.set_level("INFO", logger="skdp")
+    df = _frame(1000)
+    params = dict(
+        epsilon=1.0,
+        delta=delta,
+        bounds=BOUNDS,
+        categories=CATS,
+        column_types={"age": "integer", "visits": "integer"},
+        selection=selection,
+        random_state=0,
+    )
+    synth = DPMarginalSynthesizer(verbose=1, **params).fit(df)
+    recs = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
+    phases = ["one_way", "select", "two_way"] if selection == "mst" else ["one_way", "rounds"]
+    assert [r["phase"] for r in recs] == phases
+    assert [r["step"] for r in recs] == list(range(1, len(phases) + 1))
+    assert all(r["total"] == len(phases) and r["loss"] is None for r in recs)
+    spent = [r["epsilon_spent"] for r in recs]
+    assert spent == sorted(spent) and spent[-1] == pytest.approx(synth.epsilon_spent_)
+    assert spent[0] == pytest.approx(synth.privacy_breakdown_["one_way"])
+    out = capsys.readouterr()
+    assert out.out == "" and "eps so far" in out.err
+    caplog.clear()
+    DPMarginalSynthesizer(**params).fit(df.iloc[1:])  # a neighbour: the same records
+    assert [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")] == recs
