@@ -40,7 +40,10 @@ n may be published. A ``--rows`` count fixed in advance keeps n out of the file;
 fit still reads n (the histogram's bins, DP-SGD's sampling rate), so n is not
 protected either way.
 Numeric bounds missing from the schema are an error unless ``--estimate-bounds`` lets
-the estimator spend 10 % of the budget on a private estimate.
+the estimator spend 10 % of the budget on a private estimate (the explicit opt-in, the
+estimators' ``bounds="private"``: it runs even where the table is too small for a
+reliable estimate, with a warning; fill in public bounds instead, see
+``doc/choosing_bounds.rst``).
 Values outside the declared bounds are clipped (the estimators' default).
 ``--seed SEED`` seeds the fit (``random_state=SEED``) and the sampling (``sample(...,
 random_state=numpy.random.SeedSequence([SEED, 1]))``, see
@@ -231,7 +234,8 @@ def build_parser():
     s.add_argument(
         "--estimate-bounds",
         action="store_true",
-        help="estimate numeric bounds missing from the schema privately (10%% of epsilon)",
+        help="estimate numeric bounds missing from the schema privately (10%% of epsilon), "
+        "even where the table is too small for a reliable estimate (a warning says so)",
     )
     s.add_argument(
         "--n-iter",

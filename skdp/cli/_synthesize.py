@@ -90,6 +90,10 @@ def _estimator(args, schema):
     method = args.method
     seed = args.seed
     missing = getattr(args, "missing", "error")
+    # --estimate-bounds is the explicit opt-in to the private estimate of the schema's
+    # missing bounds, also where it cannot be reliable (a BoundsEstimateWarning says so):
+    # the estimators' bounds="private"
+    bounds = "private" if getattr(args, "estimate_bounds", False) else None
     if method == "marginal":
         from skdp.synthesis import DPMarginalSynthesizer
 
@@ -97,6 +101,7 @@ def _estimator(args, schema):
             epsilon=args.epsilon,
             delta=args.delta,
             schema=schema,
+            bounds=bounds,
             selection=getattr(args, "selection", "auto"),
             sampling=getattr(args, "sampling", "systematic"),
             missing=missing,
@@ -108,6 +113,7 @@ def _estimator(args, schema):
         return DPHistogramSynthesizer(
             epsilon=args.epsilon,
             schema=schema,
+            bounds=bounds,
             representative="uniform",
             sampling=getattr(args, "sampling", "systematic"),
             missing=missing,
@@ -119,6 +125,7 @@ def _estimator(args, schema):
         epsilon=args.epsilon,
         delta=args.delta,
         schema=schema,
+        bounds=bounds,
         device="cpu",
         verbose=0,  # progress: the command line's own handler on the "skdp" logger
         random_state=seed,
