@@ -32,7 +32,9 @@ RARE = "porphyria"
 
 
 def _model():
-    return DPLogisticRegression(epsilon=1.0, bounds_X=(-1, 1), classes=[0, 1], random_state=0)
+    return DPLogisticRegression(
+        epsilon=1.0, bounds_X=(-1, 1), classes=[0, 1], mechanism="objective", random_state=0
+    )
 
 
 def _rows(n=50, seed=0, shift=0.0):

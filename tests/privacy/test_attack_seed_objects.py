@@ -114,7 +114,9 @@ def _classification(n=80, seed=0):
 def _search(seed, n_jobs=None):
     from skdp.linear_model import DPLogisticRegression
 
-    est = DPLogisticRegression(epsilon=1.0, bounds_X=(-1, 1), classes=[0, 1], random_state=seed)
+    est = DPLogisticRegression(
+        epsilon=1.0, bounds_X=(-1, 1), classes=[0, 1], mechanism="objective", random_state=seed
+    )
     return DPGridSearchCV(
         est,
         {"C": [0.5, 1.0]},
