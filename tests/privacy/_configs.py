@@ -416,6 +416,12 @@ AUDIT_CONFIGS: dict[str, dict | list[dict]] = {
     },
     "PublicBoundsScaler": {"skip": _PUBLIC_TRANSFORMER},
     "PublicOneHotEncoder": {"skip": _PUBLIC_TRANSFORMER},
+    "RowwiseFunctionTransformer": {
+        "skip": "no privacy cost to audit: fit stores only the column count and names "
+        "(identical on neighbouring data sets, tested in tests/privacy/"
+        "test_attack_pipeline_steps.py) and transform applies the user's declared row-wise "
+        "function per record"
+    },
     "DPStandardScaler": [
         {
             # one column, all of epsilon on the mean: the tightest audit (eps_lb ~0.5 of 1.0
