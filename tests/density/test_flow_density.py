@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 
 from skdp.accounting import calibrate_noise_multiplier, compute_epsilon
 from skdp.density import DPFlowDensity
-from skdp.exceptions import DeltaTooLargeWarning, PrivacyLeakWarning
+from skdp.exceptions import DeltaTooLargeWarning, PrivacyAdvisoryWarning, PrivacyLeakWarning
 
 FAST = dict(n_layers=2, hidden_size=16, n_iter=20, batch_size=50, device="cpu", dtype="float64")
 
@@ -223,9 +223,20 @@ def test_metadata_errors_name_the_column_not_the_value():
 
 def test_out_of_bounds_training_values_are_clipped_silently():
     X = _gauss() * 10
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         est = DPFlowDensity(epsilon=2.0, bounds=(-1, 1), random_state=0, **FAST).fit(X)
+    # no skdp warning (a "values were clipped" one would put a data fact into logs). Not
+    # every warning: torch and numpy warn once per process, so which test sees theirs
+    # depends on the xdist schedule (this test failed on one of those in full runs)
+    from_skdp = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, PrivacyLeakWarning | PrivacyAdvisoryWarning)
+        or "clip" in str(w.message).lower()
+        or "bound" in str(w.message).lower()
+    ]
+    assert from_skdp == []
     assert np.all(np.abs(est.sample(100)) <= 1)
 
 
