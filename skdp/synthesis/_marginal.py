@@ -140,7 +140,7 @@ class DPMarginalSynthesizer(
         Undeclared columns take the kind of their dtype's family (bool -> binary, any
         number -> continuous, object/string/category -> categorical): an integer dtype
         does not make a column ``"integer"`` (pandas infers it from the values; see
-        :doc:`privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
+        :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
         columns. The output dtype follows the kind (integer -> int64, continuous ->
         float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
     schema : TabularSchema or dict, default=None
