@@ -103,24 +103,7 @@ def _objective_coefficients(
     """
     p = X.shape[1]
     d = p + int(fit_intercept)
-    columns = list(range(p)) if columns is None else columns
-    block = functools.partial(
-        _scaled_gram_block,
-        lo=lo,
-        hi=hi,
-        ylo=ylo,
-        yhi=yhi,
-        ax=ax,
-        cx=cx,
-        ay=ay,
-        cy=cy,
-        clip=clip,
-        columns=columns,
-    )
-    total = row_sum(block, X, y)
-    if total is None:
-        raise ValueError("X has 0 samples")
-    S = fixed_point_to_float(total)
+    S = _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns)
     M = np.empty((d, d))
     M[:p, :p] = S[:p, :p]
     alpha = np.empty(d)
@@ -271,9 +254,10 @@ def _centre_share(n, epsilon):
     return min(1.0, max(CENTRE_SHARE_MIN, CENTRE_SCALE / (n * epsilon)))
 
 
-def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
-    """Exact ``(sum y~, sum y~^2)`` of the clipped, scaled target (one pass, fixed point,
-    the same blocks as :func:`_objective_coefficients`)."""
+def _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
+    """Exact Gram of ``[x~, y~, 1]`` on the clipped, scaled rows (one fixed-point pass),
+    rounded once to float64: the one data pass of every sufficient-statistic release."""
+    columns = list(range(X.shape[1])) if columns is None else columns
     block = functools.partial(
         _scaled_gram_block,
         lo=lo,
@@ -290,7 +274,13 @@ def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
     total = row_sum(block, X, y)
     if total is None:
         raise ValueError("X has 0 samples")
-    S = fixed_point_to_float(total)
+    return fixed_point_to_float(total)
+
+
+def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
+    """Exact ``(sum y~, sum y~^2)`` of the clipped, scaled target (the pass of
+    :func:`_scaled_gram`, as in :func:`_objective_coefficients`)."""
+    S = _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns)
     p = X.shape[1]
     return float(S[p, p + 1]), float(S[p, p])
 
