@@ -616,14 +616,10 @@ def _scrub(value, seen):  # noqa: C901 - one branch per container type
     if isinstance(value, np.ndarray):
         if value.dtype != object or not any(is_seed_object(v) for v in value.flat):
             return value
-        out = value.copy()
-        flat = out.reshape(-1) if out.flags.c_contiguous else None
-        for i, v in enumerate(value.flat):
-            if is_seed_object(v):
-                if flat is not None:
-                    flat[i] = None
-                else:  # pragma: no cover - object arrays in fitted facts are contiguous
-                    out[np.unravel_index(i, out.shape)] = None
+        out = value.copy()  # keeps the array's type (a masked array in cv_results_)
+        for index in np.ndindex(value.shape):
+            if is_seed_object(value[index]):
+                out[index] = None
         return out
     if isinstance(value, ScrubSeedsOnPickleMixin):
         return value  # scrubs itself when pickled
