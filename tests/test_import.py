@@ -67,6 +67,7 @@ TORCH_IN_FUNCTIONS_ONLY = {"datasets"}
 # packages to import, an ``importlib.import_module`` argument) counts as an import of it.
 _MODULE_STRING = re.compile(r"skdp(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _IMPORT_FUNCTIONS = {"import_module", "__import__"}
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _module_name(path: Path) -> str:
@@ -92,32 +93,36 @@ def _layer_key(module: str) -> str | None:
     return parts[1]
 
 
-def _imports_of_source(source: str, module: str, is_package: bool):
-    """Every module that ``source`` (the module ``module``) imports, as absolute names.
+def _import_sites(source: str, module: str, is_package: bool, *, top_level_only=False):
+    """Every import in ``source`` (the module ``module``), as ``(target, members)`` pairs.
 
-    Counts ``import a.b``; ``from a import b`` (as ``a`` and ``a.b``, since ``b`` may be a
-    submodule); relative imports resolved against the module's package; the first argument
-    of ``importlib.import_module`` / ``__import__`` when it is a string constant; and every
-    string constant that is a dotted ``skdp.`` module name. Imports inside functions count.
+    ``import a.b`` is ``("a.b", ())``; ``from a import b, c`` is ``("a", ("a.b", "a.c"))``
+    (``b`` may be a submodule of ``a`` or a name defined in it); relative imports are
+    resolved against the module's package. The first argument of
+    ``importlib.import_module`` / ``__import__`` when it is a string constant, and every
+    string constant that is a dotted ``skdp.`` module name, are ``(name, ())``.
+    With ``top_level_only``, only what runs when the module is imported: nothing inside a
+    function or lambda, and no bare string constant (a lazy ``__getattr__`` table is read
+    only when a name is looked up).
     """
-    tree = ast.parse(source)
     package = module.split(".") if is_package else module.split(".")[:-1]
-    for node in ast.walk(tree):
+    stack = [ast.parse(source)]
+    while stack:
+        node = stack.pop()
+        if top_level_only and isinstance(node, _FUNCTION_NODES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name
+                yield alias.name, ()
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - (node.level - 1)]
                 assert len(base) == len(package) - (node.level - 1), f"{module}: bad relative"
-                parts = base + (node.module.split(".") if node.module else [])
-                prefix = ".".join(parts)
+                prefix = ".".join(base + (node.module.split(".") if node.module else []))
             else:
                 prefix = node.module
-            yield prefix
-            for alias in node.names:
-                if alias.name != "*":
-                    yield f"{prefix}.{alias.name}"
+            yield prefix, tuple(f"{prefix}.{a.name}" for a in node.names if a.name != "*")
         elif isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -127,23 +132,31 @@ def _imports_of_source(source: str, module: str, is_package: bool):
                 and isinstance(arg, ast.Constant)
                 and isinstance(arg.value, str)
             ):
-                yield arg.value
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _MODULE_STRING.fullmatch(node.value):
-                yield node.value
+                yield arg.value, ()
+        elif (
+            not top_level_only
+            and isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _MODULE_STRING.fullmatch(node.value)
+        ):
+            yield node.value, ()
 
 
-def _module_level_imports(source: str):
-    """The ``import``/``from`` statements executed when the module is imported."""
-    stack = list(ast.parse(source).body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            yield node.module
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+def _imports_of_source(source: str, module: str, is_package: bool):
+    """Every module that ``source`` (the module ``module``) imports, as absolute names.
+
+    Each import of :func:`_import_sites`, ``from a import b`` as both ``a`` and ``a.b``.
+    Imports inside functions count.
+    """
+    for target, members in _import_sites(source, module, is_package):
+        yield target
+        yield from members
+
+
+def _module_level_imports(source: str, module: str = "skdp._module"):
+    """The modules imported when ``module`` (whose source is ``source``) is imported."""
+    for target, _ in _import_sites(source, module, False, top_level_only=True):
+        yield target
 
 
 def _imports(path: Path):
@@ -245,6 +258,98 @@ def test_import_layering(path):
                 f"{path.relative_to(ROOT)} imports torch at module level but {pkg} may use "
                 "it only inside functions"
             )
+
+
+def _import_graph(sources, *, top_level_only):
+    """Module -> the modules of ``sources`` it imports (``{module: (source, is_package)}``).
+
+    ``from a import b`` is an edge to ``a.b`` where that is a module, else to ``a`` (a name
+    defined in ``a``). Importing ``a.b.c`` runs the packages ``a.b`` and ``a`` first: edges
+    to them too, except to the importer's own packages (already being imported when it runs;
+    a name read from one of them is still an edge, by the first rule).
+    """
+    graph = {}
+    for module, (source, is_package) in sources.items():
+        parts = module.split(".")
+        own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        edges = set()
+        for target, members in _import_sites(
+            source, module, is_package, top_level_only=top_level_only
+        ):
+            for hit in [m if m in sources else target for m in members] or [target]:
+                hit_parts = hit.split(".")
+                packages = {".".join(hit_parts[:i]) for i in range(1, len(hit_parts))} - own
+                edges |= {m for m in packages | {hit} if m in sources and m != module}
+        graph[module] = edges
+    return graph
+
+
+def _find_cycle(graph):
+    """One import cycle of ``graph`` as ``[m1, m2, ..., m1]``, or None."""
+    done, on_path = set(), []
+    for start in sorted(graph):
+        if start in done:
+            continue
+        stack = [(start, iter(sorted(graph[start])))]
+        on_path.append(start)
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                on_path.pop()
+                done.add(node)
+            elif child in on_path:
+                return on_path[on_path.index(child) :] + [child]
+            elif child not in done:
+                stack.append((child, iter(sorted(graph[child]))))
+                on_path.append(child)
+    return None
+
+
+def _skdp_sources():
+    return {_module_name(p): (p.read_text(), p.name == "__init__.py") for p in _modules()}
+
+
+def test_cycle_finder_sees_cycles_hidden_in_functions():
+    # The former cycle in skdp.utils: a top-level chain closed by a function-level import.
+    sources = {
+        "skdp.utils": ("", True),
+        "skdp.utils._compat": ("from skdp.utils.validation import validate_data", False),
+        "skdp.utils.validation": ("from skdp.utils._free import validate_data", False),
+        "skdp.utils._free": ("def f():\n    from skdp.utils._compat import x", False),
+    }
+    assert _find_cycle(_import_graph(sources, top_level_only=True)) is None
+    cycle = _find_cycle(_import_graph(sources, top_level_only=False))
+    assert cycle is not None and set(cycle) == set(sources) - {"skdp.utils"}
+    # A package that imports its submodule: the submodule may import a sibling through the
+    # package (``from . import _sibling``), not a name that the package defines.
+    sources = {
+        "skdp.pkg": ("from skdp.pkg._a import A\nB = 1", True),
+        "skdp.pkg._a": ("from skdp.pkg import _b\nA = 1", False),
+        "skdp.pkg._b": ("import skdp.utils.validation", False),
+    }
+    assert _find_cycle(_import_graph(sources, top_level_only=True)) is None
+    sources["skdp.pkg._b"] = ("from skdp.pkg import B", False)
+    assert _find_cycle(_import_graph(sources, top_level_only=True)) == [
+        "skdp.pkg",
+        "skdp.pkg._a",
+        "skdp.pkg._b",
+        "skdp.pkg",
+    ]
+
+
+def test_no_import_cycles():
+    """No cycle among skdp modules, neither at import time nor closed by an import inside a
+    function (which would only hide it: import order would decide whether it works)."""
+    sources = _skdp_sources()
+    cycle = _find_cycle(_import_graph(sources, top_level_only=True))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+    cycle = _find_cycle(_import_graph(sources, top_level_only=False))
+    assert cycle is None, (
+        "import cycle held together by an import inside a function (or a lazy table): "
+        + " -> ".join(cycle)
+    )
 
 
 def test_module_level_import_finder():

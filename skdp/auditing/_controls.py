@@ -25,7 +25,8 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from skdp.base import DPEstimatorMixin
 from skdp.utils._random import make_rng
-from skdp.utils._sklearn_compat import Interval, check_is_fitted, validate_data
+from skdp.utils._sklearn_compat import Interval, check_is_fitted
+from skdp.utils.validation import validate_data
 
 __all__ = [
     "LaplaceCountRelease",

@@ -21,8 +21,9 @@ import numpy as np
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms._bounds import resolve_schema_bounds
 from skdp.utils._rowsum import is_dask_collection, n_rows
-from skdp.utils._sklearn_compat import check_is_fitted, validate_data
+from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.schema import TabularEncoder, TabularSchema
+from skdp.utils.validation import validate_data
 
 __all__ = ["TabularFrontEnd", "declare_missing"]
 

@@ -20,8 +20,8 @@ from skdp.preprocessing._common import (
     like_input,
 )
 from skdp.utils._random import fit_streams
-from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
-from skdp.utils.validation import check_array, check_bounds
+from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted
+from skdp.utils.validation import check_array, check_bounds, validate_data
 
 __all__ = ["DPSimpleImputer"]
 

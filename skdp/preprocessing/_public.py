@@ -21,7 +21,7 @@ from skdp.preprocessing._common import (
     like_input,
 )
 from skdp.utils._data_free import missing_values_message
-from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted, validate_data
+from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted
 from skdp.utils.schema import ColumnSpec, TabularEncoder, TabularSchema
 from skdp.utils.validation import (
     check_array,
@@ -29,6 +29,7 @@ from skdp.utils.validation import (
     check_width,
     clip_to_bounds,
     data_bounds,
+    validate_data,
 )
 
 __all__ = ["PublicBoundsScaler", "PublicOneHotEncoder"]

@@ -9,7 +9,8 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.utils._sklearn_compat import check_is_fitted, validate_data
+from skdp.utils._sklearn_compat import check_is_fitted
+from skdp.utils.validation import validate_data
 
 __all__ = ["RowwiseFunctionTransformer"]
 

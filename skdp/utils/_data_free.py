@@ -419,7 +419,7 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     """scikit-learn's ``validate_data``, with error messages that carry no data value.
 
     Same parameters and return value as :func:`sklearn.utils.validation.validate_data`
-    (every skdp estimator uses it through :mod:`skdp.utils._sklearn_compat`). A
+    (every skdp estimator uses it, from :mod:`skdp.utils.validation`). A
     ``ValueError``/``TypeError`` raised while validating is re-raised with a message that
     names the input (``X`` or ``y``, and the column where it can be located) and what to
     fix, never a cell or the array, and with nothing chained (``from None`` outside the
@@ -462,7 +462,7 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
     ...     print(str(exc).split(".")[0])
     Expected 2D array, got 1D array instead for X (values not shown)
     """
-    from skdp.utils._sklearn_compat import sklearn_validate_data
+    from sklearn.utils.validation import validate_data as sklearn_validate_data
 
     if not (isinstance(X, str) and X == "no_validation"):
         check_no_datetime(X, name="X")

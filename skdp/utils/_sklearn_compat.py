@@ -1,7 +1,10 @@
 """The one module that imports private or version-dependent scikit-learn names.
 
 Everything else in skdp imports these names from here, so a scikit-learn upgrade that
-moves them is fixed in one place.
+moves them is fixed in one place. It sits above :mod:`skdp.utils.validation` and nothing
+in ``skdp.utils`` imports it, so the two cannot form an import cycle (the layering test
+checks it). scikit-learn's ``validate_data`` (public since 1.6, the oldest version skdp
+supports) is imported where it is wrapped, :mod:`skdp.utils._data_free`.
 """
 
 from __future__ import annotations
@@ -17,17 +20,11 @@ from sklearn.utils._param_validation import (  # noqa: F401
 )
 from sklearn.utils.validation import check_is_fitted  # noqa: F401
 
-try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as sklearn_validate_data
-except ImportError:  # pragma: no cover - older scikit-learn
-
-    def sklearn_validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kw):
-        return estimator._validate_data(X, y, reset=reset, **kw)
-
-
-# What estimators import as ``validate_data``: scikit-learn's, with error messages that
-# carry no data value (issue 15 item 8; see skdp.utils.validation).
-from skdp.utils.validation import validate_data  # noqa: E402
+# Kept for the estimator modules that still import ``validate_data`` from here: skdp's
+# (scikit-learn's, with error messages that carry no data value). New code imports it
+# from skdp.utils.validation; once every estimator does, this line goes and the shim
+# imports nothing from skdp.
+from skdp.utils.validation import validate_data
 
 __all__ = [
     "HasMethods",
@@ -37,7 +34,6 @@ __all__ = [
     "StrOptions",
     "_fit_context",
     "check_is_fitted",
-    "sklearn_validate_data",
     "validate_data",
     "validate_params",
 ]
