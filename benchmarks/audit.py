@@ -1,7 +1,7 @@
 """Empirical privacy audit of every skdp estimator at epsilon in {1, 10}.
 
 For each estimator (the known-epsilon controls of :mod:`skdp.auditing`, then every
-estimator discovered by :func:`skdp.utils.discovery.all_estimators`, with each of its
+estimator discovered by :func:`skdp.discovery.all_estimators`, with each of its
 audit configurations in ``tests/privacy/_configs.py``) and each epsilon, the
 configuration's audit -- mostly a distinguishing audit
 (:func:`skdp.auditing.distinguishing_audit`: ``--trials`` fits on a fixed neighbouring

@@ -1,6 +1,6 @@
 """One public vocabulary over every discovered estimator (issue 17 §4; ``doc/glossary.rst``).
 
-Checked for each estimator found by :func:`skdp.utils.discovery.all_estimators`, with the
+Checked for each estimator found by :func:`skdp.discovery.all_estimators`, with the
 fast settings of ``tests/test_common.py``:
 
 * parameter names: no forbidden synonym of a shared name (``epochs``/``max_steps`` for
@@ -44,7 +44,7 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp.base import PRIVACY_GUARANTEES
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 ESTIMATORS = dict(all_estimators())
 

@@ -51,8 +51,8 @@ from sklearn.base import is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from skdp.discovery import all_estimators
 from skdp.exceptions import BudgetExceededError
-from skdp.utils.discovery import all_estimators
 
 ESTIMATORS = dict(all_estimators())
 SENTINEL = 987654.321  # planted in bad data; must never appear in an error message

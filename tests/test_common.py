@@ -1,6 +1,6 @@
 """scikit-learn's common estimator checks over every discovered skdp estimator.
 
-New estimators are picked up automatically (:func:`skdp.utils.discovery.all_estimators`).
+New estimators are picked up automatically (:func:`skdp.discovery.all_estimators`).
 Add fast constructor settings to ``TEST_PARAMS`` and, for every check an estimator is
 expected to fail, an entry with a written reason to ``EXPECTED_FAILED_CHECKS``.
 """
@@ -12,7 +12,7 @@ import warnings
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 # Fast settings per estimator class name (tests pin device="cpu" and float64 for torch code).
 TEST_PARAMS: dict[str, dict] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 #: Estimators whose docstring is being written by someone else; empty it when they add it.
 PENDING: set[str] = set()

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp.discovery import all_estimators
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.utils.discovery import all_estimators
 from skdp.utils.schema import TabularSchema
 
 TABLE_PARAMS = {"bounds", "categories", "column_types"}

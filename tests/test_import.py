@@ -43,7 +43,7 @@ LAYERS = {
     # Tools above every layer: the command line, and estimator discovery (it imports every
     # estimator package to find the estimators; nothing in skdp imports it).
     "cli": 6,
-    "utils.discovery": 6,
+    "discovery": 6,
 }
 # L0 modules may import each other in this order; utils is the bottom of L0.
 L0_ORDER = {"utils": 0, "exceptions": 0, "datasets": 0}
@@ -77,10 +77,7 @@ def _module_name(path: Path) -> str:
 
 
 def _package_of(path: Path) -> str:
-    rel = path.relative_to(ROOT)
-    if rel.as_posix() == "utils/discovery.py":
-        return "utils.discovery"
-    return rel.parts[0].removesuffix(".py")
+    return path.relative_to(ROOT).parts[0].removesuffix(".py")
 
 
 def _layer_key(module: str) -> str | None:
@@ -88,8 +85,6 @@ def _layer_key(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "skdp" or len(parts) < 2:
         return None
-    if parts[1:3] == ["utils", "discovery"]:
-        return "utils.discovery"
     return parts[1]
 
 
@@ -217,8 +212,6 @@ def _layering_error(pkg: str, mod: str) -> str | None:
     target = _layer_key(mod)
     if target is None or target == pkg or target not in LAYERS:
         return None
-    if target == pkg.split(".")[0] and pkg != "utils.discovery":
-        return None
     src_layer, dst_layer = LAYERS[pkg], LAYERS[target]
     if src_layer == dst_layer == 0:
         if L0_ORDER[target] <= L0_ORDER[pkg]:
@@ -237,10 +230,11 @@ def test_layering_rule_rejects_sideways_and_upward_imports():
     assert _layering_error("utils", "skdp.auditing._checks") is not None  # L0 -> L4
     assert _layering_error("utils", "skdp.base") is not None  # L0 -> L2
     assert _layering_error("utils", "skdp.datasets") is None  # within L0
-    assert _layering_error("base", "skdp.utils.discovery") is not None  # into the top
+    assert _layering_error("base", "skdp.discovery") is not None  # into the top
     assert _layering_error("linear_model", "torch.nn") is not None
     assert _layering_error("linear_model", "skdp.variational") is None
-    assert _layering_error("utils.discovery", "skdp.sampling") is None
+    assert _layering_error("discovery", "skdp.sampling") is None
+    assert _layering_error("utils", "skdp.discovery") is not None  # L0 -> top
     assert _layering_error("sampling", "skdp.sampling._flow_vi") is None
 
 

@@ -485,7 +485,7 @@ def discover_estimators():
     from sklearn.base import BaseEstimator
 
     from skdp.base import DPEstimatorMixin
-    from skdp.utils.discovery import ESTIMATOR_PACKAGES, all_estimators
+    from skdp.discovery import ESTIMATOR_PACKAGES, all_estimators
 
     found = dict(all_estimators())
     for pkg_name in ESTIMATOR_PACKAGES:

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp.discovery import all_estimators
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.utils.discovery import all_estimators
 from skdp.utils.schema import TabularSchema
 
 ESTIMATORS = all_estimators()

@@ -28,8 +28,8 @@ import pandas as pd
 import pytest
 
 from skdp.accounting import PrivacyLedger
+from skdp.discovery import all_estimators
 from skdp.exceptions import BudgetExceededError, PrivacyLeakWarning
-from skdp.utils.discovery import all_estimators
 from skdp.utils.schema import TabularSchema
 
 

@@ -9,7 +9,7 @@ suppressed) is printed with the traceback. Here every entry point is fed inputs 
 carry sentinel values, and neither the raised message, its ``args``, its notes, any
 exception in its chain, nor any warning emitted on the way may contain a sentinel.
 
-Every discovered estimator (:func:`skdp.utils.discovery.all_estimators`, with the fast
+Every discovered estimator (:func:`skdp.discovery.all_estimators`, with the fast
 settings of ``tests/test_common.py``) is attacked through ``fit`` and through every
 public method that takes ``X`` after fitting, so a new estimator is covered without
 editing this file. Before the fix every estimator attack and every DP-metric attack
@@ -31,8 +31,8 @@ import pandas as pd
 import pytest
 from sklearn.base import is_classifier, is_regressor
 
+from skdp.discovery import all_estimators
 from skdp.metrics import dp_accuracy_score, dp_average_precision_score, dp_roc_auc_score
-from skdp.utils.discovery import all_estimators
 from skdp.utils.schema import TabularEncoder, TabularSchema
 
 ESTIMATORS = all_estimators()

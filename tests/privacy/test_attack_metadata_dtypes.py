@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skdp.discovery import all_estimators
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.utils.discovery import all_estimators
 from skdp.utils.schema import TabularSchema
 
 

@@ -31,10 +31,10 @@ import pytest
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import KFold, cross_validate
 
+from skdp.discovery import all_estimators
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import dp_accuracy_score, dp_average_precision_score, dp_roc_auc_score
 from skdp.synthesis import DPHistogramSynthesizer
-from skdp.utils.discovery import all_estimators
 
 ESTIMATORS = all_estimators()
 

@@ -31,7 +31,7 @@ import pytest
 from sklearn.base import is_classifier, is_regressor
 from sklearn.utils.validation import check_is_fitted
 
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 torch = pytest.importorskip("torch")
 training = pytest.importorskip("skdp.training")

@@ -1,6 +1,6 @@
 """Privacy regression suite: every discovered skdp estimator is audited empirically.
 
-For each estimator found by :func:`skdp.utils.discovery.all_estimators` and each of its
+For each estimator found by :func:`skdp.discovery.all_estimators` and each of its
 fast audit configurations (``_configs.AUDIT_CONFIGS``), the empirical epsilon lower
 bound (95% Clopper--Pearson) must not exceed the claimed epsilon; where a noise-free
 configuration exists, the same audit must flag the estimator when its noise is (almost)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 TABLE_SYNTHESIZERS = {
     name: cls

@@ -3,7 +3,7 @@ import inspect
 
 import skdp
 from skdp.base import DPEstimatorMixin
-from skdp.utils.discovery import all_estimators
+from skdp.discovery import all_estimators
 
 
 def test_every_public_estimator_is_discovered():

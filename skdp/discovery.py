@@ -1,4 +1,8 @@
-"""Discovery of skdp's public estimators (used by the common tests and the docs)."""
+"""Discovery of skdp's public estimators (used by the common tests and the docs).
+
+A tool above every layer, like :mod:`skdp.cli`: it imports every estimator package and
+:mod:`skdp.base`, and no module of the library imports it (doc/architecture.rst).
+"""
 
 from __future__ import annotations
 
