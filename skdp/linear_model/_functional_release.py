@@ -40,8 +40,9 @@ RIDGE_GUARD = 3.0
 #: share of the budget after the bounds spent on the private mean and variance of the
 #: target (with an intercept): CENTRE_SCALE / (n epsilon), at least CENTRE_SHARE_MIN; at
 #: n epsilon <= CENTRE_SCALE the whole budget goes to the mean (the model is the private
-#: mean). Issue 31: the error of the mean must stay small against the target's spread
-#: even for a skewed count declared far wider than it spreads (Notes of DPLinearRegression)
+#: mean). Introduced so that the default works on small tables: the error of the mean
+#: must stay small against the target's spread even for a skewed count declared far wider
+#: than it spreads (Notes of DPLinearRegression)
 CENTRE_SCALE = 50.0
 CENTRE_SHARE_MIN = 0.05
 #: the ridge's nominal squared norm of the scaled coefficients is VARIANCE_RATIO times the
