@@ -15,7 +15,7 @@ conversion) the table prints:
 
 Then the time of ``calibrate_noise_multiplier`` (default grid) for a few targets.
 
-Then the PLD accountant (``accountant="pld"``, issue 19) on the issue's table and the
+Then the PLD accountant (``accountant="pld"``) on four usual DP-SGD settings and the
 same grid: skdp's RDP epsilon (default grid), skdp's PLD epsilon alone, dp-accounting's
 PLD (``value_discretization_interval=1e-4``), their relative difference, how much
 tighter than RDP the PLD is, and the times; then PLD calibration times (run it under
@@ -82,7 +82,7 @@ def dpacc_pld_eps(sigma, q, steps, vdi=1e-4):
     return acc.get_epsilon(DELTA)
 
 
-# issue 19's table (q, sigma, T)
+# four usual DP-SGD settings (q, sigma, T)
 ISSUE_ROWS = [(0.001, 0.8, 1000), (0.01, 1.1, 1000), (0.004267, 1.0151, 14062), (0.04, 1.5, 2250)]
 
 

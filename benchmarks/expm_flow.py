@@ -1,5 +1,5 @@
-"""ExpMFlowClassifier against non-private and DP-SGD logistic regression (issue 19 items 3-4),
-and the flow-sampled mechanism's measured tail privacy loss.
+"""ExpMFlowClassifier against non-private and DP-SGD logistic regression, and the
+flow-sampled mechanism's measured tail privacy loss.
 
 **Utility and time** (default mode). Every model sees the same features, scaled to ``[-1, 1]``
 by *public* bounds (the simulators' declared boxes), and is fitted with its defaults from
@@ -23,7 +23,7 @@ n >= 2,000 ships with scikit-learn; the two statsmodels tables are skipped when 
 is not installed):
 
 * ``logit-d`` (d = 5, 10, 20): a logistic simulator with features uniform on the public box
-  ``[-1, 1]^d``, true coefficients of norm 3, n = 3,900 (d = 5, the issue's shape), 2,000
+  ``[-1, 1]^d``, true coefficients of norm 3, n = 3,900 (d = 5, the target's shape), 2,000
   (d = 10) and 10,000 (d = 20) training rows, 2,000 test rows;
 * ``repeated``: :func:`skdp.datasets.make_nonlinear_repeated_measures` (n = 6,000, 75/25
   split), 4 covariates on their public box, label = mean response above a public
@@ -93,7 +93,7 @@ to DP-SGD at eps = 0.1 is the mechanism's, not the flow's (doc/expm_flow_privacy
 
 Reading of the simulator run (``expm-mono`` minus DP-SGD, median AUC). eps = 10: >= 0 on
 all four data sets. eps = 1:
-+0.004 (``logit-20``), 0.000 (``repeated``), -0.001 (``logit-5``, n = 3,900, the issue's
++0.004 (``logit-20``), 0.000 (``repeated``), -0.001 (``logit-5``, n = 3,900, the target's
 shape), -0.007 (``logit-10``, n = 2,000, d = 10). eps = 0.1: +0.003 (``repeated``), +0.001
 (``logit-20``), -0.003 (``logit-5``), -0.025 (``logit-10``). So the target (at least DP-SGD
 at every n >= 2,000) is met by ``expm-mono`` at eps = 10, nearly at eps = 1, and not at

@@ -1,4 +1,4 @@
-"""DPFlowVI as a Bayesian logistic regression (issue 19 item 4): time and test AUC against
+"""DPFlowVI as a Bayesian logistic regression: time and test AUC against
 DP-SGD and non-private logistic regression, measured in the same run.
 
 Data: the logistic simulators of ``benchmarks/expm_flow.py`` (features uniform on the public
@@ -69,7 +69,7 @@ gradient with features in ``[-1, 1]``: public model knowledge, not read from the
     load average at end=(7.25, 8.15, 9.31)
 
 Reading. Every default DPFlowVI fit took under 45 s (n = 10,000, d = 20, load about 8;
-under 8 s at n <= 4,500); the issue measured 6-12 minutes for its table at the previous
+under 8 s at n <= 4,500); 6-12 minutes had been measured on such a table at the previous
 default of 2,000 steps. At its default clipping norm (10, the paper's) DPFlowVI is within
 0.002 of DP-SGD on ``logit-5`` and ``logit-20`` (ahead on both), 0.004 behind on
 ``repeated`` and 0.04 behind at n = 2,000, d = 10 (0.793 vs 0.832). With a clipping norm

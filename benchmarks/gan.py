@@ -1,6 +1,6 @@
 """DPGANSynthesizer: the current defaults against the previous ones and smartnoise's MST.
 
-Issue 18's target for the GAN: train-on-synthetic-test-on-real (TSTR) AUC at least
+The target for the GAN: train-on-synthetic-test-on-real (TSTR) AUC at least
 smartnoise-synth MST's at epsilon = 10 (median over seeds), and a default fit on a
 10,000 x 10 table within 60 s on one CPU core.
 

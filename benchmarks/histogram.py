@@ -19,14 +19,14 @@ from domain knowledge. For epsilon in {0.1, 1, 10} and ``--seeds`` seeds we repo
   tested on the real test rows, next to train-on-real (TRTR) and the majority class.
 
 Part 3 -- integer columns and within-bin draws (``--only integers``), before and after
-one bin per value for small integer domains and uniform draws within bins (issue 18):
+one bin per value for small integer domains and uniform draws within bins:
 
 * ``before``: ``representative="midpoint", max_integer_levels=0`` (the previous
   defaults: Lei's groups for every integer column, bin midpoints);
 * ``uniform``: ``max_integer_levels=0`` (Lei's groups, values uniform within the bin);
 * ``after``: the defaults (one bin per value where the noise budget allows, uniform).
 
-Data: ``clinical7``, a simulated 7-column clinical table as in the issue (5,000 rows:
+Data: ``clinical7``, a simulated 7-column clinical table (5,000 rows:
 integer age 18-90, sex, BMI, systolic blood pressure, smoker, a 10-level integer visit
 count 0-9 that depends on the outcome, and the binary outcome); ``clinical13`` (the same
 plus diabetes, cholesterol, a 5-level region and three more integer columns: stage 1-5,

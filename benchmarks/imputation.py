@@ -1,4 +1,4 @@
-"""DP mean imputation against a public constant (issue 31 item 8).
+"""DP mean imputation against a public constant.
 
 When is ``DPSimpleImputer(strategy="mean")`` (a noisy mean at a share of the budget) worth
 it over ``strategy="constant"`` (a public fill value, free)? Two public tables with

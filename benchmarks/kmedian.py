@@ -9,7 +9,7 @@ see ``--replicates``), and wall-clock time per fit.
 
 Tables
 ------
-E (issue 19)   SubsampledExpMedian from a user's defaults vs diffprivlib's KMeans (below).
+E              SubsampledExpMedian from a user's defaults vs diffprivlib's KMeans (below).
 A (Fig. 8.3a)  k = 2: cost vs epsilon in {0.1, 1, 10, 100} for n = 100 and 1000.
 B (Fig. 8.3b)  n = 1000, epsilon = 1: cost vs k in {2, 4, 8, 16}.
 C (Fig. 8.3c/d) n = 1000, k = 2, epsilon = 1: cost vs m (ssem, ssem k++), em as reference.
@@ -70,7 +70,7 @@ so the times in table D are inflated and only their ratios matter)::
 
     (total 958 s, 20 replicates)
 
-Table E (issue 19 §5): ``SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1))``
+Table E: ``SubsampledExpMedian(n_clusters=k, epsilon=eps, bounds=(0, 1))``
 and nothing else ("SSEM default"; "SSEM L1" adds ``metric="manhattan"``, the metric
 scored) against diffprivlib 0.6.6's ``KMeans`` with the same public box, run through
 ``subprocess`` in a venv with scikit-learn 1.5.2 (``DPL_PYTHON``, default
@@ -263,7 +263,7 @@ def table_d(R, ns):
 
 
 # --------------------------------------------------------------------------- table E
-# SubsampledExpMedian from a user's defaults against diffprivlib's KMeans (issue 19 §5)
+# SubsampledExpMedian from a user's defaults against diffprivlib's KMeans
 
 DPL_PYTHON = os.environ.get("DPL_PYTHON", "/tmp/dplvenv/bin/python")
 

@@ -1,11 +1,11 @@
 """Benchmark of DPLinearRegression: utility against OLS, the previous default and
-diffprivlib (issue 19 §2), and fit time.
+diffprivlib, and fit time.
 
 Part 1 -- utility grid. Test R^2, median and 10th percentile over ``--seeds`` seeds (each
 seed: new data or a new train/test split, and new noise), for
 
 * ``OLS``: non-private least squares on the same split;
-* ``previous``: skdp's previous default (before issue 19), reproduced in
+* ``previous``: skdp's previous default (before the adaptive ridge), reproduced in
   :func:`previous_default`: Zhang et al.'s release of all ``d'^2 + d'`` coefficients with
   Laplace noise of scale ``(d'^2 + 2 d') / eps`` and the ridge ``5 sqrt(2)`` scale;
 * ``skdp``: ``DPLinearRegression()`` defaults (pure eps: Laplace release of the distinct
@@ -27,7 +27,7 @@ Every model gets the same public bounds (declared, never read off the data):
   ``bounds_y = 20 +- 4 sd(y)`` from the generator's coefficients;
 * ``loose``: correlated (0.3) features concentrated in a loose public box (``50 + 12.5 Z``
   in ``(0, 100)``), ``y`` linear with ``R^2 = 0.986``, ``bounds_y`` the range of the
-  linear map over the box: built to reproduce the issue's 9,000-row, 3-feature example
+  linear map over the box: built to reproduce a reported 9,000-row, 3-feature example
   (previous default 0.90 at eps=1 and 0.31 at eps=0.1, against 0.895 and 0.353 there);
 * ``nonlin``: :func:`skdp.datasets.make_nonlinear_repeated_measures` (Su et al. 2023): the
   4 covariates on their public box ``(0, a_j)``, target the mean of the 5 measurements,
@@ -208,7 +208,7 @@ def settings(quick):
     ns = (1000, 5000) if quick else (1000, 5000, 20000)
     ds = (1, 3, 5) if quick else (1, 3, 5, 10)
     out = [(p, n, d) for p in ("box", "mkreg", "loose") for n in ns for d in ds]
-    out += [("loose", 9000, 3)]  # the issue's example
+    out += [("loose", 9000, 3)]  # the reported example
     out += [("nonlin", n, 4) for n in ns] + [("diabetes", 331, 10)]
     if statsmodels_table("randhie") is not None:
         out += [("randhie", 16152, 5), ("randhie", 16152, 2)]
@@ -219,7 +219,7 @@ def settings(quick):
 
 # --------------------------------------------------------------- previous default
 def previous_default(X, y, bx, by, eps, seed):
-    """skdp's DPLinearRegression before issue 19 (declared bounds): Laplace noise of
+    """skdp's DPLinearRegression before the adaptive ridge (declared bounds): Laplace noise of
     scale ``(d'^2 + 2d') / eps`` on every entry of ``X~^T X~`` and of ``-2 X~^T y~``,
     symmetrisation, ridge ``5 sqrt(2)`` scale, trimmed closed-form minimiser.
     Returns ``(coef, intercept)``."""
@@ -357,8 +357,8 @@ def _cell(v):
 
 
 def flags(problem, n, d, eps, r):
-    """``<prev``: skdp's median below the previous default's. Where the issue sets a
-    target (n >= 5000, d <= 5): ``ok``, or what misses (``OLS-x``: x below OLS at
+    """``<prev``: skdp's median below the previous default's. Where a target is
+    set (n >= 5000, d <= 5): ``ok``, or what misses (``OLS-x``: x below OLS at
     eps=1; ``p10<0``: 10th percentile below 0 at eps=0.1; ``miss``: median below the
     previous default's). ``G``/``L``: whether the Gaussian or the Laplace release has
     the higher median."""

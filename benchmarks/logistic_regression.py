@@ -1,5 +1,5 @@
 """Benchmark of DPLogisticRegression's mechanisms and of the rule that chooses between
-them (issue 31 item 2), with its peers optional (issue 21 item 5): test AUC on public
+them, with its peers optional: test AUC on public
 binary tables of 225-4,774 training rows, every model at the same epsilon, side by side
 in one run.
 
@@ -8,7 +8,7 @@ mapped onto ``[-1, 1]`` by those bounds, rows of L2 norm at most ``sqrt(p)``):
 
 * ``sklearn``: non-private ``LogisticRegression`` (C=1) on the scaled features;
 * ``objective``: ``DPLogisticRegression(epsilon, mechanism="objective", delta=0)``:
-  objective perturbation, pure epsilon-DP (the default before issue 31);
+  objective perturbation, pure epsilon-DP (the default before ``mechanism="auto"``);
 * ``dpsgd``: ``DPLogisticRegression(epsilon, delta=1e-5, mechanism="dpsgd")``: DP-SGD on
   skdp's engine (:func:`skdp.training.train_dpsgd`: Poisson sampling, clipping 1, PLD
   accountant, 300 steps, expected batch 64, Adam lr 0.05, zero init) on the features
@@ -20,7 +20,7 @@ mapped onto ``[-1, 1]`` by those bounds, rows of L2 norm at most ``sqrt(p)``):
   noise is an independent draw of the chosen mechanism (skdp hashes the parameters into
   the seed), not a copy of that row;
 * ``skdp-KST`` (optional): objective perturbation with the ridge rule of the release
-  before issue 21, ``max(1 / C, 0.25 / (e^(eps/2) - 1))``;
+  before the tuned ridge, ``max(1 / C, 0.25 / (e^(eps/2) - 1))``;
 * ``opacus`` (optional): the same network, loss and optimiser with Opacus'
   ``PrivacyEngine.make_private_with_epsilon`` (Poisson sampling, clipping 1, its default
   accountant, ``delta = 1e-5``, batch 64, ``epochs = max(1, round(300 / batches))``),
@@ -382,7 +382,7 @@ def _metrics(y, score):
 def _skdp(model, eps, lo, hi, seed):
     """The skdp variant ``model`` at ``eps`` (every other parameter at its default)."""
     kw = {"epsilon": eps, "classes": [0, 1], "bounds_X": (lo, hi), "random_state": seed}
-    if model == "objective":  # pure epsilon-DP, the default before issue 31
+    if model == "objective":  # pure epsilon-DP, the default before mechanism="auto"
         return DPLogisticRegression(mechanism="objective", delta=0.0, **kw)
     if model == "dpsgd":
         return DPLogisticRegression(mechanism="dpsgd", delta=DELTA_SGD, **kw)

@@ -1,4 +1,4 @@
-"""Benchmark: a search under one total against no search (issue 31 item 4).
+"""Benchmark: a search under one total against no search.
 
 Does tuning pay when the search and the untuned model are charged the same total? And
 how far is ``best_score_`` (the maximum of the candidates' noisy scores) from the

@@ -217,7 +217,7 @@ def evaluate(train, syn, test, cats, regression):
 
 def timing(epsilons):
     """Fit time of every skdp synthesizer at its defaults on the 10,000-row, 10-column
-    simulated clinical table (the issue's ceiling: 60 s on one core)."""
+    simulated clinical table (the ceiling: 60 s on one core)."""
     import torch
 
     df, bounds, cats = DATASETS["clinical"](n=10_000)

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: The TF-Privacy order grid (as used by Torfi et al. 2022) united with the integers
-#: 2..256 (the grid of Su et al. 2023) and the orders 2.0, 2.1, ..., 11.9 (issue 19: the optimum
+#: 2..256 (the grid of Su et al. 2023) and the orders 2.0, 2.1, ..., 11.9 (the optimum
 #: of the usual DP-SGD settings often lies between two integers, e.g. alpha ~ 8.6 at
 #: q=0.001, sigma=0.8), sorted, as float64.
 DEFAULT_ORDERS = np.unique(

@@ -174,7 +174,7 @@ def _draft_schema(df, *, from_data, missing=False):
     kind from each dtype's *family* only (bool -> binary, text -> categorical). A numeric
     column's kind is a ``null`` placeholder like its bounds: whether pandas read it as
     integer or float depends on whether every value is whole, so one record would change
-    it (issue 30 item 2). No dtypes are written; the output dtypes follow the kinds
+    it. No dtypes are written; the output dtypes follow the kinds
     (integer -> int64, continuous -> float64). With ``from_data`` the kinds come from the
     dtypes, the bounds and levels from the values, and the draft is marked
     ``"data_derived": true``. With ``missing`` every column declares a missing level

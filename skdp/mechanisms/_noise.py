@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _as_value(value):
-    arr = as_float_array(value, name="value")  # no cell in the message (issue 30)
+    arr = as_float_array(value, name="value")  # no cell in the message
     if not np.all(np.isfinite(arr)):
         raise ValueError("value contains NaN or infinity")
     return arr

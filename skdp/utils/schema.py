@@ -26,11 +26,10 @@ Where the metadata come from (:doc:`privacy_guarantees`, "Metadata"):
   (bool -> binary with the levels ``{False, True}`` that the dtype itself fixes; pandas
   ``Categorical``, object/string -> categorical; any number -> continuous), never from
   values. An integer dtype does not make a column ``"integer"``: pandas makes a column
-  int64 only when every value is whole, so that split is a fact of the values (issue 30
-  item 2). Declare ``"integer"``, or opt in with ``column_types="data"`` (warns; not
-  private). Output dtypes follow the kinds (integer -> int64, continuous -> float64,
-  levels -> the dtype that holds the declared levels; a ``category``, string or bool
-  input keeps its dtype);
+  int64 only when every value is whole, so that split is a fact of the values. Declare
+  ``"integer"``, or opt in with ``column_types="data"`` (warns; not private). Output
+  dtypes follow the kinds (integer -> int64, continuous -> float64, levels -> the dtype
+  that holds the declared levels; a ``category``, string or bool input keeps its dtype);
 * a schema whose metadata were read off the data (any ``"data"`` opt-in) is marked
   ``data_derived``; an estimator given it through ``schema=`` reports a non-private fit;
 * bounds are declared (``{column: (lo, hi)}``, a ``(lo, hi)`` pair for every numeric
@@ -42,8 +41,8 @@ Where the metadata come from (:doc:`privacy_guarantees`, "Metadata"):
   ``ValueError``, unless the user opts in with ``categories="data"`` (warns). A pandas
   ``CategoricalDtype`` does *not* count as declared: ``df.astype("category")`` builds
   its categories from the private rows, so one extra row with a rare level would change
-  the schema, the encoding width and the dtype of every synthetic sample (issue 15
-  item 4). Only the dtype's ``ordered`` flag is kept.
+  the schema, the encoding width and the dtype of every synthetic sample. Only the
+  dtype's ``ordered`` flag is kept.
 
 Error messages name the column, never a value.
 

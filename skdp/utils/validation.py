@@ -16,7 +16,7 @@ The rules (:doc:`privacy_guarantees`, "Metadata"):
 * NaN and inf always raise ``ValueError``; dates and durations (``datetime64``,
   ``timedelta64``, tz-aware pandas dates) raise ``TypeError`` naming the column
   (:func:`check_no_datetime`): numpy would read them as nanosecond counts.
-* No error message carries a data value (issue 15 item 8): scikit-learn's and numpy's
+* No error message carries a data value (it would reach shared logs): scikit-learn's and numpy's
   conversion errors print the offending array or cell ("Expected 2D array ...
   array=[...]", "could not convert string to float: '<cell>'", "Complex data not
   supported [[...]]"). :func:`validate_data`, :func:`check_array` and

@@ -161,7 +161,7 @@ def fit_reverse_kl(
             loss = (log_q - log_density(theta)).mean()
             if not torch.isfinite(loss):
                 # a parameter choice (an overflowing step), not a data fact: the flow
-                # diverged. ValueError, as for any bad parameter (issue 30)
+                # diverged. ValueError, as for any bad parameter
                 raise ValueError(
                     f"the reverse-KL fit diverged at step {step + 1} (its loss is not "
                     "finite): lower learning_rate, or use dtype='float64'"

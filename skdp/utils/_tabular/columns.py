@@ -157,7 +157,7 @@ class ColumnSpec:
             raise ValueError(f"column {_label(self.name)}: a numeric column has no categories")
 
     def _numeric_dtype_follows_kind(self):
-        """A numeric column's output dtype is in its kind's family (issue 30 item 2): the
+        """A numeric column's output dtype is in its kind's family: the
         declared kind decides, never a dtype pandas inferred from the values."""
         if self.kind not in NUMERIC_KINDS or self.dtype is None:
             return
@@ -283,7 +283,7 @@ def structural_kind(dtype) -> str:
     value outside it (a word in a numeric column, a third level in a bool column) is
     outside the table's domain and is refused. Whether a numeric column is integer or
     float is *not* used: :func:`pandas.read_csv` makes a column ``int64`` only when every
-    value is whole, so one record would change the kind (issue 30 item 2). Declare
+    value is whole, so one record would change the kind. Declare
     ``"integer"`` in ``column_types``, or opt in with ``column_types="data"``
     (:func:`kind_from_dtype`, not private).
     """
