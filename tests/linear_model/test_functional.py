@@ -120,7 +120,7 @@ def test_noise_scale_depends_only_on_d_and_epsilon():
     """Invariant 2: noise_scale_ == Delta / epsilon_objective with the stated Delta."""
     for p, eps in [(1, 0.5), (3, 1.0), (10, 3.0)]:
         X, y = _data(200, p)
-        reg = _fit(X, y, epsilon=eps)
+        reg = _fit(X, y, epsilon=eps, delta=0.0)  # the Laplace release
         d = p + 1
         w = reg.target_weight_
         assert w == _target_weight(p)
@@ -136,12 +136,12 @@ def test_noise_scale_depends_only_on_d_and_epsilon():
         assert reg.eigenvalue_noise_scale_ == pytest.approx(d / (EIGENVALUE_SHARE * eps_stats))
         assert reg.epsilon_spent_ == eps and reg.delta_spent_ == 0.0
         assert reg.privacy_guarantee_ == "exact"
-        zhang = _fit(X, y, epsilon=eps, regularization="zhang")
+        zhang = _fit(X, y, epsilon=eps, regularization="zhang", delta=0.0)
         eps_z = eps - zhang.privacy_breakdown_["centre"]
         assert zhang.noise_scale_ == pytest.approx(zhang.sensitivity_ / eps_z, rel=1e-12)
         assert zhang.regularization_ == pytest.approx(5 * math.sqrt(2) * zhang.noise_scale_)
         assert zhang.min_eigenvalue_ is None and zhang.eigenvalue_noise_scale_ == 0.0
-    reg = _fit(*_data(200, 3), fit_intercept=False)
+    reg = _fit(*_data(200, 3), fit_intercept=False, delta=0.0)
     w = _target_weight(3, fit_intercept=False)
     assert reg.sensitivity_ == pytest.approx(3 * 4 / 2 + w * 3)
     assert reg.eigenvalue_sensitivity_ == 3
@@ -322,7 +322,7 @@ def test_sample_weight_rejected():
 
 def test_missing_bounds_are_estimated_privately_within_the_budget():
     X, y = _data(3000, 2)
-    reg = DPLinearRegression(epsilon=2.0, random_state=0).fit(X, y)
+    reg = DPLinearRegression(epsilon=2.0, delta=0.0, random_state=0).fit(X, y)
     assert reg.epsilon_spent_ == 2.0
     assert reg.privacy_breakdown_["bounds"] > 0
     assert sum(reg.privacy_breakdown_.values()) == pytest.approx(2.0)
@@ -675,6 +675,7 @@ def test_release_noise_has_the_stated_scale_and_the_shift_its_coverage(gaussian)
 def test_privacy_breakdown_sums_to_the_budget():
     X, y = _data(2000, 3)
     for kw in (
+        {"delta": 0.0},
         {},
         {"regularization": "zhang"},
         {"regularization": 1.0},
@@ -702,13 +703,16 @@ def test_privacy_breakdown_sums_to_the_budget():
                 assert reg.min_eigenvalue_ >= 0.0
             else:
                 assert parts["eigenvalue"] == 0.0 and reg.min_eigenvalue_ is None
-            assert reg.delta_spent_ == kw.get("delta", 0.0)
+            # the default delta (1e-5 < 1 / n) is spent only where "auto" ran the
+            # Gaussian release
+            gaussian = reg.mechanism_ == "gaussian"
+            assert reg.delta_spent_ == (kw.get("delta", 1e-5) if gaussian else 0.0)
 
 
 def test_gaussian_mechanism_parameters():
     X, y = _data(500, 2)
     with pytest.raises(ValueError, match="delta > 0"):
-        _fit(X, y, mechanism="gaussian")
+        _fit(X, y, mechanism="gaussian", delta=0.0)
     with pytest.raises(ValueError, match="secure_mode"):
         _fit(X, y, mechanism="gaussian", delta=1e-6, secure_mode=True)
     with pytest.raises(ValueError):
@@ -721,7 +725,16 @@ def test_gaussian_mechanism_parameters():
     assert _fit(X, y, mechanism="functional", delta=1e-6).delta_spent_ == 0.0
     # mechanism="auto" (the default) is the Laplace release without delta, and with
     # delta the release whose Gram entry has the smaller noise (a public rule)
-    assert _fit(X, y).mechanism_ == "functional"
+    assert _fit(X, y, delta=0.0).mechanism_ == "functional"
+    # the default delta=1e-5 (< 1 / 500) lets it pick the Gaussian release at p = 2
+    default = _fit(X, y)
+    assert default.mechanism_ == "gaussian" and default.delta_spent_ == 1e-5
+    # a delta that is no meaningful promise at this n (>= 1 / n): the Laplace release,
+    # no delta spent and no warning (a public rule of n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big_delta = _fit(X, y, delta=1.0 / 400)
+    assert big_delta.mechanism_ == "functional" and big_delta.delta_spent_ == 0.0
     auto = _fit(X, y, delta=1e-6)
     assert auto.mechanism_ in ("functional", "gaussian")
     assert auto.delta_spent_ == (1e-6 if auto.mechanism_ == "gaussian" else 0.0)
@@ -793,22 +806,27 @@ def _skewed_count(n, seed):
     return X, y.astype(float), ((18.0, 0.0), (90.0, 1.0)), (0.0, 14.0)
 
 
-def test_skewed_count_mean_prediction_is_near_its_mean():
-    """Issue 31: the ridge shrinks towards a private mean of y, not the middle of
-    bounds_y: on 400 rows of a count declared 0-14 with mean about 0.25, the mean
-    prediction at epsilon = 1 is within 0.2 of the mean for every seed (measured 0.004-
-    0.16; the middle of bounds_y is 7, and the previous default predicted about 0.8 on
-    the issue's table)."""
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_skewed_count_mean_prediction_is_near_its_mean(delta):
+    """The ridge shrinks towards a private mean of y, not the middle of bounds_y: on
+    400 rows of a count declared 0-14 with mean about 0.25, the mean prediction at
+    epsilon = 1 is within 0.1 of the mean in the median over 10 seeds and within 0.45
+    for every seed (40 seeds measured: median 0.073 / 0.087, largest 0.32 / 0.41 for
+    the Laplace / the default Gaussian release); the middle of bounds_y is 7, and the
+    previous default predicted about 0.8 on a table of that shape."""
     errors = []
     for seed in range(10):
         X, y, bx, by = _skewed_count(400, seed)
-        reg = DPLinearRegression(epsilon=1.0, bounds_X=bx, bounds_y=by, random_state=seed)
+        reg = DPLinearRegression(
+            epsilon=1.0, delta=delta, bounds_X=bx, bounds_y=by, random_state=seed
+        )
         reg.fit(X, y)
+        assert reg.mechanism_ == ("functional" if delta == 0.0 else "gaussian")
         errors.append(abs(reg.predict(X).mean() - y.mean()))
         # the released centre: Laplace of scale 1.5 / (0.125 n) in scaled units (0.21 here)
         assert abs(reg.target_centre_ - y.mean()) < 1.0
     assert y.mean() < 0.5
-    assert np.median(errors) < 0.1 and max(errors) < 0.2
+    assert np.median(errors) < 0.1 and max(errors) < 0.45
 
 
 def test_centring_facts_add_up():
@@ -819,7 +837,7 @@ def test_centring_facts_add_up():
 
     X, y = _data(1000, 3)
     for eps in (0.02, 0.3, 1.0, 5.0):
-        reg = _fit(X, y, epsilon=eps)
+        reg = _fit(X, y, epsilon=eps, delta=0.0)
         share = min(1.0, max(0.05, 50.0 / (1000 * eps)))
         parts = reg.privacy_breakdown_
         assert parts["centre"] == pytest.approx(share * eps, rel=1e-12)
