@@ -1,5 +1,8 @@
 """Test configuration: hypothesis profiles and shared fixtures.
 
+Shared plain helpers (fast estimator settings, simulated tables) are in
+``tests/_fixtures.py``.
+
 Hypothesis profiles, chosen with the environment variable ``SKDP_HYPOTHESIS_PROFILE``:
 
 * ``ci`` (default): few examples, no deadline -- keeps the default run fast.
@@ -10,6 +13,7 @@ Hypothesis profiles, chosen with the environment variable ``SKDP_HYPOTHESIS_PROF
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -54,3 +58,32 @@ def coupled_noise(monkeypatch):
             monkeypatch.setattr(module, "fit_streams", streams)
 
     return apply
+
+
+@contextlib.contextmanager
+def _torch_threads(n):
+    """torch's global intra-op thread count set to ``n``, restored on exit."""
+    torch = pytest.importorskip("torch")
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        torch.set_num_threads(old)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test: tiny nets run far faster on one thread (and do not
+    fight other processes for a shared CPU). Modules use it with
+    ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    with _torch_threads(1):
+        yield
+
+
+@pytest.fixture
+def three_threads():
+    """A global torch thread count that no default picks (for ``n_jobs`` tests); restored
+    after the test."""
+    with _torch_threads(3) as n:
+        yield n

@@ -23,9 +23,5 @@ def tgen():
 
 
 @pytest.fixture(autouse=True)
-def _single_torch_thread():
+def _single_torch_thread(one_torch_thread):
     """Tiny tensors: one intra-op thread is faster and avoids oversubscribing a shared CPU."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)

@@ -294,16 +294,6 @@ def test_options_fit_and_predict(kw):
 
 
 # ------------------------------------------------------------- torch threads (n_jobs)
-@pytest.fixture
-def three_threads():
-    """A global thread count that no default picks; restored after the test."""
-    torch = pytest.importorskip("torch")
-    old = torch.get_num_threads()
-    torch.set_num_threads(3)
-    yield 3
-    torch.set_num_threads(old)
-
-
 @pytest.mark.parametrize("cls", [ExpMFlowClassifier, ExpMFlowRegressor])
 def test_n_jobs_sets_the_threads_of_training_and_restores_them(cls, monkeypatch, three_threads):
     import torch

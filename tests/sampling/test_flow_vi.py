@@ -460,15 +460,6 @@ def test_nonlinear_model_dp_vi_shape():
 
 
 # ------------------------------------------------------------- torch threads (n_jobs)
-@pytest.fixture
-def three_threads():
-    """A global thread count that no default picks; restored after the test."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(3)
-    yield 3
-    torch.set_num_threads(old)
-
-
 def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
     from skdp.training import _privatizer
 

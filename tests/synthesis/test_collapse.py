@@ -20,11 +20,10 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from skdp.discovery import all_estimators
+from tests._fixtures import clinical_table, collapse_problems
 
 TABLE_SYNTHESIZERS = {
     name: cls
@@ -33,60 +32,6 @@ TABLE_SYNTHESIZERS = {
 }
 #: Fewer steps in the fast profile only (the default schedule is checked in the slow test).
 FAST_OVERRIDES = {"DPGANSynthesizer": {"n_iter": 100}, "DPFlowDensity": {"n_iter": 50}}
-REGIONS = list("NSEWC")
-
-
-def clinical_table(n, seed=0):
-    """The 10-column mixed table of the report (as ``benchmarks/marginal.py``'s
-    ``clinical``): integer age, sex, BMI, smoker, blood pressure, a rare binary (diabetes,
-    ~8 %), cholesterol, a 5-level region (one level ~10 %), a visit count and a rare
-    outcome (~5 %). At n = 3,000 and seed 0 the GAN's old defaults returned an outcome
-    that was 100 % one class and a constant diabetes column, even at ``epsilon=inf``."""
-    rng = np.random.default_rng(seed)
-    age = rng.integers(18, 91, n)
-    bmi = np.clip(rng.normal(24 + 0.05 * (age - 50), 4, n), 15, 50)
-    smoker = rng.random(n) < 0.25
-    sbp = np.clip(100 + 0.5 * age + 0.8 * (bmi - 25) + 5 * smoker + rng.normal(0, 10, n), 80, 220)
-    diab = rng.random(n) < 1 / (1 + np.exp(-(bmi - 32) / 2))
-    logit = -4 + 0.04 * (age - 50) + 0.03 * (sbp - 130) + 1.0 * smoker + 1.2 * diab
-    outcome = rng.random(n) < 1 / (1 + np.exp(-logit))
-    df = pd.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(["F", "M"], n),
-            "bmi": bmi,
-            "smoker": smoker,
-            "sbp": sbp,
-            "diabetes": diab,
-            "chol": np.clip(rng.normal(5 + 0.02 * (age - 50) + 0.3 * diab, 1.0), 2, 10),
-            "region": rng.choice(REGIONS, n, p=[0.3, 0.2, 0.2, 0.2, 0.1]),
-            "visits": np.clip(rng.poisson(2 + 5 * outcome), 0, 9),
-            "outcome": outcome,
-        }
-    )
-    bounds = {
-        "age": (18, 90),
-        "bmi": (15.0, 50.0),
-        "sbp": (80.0, 220.0),
-        "chol": (2.0, 10.0),
-        "visits": (0, 9),
-    }
-    return df, bounds, {"sex": ["F", "M"], "region": REGIONS}
-
-
-def collapse_problems(real, syn, *, min_share=0.05):
-    """Human-readable collapse findings (empty when there is none)."""
-    problems = []
-    for c in real.columns:
-        r, s = real[c], syn[c]
-        if r.nunique() > 1 and s.nunique() <= 1:
-            problems.append(f"column {c!r} is constant")
-        if r.dtype == bool or not pd.api.types.is_numeric_dtype(r):
-            shares = r.value_counts(normalize=True)
-            missing = [v for v, p in shares.items() if p >= min_share and not (s == v).any()]
-            if missing:
-                problems.append(f"column {c!r} lacks levels {missing}")
-    return problems
 
 
 def _fit_sample(cls, df, bounds, cats, epsilon, overrides, n_samples=2000):

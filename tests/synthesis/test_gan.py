@@ -22,28 +22,12 @@ from skdp.synthesis._gan import _nets as nets
 from skdp.synthesis._gan._losses import gan_losses
 from skdp.training import check_per_record_module
 from skdp.utils import _random
+from tests._fixtures import GAN_FAST
 
-FAST = dict(
-    hidden_size=8,
-    latent_dim=4,
-    code_dim=4,
-    n_iter=4,
-    n_iter_autoencoder=4,
-    batch_size=20,
-    n_critic=2,
-    device="cpu",
-    dtype="float64",
-    random_state=0,
-)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny nets run far faster on one thread (and do not fight other processes)."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+FAST = {**GAN_FAST, "n_iter": 4, "n_iter_autoencoder": 4, "n_critic": 2}
 
 
 def _numeric(n=120, seed=0):
@@ -577,15 +561,6 @@ GAN_TEST_PARAMS = dict(
 
 
 # ------------------------------------------------------------- torch threads (n_jobs)
-@pytest.fixture
-def three_threads():
-    """A global thread count that no default picks (after _one_thread); restored."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(3)
-    yield 3
-    torch.set_num_threads(old)
-
-
 def test_n_jobs_sets_the_threads_of_training_and_restores_them(monkeypatch, three_threads):
     seen = []
     real = _training.GANTraining.train_gan

@@ -13,27 +13,9 @@ import pytest
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.metrics import marginal_total_variation
 from skdp.synthesis import DPMarginalSynthesizer, marginal_n_bins
-
-BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0), "visits": (0, 9)}
-CATS = {"sex": ["F", "M"], "blood": ["A", "B", "AB", "O"]}
-
-
-def _frame(n=2000, seed=0):
-    """A small clinical table with strong pairwise dependences."""
-    rng = np.random.default_rng(seed)
-    age = rng.integers(20, 85, size=n)
-    outcome = rng.random(n) < 1 / (1 + np.exp(-(age - 60) / 8))
-    return pd.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(["F", "M"], size=n),
-            "bmi": np.clip(rng.normal(22 + age / 10, 3), 15, 50),
-            "blood": rng.choice(["A", "B", "AB", "O"], size=n, p=[0.4, 0.1, 0.05, 0.45]),
-            "smoker": rng.random(n) < 0.3,
-            "visits": np.clip(rng.poisson(1 + 6 * outcome), 0, 9),
-            "outcome": outcome,
-        }
-    )
+from tests._fixtures import CLINICAL_BOUNDS as BOUNDS
+from tests._fixtures import CLINICAL_CATS as CATS
+from tests._fixtures import clinical_frame as _frame
 
 
 def _synth(**kw):

@@ -28,26 +28,10 @@ from skdp.synthesis._marginal_aim import (
     select_admissible,
 )
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
-
-BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0), "visits": (0, 9)}
-CATS = {"sex": ["F", "M"], "blood": ["A", "B", "AB", "O"]}
-
-
-def _frame(n=2000, seed=0):
-    rng = np.random.default_rng(seed)
-    age = rng.integers(20, 85, size=n)
-    outcome = rng.random(n) < 1 / (1 + np.exp(-(age - 60) / 8))
-    return pd.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(["F", "M"], size=n),
-            "bmi": np.clip(rng.normal(22 + age / 10, 3), 15, 50),
-            "blood": rng.choice(["A", "B", "AB", "O"], size=n, p=[0.4, 0.1, 0.05, 0.45]),
-            "smoker": rng.random(n) < 0.3,
-            "visits": np.clip(rng.poisson(1 + 6 * outcome), 0, 9),
-            "outcome": outcome,
-        }
-    )
+from tests._fixtures import CLINICAL_BOUNDS as BOUNDS
+from tests._fixtures import CLINICAL_CATS as CATS
+from tests._fixtures import clinical_frame as _frame
+from tests._fixtures import clinical_table, collapse_problems
 
 
 def _synth(**kw):
@@ -374,29 +358,17 @@ def test_three_column_dependency_is_kept_where_a_tree_cannot():
     assert hits["aim"] > 0.9
 
 
-def _collapse_module():
-    import importlib.util
-    import pathlib
-
-    path = pathlib.Path(__file__).resolve().parent / "test_collapse.py"
-    spec = importlib.util.spec_from_file_location("_skdp_test_collapse", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 # epsilon=inf on this table is also tests/synthesis/test_collapse.py's slow
 # test_no_collapse_at_defaults[DPMarginalSynthesizer-inf] (AIM is the default selection);
 # the default run keeps that file's 600-row epsilon=inf check
 @pytest.mark.parametrize("epsilon", [1.0, pytest.param(math.inf, marks=pytest.mark.slow)])
 def test_no_collapse_on_the_clinical_table(epsilon):
-    mod = _collapse_module()
-    df, bounds, cats = mod.clinical_table(3000, seed=0)
+    df, bounds, cats = clinical_table(3000, seed=0)
     s = DPMarginalSynthesizer(
         epsilon=epsilon, bounds=bounds, categories=cats, selection="aim", random_state=0
     ).fit(df)
     syn = s.sample(2000, random_state=1)
-    assert mod.collapse_problems(df, syn) == []
+    assert collapse_problems(df, syn) == []
 
 
 def test_quality_score_sensitivity_brute_force():

@@ -14,15 +14,6 @@ from skdp.utils._torch import (  # noqa: E402
 )
 
 
-@pytest.fixture
-def three_threads():
-    """A global count that no default would pick, restored after the test."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(3)
-    yield 3
-    torch.set_num_threads(old)
-
-
 def test_resolve_n_threads():
     assert resolve_n_threads(None, step_work=SMALL_STEP_WORK) == 1
     assert resolve_n_threads(None, step_work=SMALL_STEP_WORK + 1) is None

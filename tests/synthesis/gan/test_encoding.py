@@ -137,8 +137,8 @@ def test_decode_draws_bins_and_levels_from_the_generator_probabilities():
     assert (enc.decode(Z[:5])["visits"] == 5).all()
 
 
+@pytest.mark.usefixtures("one_torch_thread")
 def test_estimator_default_is_binned_and_keeps_no_seed_material():
-    torch.set_num_threads(1)
     df = _table(n=150)
     gan = DPGANSynthesizer(
         epsilon=10.0,
@@ -174,8 +174,8 @@ def test_estimator_default_is_binned_and_keeps_no_seed_material():
     assert gan.epsilon_spent_ <= 10.0
 
 
+@pytest.mark.usefixtures("one_torch_thread")
 def test_scaled_encoding_is_still_available():
-    torch.set_num_threads(1)
     df = _table(n=100)
     gan = DPGANSynthesizer(
         epsilon=10.0, bounds=BOUNDS, categories=CATS, numeric_encoding="scaled",

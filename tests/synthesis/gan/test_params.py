@@ -17,26 +17,9 @@ from skdp.exceptions import PrivacyLeakWarning
 from skdp.synthesis import DPGANSynthesizer
 from skdp.synthesis._gan import _fit, _training
 from skdp.synthesis._gan._losses import gan_losses
+from tests._fixtures import GAN_FAST
 
-FAST = dict(
-    hidden_size=8,
-    latent_dim=4,
-    code_dim=4,
-    n_iter=3,
-    batch_size=20,
-    n_critic=1,
-    device="cpu",
-    dtype="float64",
-    random_state=0,
-)
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _X(n=60):
@@ -71,12 +54,14 @@ def test_learning_rate_reaches_the_optimizers(monkeypatch):
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(_training.GANTraining, "__init__", spy)
-    DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"generator": 0.03}, **FAST).fit(
-        _X()
-    )
+    DPGANSynthesizer(
+        epsilon=2.0, bounds=(-4, 4), learning_rate={"generator": 0.03}, **GAN_FAST
+    ).fit(_X())
     assert (seen[-1].lr_generator, seen[-1].lr_critic) == (0.03, 1e-3)
     with pytest.raises(ValueError, match="learning_rate"):
-        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"g": 1.0}, **FAST).fit(_X())
+        DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), learning_rate={"g": 1.0}, **GAN_FAST).fit(
+            _X()
+        )
 
 
 def test_default_step_counts_come_from_public_n_and_batch_size():
@@ -134,7 +119,7 @@ def test_default_clipping_norm_is_per_private_module(monkeypatch):
         return real(module, loss_fn, **kw)
 
     monkeypatch.setattr(skdp.training, "DPSGDTrainer", recording)
-    kw = dict(epsilon=2.0, bounds=(-4, 4), autoencoder=True, n_iter_autoencoder=2, **FAST)
+    kw = dict(epsilon=2.0, bounds=(-4, 4), autoencoder=True, n_iter_autoencoder=2, **GAN_FAST)
     DPGANSynthesizer(**kw).fit(_X())
     assert seen == [1.0, pytest.approx(5 * 0.01)]  # autoencoder first, then the critic
     seen.clear()
@@ -145,7 +130,7 @@ def test_default_clipping_norm_is_per_private_module(monkeypatch):
 
 
 def test_fitted_vocabulary():
-    gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **FAST).fit(_X())
+    gan = DPGANSynthesizer(epsilon=2.0, bounds=(-4, 4), **GAN_FAST).fit(_X())
     assert isinstance(gan.n_iter_, int) and gan.n_iter_ == 3
     assert gan.n_iter_autoencoder_ == 0
     assert gan.loss_curve_.shape == (3,) and gan.loss_curve_.dtype == float
@@ -157,7 +142,7 @@ def test_fitted_vocabulary():
 def test_breakdown_of_a_data_opt_in_adds_up_to_inf():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        gan = DPGANSynthesizer(epsilon=2.0, bounds="data", **FAST).fit(_X())
+        gan = DPGANSynthesizer(epsilon=2.0, bounds="data", **GAN_FAST).fit(_X())
     assert gan.epsilon_spent_ == math.inf
     assert sum(gan.privacy_breakdown_.values()) == math.inf
     assert gan.privacy_breakdown_["nonprivate"] == math.inf
@@ -171,7 +156,7 @@ def test_sample_signature_and_one_return_type():
     X = pd.DataFrame(_X(), columns=["a", "b"])
     y = (X["a"] > 0).astype(int).to_numpy()
     gan = DPGANSynthesizer(
-        epsilon=2.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1], loss="gan", **FAST
+        epsilon=2.0, bounds=(-4, 4), conditional="acgan", classes=[0, 1], loss="gan", **GAN_FAST
     ).fit(X, y)
     S = gan.sample(5, random_state=0)  # a conditional model too: X only
     assert isinstance(S, pd.DataFrame) and list(S.columns) == ["a", "b"]
@@ -185,7 +170,9 @@ def test_checkpoint_selection_needs_acgan():
     from skdp.synthesis import CheckpointSelection
 
     with pytest.raises(ValueError, match="acgan"):
-        DPGANSynthesizer(epsilon=2.0, checkpoint_selection=CheckpointSelection(), **FAST).fit(_X())
+        DPGANSynthesizer(epsilon=2.0, checkpoint_selection=CheckpointSelection(), **GAN_FAST).fit(
+            _X()
+        )
 
 
 def test_losses_wgan_signs_and_gan_bce():
