@@ -1,11 +1,11 @@
-"""Benchmark of DPLinearRegression on small, wide public tables (issue 31 item 1).
+"""Benchmark of DPLinearRegression on small, wide public tables.
 
 Median test R^2 over ``--seeds`` seeds (each seed: a new random subsample of the training
 rows, the test rows, and new noise) at epsilon 0.5, 1 and 3, for
 
 * ``mean``: the private mean predictor, the clipped target's mean with Laplace noise and
   the whole epsilon (add/remove one row, ``n`` public: scale ``(hi - lo) / (2 n eps)``);
-* ``prev``: the default before issue 31 (Laplace release, adaptive ridge on the whole
+* ``prev``: the default before private centring (Laplace release, adaptive ridge on the whole
   augmented system, so shrinking towards the middle of ``bounds_y``), reproduced by the
   current code with the private centring switched off;
 * ``prev-G``: the same with ``mechanism="gaussian", delta=1/n^2``;
