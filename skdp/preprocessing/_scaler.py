@@ -13,13 +13,13 @@ from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
 from skdp.utils._random import fit_streams
-from skdp.utils._sklearn_compat import (
-    Interval,
-    _fit_context,
-    check_is_fitted,
+from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
+from skdp.utils.validation import (
+    check_array,
+    check_clip_bounds_declared,
+    clip_to_bounds,
     validate_data,
 )
-from skdp.utils.validation import check_array, check_clip_bounds_declared, clip_to_bounds
 
 __all__ = ["DPStandardScaler", "standard_scaler_sensitivities"]
 
