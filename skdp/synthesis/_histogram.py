@@ -569,7 +569,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             bins[c] = rng.integers(0, self._binners[c].n_levels, size=m)
         encoder = TabularEncoder(self.schema_, categorical="ordinal")
         codes = [
-            self._binners[c].values(bins[c], self.representative, rng) for c in self.schema_.names
+            self._binners[c].values(bins[c], rng, self.representative) for c in self.schema_.names
         ]
         return assemble(self.schema_, encoder.decode_codes(codes))
 

@@ -18,11 +18,10 @@ from skdp.mechanisms._discrete import (
 )
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.synthesis._missing import with_missing_level
+from skdp.utils._tabular.binning import ColumnBinner
 
 #: a flat cell index must fit in int64
 _MAX_DOMAIN = 2**62
-#: integer columns are binned exactly in int64: their bounds must lie within +-2**62
-MAX_INTEGER_BOUND = 2**62
 #: the most bins of one column (= the n_bins parameter's upper limit)
 _MAX_BINS_PER_COLUMN = 2**24
 #: lattice of noise="laplace" under secure_mode: exact multiples of 2^-10
@@ -53,89 +52,10 @@ def lei_n_bins(n_samples, n_dims):
     return max(1, math.ceil(1.0 / h))
 
 
-def integer_group_starts(name, lo, hi, k):
-    """Starts of ``k`` contiguous groups of near-equal size over the integers in
-    ``[lo, hi]``, and the end: ``k' + 1`` int64 values, ``k' = min(k, #integers)``.
-
-    Group ``i`` is ``starts[i] .. starts[i + 1] - 1``. Computed exactly in int64
-    (``(i m) // k`` split as ``i q + (i r) // k``, so nothing overflows). Bounds beyond
-    ``+-MAX_INTEGER_BOUND`` raise ``ValueError`` naming the column (they wrapped around
-    in int64: ``OverflowError`` or negative group sizes).
-    """
-    first, last = math.ceil(lo), math.floor(hi)
-    m = last - first + 1
-    if m < 1:
-        raise ValueError(f"integer column {name!r} has no integer inside its bounds")
-    if max(abs(first), abs(last) + 1) > MAX_INTEGER_BOUND:
-        raise ValueError(
-            f"integer column {name!r}: bounds beyond +-2**62 cannot be binned exactly in "
-            "int64; rescale the column or declare it 'continuous'"
-        )
-    k = min(int(k), m)
-    # (i m) // k = i q + (i r) // k with m = q k + r: every term fits int64 (i r < k^2)
-    q, r = divmod(m, k)
-    i = np.arange(k + 1, dtype=np.int64)
-    return first + i * q + (i * r) // k
-
-
 def _n_integers(spec):
     """Number of integers inside the declared bounds of an integer column."""
     lo, hi = spec.bounds
     return math.floor(hi) - math.ceil(lo) + 1
-
-
-class _Binner:
-    """Data-independent discretisation of one column (from the public schema)."""
-
-    def __init__(self, spec, k):
-        self.kind = spec.kind
-        if spec.is_numeric:
-            lo, hi = spec.bounds
-            if spec.kind == "integer":
-                # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1
-                self.starts = integer_group_starts(spec.name, lo, hi, k)
-                k = self.starts.size - 1
-                self.edges = self.starts.astype(float)
-            else:
-                self.edges = lo + (hi - lo) * np.arange(k + 1) / k
-                self.edges[-1] = hi
-            self.lo, self.hi = lo, hi
-            self.n_levels = k
-        else:
-            self.n_levels = len(spec.categories)
-
-    def index(self, v):
-        """Bin index of clipped numeric values, or the level codes themselves."""
-        if self.kind == "continuous":
-            k = self.n_levels
-            idx = np.floor((v - self.lo) / (self.hi - self.lo) * k).astype(np.int64)
-            return np.clip(idx, 0, k - 1)
-        if self.kind == "integer":
-            v = np.clip(np.rint(v), self.starts[0], self.starts[-1] - 1)
-            return np.searchsorted(self.starts, v, side="right").astype(np.int64) - 1
-        return np.asarray(v).astype(np.int64)
-
-    def values(self, idx, representative, rng):
-        """Synthetic values (or level codes) for bin indices."""
-        if self.kind == "continuous":
-            left, right = self.edges[idx], self.edges[idx + 1]
-            if representative == "midpoint":
-                return (left + right) / 2.0
-            return left + (right - left) * rng.random(len(idx))
-        if self.kind == "integer":
-            start, stop = self.starts[idx], self.starts[idx + 1]
-            if representative == "midpoint":
-                return (start + (stop - start - 1) // 2).astype(float)
-            return rng.integers(start, stop).astype(float)
-        return idx.astype(float)
-
-    def log_cell_density(self, idx):
-        """log of the within-bin density (uniform in the bin); 0 for levels."""
-        if self.kind == "continuous":
-            return -np.log(self.edges[idx + 1] - self.edges[idx])
-        if self.kind == "integer":
-            return -np.log((self.starts[idx + 1] - self.starts[idx]).astype(float))
-        return np.zeros(len(idx))
 
 
 def _sample_absent(rng, n_cells, occupied, k):
@@ -215,7 +135,8 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
             if expanded < _MAX_DOMAIN and noise_mass(expanded) <= budget:
                 cells, levels[c] = expanded, small[c]
     return {
-        spec.name: with_missing_level(_Binner(spec, levels[spec.name]), spec) for spec in schema
+        spec.name: with_missing_level(ColumnBinner(spec, levels[spec.name]), spec)
+        for spec in schema
     }
 
 

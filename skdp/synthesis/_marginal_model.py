@@ -14,8 +14,8 @@ from skdp.mechanisms import (
     exponential_mechanism,
 )
 from skdp.mechanisms.sensitivity import histogram_sensitivity
-from skdp.synthesis._histogram_cells import integer_group_starts
 from skdp.synthesis._missing import with_missing_level
+from skdp.utils._tabular.binning import ColumnBinner
 
 #: numeric columns get between these many bins under n_bins="auto"
 _MIN_BINS = 8
@@ -67,59 +67,6 @@ def marginal_n_bins(n_samples, noise_sd):
         return _MAX_BINS
     k = math.floor(math.sqrt(max(n, 1.0) / sd))
     return int(min(max(k, _MIN_BINS), _MAX_BINS))
-
-
-class _Discretizer:
-    """Data-independent bins of one column, from the public schema."""
-
-    def __init__(self, spec, k):
-        self.kind = spec.kind
-        if spec.kind == "continuous":
-            lo, hi = spec.bounds
-            self.edges = lo + (hi - lo) * np.arange(k + 1) / k
-            self.edges[-1] = hi
-            self.lo, self.hi = lo, hi
-            self.n_levels = k
-        elif spec.kind == "integer":
-            lo, hi = spec.bounds
-            m = math.floor(hi) - math.ceil(lo) + 1
-            if 1 <= m <= max(k, _SMALL_INTEGER_DOMAIN):
-                k = m  # one bin per value
-            # k contiguous groups of near-equal size: starts[i] .. starts[i+1]-1 (exact;
-            # bounds beyond int64 and columns without an integer raise ValueError)
-            self.starts = integer_group_starts(spec.name, lo, hi, k)
-            self.edges = self.starts.astype(float)
-            self.n_levels = self.starts.size - 1
-        else:
-            self.n_levels = len(spec.categories)
-
-    def index(self, v):
-        """Bin of clipped numeric values, or the level codes themselves."""
-        if self.kind == "continuous":
-            k = self.n_levels
-            idx = np.floor((v - self.lo) / (self.hi - self.lo) * k).astype(np.int64)
-            return np.clip(idx, 0, k - 1)
-        if self.kind == "integer":
-            v = np.clip(np.rint(v), self.starts[0], self.starts[-1] - 1)
-            return np.searchsorted(self.starts, v, side="right").astype(np.int64) - 1
-        return np.asarray(v).astype(np.int64)
-
-    def values(self, idx, rng):
-        """Values drawn uniformly within the bins (integer-aware), or the codes."""
-        if self.kind == "continuous":
-            left, right = self.edges[idx], self.edges[idx + 1]
-            return left + (right - left) * rng.random(len(idx))
-        if self.kind == "integer":
-            return rng.integers(self.starts[idx], self.starts[idx + 1]).astype(float)
-        return np.asarray(idx, dtype=float)
-
-    def log_width(self, idx):
-        """log of the bin's width (Lebesgue or counting measure); 0 for levels."""
-        if self.kind == "continuous":
-            return np.log(self.edges[idx + 1] - self.edges[idx])
-        if self.kind == "integer":
-            return np.log((self.starts[idx + 1] - self.starts[idx]).astype(float))
-        return np.zeros(len(idx))
 
 
 # ---------------------------------------------------------------- projections
@@ -398,7 +345,9 @@ def integer_noise(size, scale, budget, rng):
 
 
 def discretizers(schema, n_pub, sd2, n_bins):
-    """One data-independent :class:`_Discretizer` per column (public quantities only)."""
+    """One data-independent binner per column (public quantities only): a
+    :class:`~skdp.utils._tabular.binning.ColumnBinner` of ``k`` bins, integer columns in
+    near-equal groups, one bin per integer up to ``_SMALL_INTEGER_DOMAIN`` integers."""
     if isinstance(n_bins, dict):
         unknown = [c for c in n_bins if c not in set(schema.names)]
         if unknown:
@@ -415,7 +364,8 @@ def discretizers(schema, n_pub, sd2, n_bins):
         else:
             k = n_bins
         # a declared missing level is one more level after the bins (MissingLevel)
-        out[spec.name] = with_missing_level(_Discretizer(spec, int(k)), spec)
+        binner = ColumnBinner(spec, int(k), small_domain=_SMALL_INTEGER_DOMAIN)
+        out[spec.name] = with_missing_level(binner, spec)
     return out
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from skdp.synthesis import DPHistogramSynthesizer, DPMarginalSynthesizer
-from skdp.synthesis._histogram_cells import MAX_INTEGER_BOUND, integer_group_starts
+from skdp.utils._tabular.binning import MAX_INTEGER_BOUND, integer_group_starts
 
 
 @pytest.mark.parametrize(
