@@ -32,7 +32,7 @@ plausibility range, never read off the rows):
 * ``randhie``: statsmodels' RAND Health Insurance Experiment (20,190 rows): the count of
   outpatient MD visits (declared 0-52 a year; mean 2.9) on nine plan and health
   columns (``_public_tables.RANDHIE_BOUNDS``);
-* ``count``: a simulated skewed count (the issue's shape: declared 0-14, mean about
+* ``count``: a simulated skewed count (the shape a newcomer met: declared 0-14, mean about
   0.3): Poisson with a log-linear mean in age (18-90), a 0/1 column and BMI (15-50).
 
 Training subsamples of 100-3,600 rows; the test rows are up to 2,000 of the others.
@@ -57,7 +57,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
-import skdp.linear_model._functional as _functional
+import skdp.linear_model._functional_plan as _functional_plan
 from skdp.linear_model import DPLinearRegression
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -166,13 +166,13 @@ METHODS = ("mean", "prev", "prev-G", "skdp", "skdp-0", "OLS")
 
 @contextlib.contextmanager
 def previous_default():
-    """The pre-issue-31 fit: no private centring (share 0), ridge factor 1."""
-    saved = _functional._centre_share
-    _functional._centre_share = lambda n, epsilon: 0.0
+    """The fit before the private centring: share 0, ridge factor 1."""
+    saved = _functional_plan._centre_share
+    _functional_plan._centre_share = lambda n, epsilon: 0.0
     try:
         yield
     finally:
-        _functional._centre_share = saved
+        _functional_plan._centre_share = saved
 
 
 def private_mean(y, by, eps, rng, n):

@@ -12,21 +12,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import (
     _adaptive_ridge,
-    _centre_share,
     _check_inside,
-    _choose_mechanism,
-    _objective_coefficients,
     _release,
-    _release_target_moments,
+    _release_centre,
+    _resolve_bounds,
     _ridge_factor,
-    _target_moments,
+    _Scaling,
+    _statistics,
     _trimmed_minimiser,
-)
-from skdp.mechanisms import resolve_bounds
-from skdp.mechanisms.sensitivity import (
-    gram_min_eigenvalue_sensitivity,
 )
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask, check_dask_input, n_rows
@@ -35,14 +31,12 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
     check_is_fitted,
-    validate_data,
 )
 from skdp.utils.validation import (
-    check_bounds,
     check_clip_bounds_declared,
     check_finite_release,
     check_no_fit_params,
-    data_bounds,
+    validate_data,
 )
 
 __all__ = ["DPLinearRegression"]
@@ -213,7 +207,7 @@ default=None
     constant 1, so ``||x~||^2 <= d' = p + 1`` (``p`` without intercept), and
     ``|y~| <= 1``. ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound
     estimate when bounds are missing, 0 otherwise. With an intercept a first release
-    centres the target (issue 31): ``epsilon_c = s epsilon_r`` with the public share
+    centres the target: ``epsilon_c = s epsilon_r`` with the public share
     ``s = min(1, max(0.05, 50 / (n epsilon_r)))`` (``epsilon_r = epsilon -
     epsilon_b``) buys Laplace noise of scale ``1.5 / epsilon_c`` on ``(sum y~, sum
     (y~^2 - 1/2))``, whose L1 sensitivity is ``3/2``
@@ -437,23 +431,63 @@ default=None
         -------
         self
         """
+        X, y, dask_input = self._validate_input(X, y, fit_params)
+        n, p = (n_rows(X) if dask_input else X.shape[0]), X.shape[1]
+        epsilon, delta = self._check_budget(n)
+        streams = fit_streams(
+            self.random_state,
+            ["bounds", "noise", "eigenvalue", "centre"],
+            estimator=self,
+            X=X,
+            y=y,
+            order_invariant=True,
+        )
+        columns = list(getattr(self, "feature_names_in_", range(p)))
+        (lo, hi), (ylo, yhi), eps_bounds = _resolve_bounds(
+            self, X, y, epsilon, streams["bounds"], columns
+        )
+        if not self.clip and not dask_input:
+            _check_inside(X, lo, hi, columns)
+            _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
+        scaling = _Scaling.build(lo, hi, ylo, yhi, fit_intercept=self.fit_intercept)
+        plan = FunctionalPlan.build(
+            n=n,
+            p=p,
+            epsilon=epsilon,
+            delta=delta,
+            eps_bounds=eps_bounds,
+            fit_intercept=self.fit_intercept,
+            mechanism=self.mechanism,
+            adaptive=self.regularization == "adaptive",
+            secure_mode=self.secure_mode,
+        )
+        centre = _release_centre(X, y, scaling, plan, streams["centre"], columns, self.clip)
+        if plan.mean_only:  # n epsilon too small for slopes: the private mean
+            return self._record(plan, scaling, centre, model=None)
+        rel = _release(*_statistics(X, y, scaling, centre, plan, columns, self.clip), plan, streams)
+        return self._record(plan, scaling, centre, model=self._solve(rel, plan, centre))
+
+    def _validate_input(self, X, y, fit_params):
+        """Checked ``(X, y, dask_input)``; Dask input stays lazy on the workers."""
         check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
         check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X, bounds_y=self.bounds_y)
-        dask_input = any_dask(X, y)
-        if dask_input:  # validated lazily; the rows stay on the workers (doc/dask.rst)
-            X, y = check_dask_input(self, X, y)
-            n, p = n_rows(X), X.shape[1]
-            self._check_dask_bounds()
-        else:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
-            n, p = X.shape
         if self.mechanism == "gaussian" and self.secure_mode:
             raise ValueError(
                 "secure_mode=True is available for the Laplace releases only; use "
                 "mechanism='functional' or secure_mode=False"
             )
-        # "auto" may spend delta only where it is a meaningful promise (0 < delta <
-        # 1 / n, a public rule of n); otherwise it runs the pure Laplace release
+        if any_dask(X, y):  # validated lazily; the rows stay on the workers (doc/dask.rst)
+            X, y = check_dask_input(self, X, y)
+            self._check_dask_bounds()
+            return X, y, True
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
+        return X, y, False
+
+    def _check_budget(self, n):
+        """``(epsilon, delta)``, with ``delta = 0`` where the Gaussian release may not
+        run. ``"auto"`` may spend ``delta`` only where it is a meaningful promise (``0 <
+        delta < 1 / n``, a public rule of ``n``); otherwise it runs the pure Laplace
+        release without a warning."""
         may_use_delta = self.mechanism == "gaussian" or (
             self.mechanism == "auto"
             and not self.secure_mode
@@ -464,106 +498,17 @@ default=None
             n_samples=n if may_use_delta else None,
             require_delta=self.mechanism == "gaussian",
         )
-        streams = fit_streams(
-            self.random_state,
-            ["bounds", "noise", "eigenvalue", "centre"],
-            estimator=self,
-            X=X,
-            y=y,
-            order_invariant=True,
-        )
-        columns = list(getattr(self, "feature_names_in_", range(p)))
+        return epsilon, (delta if may_use_delta else 0.0)
 
-        (lo, hi), (ylo, yhi), eps_bounds = self._resolve_bounds(
-            X, y, epsilon, streams["bounds"], columns
-        )
-        eps_rest = epsilon - eps_bounds
-        if not self.clip and not dask_input:
-            _check_inside(X, lo, hi, columns)
-            _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
-
-        # affine maps onto [-1, 1] (or, without intercept, division by max |bound|)
-        if self.fit_intercept:
-            ax, cx = 2.0 / (hi - lo), -2.0 * lo / (hi - lo) - 1.0
-            ay, cy = 2.0 / (yhi - ylo), -2.0 * ylo / (yhi - ylo) - 1.0
-        else:
-            ax, cx = 1.0 / np.maximum(np.abs(lo), np.abs(hi)), np.zeros(p)
-            ay, cy = 1.0 / max(abs(ylo), abs(yhi)), 0.0
-
-        adaptive = self.regularization == "adaptive"
-        # stage 1 (with an intercept): the target's private mean and variance; the
-        # statistics are then those of y~ - mean, clipped to [-1, 1] (Notes)
-        eps_centre, centre, target_var = 0.0, 0.0, None
-        share = _centre_share(n, eps_rest) if self.fit_intercept else 0.0
-        if share > 0.0:
-            eps_centre = share * eps_rest
-            sum_y, sum_sq = _target_moments(
-                X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=self.clip, columns=columns
-            )
-            centre, target_var, centre_scale = _release_target_moments(
-                sum_y,
-                sum_sq,
-                n,
-                eps_centre,
-                secure_mode=self.secure_mode,
-                rng=streams["centre"],
-            )
-        eps_stats = eps_rest - eps_centre
-        if self.mechanism == "auto":
-            mechanism = (
-                "functional"
-                if self.secure_mode or share >= 1.0
-                else _choose_mechanism(
-                    p,
-                    fit_intercept=self.fit_intercept,
-                    epsilon=eps_stats,
-                    delta=delta if may_use_delta else 0.0,
-                    adaptive=adaptive,
-                )
-            )
-        else:
-            mechanism = self.mechanism
-        gaussian = mechanism == "gaussian"
-        self.mechanism_ = mechanism
-        self.target_centre_ = float((centre - cy) / ay) if self.fit_intercept else None
-        self.centre_noise_scale_ = float(centre_scale) if share > 0.0 else 0.0
-        if share >= 1.0:  # n epsilon too small for slopes: the private mean
-            return self._fit_mean_only(p, lo, hi, ylo, yhi, eps_bounds, eps_centre, epsilon)
-        cy_c = cy - centre
-        M, alpha = _objective_coefficients(
-            X,
-            y,
-            lo,
-            hi,
-            ylo,
-            yhi,
-            ax,
-            cx,
-            ay,
-            cy_c,
-            self.fit_intercept,
-            clip=self.clip,
-            columns=columns,
-        )
-        rel = _release(
-            M,
-            -0.5 * alpha,
-            n=n,
-            p=p,
-            fit_intercept=self.fit_intercept,
-            epsilon=eps_stats,
-            delta=delta,
-            gaussian=gaussian,
-            adaptive=adaptive,
-            secure_mode=self.secure_mode,
-            streams=streams,
-        )
+    def _solve(self, rel, plan, centre):
+        """The ridge and the trimmed minimiser of the noisy objective (post-processing
+        of the releases and public numbers only): ``(w, ridge, n_kept, rel)``."""
         M_noisy, b_noisy = rel["gram"], rel["target"]
         d = M_noisy.shape[0]
-        if adaptive:
+        if plan.adaptive:
             factor = 1.0
-            if target_var is not None:
-                factor = _ridge_factor(M_noisy, n, p, rel["target_weight"], target_var)
+            if centre.variance is not None:
+                factor = _ridge_factor(M_noisy, plan.n, plan.p, plan.target_weight, centre.variance)
             reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"], factor)
         elif self.regularization == "zhang":
             reg = 5.0 * rel["entry_sd"]
@@ -571,76 +516,61 @@ default=None
             reg = float(self.regularization)
         A = M_noisy.copy()
         A[np.diag_indices(d)] += reg
-
         w, kept = _trimmed_minimiser(A, -2.0 * b_noisy)
         if kept == 0:
             warnings.warn(
                 "every eigenvalue of the noisy objective was trimmed; all coefficients are 0 "
                 "(the model predicts the private mean of y, or 0 without an intercept)",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        slope = w[:p]
-        w0 = w[p] if self.fit_intercept else 0.0
-        # y = (u + centre - cy) / ay with u = slope . (ax x + cx) + w0
-        self.coef_ = slope * ax / ay
-        if self.fit_intercept:
-            self.intercept_ = float((slope @ cx + w0 - cy_c) / ay)
+        return w, reg, kept, rel
+
+    def _record(self, plan, scaling, centre, model):
+        """Write the fitted attributes: the model in original units and the plan's facts
+        (``model`` is ``(w, ridge, n_kept, releases)``, or ``None`` for the mean only)."""
+        p, sc = plan.p, scaling
+        self.mechanism_ = plan.mechanism
+        self.target_centre_ = float((centre.mean - sc.cy) / sc.ay) if plan.fit_intercept else None
+        self.centre_noise_scale_ = float(centre.scale)
+        self.bounds_X_ = (sc.lo, sc.hi)
+        self.bounds_y_ = (float(sc.ylo), float(sc.yhi))
+        self.eigenvalue_sensitivity_ = float(plan.eigenvalue_sensitivity)
+        self.target_weight_ = float(plan.target_weight)
+        self.sensitivity_ = float(plan.sensitivity)
+        if model is None:
+            self.coef_ = np.zeros(p)
+            self.intercept_ = float(self.target_centre_)
+            self.noise_scale_ = float("nan")
+            self.eigenvalue_noise_scale_ = 0.0
+            self.min_eigenvalue_ = None
+            self.regularization_ = float("inf")
+            self.n_components_ = 0
         else:
-            self.intercept_ = 0.0
-        if kept == 0 and self.fit_intercept:
-            self.intercept_ = float((centre - cy) / ay)
-        check_finite_release(
-            [self.coef_, self.intercept_],
-            what="the fitted coefficients",
-            fix="use a larger epsilon or bounds of a less extreme scale",
-        )
-
-        self.bounds_X_ = (lo, hi)
-        self.bounds_y_ = (float(ylo), float(yhi))
-        self.target_weight_ = float(rel["target_weight"])
-        self.sensitivity_ = float(rel["sensitivity"])
-        self.noise_scale_ = float(rel["scale"])
-        self.eigenvalue_sensitivity_ = float(
-            gram_min_eigenvalue_sensitivity(p, fit_intercept=self.fit_intercept)
-        )
-        self.eigenvalue_noise_scale_ = float(rel["eigenvalue_scale"])
-        self.min_eigenvalue_ = rel["min_eigenvalue"]
-        self.regularization_ = float(reg)
-        self.n_components_ = int(kept)
-        self.privacy_breakdown_ = {
-            "bounds": float(eps_bounds),
-            "centre": float(eps_centre),
-            "eigenvalue": float(rel["eps_eigenvalue"]),
-            "objective": float(rel["eps_objective"]),
-        }
-        self._record_privacy_spent(epsilon, delta if gaussian else 0.0, guarantee="exact")
-        return self
-
-    def _fit_mean_only(self, p, lo, hi, ylo, yhi, eps_bounds, eps_centre, epsilon):
-        """The model when the whole budget went to the target's mean (``n epsilon <=
-        CENTRE_SCALE``): coefficients 0, intercept the private mean."""
-        self.coef_ = np.zeros(p)
-        self.intercept_ = float(self.target_centre_)
-        self.bounds_X_ = (lo, hi)
-        self.bounds_y_ = (float(ylo), float(yhi))
-        self.target_weight_ = float("nan")
-        self.sensitivity_ = float("nan")
-        self.noise_scale_ = float("nan")
-        self.eigenvalue_sensitivity_ = float(
-            gram_min_eigenvalue_sensitivity(p, fit_intercept=self.fit_intercept)
-        )
-        self.eigenvalue_noise_scale_ = 0.0
-        self.min_eigenvalue_ = None
-        self.regularization_ = float("inf")
-        self.n_components_ = 0
-        self.privacy_breakdown_ = {
-            "bounds": float(eps_bounds),
-            "centre": float(eps_centre),
-            "eigenvalue": 0.0,
-            "objective": 0.0,
-        }
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+            w, reg, kept, rel = model
+            slope = w[:p]
+            w0 = w[p] if plan.fit_intercept else 0.0
+            # y = (u + centre - cy) / ay with u = slope . (ax x + cx) + w0
+            self.coef_ = slope * sc.ax / sc.ay
+            cy_c = sc.cy - centre.mean
+            if plan.fit_intercept:
+                self.intercept_ = float((slope @ sc.cx + w0 - cy_c) / sc.ay)
+            else:
+                self.intercept_ = 0.0
+            if kept == 0 and plan.fit_intercept:
+                self.intercept_ = float((centre.mean - sc.cy) / sc.ay)
+            check_finite_release(
+                [self.coef_, self.intercept_],
+                what="the fitted coefficients",
+                fix="use a larger epsilon or bounds of a less extreme scale",
+            )
+            self.noise_scale_ = float(rel["scale"])
+            self.eigenvalue_noise_scale_ = float(rel["eigenvalue_scale"])
+            self.min_eigenvalue_ = rel["min_eigenvalue"]
+            self.regularization_ = float(reg)
+            self.n_components_ = int(kept)
+        self.privacy_breakdown_ = plan.breakdown()
+        self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
         return self
 
     def _check_dask_bounds(self):
@@ -651,49 +581,6 @@ default=None
                     f"{name}={value!r} is not supported for Dask input: declare public "
                     f"bounds (a private bound estimate over partitions is not implemented)"
                 )
-
-    def _resolve_bounds(self, X, y, epsilon, rng, columns):
-        p = X.shape[1]
-        # None: a private estimate, refused where it cannot be reliable; "private": the
-        # explicit opt-in to it; "data": the non-private read
-        need_x = self.bounds_X is None or _is_private(self.bounds_X)
-        need_y = self.bounds_y is None or _is_private(self.bounds_y)
-        eps_used = 0.0
-        if isinstance(self.bounds_X, str) and not need_x:
-            lo, hi = data_bounds(X, name="bounds_X")
-        elif not need_x:
-            names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
-            lo, hi = check_bounds(self.bounds_X, p, name="bounds_X", columns=names)
-        if isinstance(self.bounds_y, str) and not need_y:
-            ylo, yhi = data_bounds(y[:, None], name="bounds_y")
-        elif not need_y:
-            ylo, yhi = check_bounds(self.bounds_y, 1, name="bounds_y")
-        if need_x or need_y:
-            blocks = ([X] if need_x else []) + ([y[:, None]] if need_y else [])
-            names = (columns if need_x else []) + (["y"] if need_y else [])
-            params = [("bounds_X", self.bounds_X)] if need_x else []
-            params += [("bounds_y", self.bounds_y)] if need_y else []
-            V = np.hstack(blocks) if len(blocks) > 1 else blocks[0]
-            # one joint estimate: the opt-in holds only if every estimated parameter opts in
-            opt_in = all(_is_private(v) for _, v in params)
-            elo, ehi, eps_used = resolve_bounds(
-                "private" if opt_in else None,
-                V,
-                epsilon=epsilon,
-                rng=rng,
-                name=[k for k, v in params if not _is_private(v)] or [k for k, _ in params],
-                columns=names,
-            )
-            elo, ehi = np.asarray(elo, dtype=float), np.asarray(ehi, dtype=float)
-            if need_x:
-                lo, hi = elo[:p], ehi[:p]
-            if need_y:
-                ylo, yhi = elo[-1:], ehi[-1:]
-        return (
-            (np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)),
-            (float(np.asarray(ylo).ravel()[0]), float(np.asarray(yhi).ravel()[0])),
-            float(eps_used),
-        )
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtri
 
-from skdp.mechanisms import gaussian_sigma, laplace_noise
+from skdp.mechanisms import gaussian_sigma, laplace_noise, resolve_bounds
 from skdp.mechanisms._discrete import grid_laplace, random_source
 from skdp.mechanisms.sensitivity import (
-    gram_min_eigenvalue_sensitivity,
     sufficient_statistics_sensitivity,
     target_moments_sensitivity,
 )
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._rowsum import fixed_point_gram, fixed_point_to_float, row_sum
+from skdp.utils.validation import check_bounds, data_bounds
 
 #: eigenvalues of the noisy, regularised quadratic form below this are dropped (Matlab code)
 EIGENVALUE_THRESHOLD = 1e-8
@@ -149,82 +150,60 @@ def _gram_index(d, fit_intercept):
     return rows, cols
 
 
-def _release(
-    M, b, *, n, p, fit_intercept, epsilon, delta, gaussian, adaptive, secure_mode, streams
-):
-    """The private releases: the smallest eigenvalue of ``M`` (``adaptive``) and the
-    statistics ``s = (upper(M) without the corner, w b)``.
+def _release(M, b, plan, streams):
+    """The private releases of ``plan``: the smallest eigenvalue of ``M`` (``adaptive``)
+    and the statistics ``s = (upper(M) without the corner, w b)``.
 
     Returns a dict with the noisy Gram matrix and ``X~^T y~``, the shifted and floored
-    eigenvalue (``None`` when not released), the noise scales, the standard deviation
-    of one Gram entry's noise and the epsilon of each release.
+    eigenvalue (``None`` when not released) and the noise scales that were used (the
+    plan's, or the grid releases' own with ``secure_mode``) with the standard deviation
+    of one Gram entry's noise.
     """
     d = M.shape[0]
-    rows, cols = _gram_index(d, fit_intercept)
-    w = _target_weight(p, fit_intercept=fit_intercept, gaussian=gaussian)
-    norm = "l2" if gaussian else "l1"
-    sens = sufficient_statistics_sensitivity(
-        p, fit_intercept=fit_intercept, target_weight=w, norm=norm
-    )
-    sens_eig = gram_min_eigenvalue_sensitivity(p, fit_intercept=fit_intercept)
+    rows, cols = _gram_index(d, plan.fit_intercept)
+    w = plan.target_weight
     stats = np.concatenate([M[rows, cols], w * b])
-    out = {"target_weight": w, "sensitivity": sens, "min_eigenvalue": None}
-    share = EIGENVALUE_SHARE if adaptive else 0.0
-    if math.isinf(epsilon):
-        noisy, scale, scale_eig, sd, lam_noisy, tail = stats, 0.0, 0.0, 0.0, None, 0.0
-        eps_eig, eps_obj = 0.0, math.inf
-    elif gaussian:
-        mu = 1.0 / gaussian_sigma(sensitivity=1.0, epsilon=epsilon, delta=delta)
-        scale = sens / (mu * math.sqrt(1.0 - share))
+    scale, scale_eig, sd = plan.noise_scale, plan.eigenvalue_scale, plan.entry_sd
+    lam_noisy = None
+    if math.isinf(plan.eps_objective):
+        noisy = stats
+    elif plan.gaussian:
         noisy = stats + streams["noise"].normal(0.0, scale, size=stats.size)
-        sd = scale
-        eps_eig, eps_obj = share * epsilon, (1.0 - share) * epsilon
-        scale_eig = 0.0
-        lam_noisy, tail = None, 0.0
-        if adaptive:
-            scale_eig = sens_eig / (mu * math.sqrt(share))
+        if plan.adaptive:
             lam = float(np.linalg.eigvalsh(M)[0])
             lam_noisy = lam + float(streams["eigenvalue"].normal(0.0, scale_eig))
-            tail = scale_eig * float(ndtri(1.0 - EIGENVALUE_TAIL))
+            lam_noisy -= scale_eig * float(ndtri(1.0 - EIGENVALUE_TAIL))
     else:
-        eps_eig = share * epsilon
-        eps_obj = epsilon - eps_eig
-        if secure_mode:
-            noisy, scale = _grid_laplace_release(stats, sens, eps_obj)
+        if plan.secure_mode:
+            noisy, scale = _grid_laplace_release(stats, plan.sensitivity, plan.eps_objective)
+            sd = math.sqrt(2.0) * scale
         else:
-            scale = sens / eps_obj
             noisy = stats + laplace_noise(stats.size, scale=scale, rng=streams["noise"])
-        sd = math.sqrt(2.0) * scale
-        scale_eig = 0.0
-        lam_noisy, tail = None, 0.0
-        if adaptive:
+        if plan.adaptive:
             lam = float(np.linalg.eigvalsh(M)[0])
-            if secure_mode:
-                released, scale_eig = _grid_laplace_release(np.array([lam]), sens_eig, eps_eig)
+            if plan.secure_mode:
+                released, scale_eig = _grid_laplace_release(
+                    np.array([lam]), plan.eigenvalue_sensitivity, plan.eps_eigenvalue
+                )
                 lam_noisy = float(released[0])
             else:
-                scale_eig = sens_eig / eps_eig
                 lam_noisy = lam + float(
                     laplace_noise(None, scale=scale_eig, rng=streams["eigenvalue"])
                 )
-            tail = scale_eig * math.log(1.0 / (2.0 * EIGENVALUE_TAIL))
+            lam_noisy -= scale_eig * math.log(1.0 / (2.0 * EIGENVALUE_TAIL))
     gram = np.zeros((d, d))
     gram[rows, cols] = noisy[: rows.size]
     gram[cols, rows] = noisy[: rows.size]
-    if fit_intercept:
-        gram[d - 1, d - 1] = n
-    out.update(
-        gram=gram,
-        target=noisy[rows.size :] / w,
-        scale=scale,
-        entry_sd=sd,
-        eigenvalue_scale=scale_eig,
-        eps_eigenvalue=eps_eig,
-        eps_objective=eps_obj,
-    )
-    if lam_noisy is not None:
-        out["min_eigenvalue"] = max(lam_noisy - tail, 0.0)
-    return out
+    if plan.fit_intercept:
+        gram[d - 1, d - 1] = plan.n
+    return {
+        "gram": gram,
+        "target": noisy[rows.size :] / w,
+        "scale": scale,
+        "entry_sd": sd,
+        "eigenvalue_scale": scale_eig,
+        "min_eigenvalue": None if lam_noisy is None else max(lam_noisy, 0.0),
+    }
 
 
 def _adaptive_ridge(M_noisy, min_eigenvalue, entry_sd, factor=1.0):
@@ -366,3 +345,128 @@ def _trimmed_minimiser(M, alpha):
     Vk, lk = V[:, keep], lam[keep]
     g = -0.5 * (Vk.T @ alpha) / lk
     return Vk @ g, int(keep.sum())
+
+
+@dataclass(frozen=True)
+class _Scaling:
+    """The public affine maps onto ``[-1, 1]`` (or, without an intercept, division by
+    the largest absolute bound): ``x~ = ax x + cx``, ``y~ = ay y + cy``."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    ylo: float
+    yhi: float
+    ax: np.ndarray
+    cx: np.ndarray
+    ay: float
+    cy: float
+
+    @classmethod
+    def build(cls, lo, hi, ylo, yhi, *, fit_intercept):
+        if fit_intercept:
+            ax, cx = 2.0 / (hi - lo), -2.0 * lo / (hi - lo) - 1.0
+            ay, cy = 2.0 / (yhi - ylo), -2.0 * ylo / (yhi - ylo) - 1.0
+        else:
+            ax, cx = 1.0 / np.maximum(np.abs(lo), np.abs(hi)), np.zeros(lo.shape[0])
+            ay, cy = 1.0 / max(abs(ylo), abs(yhi)), 0.0
+        return cls(lo, hi, ylo, yhi, ax, cx, ay, cy)
+
+    def args(self):
+        """``(lo, hi, ylo, yhi, ax, cx, ay, cy)`` for the release kernels."""
+        return self.lo, self.hi, self.ylo, self.yhi, self.ax, self.cx, self.ay, self.cy
+
+
+@dataclass(frozen=True)
+class _Centre:
+    """The target's private mean and variance in scaled units (0 and ``None`` without
+    an intercept) and the Laplace scale of their release (0 when not released)."""
+
+    mean: float = 0.0
+    variance: float | None = None
+    scale: float = 0.0
+
+
+def _release_centre(X, y, scaling, plan, rng, columns, clip):
+    """Stage 1 (with an intercept): release the target's private mean and variance;
+    the statistics are then those of ``y~ - mean``, clipped to ``[-1, 1]`` (Notes)."""
+    if plan.eps_centre <= 0.0:
+        return _Centre()
+    sum_y, sum_sq = _target_moments(X, y, *scaling.args(), clip=clip, columns=columns)
+    mean, var, scale = _release_target_moments(
+        sum_y, sum_sq, plan.n, plan.eps_centre, secure_mode=plan.secure_mode, rng=rng
+    )
+    return _Centre(mean, var, scale)
+
+
+def _statistics(X, y, scaling, centre, plan, columns, clip):
+    """``(M, b)``: the exact ``X~^T X~`` and ``X~^T u`` (``u = y~ - mean``) of the
+    clipped, scaled rows, to be released by :func:`_release`."""
+    lo, hi, ylo, yhi, ax, cx, ay, cy = scaling.args()
+    M, alpha = _objective_coefficients(
+        X,
+        y,
+        lo,
+        hi,
+        ylo,
+        yhi,
+        ax,
+        cx,
+        ay,
+        cy - centre.mean,
+        plan.fit_intercept,
+        clip=clip,
+        columns=columns,
+    )
+    return M, -0.5 * alpha
+
+
+def _is_private(value):
+    """The explicit opt-in to a private bounds estimate (``"private"``)."""
+    return isinstance(value, str) and value == "private"
+
+
+def _resolve_bounds(est, X, y, epsilon, rng, columns):
+    """``((lo, hi), (ylo, yhi), epsilon_used)``: the declared bounds of ``est``, or a
+    private estimate (refused where it cannot be reliable, unless ``"private"``), or
+    the non-private ``"data"`` opt-in."""
+    p = X.shape[1]
+    # None: a private estimate, refused where it cannot be reliable; "private": the
+    # explicit opt-in to it; "data": the non-private read
+    need_x = est.bounds_X is None or _is_private(est.bounds_X)
+    need_y = est.bounds_y is None or _is_private(est.bounds_y)
+    eps_used = 0.0
+    if isinstance(est.bounds_X, str) and not need_x:
+        lo, hi = data_bounds(X, name="bounds_X")
+    elif not need_x:
+        names = list(est.feature_names_in_) if hasattr(est, "feature_names_in_") else None
+        lo, hi = check_bounds(est.bounds_X, p, name="bounds_X", columns=names)
+    if isinstance(est.bounds_y, str) and not need_y:
+        ylo, yhi = data_bounds(y[:, None], name="bounds_y")
+    elif not need_y:
+        ylo, yhi = check_bounds(est.bounds_y, 1, name="bounds_y")
+    if need_x or need_y:
+        blocks = ([X] if need_x else []) + ([y[:, None]] if need_y else [])
+        names = (columns if need_x else []) + (["y"] if need_y else [])
+        params = [("bounds_X", est.bounds_X)] if need_x else []
+        params += [("bounds_y", est.bounds_y)] if need_y else []
+        V = np.hstack(blocks) if len(blocks) > 1 else blocks[0]
+        # one joint estimate: the opt-in holds only if every estimated parameter opts in
+        opt_in = all(_is_private(v) for _, v in params)
+        elo, ehi, eps_used = resolve_bounds(
+            "private" if opt_in else None,
+            V,
+            epsilon=epsilon,
+            rng=rng,
+            name=[k for k, v in params if not _is_private(v)] or [k for k, _ in params],
+            columns=names,
+        )
+        elo, ehi = np.asarray(elo, dtype=float), np.asarray(ehi, dtype=float)
+        if need_x:
+            lo, hi = elo[:p], ehi[:p]
+        if need_y:
+            ylo, yhi = elo[-1:], ehi[-1:]
+    return (
+        (np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)),
+        (float(np.asarray(ylo).ravel()[0]), float(np.asarray(yhi).ravel()[0])),
+        float(eps_used),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -46,11 +47,11 @@ BX, BY = (-2.0, 2.0), (-4.0, 5.0)
 
 @pytest.fixture
 def no_centring(monkeypatch):
-    """The statistics release alone (issue 31's private centring off): for the tests of
+    """The statistics release alone (the private centring off): for the tests of
     the release kernel at budgets where the default spends everything on the mean."""
-    from skdp.linear_model import _functional as functional_module
+    from skdp.linear_model import _functional_plan
 
-    monkeypatch.setattr(functional_module, "_centre_share", lambda n, epsilon: 0.0)
+    monkeypatch.setattr(_functional_plan, "_centre_share", lambda n, epsilon: 0.0)
 
 
 def _fit(X, y, **kw):
@@ -556,20 +557,24 @@ def _streams(seed):
 
 
 def _release_of(X, y, *, epsilon, gaussian=False, delta=0.0, adaptive=True, seed=0):
+    """The statistics' release alone, with the whole ``epsilon`` (no centre share)."""
+    from skdp.linear_model import _functional_plan
+
     M, b = _scaled(X, y, BX, BY)
-    return _release(
-        M,
-        b,
-        n=len(y),
-        p=X.shape[1],
-        fit_intercept=True,
-        epsilon=epsilon,
-        delta=delta,
-        gaussian=gaussian,
-        adaptive=adaptive,
-        secure_mode=False,
-        streams=_streams(seed),
-    )
+    with mock.patch.object(_functional_plan, "_centre_share", lambda n, epsilon: 0.0):
+        plan = _functional_plan.FunctionalPlan.build(
+            n=len(y),
+            p=X.shape[1],
+            epsilon=epsilon,
+            delta=delta,
+            eps_bounds=0.0,
+            fit_intercept=True,
+            mechanism="gaussian" if gaussian else "functional",
+            adaptive=adaptive,
+            secure_mode=False,
+        )
+    assert plan.eps_centre == 0.0 and plan.breakdown()["objective"] > 0
+    return _release(M, b, plan, _streams(seed))
 
 
 @pytest.mark.parametrize("gaussian", [False, True])
@@ -868,3 +873,55 @@ def test_centred_fit_is_not_worse_than_the_private_mean_on_a_weak_target():
         reg = DPLinearRegression(epsilon=1.0, bounds_X=bx, bounds_y=by, random_state=seed)
         r2.append(reg.fit(X, y).score(Xt, yt))
     assert np.median(r2) > -0.02
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"delta": 0.0},
+        {"mechanism": "gaussian", "delta": 1e-7},
+        {"regularization": "zhang"},
+        {"fit_intercept": False},
+        {"epsilon": 0.05},  # n epsilon <= 50: the private mean only
+        {"epsilon": math.inf},
+        {"bounds_X": "private", "bounds_y": "private", "epsilon": 3.0},
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kw):
+    """The plan is built from public inputs only (n, p, the budget, the bounds' share
+    and the parameters) and is the only source of privacy_breakdown_, epsilon_spent_
+    and delta_spent_: a plan built without the rows gives the fitted facts, and its
+    breakdown sums to epsilon."""
+    from skdp.linear_model._functional_plan import FunctionalPlan
+
+    X, y = _data(500, 3)
+    params = {"epsilon": 1.0, "bounds_X": BX, "bounds_y": BY, "random_state": 0, **kw}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the "private" opt-in's BoundsEstimateWarning
+        reg = DPLinearRegression(**params).fit(X, y)
+    est = DPLinearRegression(**params)
+    eps = params["epsilon"]
+    delta = est.delta if 0 < est.delta < 1 / 500 and not est.secure_mode else 0.0
+    if est.mechanism == "gaussian":
+        delta = est.delta
+    plan = FunctionalPlan.build(
+        n=500,
+        p=3,
+        epsilon=eps,
+        delta=delta,
+        eps_bounds=reg.privacy_breakdown_["bounds"],  # a public fraction of epsilon
+        fit_intercept=est.fit_intercept,
+        mechanism=est.mechanism,
+        adaptive=est.regularization == "adaptive",
+        secure_mode=est.secure_mode,
+    )
+    assert plan.breakdown() == reg.privacy_breakdown_
+    assert plan.mechanism == reg.mechanism_
+    assert (plan.epsilon, plan.delta_spent) == (reg.epsilon_spent_, reg.delta_spent_)
+    if math.isfinite(eps):
+        assert sum(plan.breakdown().values()) == pytest.approx(eps, rel=1e-12)
+        if not plan.mean_only:
+            assert plan.noise_scale == reg.noise_scale_
+    if params.get("bounds_X") == "private":
+        assert reg.privacy_breakdown_["bounds"] == pytest.approx(0.1 * eps)
