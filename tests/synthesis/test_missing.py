@@ -157,7 +157,7 @@ def test_gan_encoding_round_trips_missing_cells():
     for c in df.columns:
         np.testing.assert_array_equal(back[c].isna().to_numpy(), df[c].isna().to_numpy())
     bin_blocks = [b - a for a, b in enc.softmax_blocks_]
-    assert bin_blocks[:2] == [enc._edges["age"][2] + 1, 9]  # bins + the missing level
+    assert bin_blocks[:2] == [enc._binners["age"].n_levels + 1, 9]  # bins + the missing level
 
 
 @pytest.mark.parametrize("make", [_hist, _marg], ids=["histogram", "marginal"])

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from skdp.utils._tabular.binning import ColumnBinner
 from skdp.utils._tabular.encoder import TabularEncoder
 
 __all__ = ["BinnedEncoder", "default_n_bins", "draw_rows"]
@@ -60,8 +61,9 @@ class BinnedEncoder:
         Complete public schema (declared or privately estimated bounds).
     n_bins : int
         Equal-width bins over each numeric column's declared bounds (integer columns:
-        over ``(lo - 0.5, hi + 0.5)``; one bin per value when the domain has at most
-        ``n_bins`` values).
+        over ``(ceil(lo) - 0.5, floor(hi) + 0.5)``; one bin per value when the domain has
+        at most ``n_bins`` values): the ``integer="width"`` rule of
+        :class:`~skdp.utils._tabular.binning.ColumnBinner`.
 
     Attributes
     ----------
@@ -87,21 +89,17 @@ class BinnedEncoder:
         self.n_bins = n_bins
         self._base = TabularEncoder(schema, categorical="ordinal", numeric_range=(0.0, 1.0))
         pos = 0
-        self.slices_, self._edges, self._has_pos = {}, {}, {}
+        self.slices_, self._binners = {}, {}
         self.softmax_blocks_ = []
         discrete = []
         for c in schema:
             m = int(c.missing)  # the declared missing level: one more block coordinate
             if c.is_numeric:
-                lo, hi = (float(v) for v in c.bounds)
-                k, has_pos = n_bins, True
-                if c.kind == "integer":
-                    lo, hi = math.ceil(lo) - 0.5, math.floor(hi) + 0.5
-                    if hi - lo <= n_bins:  # one bin per value
-                        k, has_pos = int(round(hi - lo)), False
-                k = max(k, 1)
-                self._edges[c.name] = (lo, hi, k)
-                self._has_pos[c.name] = has_pos
+                # equal widths; an integer column over its integers' unit cells, one bin
+                # per value (and no position) when it has at most n_bins values
+                binner = ColumnBinner(c, n_bins, integer="width")
+                k, has_pos = binner.n_levels, not binner.per_value
+                self._binners[c.name] = binner
                 width = k + m + int(has_pos)
                 self.softmax_blocks_.append((pos, pos + k + m))
                 discrete += [True] * (k + m) + [False] * int(has_pos)
@@ -126,14 +124,14 @@ class BinnedEncoder:
         for j, c in enumerate(self.schema):
             sl = self.slices_[c.name]
             if c.is_numeric:
-                lo, hi, k = self._edges[c.name]
+                binner = self._binners[c.name]
+                k = binner.n_levels
                 absent = np.isnan(C[:, j])  # only where a missing level is declared
-                u = (np.where(absent, lo, C[:, j]) - lo) / (hi - lo) * k
-                b = np.clip(np.floor(u), 0, k - 1).astype(np.int64)
+                b, position = binner.locate(np.where(absent, binner.lo, C[:, j]))
                 Z[rows, sl.start + np.where(absent, k, b)] = 1.0
-                if self._has_pos[c.name]:
+                if not binner.per_value:  # a position
                     pos_at = sl.start + k + int(c.missing)
-                    Z[:, pos_at] = np.where(absent, 0.5, np.clip(u - b, 0.0, 1.0))
+                    Z[:, pos_at] = np.where(absent, 0.5, position)
             elif c.kind == "binary" and not c.missing:
                 Z[:, sl.start] = C[:, j]
             else:
@@ -162,14 +160,14 @@ class BinnedEncoder:
                 cols.append((rng.random(n) < p) if rng is not None else (p > 0.5))
                 continue
             if c.is_numeric:
-                lo, hi, k = self._edges[c.name]
-                m = int(c.missing)
+                binner = self._binners[c.name]
+                k, m = binner.n_levels, int(c.missing)
                 b = draw_rows(Z[:, sl.start : sl.start + k + m], rng)
-                if self._has_pos[c.name]:
+                if not binner.per_value:
                     t = np.clip(np.nan_to_num(Z[:, sl.start + k + m], nan=0.5), 0.0, 1.0)
                 else:
                     t = np.full(n, 0.5)
-                value = lo + (np.minimum(b, k - 1) + t) * (hi - lo) / k
+                value = binner.at_position(np.minimum(b, k - 1), t)
                 cols.append(np.where(b == k, np.nan, value) if m else value)
             else:
                 cols.append(draw_rows(Z[:, sl], rng))

@@ -166,7 +166,7 @@ def test_estimator_default_is_binned_and_keeps_no_seed_material():
     assert not any(isinstance(v, np.random.Generator) for v in vars(gan._encoder).values())
     # the encoder holds the public layout only: no row-derived statistic
     assert set(vars(gan._encoder)) <= {
-        "schema", "n_bins", "_base", "slices_", "_edges", "_has_pos", "softmax_blocks_",
+        "schema", "n_bins", "_base", "slices_", "_binners", "softmax_blocks_",
         "n_encoded_features_", "discrete_",
     }  # fmt: skip
     # the privacy accounting is unchanged in kind: only DP-SGD is charged here
