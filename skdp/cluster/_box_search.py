@@ -35,14 +35,16 @@ DEFAULT_ROUND_CANDIDATES = 512
 MAX_COARSE_SETS = 4096
 
 
-def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
-    """Public coarse candidate centres for the first round of the box search.
+def coarse_grid_spec(lo, hi, k, *, max_sets=MAX_COARSE_SETS):
+    """Public shape of the coarse candidate centres of the first round of the box search.
 
-    The cell centres of the finest regular grid on the box with ``g`` points per axis
-    such that ``C(g**d, k) <= max_sets``, or the coarsest with at least ``4 k`` points if
-    that is finer (at least 2 per axis, at most 4,096 points). When even ``g = 2`` gives
-    more than ``max_sets`` subsets and ``2**d > max(64, 2 k)``, ``max(64, 2 k)`` points
-    uniform in the box are drawn from ``rng`` instead. Reads only public quantities.
+    Returns ``(g, n_points, h)``: the finest regular grid on the box with ``g`` points per
+    axis such that ``C(g**d, k) <= max_sets``, or the coarsest with at least ``4 k``
+    points if that is finer (at least 2 per axis, at most 4,096 points); ``h`` its
+    spacing per axis. When even ``g = 2`` gives more than ``max_sets`` subsets and
+    ``2**d > max(64, 2 k)``, ``g`` is ``None`` and the ``n_points = max(64, 2 k)`` centres
+    are drawn uniform in the box (:func:`coarse_grid_points`). Reads only public
+    quantities and draws nothing.
     """
     d = lo.shape[0]
     g = 2
@@ -50,12 +52,27 @@ def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
     while (g + 1) ** d <= 4096 and (math.comb((g + 1) ** d, k) <= max_sets or g**d < 4 * k):
         g += 1
     if g**d >= k and (math.comb(g**d, k) <= max_sets or g**d <= max(64, 2 * k)):
-        axes = [lo[j] + (hi[j] - lo[j]) * (np.arange(g) + 0.5) / g for j in range(d)]
-        V = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
-        return V, (hi - lo) / g
+        return g, g**d, (hi - lo) / g
     n_pts = max(64, 2 * k)
-    V = lo + (hi - lo) * rng.random((n_pts, d))
-    return V, (hi - lo) / n_pts ** (1.0 / d)
+    return None, n_pts, (hi - lo) / n_pts ** (1.0 / d)
+
+
+def coarse_grid_points(lo, hi, g, n_points, rng):
+    """The coarse candidate centres of :func:`coarse_grid_spec`: the cell centres of the
+    regular grid with ``g`` points per axis, or (``g=None``) ``n_points`` uniform in the
+    box drawn from ``rng``."""
+    d = lo.shape[0]
+    if g is not None:
+        axes = [lo[j] + (hi[j] - lo[j]) * (np.arange(g) + 0.5) / g for j in range(d)]
+        return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
+    return lo + (hi - lo) * rng.random((n_points, d))
+
+
+def _coarse_grid(lo, hi, k, *, max_sets=MAX_COARSE_SETS, rng=None):
+    """Public coarse candidate centres for the first round of the box search, and their
+    spacing ``h`` (:func:`coarse_grid_spec`, then :func:`coarse_grid_points`)."""
+    g, n_points, h = coarse_grid_spec(lo, hi, k, max_sets=max_sets)
+    return coarse_grid_points(lo, hi, g, n_points, rng), h
 
 
 def _local_candidates(prev, lo, hi, radius, m, rng):
