@@ -18,11 +18,17 @@ from skdp.mechanisms._validation import check_epsilon, check_rng
 from skdp.utils.validation import as_float_array, check_bounds, check_finite, data_bounds
 
 __all__ = [
+    "BOUNDS_FRACTION",
     "PRIVATE_OPT_IN",
     "bounds_estimate_unreliable",
     "private_bounds",
     "resolve_bounds",
 ]
+
+#: Share of an estimator's epsilon that a private estimate of its missing bounds spends
+#: by default: :func:`resolve_bounds`, :func:`resolve_schema_bounds` and the estimators
+#: that take a table (the tabular front end, DPFlowDensity, DPGANSynthesizer's budget).
+BOUNDS_FRACTION = 0.1
 
 #: Relative width (of the public search range) of the interval put around a column
 #: whose private low estimate is not below its private high estimate.
@@ -371,7 +377,7 @@ def resolve_bounds(
     rng,
     name="bounds",
     columns=None,
-    fraction=0.1,
+    fraction=BOUNDS_FRACTION,
     search_range=(-1e6, 1e6),
     quantiles=(0.01, 0.99),
     method="sparse_vector",
@@ -426,7 +432,7 @@ def resolve_bounds(
         parameters, e.g. ``("bounds_X", "bounds_y")``).
     columns : sequence, optional
         Column names (dict bounds, messages).
-    fraction : float in (0, 1), default=0.1
+    fraction : float in (0, 1), default=BOUNDS_FRACTION (0.1)
     search_range, quantiles, method, kinds
         Passed to :func:`private_bounds`.
     min_width : None, float or array-like of shape (d,), default=None
@@ -519,7 +525,7 @@ def resolve_bounds(
     return lo, hi, used
 
 
-def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1, opt_in=False):
+def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=BOUNDS_FRACTION, opt_in=False):
     """Fill a tabular schema's missing numeric bounds privately; return the spend.
 
     The one place the synthesizers (histogram, marginal, flow, GAN) turn ``bounds=None``
@@ -538,7 +544,7 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=0.1, opt_in=False
     epsilon : float
         The estimator's total budget (the estimate spends ``fraction * epsilon`` of it).
     rng : numpy.random.Generator
-    fraction : float, default=0.1
+    fraction : float, default=BOUNDS_FRACTION (0.1)
     opt_in : bool, default=False
         Estimate even where the estimate cannot be reliable (with a
         :class:`~skdp.exceptions.BoundsEstimateWarning`) instead of refusing.

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.mechanisms._bounds import resolve_schema_bounds
+from skdp.mechanisms._bounds import BOUNDS_FRACTION, resolve_schema_bounds
 from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.schema import TabularEncoder, TabularSchema
@@ -122,7 +122,7 @@ class TabularFrontEnd:
             missing=missing if missing == "category" else None,
         )
 
-    def _prepare_table(self, X, *, epsilon, rng, fraction=0.1, encoder=None):
+    def _prepare_table(self, X, *, epsilon, rng, fraction=BOUNDS_FRACTION, encoder=None):
         """Schema, private bound fill and (optionally) an encoder for a validated ``X``.
 
         Parameters
@@ -133,7 +133,7 @@ class TabularFrontEnd:
             The estimator's total budget; missing bounds spend ``fraction * epsilon``.
         rng : numpy.random.Generator
             The fit's ``"bounds"`` stream.
-        fraction : float, default=0.1
+        fraction : float, default=BOUNDS_FRACTION (0.1)
         encoder : dict or None
             Keyword arguments of :class:`TabularEncoder`; ``None`` builds no encoder.
 

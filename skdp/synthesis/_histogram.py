@@ -30,9 +30,9 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
+from skdp.utils._tabular.constraints import tabular_constraints
 from skdp.utils.schema import (
     TabularEncoder,
-    TabularSchema,
     assemble,
 )
 
@@ -305,11 +305,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
 
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "bounds": [None, StrOptions({"data", "private"}), dict, tuple, list, np.ndarray],
-        "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, StrOptions({"data"}), dict, list],
-        "schema": [None, TabularSchema, dict],
-        "missing": [StrOptions({"error", "category"})],
+        **tabular_constraints(missing=True),
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "projections": [None, list],

@@ -43,7 +43,7 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from skdp.utils.schema import TabularSchema
+from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 
@@ -441,13 +441,8 @@ class DPMarginalSynthesizer(
     """
 
     _parameter_constraints: dict = {
-        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
-        "delta": DPEstimatorMixin._privacy_parameter_constraints["delta"],
-        "bounds": [None, StrOptions({"data", "private"}), dict, tuple, list, np.ndarray],
-        "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, StrOptions({"data"}), dict, list],
-        "schema": [None, TabularSchema, dict],
-        "missing": [StrOptions({"error", "category"})],
+        **DPEstimatorMixin._privacy_parameter_constraints,
+        **tabular_constraints(missing=True),
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "budget_split": [tuple, list],

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from skdp.mechanisms._bounds import BOUNDS_FRACTION
+
 __all__ = [
     "BOUNDS_FRACTION",
     "PRIOR_FRACTION",
@@ -27,8 +29,6 @@ __all__ = [
     "selection_share",
 ]
 
-#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
-BOUNDS_FRACTION = 0.1
 #: Share of epsilon spent on the DP class prior (skdp's default).
 PRIOR_FRACTION = 0.05
 #: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).

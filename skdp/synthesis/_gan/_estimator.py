@@ -26,7 +26,7 @@ from skdp.synthesis._gan._presets import PRESETS
 from skdp.synthesis._gan._sampling import GANSamplingMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
-from skdp.utils.schema import TabularSchema
+from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPGANSynthesizer"]
 
@@ -342,11 +342,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         **DPEstimatorMixin._privacy_parameter_constraints,
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
         "max_grad_norm": [None, Interval(Real, 0, None, closed="neither")],
-        "bounds": [None, StrOptions({"data", "private"}), tuple, list, dict, np.ndarray],
-        "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, StrOptions({"data"}), dict, list],
-        "schema": [None, TabularSchema, dict],
-        "missing": [StrOptions({"error", "category"})],
+        **tabular_constraints(missing=True),
         "architecture": [StrOptions({"mlp", "conv1d"})],
         "feature_shape": [None, tuple, list],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
