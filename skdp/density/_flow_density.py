@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
@@ -24,7 +25,7 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
-from skdp.utils.schema import TabularSchema
+from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPFlowDensity"]
 
@@ -35,8 +36,6 @@ NUMERIC_RANGE = (-2.0, 2.0)
 #: Gaussian dequantisation SD of one-hot/binary coordinates, in units of the {0, 1} code
 #: (skdp's default tau = 0.15); on the [-2, 2] encoding it is 0.15 * 4.
 CATEGORICAL_TAU = 0.15
-#: Share of epsilon spent on a private estimate of missing bounds (skdp's default).
-BOUNDS_FRACTION = 0.1
 #: Expected passes over the data of the default step count (``n_iter=None``).
 FLOW_EPOCHS = 30
 _STREAMS = ["bounds", "init", "training", "dequant"]
@@ -241,10 +240,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
-        "bounds": [None, StrOptions({"data", "private"}), tuple, list, dict, np.ndarray],
-        "categories": [None, StrOptions({"data"}), dict, list],
-        "column_types": [None, StrOptions({"data"}), dict, list],
-        "schema": [None, TabularSchema, dict],
+        **tabular_constraints(),
         "flow": [StrOptions({"maf", "realnvp"})],
         "n_layers": [Interval(Integral, 1, None, closed="left")],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
