@@ -5,6 +5,7 @@ Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from numbers import Integral, Real
@@ -13,9 +14,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.cluster._box_search import (
-    DEFAULT_ROUND_CANDIDATES,
-)
 from skdp.cluster._kmedian_costs import (
     _METRICS,
     _exact_costs,
@@ -26,9 +24,9 @@ from skdp.cluster._kmedian_costs import (
     set_cost_units,
     subset_cost_units,
 )
+from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
 from skdp.cluster._kmedian_rounds import BoxSearchRounds
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
-from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
@@ -38,14 +36,8 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import check_bounds, check_finite
 
 __all__ = ["SubsampledExpMedian", "kmedian_costs"]
-
-
-#: largest number of candidate sets the plain exponential mechanism (``n_candidates=None``)
-#: may enumerate
-MAX_ENUMERATED = 5_000_000
 
 
 def _finite_cost(total):
@@ -161,8 +153,11 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
     round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
     privacy_breakdown_ : dict
-        ``{"round t": epsilon_t}``, the same losses in the shared ``dict[str, float]``
-        form; the values add up to ``epsilon_spent_``.
+        ``{"round t": epsilon_t}`` (rounds numbered from 1), the same losses in the
+        shared ``dict[str, float]`` form; the values add up to ``epsilon_spent_``. Both
+        come from the fit's public plan (``_kmedian_plan.plan_kmedian``), computed
+        from the parameters, ``n_features`` and the public row count before any data
+        are read.
     round_sensitivities_ : ndarray of shape (n_rounds,)
         Sensitivity ``Delta_t`` of each round (public): for round 1, 2 (the L1
         sensitivity of the histogram's counts) or ``Delta`` (the grid round's quality);
@@ -352,34 +347,6 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         self.median_step = median_step
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ helpers
-    def _public_domain(self, n_features):
-        """Resolve the public candidate set / box; raise on missing public metadata."""
-        if self.candidates is not None:
-            V = check_finite(np.asarray(self.candidates, dtype=float), name="candidates")
-            if V.ndim != 2 or V.shape[1] != n_features:
-                raise ValueError(
-                    f"candidates must have shape (n_points, {n_features}) to match X, got {V.shape}"
-                )
-            if V.shape[0] < self.n_clusters:
-                raise ValueError(
-                    f"n_clusters={self.n_clusters} exceeds the number of candidates ({V.shape[0]})"
-                )
-            return V, None
-        if self.bounds is None:
-            raise ValueError(
-                "SubsampledExpMedian needs public metadata: pass candidates (public "
-                "candidate centres) or bounds (a public box to draw centres from)"
-            )
-        if self.base != "uniform":
-            raise ValueError(f'base="{self.base}" needs candidates')
-        if self.n_candidates is None:
-            raise ValueError(
-                "with the box base (no candidates) n_candidates must be an int or "
-                '"auto": the subsets of a continuous box cannot be enumerated'
-            )
-        return None, check_bounds(self.bounds, n_features)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Select ``n_clusters`` centres privately.
@@ -396,151 +363,113 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         -------
         self : SubsampledExpMedian
         """
-        if is_dask_collection(X):
-            # metadata only; values are checked block by block on the workers
-            X, _ = check_dask_input(self, X)
-            n = n_rows(X)
-            if n < 1:
-                raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-        else:
-            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
-            n = X.shape[0]
-        epsilon, _ = self._check_privacy_params()
-        k = self.n_clusters
-        if self.candidates is None and k > n:
-            # as KMeans; the row count is public here (n_public default). With public
-            # candidates the thesis's setting allows fewer private points than centres.
-            raise ValueError(f"n_clusters={k} must be at most the number of samples")
-        V, box = self._public_domain(X.shape[1])
-        delta = (
-            float(self.sensitivity)
-            if self.sensitivity is not None
-            else kmedian_cost_sensitivity(candidates=V, bounds=box, metric=self.metric)
-        )
-        if delta <= 0:
-            raise ValueError(
-                "the public domain has diameter 0; pass a positive sensitivity or a "
-                "larger candidate set / box"
-            )
+        X, n = self._validate_rows(X)
+        plan = plan_kmedian(self, X.shape[1], n)
         # the release is a function of the multiset of rows: a chunk-invariant digest
         rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X, order_invariant=True)[
             "noise"
         ]
-        chunk = self.chunk_size
-
-        if V is None and self.n_rounds != 1:
-            n_sched = int(self.n_public) if self.n_public is not None else n
-            chosen = self._box_search(X, box, epsilon, delta, n_sched, rng)
-            self.center_indices_ = None
-            self.cluster_centers_ = chosen
-            self.sensitivity_ = float(delta)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
-            return self
-        if V is not None and self.n_rounds not in ("auto", 1):
-            raise ValueError("n_rounds > 1 needs the box base (bounds without candidates)")
-        if V is not None and self.n_candidates is None:
-            # plain exponential mechanism over all C(|V|, k) subsets
-            n_sets = math.comb(V.shape[0], k)
-            if n_sets > MAX_ENUMERATED:
-                raise ValueError(
-                    f"n_candidates=None enumerates C({V.shape[0]}, {k}) = {n_sets} subsets, "
-                    f"more than {MAX_ENUMERATED}; pass an int n_candidates"
-                )
-            subsets = np.array(list(itertools.combinations(range(V.shape[0]), k)), dtype=np.intp)
-            q = -_exact_costs(
-                subset_cost_units,
-                X,
-                V=V,
-                subsets=subsets,
-                metric=self.metric,
-                truncate=delta,
-                chunk_size=chunk,
-            )
-            idx = self._select(q, epsilon, delta, rng)
-            chosen = subsets[idx]
-            self.n_candidates_ = int(n_sets)
+        if plan.variant == "box_search":
+            chosen = self._box_search(X, plan, rng)
+        elif plan.variant == "enumerate":
+            chosen = self._select_enumerated(X, plan, rng)
         else:
-            if self.n_candidates == "auto" and V is None:
-                m = DEFAULT_ROUND_CANDIDATES
-            elif self.n_candidates == "auto":
-                m = math.ceil(6 * k * math.log(V.shape[0])) if V.shape[0] > 1 else 1
-            else:
-                m = int(self.n_candidates)
-            self.n_candidates_ = int(m)
-            metric = self.metric
-            if V is not None:
-                if self.base == "uniform":
+            chosen = self._select_subsampled(X, plan, rng)
+        return self._record(plan, chosen)
 
-                    def sample(m_, rng_):
-                        return _uniform_subsets(V.shape[0], k, m_, rng_)
+    def _validate_rows(self, X):
+        """``(X, n)``: validated numpy rows, or a Dask collection checked for metadata
+        only (its values are checked block by block on the workers)."""
+        if not is_dask_collection(X):
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+            return X, X.shape[0]
+        X, _ = check_dask_input(self, X)
+        n = n_rows(X)
+        if n < 1:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        return X, n
 
-                else:
-                    weighting = self.kpp_weighting
+    def _select_enumerated(self, X, plan, rng):
+        """The plain exponential mechanism over all ``C(|V|, k)`` subsets of the
+        candidates (``n_candidates=None``): the chosen subset's indices."""
+        V = plan.candidates
+        subsets = np.array(
+            list(itertools.combinations(range(V.shape[0]), plan.n_clusters)), dtype=np.intp
+        )
+        q = -_exact_costs(
+            subset_cost_units,
+            X,
+            V=V,
+            subsets=subsets,
+            metric=plan.metric,
+            truncate=plan.cost_sensitivity,
+            chunk_size=self.chunk_size,
+        )
+        return subsets[self._select(q, plan.epsilon, plan.cost_sensitivity, rng)]
 
-                    def sample(m_, rng_):
-                        return _kpp_subsets(V, k, m_, rng_, metric, weighting)
+    def _select_subsampled(self, X, plan, rng):
+        """One subsampled exponential mechanism over ``plan.n_sets`` candidate sets drawn
+        from the candidates (index subsets) or uniform in the box (centre sets); with
+        ``epsilon = inf``, the best of them."""
+        sample = self._candidate_sampler(plan)
+        utility = functools.partial(
+            _negative_costs,
+            X,
+            V=plan.candidates,
+            metric=plan.metric,
+            cost_sensitivity=plan.cost_sensitivity,
+            chunk_size=self.chunk_size,
+        )
+        if math.isinf(plan.epsilon):
+            cands = sample(plan.n_sets, rng)
+            return cands[int(np.argmax(utility(cands)))]
+        cands, best = subsampled_exponential_mechanism(
+            sample,
+            utility,
+            m=plan.n_sets,
+            epsilon=plan.epsilon,
+            sensitivity=plan.cost_sensitivity,
+            rng=rng,
+        )
+        return np.asarray(cands)[int(best)]
 
-                def utility(subsets):
-                    return -_exact_costs(
-                        set_cost_units,
-                        X,
-                        centers=V[np.asarray(subsets)],
-                        metric=metric,
-                        truncate=delta,
-                        chunk_size=chunk,
-                    )
+    def _candidate_sampler(self, plan):
+        """The data-independent base distribution ``(m, rng) -> candidate sets``."""
+        k, V = plan.n_clusters, plan.candidates
+        if V is None:
+            return functools.partial(_box_sets, *plan.box, k)
+        if self.base == "uniform":
+            return functools.partial(_uniform_index_sets, V.shape[0], k)
+        return functools.partial(_kpp_index_sets, V, k, plan.metric, self.kpp_weighting)
 
-            else:
-                lo, hi = box
-
-                def sample(m_, rng_):
-                    return lo + (hi - lo) * rng_.random((m_, k, lo.shape[0]))
-
-                def utility(centers):
-                    return -_exact_costs(
-                        set_cost_units,
-                        X,
-                        centers=np.asarray(centers, dtype=float),
-                        metric=metric,
-                        truncate=delta,
-                        chunk_size=chunk,
-                    )
-
-            if math.isinf(epsilon):
-                cands = sample(m, rng)
-                best = int(np.argmax(utility(cands)))
-                chosen = cands[best]
-            else:
-                cands, best = subsampled_exponential_mechanism(
-                    sample, utility, m=m, epsilon=epsilon, sensitivity=delta, rng=rng
-                )
-                chosen = np.asarray(cands)[int(best)]
-        if V is not None:
-            chosen = np.sort(np.asarray(chosen, dtype=np.intp))
-            self.center_indices_ = chosen
-            self.cluster_centers_ = V[chosen].copy()
+    def _record(self, plan: KMedianPlan, chosen):
+        """Write the fitted attributes: the centres, and the public facts of ``plan``."""
+        if plan.candidates is not None:
+            self.center_indices_ = np.sort(np.asarray(chosen, dtype=np.intp))
+            self.cluster_centers_ = plan.candidates[self.center_indices_].copy()
         else:
             self.center_indices_ = None
             self.cluster_centers_ = np.asarray(chosen, dtype=float).copy()
-        self.sensitivity_ = float(delta)
-        self.n_rounds_ = 1
-        self.first_round_ = None
-        self.first_round_cells_ = None
-        self.median_step_ = False
-        self.round_epsilons_ = np.array([float(epsilon)])
-        self.round_sensitivities_ = np.array([float(delta)])
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact", breakdown=self._breakdown())
+        search = plan.search
+        self.sensitivity_ = float(plan.cost_sensitivity)
+        self.n_candidates_ = int(plan.n_candidates)
+        self.n_rounds_ = plan.n_rounds
+        self.first_round_ = search.first_round if search is not None else None
+        self.first_round_cells_ = search.cells if search is not None else None
+        self.median_step_ = bool(search is not None and search.median_step)
+        self.round_epsilons_ = np.asarray(plan.round_epsilons, dtype=float)
+        self.round_sensitivities_ = np.asarray(plan.round_sensitivities, dtype=float)
+        self._record_privacy_spent(
+            plan.epsilon_spent, 0.0, guarantee="exact", breakdown=plan.privacy_breakdown
+        )
         return self
 
-    def _breakdown(self):
-        """``privacy_breakdown_``: the rounds' (public) epsilons."""
-        return {f"round {t + 1}": float(e) for t, e in enumerate(self.round_epsilons_)}
-
     @staticmethod
-    def _select(q, epsilon, delta, rng):
+    def _select(q, epsilon, sensitivity, rng):
+        """Index of the exponential mechanism's choice (the best one at ``epsilon = inf``)."""
         if math.isinf(epsilon):
             return int(np.argmax(q))
-        return int(exponential_mechanism(q, epsilon=epsilon, sensitivity=delta, rng=rng))
+        return int(exponential_mechanism(q, epsilon=epsilon, sensitivity=sensitivity, rng=rng))
 
     def predict(self, X):
         """Index of the nearest centre for each row of ``X`` (post-processing).
@@ -591,3 +520,33 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
                 X, self.cluster_centers_[None], metric=self.metric, chunk_size=self.chunk_size
             )[0]
         )
+
+
+# ------------------------------------------- base distributions and quality of one round
+def _uniform_index_sets(n_points, k, m, rng):
+    """``m`` uniform k-subsets of the candidates' indices."""
+    return _uniform_subsets(n_points, k, m, rng)
+
+
+def _kpp_index_sets(V, k, metric, weighting, m, rng):
+    """``m`` k-means++ seedings on the candidates (indices)."""
+    return _kpp_subsets(V, k, m, rng, metric, weighting)
+
+
+def _box_sets(lo, hi, k, m, rng):
+    """``m`` sets of ``k`` centres uniform in the box."""
+    return lo + (hi - lo) * rng.random((m, k, lo.shape[0]))
+
+
+def _negative_costs(X, sets, *, V, metric, cost_sensitivity, chunk_size):
+    """The quality ``-sum_x min(Delta, d(x, F))`` of each candidate set: index subsets of
+    the candidates ``V``, or centre sets when ``V`` is ``None``."""
+    centers = V[np.asarray(sets)] if V is not None else np.asarray(sets, dtype=float)
+    return -_exact_costs(
+        set_cost_units,
+        X,
+        centers=centers,
+        metric=metric,
+        truncate=cost_sensitivity,
+        chunk_size=chunk_size,
+    )

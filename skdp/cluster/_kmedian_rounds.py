@@ -3,51 +3,23 @@
 Round 1 (the noisy public-grid histogram of :mod:`._box_histogram`, or the exponential
 mechanism over the k-subsets of a coarse public grid), the optional private median step
 (:mod:`._box_median`) and the local rounds of the subsampled exponential mechanism
-(candidates and sensitivities from :mod:`._box_search`, costs from
-:mod:`._kmedian_costs`), in the order the estimator runs them. A mixin: the methods read
-the estimator's parameters and set its round facts (``first_round_``,
-``first_round_cells_``, ``median_step_``, ``n_rounds_``, ``n_candidates_``,
-``round_epsilons_``, ``round_sensitivities_``); every selection goes through the
+(candidates from :mod:`._box_search`, costs from :mod:`._kmedian_costs`), in the order
+the estimator runs them. A mixin: every public number (epsilons, sensitivities, radii,
+grid sizes, candidate counts) comes from the fit's
+:class:`~skdp.cluster._kmedian_plan.KMedianPlan`; every selection goes through the
 estimator's ``_select``.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 
-from skdp.cluster._box_histogram import (
-    HIST_MAX_CELLS,
-    HIST_SENSITIVITY,
-    histogram_cells_per_axis,
-    noisy_grid_histogram,
-    weighted_kmedian,
-)
-from skdp.cluster._box_median import (
-    MEDIAN_SHARE,
-    median_step_applies,
-    private_median_step,
-    window_size,
-)
-from skdp.cluster._box_search import (
-    DEFAULT_ROUND_CANDIDATES,
-    FIRST_SHARE,
-    MAX_COARSE_SETS,
-    ROUND1_WORK,
-    _coarse_grid,
-    _local_candidates,
-    box_search_schedule,
-    local_cost_units,
-    local_step_sensitivity,
-)
-from skdp.cluster._kmedian_costs import (
-    FIXED_BITS,
-    _exact_costs,
-    _uniform_subsets,
-    subset_cost_units,
-)
+from skdp.cluster._box_histogram import noisy_grid_histogram, weighted_kmedian
+from skdp.cluster._box_median import private_median_step
+from skdp.cluster._box_search import _local_candidates, coarse_grid_points, local_cost_units
+from skdp.cluster._kmedian_costs import _exact_costs, _uniform_subsets, subset_cost_units
 
 __all__ = ["BoxSearchRounds"]
 
@@ -56,125 +28,95 @@ class BoxSearchRounds:
     """The box search of :class:`~skdp.cluster.SubsampledExpMedian` (``bounds`` without
     ``candidates`` and ``n_rounds != 1``), as methods of the estimator."""
 
-    def _box_search(self, X, box, epsilon, delta, n_sched, rng):
+    def _box_search(self, X, plan, rng):
         """Multi-round subsampled exponential mechanism on the public box.
 
         Round 1: a noisy public-grid histogram and a weighted k-median of it
         (``first_round="histogram"``), or the exponential mechanism over the k-subsets of
-        a coarse public grid (``_grid_round``). Then, when ``median_step`` says so, a
-        private Lloyd step of k-medians (:mod:`._box_median`). Then the local rounds:
-        the subsampled exponential mechanism over candidate sets drawn around
-        the previous round's (private) choice by ``_local_candidates``; local round ``t`` is
-        ``epsilons[t]``-DP with quality ``-sum_x min(Delta, d(x, F))`` and exponent
-        ``epsilons[t] / (2 Delta)``; the rounds compose to ``epsilon``. No candidate
+        a coarse public grid (``_grid_round``). Then, when the plan says so, a private
+        Lloyd step of k-medians (:mod:`._box_median`). Then the local rounds: the
+        subsampled exponential mechanism over candidate sets drawn around the previous
+        round's (private) choice by ``_local_candidates``; local round ``t`` is
+        ``epsilon_t``-DP with quality ``-sum_x min(Delta, d(x, F))`` and exponent
+        ``epsilon_t / (2 Delta_t)``; the rounds compose to ``epsilon``. No candidate
         depends on ``X`` except through earlier private outputs.
         """
-        k = self.n_clusters
-        lo, hi = box
-        d = lo.shape[0]
-        eps_1 = epsilon * FIRST_SHARE
-        g = histogram_cells_per_axis(d, n_sched, eps_1, k) if self.first_round != "grid" else None
-        if self.first_round == "histogram" and g is None:
-            raise ValueError(
-                f'first_round="histogram" needs a grid of at most {HIST_MAX_CELLS} cells with '
-                f"at least n_clusters={k} of them; {d} features are too many"
-            )
-        if g is not None:
-            # round 1: noisy counts on a public grid, then a weighted k-median on them
-            h = (hi - lo) / g
-            radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
-            P, index, counts = noisy_grid_histogram(X, lo, hi, g, eps[0], rng)
-            current = weighted_kmedian(
-                P, index, counts, k, metric=self.metric, truncate=delta, rng=rng
-            )
-            sens, total = [float(HIST_SENSITIVITY)], 0
-            self.first_round_ = "histogram"
+        search = plan.search
+        if search.first_round == "histogram":
+            current = self._histogram_round(X, plan, rng)
         else:
-            grid = self._grid_round(X, box, epsilon, delta, n_sched, rng)
-            current, h, radii, eps, total = grid
-            sens = [float(delta)]
-            self.first_round_ = "grid"
-        self.first_round_cells_ = int(g) if g is not None else None
-        eps = [float(e) for e in eps]
-        eps_m = MEDIAN_SHARE * float(sum(eps[1:]))
-        use = self.median_step is True or (
-            self.median_step == "auto"
-            and median_step_applies(n_sched, k, d, eps_m, window_size(h, lo, hi))
-        )
-        self.median_step_ = bool(use)
-        if use:
+            current = self._grid_round(X, plan, rng)
+        if search.median_step:
             # a private Lloyd step of k-medians within one round-1 cell of each coordinate
-            current = private_median_step(X, current, lo, hi, h, eps_m, self.metric, rng)
-            eps = [eps[0], eps_m] + [e * (1 - MEDIAN_SHARE) for e in eps[1:]]
-            sens.append(1.0)
-        return self._local_rounds(X, box, delta, current, radii, eps, sens, total, rng)
+            current = private_median_step(
+                X,
+                current,
+                search.lo,
+                search.hi,
+                search.spacing,
+                plan.round_epsilons[1],
+                plan.metric,
+                rng,
+            )
+        return self._local_rounds(X, plan, current, rng)
 
-    def _grid_round(self, X, box, epsilon, delta, n_sched, rng):
-        """Round 1 over the k-subsets of a coarse public grid (``first_round="grid"``)."""
-        k = self.n_clusters
-        lo, hi = box
-        metric = self.metric
-        chunk = self.chunk_size
-        V1, h = _coarse_grid(lo, hi, k, rng=rng)
-        radii, eps = box_search_schedule(h, hi - lo, epsilon, n_sched, n_rounds=self.n_rounds)
+    def _histogram_round(self, X, plan, rng):
+        """Round 1: noisy counts on a public grid, then a weighted k-median on them."""
+        search = plan.search
+        P, index, counts = noisy_grid_histogram(
+            X, search.lo, search.hi, search.cells, plan.round_epsilons[0], rng
+        )
+        return weighted_kmedian(
+            P,
+            index,
+            counts,
+            plan.n_clusters,
+            metric=plan.metric,
+            truncate=plan.cost_sensitivity,
+            rng=rng,
+        )
 
-        # round 1: coarse public grid; the private points are scored at the centres of
-        # their cells of a grid twice as fine (each point's term stays in [0, Delta]) so
-        # that many more subsets can be scored: all of them when that costs at most
-        # ROUND1_WORK distance lookups. Always snapped, and the number of subsets from
-        # public numbers only (the grid and n_sched), never from the occupied cells.
-        cells = max(int(round(float(np.max((hi - lo) / np.where(h > 0, h, 1.0))))) * 2, 2)
-        n_scored = min(n_sched, cells ** lo.shape[0])  # public bound on occupied cells
-        n_sets = math.comb(V1.shape[0], k)
-        budget = max(MAX_COARSE_SETS, ROUND1_WORK // max(n_scored * k, 1))
-        if n_sets <= budget:
+    def _grid_round(self, X, plan, rng):
+        """Round 1 over the k-subsets of a coarse public grid (``first_round="grid"``);
+        the private points are scored at the centres of their cells of a finer grid."""
+        search, k = plan.search, plan.n_clusters
+        lo, hi = search.lo, search.hi
+        V1 = coarse_grid_points(lo, hi, search.coarse_axis, search.coarse_points, rng)
+        if search.coarse_enumerated:
             subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
         else:
-            subsets = _uniform_subsets(V1.shape[0], k, budget, rng)
+            subsets = _uniform_subsets(V1.shape[0], k, search.coarse_sets, rng)
         q = -_exact_costs(
             subset_cost_units,
             X,
             V=V1,
             subsets=subsets,
-            metric=metric,
-            truncate=delta,
-            chunk_size=chunk,
-            snap=(lo, hi, cells),
+            metric=plan.metric,
+            truncate=plan.cost_sensitivity,
+            chunk_size=self.chunk_size,
+            snap=(lo, hi, search.snap_cells),
         )
-        current = V1[subsets[self._select(q, eps[0], delta, rng)]]
-        return current, h, radii, eps, len(subsets)
+        return V1[subsets[self._select(q, plan.round_epsilons[0], plan.cost_sensitivity, rng)]]
 
-    def _local_rounds(self, X, box, delta, current, radii, eps, sens, total, rng):
-        """The local rounds of the box search, one per radius, from the (private) choice
-        ``current`` of the earlier rounds; ``eps`` and ``sens`` list every round's
-        epsilon (the local ones last) and the earlier rounds' sensitivities."""
-        lo, hi = box
-        metric = self.metric
-        chunk = self.chunk_size
-        m = DEFAULT_ROUND_CANDIDATES if self.n_candidates == "auto" else int(self.n_candidates)
-
-        first = len(eps) - len(radii)
-        for t in range(first, len(eps)):
-            radius = radii[t - first]
-            cands = _local_candidates(current, lo, hi, radius, m, rng)
-            total += m
+    def _local_rounds(self, X, plan, current, rng):
+        """The local rounds of the box search, one per radius of the plan, from the
+        (private) choice ``current`` of the earlier rounds (the plan's last rounds)."""
+        search = plan.search
+        first = plan.n_rounds - len(search.radii)
+        for t, radius in enumerate(search.radii, start=first):
+            cands = _local_candidates(
+                current, search.lo, search.hi, radius, search.sets_per_round, rng
+            )
             q = -_exact_costs(
                 local_cost_units,
                 X,
                 prev=current,
                 cands=cands,
-                metric=metric,
-                truncate=delta,
-                chunk_size=chunk,
+                metric=plan.metric,
+                truncate=plan.cost_sensitivity,
+                chunk_size=self.chunk_size,
             )
-            # each point's rounded term moves by at most rho + 2 u (u = Delta 2^-40, one
-            # grid step plus the scaling's rounding), so the quality by 2 rho + 4 u
-            slack = 4.0 * math.ldexp(delta, -FIXED_BITS)
-            delta_t = min(delta, local_step_sensitivity(radius, metric) + slack)
-            sens.append(float(delta_t))
-            current = cands[self._select(q, eps[t], delta_t, rng)]
-        self.n_rounds_ = len(eps)
-        self.n_candidates_ = int(total)
-        self.round_epsilons_ = np.asarray(eps, dtype=float)
-        self.round_sensitivities_ = np.asarray(sens)
+            current = cands[
+                self._select(q, plan.round_epsilons[t], plan.round_sensitivities[t], rng)
+            ]
         return np.asarray(current, dtype=float).copy()
