@@ -14,19 +14,19 @@ from skdp.cluster import SubsampledExpMedian, kmedian_costs
 V4 = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 
 
-def _ref_cost(D, centers, delta):
+def _ref_cost(D, centers, cost_sensitivity):
     """Independent truncated k-median cost."""
-    return sum(min(delta, min(math.dist(x, c) for c in centers)) for x in D)
+    return sum(min(cost_sensitivity, min(math.dist(x, c) for c in centers)) for x in D)
 
 
-def _exact_ssem_distribution(D, V, k, m, epsilon, delta):
+def _exact_ssem_distribution(D, V, k, m, epsilon, cost_sensitivity):
     """Exact output law of SSEM with a uniform base over k-subsets, m i.i.d. draws.
 
     Enumerates every m-tuple of candidate subsets; returns P(subset) for each subset.
     """
     subsets = list(itertools.combinations(range(len(V)), k))
-    q = np.array([-_ref_cost(D, V[list(s)], delta) for s in subsets])
-    logw = epsilon * q / (2 * delta)
+    q = np.array([-_ref_cost(D, V[list(s)], cost_sensitivity) for s in subsets])
+    logw = epsilon * q / (2 * cost_sensitivity)
     p = np.zeros(len(subsets))
     prob_tuple = len(subsets) ** -m
     for tup in itertools.product(range(len(subsets)), repeat=m):
@@ -37,17 +37,17 @@ def _exact_ssem_distribution(D, V, k, m, epsilon, delta):
     return subsets, p
 
 
-def _exact_em_distribution(D, V, k, epsilon, delta):
+def _exact_em_distribution(D, V, k, epsilon, cost_sensitivity):
     subsets = list(itertools.combinations(range(len(V)), k))
-    q = np.array([-_ref_cost(D, V[list(s)], delta) for s in subsets])
-    lw = epsilon * q / (2 * delta)
+    q = np.array([-_ref_cost(D, V[list(s)], cost_sensitivity) for s in subsets])
+    lw = epsilon * q / (2 * cost_sensitivity)
     return subsets, np.exp(lw - logsumexp(lw))
 
 
 @pytest.mark.parametrize("m", [1, 2, pytest.param(3, marks=pytest.mark.slow), None])
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_exact_selection_distribution_satisfies_epsilon_on_all_neighbours(m, epsilon):
-    delta = math.sqrt(2)  # diameter of V4, the estimator's default
+    cost_sensitivity = math.sqrt(2)  # diameter of V4, the estimator's default
     domain = [tuple(v) for v in V4] + [(0.5, 0.5), (3.0, -2.0)]
     worst = 0.0
     for size in range(0, 3):
@@ -55,14 +55,14 @@ def test_exact_selection_distribution_satisfies_epsilon_on_all_neighbours(m, eps
             neighbours = [D + (x,) for x in domain]
             neighbours += [D[:j] + (x,) + D[j + 1 :] for j in range(len(D)) for x in domain]
             if m is None:
-                _, P = _exact_em_distribution(D, V4, 2, epsilon, delta)
+                _, P = _exact_em_distribution(D, V4, 2, epsilon, cost_sensitivity)
             else:
-                _, P = _exact_ssem_distribution(D, V4, 2, m, epsilon, delta)
+                _, P = _exact_ssem_distribution(D, V4, 2, m, epsilon, cost_sensitivity)
             for D2 in neighbours:
                 if m is None:
-                    _, P2 = _exact_em_distribution(D2, V4, 2, epsilon, delta)
+                    _, P2 = _exact_em_distribution(D2, V4, 2, epsilon, cost_sensitivity)
                 else:
-                    _, P2 = _exact_ssem_distribution(D2, V4, 2, m, epsilon, delta)
+                    _, P2 = _exact_ssem_distribution(D2, V4, 2, m, epsilon, cost_sensitivity)
                 worst = max(worst, np.max(np.abs(np.log(P) - np.log(P2))))
     assert worst <= epsilon + 1e-9
     if m == 1:
@@ -379,8 +379,8 @@ def test_candidate_generation_is_data_independent(monkeypatch):
     real_select = SubsampledExpMedian._select
     picks = {}
 
-    def recording_select(q, epsilon, delta, rng):
-        i = real_select(q, epsilon, delta, rng)
+    def recording_select(q, epsilon, cost_sensitivity, rng):
+        i = real_select(q, epsilon, cost_sensitivity, rng)
         picks.setdefault(state["key"], []).append(i)
         return i
 
@@ -476,15 +476,20 @@ def test_rounded_row_costs_stay_in_zero_delta_and_sum_exactly():
     )
 
     rng = np.random.default_rng(3)
-    for delta in (0.3, 1.0, math.sqrt(2), 7e5):
+    for cost_sensitivity in (0.3, 1.0, math.sqrt(2), 7e5):
         d = np.concatenate(
-            [rng.random(1000) * 3 * delta, [0.0, delta, np.nextafter(delta, 0), 1e300]]
+            [
+                rng.random(1000) * 3 * cost_sensitivity,
+                [0.0, cost_sensitivity, np.nextafter(cost_sensitivity, 0), 1e300],
+            ]
         )
-        u = _cost_units(d.copy(), delta)
+        u = _cost_units(d.copy(), cost_sensitivity)
         assert np.all(u == np.rint(u)) and u.min() == 0 and u.max() == 2.0**FIXED_BITS
         assert u[-3] == 2.0**FIXED_BITS and u[-1] == 2.0**FIXED_BITS
-        err = np.abs(u * math.ldexp(delta, -FIXED_BITS) - np.minimum(d, delta))
-        assert err.max() <= math.ldexp(delta, -FIXED_BITS) * (0.5 + 1e-3)
+        err = np.abs(
+            u * math.ldexp(cost_sensitivity, -FIXED_BITS) - np.minimum(d, cost_sensitivity)
+        )
+        assert err.max() <= math.ldexp(cost_sensitivity, -FIXED_BITS) * (0.5 + 1e-3)
     X = rng.normal(size=(1001, 2)) * 2  # many rows beyond the truncation
     C = rng.normal(size=(7, 3, 2))
     kw = dict(metric="euclidean", truncate=0.5)
@@ -519,8 +524,8 @@ def test_local_round_sensitivity_covers_the_rounded_per_point_change():
     )
     from skdp.cluster._kmedian_costs import FIXED_BITS
 
-    delta = math.sqrt(3)
-    u = math.ldexp(delta, -FIXED_BITS)
+    cost_sensitivity = math.sqrt(3)
+    u = math.ldexp(cost_sensitivity, -FIXED_BITS)
     rng = np.random.default_rng(0)
     pts = rng.random((200, 3))
     prev = rng.random((3, 3))
@@ -529,7 +534,7 @@ def test_local_round_sensitivity_covers_the_rounded_per_point_change():
         units = []
         for x in pts:
             c = local_cost_units(
-                x[None], prev, cands, metric="euclidean", truncate=delta, chunk_size=99
+                x[None], prev, cands, metric="euclidean", truncate=cost_sensitivity, chunk_size=99
             )
             units.append(c.whole * 2**FIXED_BITS + c.frac)
         units = np.array(units)  # (points, candidates), exact integers
@@ -540,14 +545,14 @@ def test_local_round_sensitivity_covers_the_rounded_per_point_change():
     est.fit(X)
     _, h = _coarse_grid(np.zeros(3), np.ones(3), 3)
     radii, _ = box_search_schedule(h, np.ones(3), 1.0, 300)
-    expected = [min(delta, local_step_sensitivity(r) + 4 * u) for r in radii]
+    expected = [min(cost_sensitivity, local_step_sensitivity(r) + 4 * u) for r in radii]
     np.testing.assert_array_equal(est.round_sensitivities_[1:], expected)
     # the histogram's grid (public: d, n, epsilon_1 and k) sets the radii by default
     est = SubsampledExpMedian(n_clusters=3, bounds=(0, 1), random_state=0).fit(X)
     g = histogram_cells_per_axis(3, 300, 0.3, 3)
     assert est.first_round_cells_ == g
     radii, _ = box_search_schedule(np.full(3, 1.0 / g), np.ones(3), 1.0, 300)
-    expected = [min(delta, local_step_sensitivity(r) + 4 * u) for r in radii]
+    expected = [min(cost_sensitivity, local_step_sensitivity(r) + 4 * u) for r in radii]
     np.testing.assert_array_equal(est.round_sensitivities_[1:], expected)
 
 
@@ -569,9 +574,9 @@ def _round1_quality(monkeypatch, X, **kw):
     seen = []
     real_select = SubsampledExpMedian._select
 
-    def recording_select(q, epsilon, delta, rng):
-        seen.append((np.array(q, dtype=float), delta))
-        return real_select(q, epsilon, delta, rng)
+    def recording_select(q, epsilon, cost_sensitivity, rng):
+        seen.append((np.array(q, dtype=float), cost_sensitivity))
+        return real_select(q, epsilon, cost_sensitivity, rng)
 
     monkeypatch.setattr(SubsampledExpMedian, "_select", staticmethod(recording_select))
     est = SubsampledExpMedian(bounds=(0, 1), epsilon=1.0, first_round="grid", **kw).fit(X)
@@ -587,11 +592,11 @@ def test_round1_quality_has_sensitivity_delta_on_replace_one_neighbours(monkeypa
     X = _pairs_in_cells(None, 40)  # 80 points in 40 cells: at most n / 2 occupied
     X2 = X.copy()
     X2[1] = [10 / 18 + 1e-9, 10 / 18 + 1e-9]  # one point moved to a 41st cell
-    (q, delta), _ = _round1_quality(monkeypatch, X, n_clusters=2)
-    (q2, delta2), _ = _round1_quality(monkeypatch, X2, n_clusters=2)
-    assert delta == delta2 == pytest.approx(math.sqrt(2))
+    (q, cost_sensitivity), _ = _round1_quality(monkeypatch, X, n_clusters=2)
+    (q2, cost_sensitivity2), _ = _round1_quality(monkeypatch, X2, n_clusters=2)
+    assert cost_sensitivity == cost_sensitivity2 == pytest.approx(math.sqrt(2))
     assert q.shape == q2.shape
-    assert np.max(np.abs(q - q2)) <= delta * (1 + 1e-12)
+    assert np.max(np.abs(q - q2)) <= cost_sensitivity * (1 + 1e-12)
 
 
 def test_round1_candidate_count_does_not_reveal_occupied_cells():
