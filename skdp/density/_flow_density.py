@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.utils._logging import get_logger, log_progress, verbose_handler
+from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -299,15 +299,6 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self.verbose = verbose
         self.random_state = random_state
 
-    # ---------------------------------------------------------------- validation
-    def _check_params_consistency(self):
-        if (
-            math.isinf(self.epsilon)
-            and self.noise_multiplier is not None
-            and self.noise_multiplier > 0
-        ):
-            raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
-
     # ----------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -325,29 +316,23 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         -------
         self
         """
-        import torch
-
         from skdp.flows import LogProbModule, make_flow
         from skdp.training import train_dpsgd
-        from skdp.utils._torch import (
-            n_parameters,
-            resolve_device,
-            resolve_dtype,
-            resolve_n_threads,
-            to_tensor,
-            torch_generator,
-            torch_threads,
+        from skdp.training._fit_context import (
+            check_noise_multiplier,
+            finite_parameters,
+            freeze,
+            torch_fit,
         )
+        from skdp.utils._torch import n_parameters
 
-        self._check_params_consistency()
+        check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = self._validate_X(X, reset=True)
         n = int(X.shape[0])
         epsilon, delta = self._check_privacy_params(
             n_samples=n, require_delta=math.isfinite(self.epsilon)
         )
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
-        device = resolve_device(self.device)
-        tdtype = resolve_dtype(self.dtype)
 
         # public schema; missing numeric bounds estimated privately inside the budget
         schema, eps_bounds, encoder = self._prepare_table(
@@ -371,27 +356,23 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             )
         eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
 
-        devices = [device.index or 0] if device.type == "cuda" else []
-        with (
-            torch.random.fork_rng(devices=devices),
-            torch_threads() as set_threads,
-            verbose_handler(self.verbose),
-        ):
-            init_gen = torch_generator(streams["init"], "cpu")
+        with torch_fit(self, streams) as env:
             flow = make_flow(
                 self.flow,
                 D,
                 n_layers=int(self.n_layers),
                 hidden_features=(int(hidden),),
-                generator=init_gen,
+                generator=env.generator("init", "cpu"),
                 zero_init_output=True,
-            ).to(device=device, dtype=tdtype)
+            )
+            flow = env.to(flow)
             batch_size, n_iter = self._schedule(n, n_parameters(flow))
-            step_work = min(batch_size, n) * n_parameters(flow)
-            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
+            env.set_threads(min(batch_size, n) * n_parameters(flow))
             module = LogProbModule(flow)
-            data = (to_tensor(Z, device=device, dtype=tdtype),)
-            batch_transform = self._dequantiser(encoder, schema, streams["dequant"], device, tdtype)
+            data = (env.tensor(Z),)
+            batch_transform = self._dequantiser(
+                encoder, schema, streams["dequant"], env.device, env.dtype
+            )
             result = train_dpsgd(
                 module,
                 _negative_log_likelihood,
@@ -409,11 +390,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 batch_transform=batch_transform,
                 callback=functools.partial(self._progress, total=n_iter),
             )
-        flow.eval()
-        for p in flow.parameters():
-            p.requires_grad_(False)
-        # the released (noisy) parameters only: refusing is post-processing
-        if not all(bool(torch.isfinite(p).all()) for p in flow.parameters()):
+        freeze(flow)
+        if not finite_parameters(flow):  # reads the released (noisy) parameters only
             raise ValueError(_DIVERGED)
 
         self.schema_ = schema
@@ -421,7 +399,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self._encoder = encoder
         self.n_encoded_features_ = D
         self.flow_ = flow
-        self.device_ = str(device)
+        self.device_ = str(env.device)
         self.noise_multiplier_ = float(result.noise_multiplier)
         self.sample_rate_ = float(result.sample_rate)
         self.n_iter_ = int(result.n_steps)

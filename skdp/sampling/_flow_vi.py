@@ -29,7 +29,7 @@ from skdp.sampling._vi_flow import (
     gaussian_start_log_scale,
     make_vi_optimizer,
 )
-from skdp.utils._logging import get_logger, log_progress, verbose_handler
+from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -393,22 +393,15 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             PoissonSampler,
             check_per_record_module,
         )
-        from skdp.utils._torch import (
-            n_parameters,
-            resolve_device,
-            resolve_dtype,
-            resolve_n_threads,
-            to_tensor,
-            torch_generator,
-            torch_threads,
+        from skdp.training._fit_context import (
+            check_noise_multiplier,
+            finite_parameters,
+            freeze,
+            torch_fit,
         )
+        from skdp.utils._torch import n_parameters
 
-        if (
-            math.isinf(self.epsilon)
-            and self.noise_multiplier is not None
-            and self.noise_multiplier > 0
-        ):
-            raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
+        check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = validate_data(self, X, reset=True, dtype="numeric")
         n, d = X.shape
         log_lik, p = self._resolve_model(d)
@@ -429,36 +422,29 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             sigma = 0.0
         B = q * n  # expected batch size (public)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
-        device = resolve_device(self.device)
-        tdtype = resolve_dtype(self.dtype)
         m = default_n_mc(self.n_mc, private)
         full = self.privatize == "per_record_full"
         # a non-private fit starts from a Gaussian at the public 1/sqrt(n) scale and
         # trains its affine layer first (make_vi_optimizer); a private fit does not
         gaussian = not private and self.normalization == "affine"
 
-        devices = [device.index or 0] if device.type == "cuda" else []
-        with (
-            torch.random.fork_rng(devices=devices),
-            torch_threads() as set_threads,
-            verbose_handler(self.verbose),
-        ):
+        with torch_fit(self, streams) as env:
+            device, tdtype = env.device, env.dtype
             flow = build_vi_flow(
                 self.flow,
                 p,
                 n_layers=self.n_layers,
                 hidden_size=self.hidden_size,
                 normalization=self.normalization,
-                generator=torch_generator(streams["init"], "cpu"),
+                generator=env.generator("init", "cpu"),
                 log_scale=gaussian_start_log_scale(n) if gaussian else 0.0,
                 full=gaussian,
             )
-            flow = check_per_record_module(flow.to(device=device, dtype=tdtype))
-            step_work = max(1, round(B)) * (n_parameters(flow) + m * p)
-            set_threads(resolve_n_threads(self.n_jobs, step_work=step_work, device=device))
+            flow = check_per_record_module(env.to(flow))
+            env.set_threads(max(1, round(B)) * (n_parameters(flow) + m * p))
             grads = _FreeEnergyGradients(flow, log_lik, self.log_prior, n, self._grad_method)
-            Xt = to_tensor(X, device=device, dtype=tdtype)
-            mc_gen = torch_generator(streams["mc"], device)
+            Xt = env.tensor(X)
+            mc_gen = env.generator("mc")
             grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
             check_log_lik(grads.module, Xt, m)
             optimizer, scheduler = make_vi_optimizer(
@@ -479,7 +465,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                     noise_multiplier=sigma,
                     max_grad_norm=float(self.max_grad_norm) if private else None,
                     expected_batch_size=B,
-                    generator=torch_generator(streams["noise"], device),
+                    generator=env.generator("noise"),
                     private=private,
                 ),
                 accountant=get_accountant(self.accountant) if private else None,
@@ -508,11 +494,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             elbo = math.nan
             if not private:
                 elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
-        flow.eval()
-        for prm in flow.parameters():
-            prm.requires_grad_(False)
-        # the released (noisy) parameters only: refusing is post-processing
-        if not all(bool(torch.isfinite(prm).all()) for prm in flow.parameters()):
+        freeze(flow)
+        if not finite_parameters(flow):  # reads the released (noisy) parameters only
             raise ValueError(
                 "the variational flow diverged (its parameters are not finite): lower "
                 "learning_rate, or use dtype='float64'"

@@ -14,7 +14,6 @@ import numpy as np
 
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
 from skdp.synthesis._gan._encoding import BinnedEncoder
-from skdp.utils._logging import verbose_handler
 
 __all__ = [
     "check_params",
@@ -230,14 +229,8 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     import torch
 
     from skdp.synthesis._gan._training import GANTraining, TrainingConfig
-    from skdp.utils._torch import (
-        n_parameters,
-        resolve_device,
-        resolve_dtype,
-        resolve_n_threads,
-        to_tensor,
-        torch_threads,
-    )
+    from skdp.training._fit_context import freeze, torch_fit
+    from skdp.utils._torch import n_parameters
 
     sel = params["checkpoint_selection"]
     at = checkpoint_steps(t_critic, sel.n_checkpoints) if sel is not None else ()
@@ -246,8 +239,6 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             f"checkpoint_selection needs at least top_k={sel.top_k} distinct checkpoints, "
             f"but {t_critic} critic steps give {len(at)}: raise n_iter"
         )
-    device = resolve_device(params["device"])
-    tdtype = resolve_dtype(params["dtype"])
     D = encoder.n_encoded_features_
     blocks = softmax_blocks(encoder)
     discrete = discrete_mask(encoder)  # BCE in the autoencoder loss, the rest MSE
@@ -270,23 +261,15 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         accountant=params["accountant"],
         delta=float(params["delta"]),
     )
-    devices = [device.index or 0] if device.type == "cuda" else []
-    with (
-        torch.random.fork_rng(devices=devices),
-        torch_threads() as set_threads,
-        verbose_handler(params["verbose"]),
-    ):
-        torch.manual_seed(int(streams["init"].integers(0, 2**62)))  # module init
+    # the networks are initialised by torch's global generator, seeded from "init"
+    with torch_fit(params, streams, seed="init") as env:
+        device, tdtype = env.device, env.dtype
         nets = _networks(params, D, blocks, classes)
-        nets = {
-            k: (v.to(device=device, dtype=tdtype) if v is not None else None)
-            for k, v in nets.items()
-        }
-        step_work = min(int(params["batch_size"]), len(Z)) * n_parameters(*nets.values())
-        set_threads(resolve_n_threads(params["n_jobs"], step_work=step_work, device=device))
+        nets = {k: (env.to(v) if v is not None else None) for k, v in nets.items()}
+        env.set_threads(min(int(params["batch_size"]), len(Z)) * n_parameters(*nets.values()))
         run = GANTraining(
             nets,
-            to_tensor(Z, device=device, dtype=tdtype),
+            env.tensor(Z),
             torch.as_tensor(codes, dtype=torch.long, device=device) if conditional else None,
             torch.as_tensor(prior, dtype=tdtype, device=device) if conditional else None,
             torch.as_tensor(discrete),
@@ -315,9 +298,5 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             )
         else:
             gens = [nets["generator"]]
-    for m in [*gens, nets["decoder"]]:
-        if m is not None:
-            m.eval()
-            for p in m.parameters():
-                p.requires_grad_(False)
+    freeze(*gens, nets["decoder"])
     return run, gens, selected
