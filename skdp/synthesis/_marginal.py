@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._marginal_aim import aim_budget, candidate_counts
+from skdp.synthesis._marginal_aim import candidate_counts
 from skdp.synthesis._marginal_counts import (
     _bin_codes,
     _candidate_counts_block,
@@ -28,12 +28,11 @@ from skdp.synthesis._marginal_model import (
     _weighted_total,
     compress_one_way,
     discretizers,
-    integer_noise,
     marginal_n_bins,
-    mst_budget,
     pair_counts,
     select_tree,
 )
+from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
@@ -53,20 +52,6 @@ __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 _DASK_PASS_CELLS = 1 << 21
 
 _logger = get_logger(__name__)
-
-
-def _one_way_spent(budget, eps_bounds):
-    """Epsilon of the bounds and the 1-way release, by the public budget split (the
-    zCDP share of ``rho`` times the epsilon left after the bounds, as in
-    ``privacy_breakdown_``); ``None`` without noise."""
-    mech = budget["mechanism"]
-    if mech == "none":
-        return None
-    if "breakdown" in budget:  # MST: every part is fixed in advance
-        return budget["breakdown"]["bounds"] + budget["breakdown"]["one_way"]
-    if mech == "laplace":
-        return float(eps_bounds) + budget["e1"]
-    return float(eps_bounds) + budget["eps_rest"] * budget["rho1"] / budget["rho"]
 
 
 class DPMarginalSynthesizer(
@@ -288,7 +273,10 @@ class DPMarginalSynthesizer(
         The ``(epsilon, delta)`` guarantee (``"exact"``).
     privacy_breakdown_ : dict
         Epsilon attributed to ``"bounds"``, ``"one_way"``, ``"select"`` and
-        ``"two_way"``; sums to ``epsilon_spent_``.
+        ``"two_way"``; sums to ``epsilon_spent_``. Fixed before any row is read by the
+        public budget split: with ``selection="aim"`` the last two are the rounds'
+        whole shares of selection and measurement (``rounds_`` lists each round's
+        charge; rounds that stop early because no candidate is left spend less).
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` has string column names.
@@ -562,18 +550,18 @@ class DPMarginalSynthesizer(
         )
         names = list(schema.names)
         d = len(names)
-        selection = self.selection
-        if selection == "auto":  # the column count: public
-            selection = "mst" if d <= 2 else "aim"
-        aim = selection == "aim"
-        if aim:
-            budget = aim_budget(epsilon, delta, float(eps_bounds), d, self._split())
-            budget["sd2"] = budget["round_sd"]
-        else:
-            budget = mst_budget(epsilon, delta, float(eps_bounds), d, self._split())
-
-        n_pub = int(self.n_public) if self.n_public is not None else n
-        discs = discretizers(schema, n_pub, budget["sd2"] if d > 1 else budget["sd1"], self.n_bins)
+        plan = MarginalPlan.build(
+            epsilon=epsilon,
+            delta=delta,
+            eps_bounds=eps_bounds,
+            n_columns=d,
+            share=self._split(),
+            selection=self.selection,
+            n_public=int(self.n_public) if self.n_public is not None else n,
+        )
+        aim = plan.selection == "aim"
+        bins_sd = plan.two_way_sd if d > 1 else plan.one_way_sd
+        discs = discretizers(schema, plan.n_public, bins_sd, self.n_bins)
         sizes = [discs[c].n_levels for c in names]
         codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
 
@@ -584,12 +572,12 @@ class DPMarginalSynthesizer(
         else:
             B = codes(X)
             counts1 = _one_way_counts(B, sizes)
-        noisy1 = counts1 + integer_noise(len(counts1), budget["scale1"], budget, streams["one_way"])
+        noisy1 = counts1 + plan.noise(len(counts1), plan.one_way_scale, streams["one_way"])
         del counts1
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         y1 = [noisy1[offsets[j] : offsets[j + 1]] for j in range(d)]
-        self._progress(1, 2 if aim else 3, "one_way", _one_way_spent(budget, eps_bounds))
-        sd1, sd2 = budget["sd1"], budget["sd2"]
+        self._progress(1, 2 if aim else 3, "one_way", plan.spent_after("one_way"))
+        sd1, sd2 = plan.one_way_sd, plan.two_way_sd
 
         # 2. compression (post-processing of the noisy 1-way marginals)
         supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
@@ -623,11 +611,10 @@ class DPMarginalSynthesizer(
 
             self._fit_aim(
                 (schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var),
-                budget,
+                plan,
                 streams,
-                delta,
             )
-            self._progress(2, 2, "rounds", budget["epsilon_spent"])
+            self._progress(2, 2, "rounds", plan.spent_after("rounds"))
             return self
 
         all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
@@ -640,9 +627,10 @@ class DPMarginalSynthesizer(
             pair_totals = None
 
         # 3. tree selection (exponential mechanism inside Kruskal)
-        edges = select_tree(Bc, csizes, p1, n_hat1, budget, streams["select"], pair_totals)
-        parts = budget["breakdown"]
-        self._progress(2, 3, "select", parts["bounds"] + parts["one_way"] + parts["select"])
+        edges = select_tree(
+            Bc, csizes, p1, n_hat1, plan.select_epsilon, streams["select"], pair_totals
+        )
+        self._progress(2, 3, "select", plan.spent_after("select"))
 
         # 4. the chosen 2-way marginals (one noise draw for all cells)
         if dask_input:
@@ -650,14 +638,14 @@ class DPMarginalSynthesizer(
         else:
             counts2 = pair_counts(Bc, csizes, edges)
         cells2 = int(sum(len(c) for c in counts2))
-        noise2 = integer_noise(cells2, budget["scale2"], budget, streams["two_way"])
+        noise2 = plan.noise(cells2, plan.two_way_scale, streams["two_way"])
         y2, pos = [], 0
         for (a, b), cnt in zip(edges, counts2, strict=True):
             size = csizes[a] * csizes[b]
             y2.append((cnt + noise2[pos : pos + size]).reshape(csizes[a], csizes[b]))
             pos += size
         del counts2, Bc
-        self._progress(3, 3, "two_way", budget["epsilon_spent"])
+        self._progress(3, 3, "two_way", plan.spent_after("two_way"))
 
         # 5. estimation (post-processing)
         nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)
@@ -673,4 +661,4 @@ class DPMarginalSynthesizer(
         self.n_records_ = float(n_hat)
         self.cliques_ = self.noisy_marginals_ = self.clique_marginals_ = self.rounds_ = None
         self._aim_order = None
-        return self._record_budget_facts(budget, budget["scale2"], discs, delta)
+        return self._record_budget_facts(plan, discs, measured=True)

@@ -30,12 +30,7 @@ from itertools import combinations
 import numpy as np
 
 from skdp.mechanisms import exponential_mechanism
-from skdp.synthesis._marginal_model import (
-    _MARGINAL_SENSITIVITY,
-    _weighted_total,
-    integer_noise,
-    rho_after_bounds,
-)
+from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 
 #: a candidate marginal, and every clique of the model, has at most this many cells
@@ -69,75 +64,6 @@ def aim_n_rounds(d):
     (``epsilon = inf``) there are exactly ``d``.
     """
     return max(int(d), 1)
-
-
-def aim_budget(epsilon, delta, eps_bounds, d, share):
-    """Noise of the 1-way release and the rounds' budget, from public quantities only.
-
-    ``share[0]`` of the budget (``rho`` under zCDP, ``epsilon`` under pure DP) goes to
-    the ``d`` 1-way measurements; the rest (``"rounds_total"``) to the annealed rounds,
-    each split ``0.9 : 0.1`` between its measurement and its selection (AIM's split).
-    ``"round_sd"`` is the noise of :func:`aim_n_rounds` equal rounds (it sets the bins).
-    """
-    T = aim_n_rounds(d)
-    s1 = float(share[0]) if d > 1 else 1.0
-    out = {"rho": None, "rho_breakdown": None, "has_rounds": d > 1}
-    if math.isinf(epsilon):
-        out.update(mechanism="none", sd1=0.0, scale1=0.0, round_sd=0.0, rounds_total=math.inf)
-        out["epsilon_spent"] = math.inf
-        out["eps_bounds"] = float(eps_bounds)
-        return out
-    eps_rest = epsilon - eps_bounds
-    rounds_share = 1.0 - s1
-    if delta > 0:
-        rho = rho_after_bounds(epsilon, delta, eps_bounds)
-        rho1 = rho * s1
-        rounds = rho * rounds_share if d > 1 else 0.0
-        sigma1 = math.sqrt(d / (2 * rho1))
-        nominal = math.sqrt(T / (2 * _MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
-        out.update(mechanism="gaussian", sd1=sigma1, scale1=sigma1, round_sd=nominal)
-        out.update(rho=float(rho), rho1=float(rho1), rounds_total=float(rounds))
-        out["eps_rest"] = float(eps_rest)
-    else:
-        e1 = eps_rest * s1
-        rounds = eps_rest * rounds_share if d > 1 else 0.0
-        b1 = d / e1
-        nominal = math.sqrt(2) * T / (_MEASURE_SHARE * rounds) if rounds > 0 else 0.0
-        out.update(mechanism="laplace", sd1=math.sqrt(2) * b1, scale1=b1, round_sd=nominal)
-        out.update(e1=float(e1), rounds_total=float(rounds))
-    out["epsilon_spent"] = float(epsilon)
-    out["eps_bounds"] = float(eps_bounds)
-    return out
-
-
-def finish_budget(budget, record):
-    """Fill in the privacy breakdown from the rounds actually run.
-
-    ``record`` holds each round's ``(marginal, selection charge, measurement charge,
-    noise scale)`` (``rho`` under zCDP, ``epsilon`` under pure DP). Returns the dict
-    ``budget`` with ``"breakdown"`` (epsilon by stage; under zCDP each stage's share of
-    ``rho`` times the ``epsilon`` left after the bounds), ``"rho_breakdown"`` (zCDP) and
-    ``"select_epsilon"`` (the first round's exponential mechanism).
-    """
-    names = ("one_way", "select", "two_way")
-    mech = budget["mechanism"]
-    if mech == "none":
-        budget["breakdown"] = {"bounds": budget["eps_bounds"], **{k: math.inf for k in names}}
-        budget["select_epsilon"] = math.inf
-        return budget
-    sel = math.fsum(r[1] for r in record)
-    meas = math.fsum(r[2] for r in record)
-    if mech == "gaussian":
-        rhos = (budget["rho1"], sel, meas)
-        budget["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
-        parts = [budget["eps_rest"] * r / budget["rho"] for r in rhos]
-        budget["select_epsilon"] = math.sqrt(8 * record[0][1]) if record else math.inf
-    else:
-        parts = [budget["e1"], sel, meas]
-        budget["select_epsilon"] = record[0][1] if record else math.inf
-    budget["breakdown"] = {"bounds": budget["eps_bounds"]}
-    budget["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
-    return budget
 
 
 def candidate_sets(csizes):
@@ -206,22 +132,13 @@ def select_admissible(score, cands, fits, *, epsilon, rng):
     return None
 
 
-def _round_noise(budget, charge):
-    """Selection epsilon, measurement noise scale and standard deviation of a round."""
-    if budget["mechanism"] == "gaussian":
-        sd = math.sqrt(1.0 / (2 * _MEASURE_SHARE * charge))
-        return math.sqrt(8 * (1 - _MEASURE_SHARE) * charge), sd, sd
-    scale = 1.0 / (_MEASURE_SHARE * charge)
-    return (1 - _MEASURE_SHARE) * charge, scale, math.sqrt(2) * scale
-
-
 def candidate_counts(Bc, csizes, cands):
     """Exact counts of every candidate marginal (flattened, int64) of the compressed cells
     ``Bc``; a row function of :func:`skdp.utils._rowsum.row_sum` (Dask input)."""
     return [marginal_counts(Bc, csizes, c).ravel() for c in cands]
 
 
-def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, rng_measure):
+def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, plan, rng_select, rng_measure):
     """AIM's annealed rounds.
 
     ``counts_of(cands)`` returns the exact counts of every candidate marginal (flattened
@@ -232,7 +149,7 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, r
     measurement charge, noise scale)``.
     """
     d = len(csizes)
-    exact = budget["mechanism"] == "none"
+    exact = plan.mechanism == "none"
     meas = [
         ((j,), np.asarray(y1c[j], float), 1.0 if exact else 1.0 / np.asarray(v1c[j], float))
         for j in range(d)
@@ -240,14 +157,14 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, r
     tot, tvar = list(totals), list(t_var)
     n_hat = _weighted_total(tot, tvar)
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_ROUND_ITER)
-    cands = candidate_sets(csizes) if budget["has_rounds"] else []
+    cands = candidate_sets(csizes) if d > 1 else []
     cache = {
         c: np.asarray(m, dtype=np.int64).reshape([csizes[j] for j in c])
         for c, m in zip(cands, counts_of(cands) if cands else [], strict=True)
     }
     measured, verdicts = [], {}
-    left = 0.0 if exact else budget["rounds_total"]
-    charge = left / (_ROUNDS_PER_COLUMN * d) if left > 0 else 0.0
+    left = 0.0 if exact else plan.rounds_total
+    charge = plan.first_charge
     exact_rounds = aim_n_rounds(d) if exact and cands else 0
     record = []
     while cands and (left > 0 or exact_rounds > 0):
@@ -258,7 +175,7 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, r
             if left < 2 * charge * (1 + 1e-9):  # the last round takes what is left
                 charge = left
             left = max(left - charge, 0.0)
-            eps_sel, scale, sd = _round_noise(budget, charge)
+            eps_sel, scale, sd = plan.round_noise(charge)
         key = tuple(tree.cliques)
         if key not in verdicts:  # admissibility depends on the structure only
             verdicts = {key: {}}
@@ -275,9 +192,7 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, r
             break
         before = n_hat * tree.marginal(mu, pick)
         counts = cache[pick]
-        noisy = counts + integer_noise(counts.size, scale, budget, rng_measure).reshape(
-            counts.shape
-        )
+        noisy = counts + plan.noise(counts.size, scale, rng_measure).reshape(counts.shape)
         meas.append((pick, noisy, 1.0 if exact else 1.0 / sd**2))
         if not exact:
             tot.append(float(noisy.sum()))
@@ -297,7 +212,7 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, budget, rng_select, r
         record.append((pick, (1 - _MEASURE_SHARE) * charge, _MEASURE_SHARE * charge, scale))
         after = n_hat * tree.marginal(mu, pick)
         if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sd * counts.size:
-            gauss = budget["mechanism"] == "gaussian"
+            gauss = plan.mechanism == "gaussian"
             charge *= _ANNEAL_FACTOR if gauss else _ANNEAL_FACTOR_PURE
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_FINAL_ITER, init=(tree, mu), tree=tree)
     return tree, mu, n_hat, meas, record

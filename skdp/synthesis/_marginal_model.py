@@ -7,12 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
-from skdp.accounting import zcdp_delta, zcdp_rho
-from skdp.mechanisms import (
-    discrete_gaussian_noise,
-    discrete_laplace_noise,
-    exponential_mechanism,
-)
+from skdp.mechanisms import exponential_mechanism
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.synthesis._missing import with_missing_level
 from skdp.utils._tabular.binning import ColumnBinner
@@ -253,97 +248,6 @@ def _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2):
     return nodes, tables, n_hat
 
 
-def rho_after_bounds(epsilon, delta, eps_bounds):
-    """The zCDP budget ``rho`` left for the measurements of an ``(epsilon, delta)`` fit
-    after a pure ``eps_bounds``-DP bound estimate (both selections).
-
-    The larger of two valid compositions: the bounds charged sequentially in
-    ``(epsilon, delta)`` (``zcdp_rho(epsilon - eps_bounds, delta)``), or inside zCDP
-    (``eps_b``-DP is ``eps_b^2 / 2``-zCDP), shrunk until the converted total is within
-    ``delta`` in floating point.
-    """
-    rho = zcdp_rho(epsilon - eps_bounds, delta)
-    if eps_bounds > 0:
-        rho_bounds = eps_bounds * eps_bounds / 2  # (inf, not OverflowError, past 1e154)
-        rho_in = zcdp_rho(epsilon, delta) - rho_bounds
-        while rho_in > rho and zcdp_delta(rho_in + rho_bounds, epsilon) > delta:
-            rho_in *= 1.0 - 1e-12  # floating-point rounding of the sum
-        rho = max(rho, rho_in)
-    return rho
-
-
-def mst_budget(epsilon, delta, eps_bounds, d, share):
-    """Noise of every stage and the privacy facts, from public quantities only.
-
-    ``share`` is the normalised ``budget_split`` (one-way, selection, two-way).
-    """
-    if d == 1:
-        share = np.array([1.0, 0.0, 0.0])
-    elif d == 2:  # one candidate pair: the selection is data-independent
-        share = np.array([share[0], 0.0, share[2]]) / (share[0] + share[2])
-    names = ("one_way", "select", "two_way")
-    n_edges = d - 1
-    out = {"rho": None, "rho_breakdown": None}
-    if math.isinf(epsilon):
-        out.update(mechanism="none", sd1=0.0, sd2=0.0, scale1=0.0, scale2=0.0)
-        out["select_epsilon"] = math.inf
-        out["epsilon_spent"] = math.inf
-        out["breakdown"] = {"bounds": float(eps_bounds)}
-        out["breakdown"].update({k: math.inf for k in names})
-        return out
-    eps_rest = epsilon - eps_bounds
-    if delta > 0:
-        rho = rho_after_bounds(epsilon, delta, eps_bounds)
-        if not rho * min(s for s in share if s > 0) >= 1e-300:
-            # (epsilon, delta) so small that no zCDP budget is resolvable in float64:
-            # the noise would be infinite
-            raise ValueError(
-                f"epsilon={epsilon:g} with delta={delta:g} leaves no usable zCDP budget for "
-                "the measurements (the noise would be infinite); use a larger epsilon or "
-                "delta"
-            )
-        rhos = rho * share
-        sigma1 = math.sqrt(d / (2 * rhos[0]))
-        sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
-        sel = math.sqrt(8 * rhos[1] / n_edges) if rhos[1] > 0 else math.inf
-        out.update(mechanism="gaussian", scale1=sigma1, scale2=sigma2, sd1=sigma1, sd2=sigma2)
-        out["select_epsilon"] = sel
-        out["rho"] = float(rho)
-        out["rho_breakdown"] = {k: float(r) for k, r in zip(names, rhos, strict=True)}
-        out["epsilon_spent"] = float(epsilon)
-        parts = eps_rest * share
-    else:
-        parts = eps_rest * share
-        b1 = d / parts[0]
-        b2 = n_edges / parts[2] if parts[2] > 0 else 0.0
-        out.update(
-            mechanism="laplace",
-            scale1=b1,
-            scale2=b2,
-            sd1=math.sqrt(2) * b1,
-            sd2=math.sqrt(2) * b2,
-        )
-        out["select_epsilon"] = parts[1] / n_edges if parts[1] > 0 else math.inf
-        out["epsilon_spent"] = float(epsilon)  # eps_bounds + sum(parts), sequentially
-    if not (math.isfinite(out["scale1"]) and math.isfinite(out["scale2"])):
-        raise ValueError(
-            f"epsilon={epsilon:g} is too small: the noise scale of the measurements "
-            "overflows float64; use a larger epsilon"
-        )
-    out["breakdown"] = {"bounds": float(eps_bounds)}
-    out["breakdown"].update({k: float(v) for k, v in zip(names, parts, strict=True)})
-    return out
-
-
-def integer_noise(size, scale, budget, rng):
-    """Integer noise of ``scale`` from the budget's mechanism (zeros without noise)."""
-    if scale == 0 or budget["mechanism"] == "none":
-        return np.zeros(size, dtype=np.int64)
-    if budget["mechanism"] == "gaussian":
-        return discrete_gaussian_noise(size, sigma=scale, rng=rng)
-    return discrete_laplace_noise(size, scale=scale, rng=rng)
-
-
 def discretizers(schema, n_pub, sd2, n_bins):
     """One data-independent binner per column (public quantities only): a
     :class:`~skdp.utils._tabular.binning.ColumnBinner` of ``k`` bins, integer columns in
@@ -369,8 +273,9 @@ def discretizers(schema, n_pub, sd2, n_bins):
     return out
 
 
-def select_tree(Bc, csizes, p1, n_hat, budget, rng, counts=None):
-    """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism.
+def select_tree(Bc, csizes, p1, n_hat, epsilon, rng, counts=None):
+    """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism
+    of ``epsilon``.
 
     ``counts``: the :func:`pair_counts` of all pairs ``a < b`` in place of ``Bc``."""
     d = len(csizes)
@@ -386,7 +291,7 @@ def select_tree(Bc, csizes, p1, n_hat, budget, rng, counts=None):
         cand = [i for i, (a, b) in enumerate(pairs) if ds.find(a) != ds.find(b)]
         pick = exponential_mechanism(
             score[cand],
-            epsilon=budget["select_epsilon"],
+            epsilon=epsilon,
             sensitivity=_SCORE_SENSITIVITY,
             rng=rng,
         )
