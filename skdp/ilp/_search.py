@@ -1,0 +1,193 @@
+"""The DP clause search of :class:`~skdp.ilp.DPILPClassifier` (Lantz 2016 ch. 6).
+
+:func:`search_clause`: one DP reduction of a bottom clause, the smart search (Alg. 4:
+level by level with pruning) or the naive one (Alg. 3: the whole lattice at once), on
+the true satisfy-counts of :func:`_counts` (or of a Dask statistic) plus two-sided
+geometric noise.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from skdp.mechanisms import two_sided_geometric
+from skdp.mechanisms.sensitivity import ilp_query_alpha
+
+__all__ = ["search_clause"]
+
+#: about this many (example, clause) satisfy-flags are computed in one matrix product
+_CHUNK = 1 << 22
+
+
+def _counts(Xpos, Xneg, clauses):
+    """True satisfy-counts (q+_h(E+), q_h(E-)) for a list of equal-length clauses."""
+    P = np.empty(len(clauses), dtype=np.int64)
+    N = np.empty(len(clauses), dtype=np.int64)
+    if not clauses:
+        return P, N
+    size = len(clauses[0])
+    if size == 0:
+        P[:] = Xpos.shape[0]
+        N[:] = Xneg.shape[0]
+        return P, N
+    n_atoms = Xpos.shape[1]
+    # at most about _CHUNK (rows x clauses) products held at once
+    step = max(1, _CHUNK // max(Xpos.shape[0], Xneg.shape[0], 1))
+    for c0 in range(0, len(clauses), step):
+        block = np.asarray(clauses[c0 : c0 + step], dtype=np.intp)
+        M = np.zeros((n_atoms, block.shape[0]), dtype=np.int32)
+        np.put_along_axis(M, block.T, 1, axis=0)
+        P[c0 : c0 + step] = ((Xpos @ M) == size).sum(axis=0)
+        N[c0 : c0 + step] = ((Xneg @ M) == size).sum(axis=0)
+    return P, N
+
+
+def _next_level(kept, size):
+    """Apriori candidates of length ``size``: every (size-1)-subset must be kept."""
+    kept_set = set(kept)
+    groups = {}
+    for a in kept:  # join clauses that share their first size-2 atoms
+        groups.setdefault(a[:-1], []).append(a[-1])
+    out = []
+    for prefix, lasts in groups.items():
+        lasts = sorted(lasts)
+        for i, x in enumerate(lasts):
+            for y in lasts[i + 1 :]:
+                c = prefix + (x, y)
+                if all(c[:j] + c[j + 1 :] in kept_set for j in range(size - 2)):
+                    out.append(c)
+    return sorted(out)
+
+
+def search_clause(
+    Xpos,
+    Xneg,
+    bottom_clause,
+    *,
+    epsilon,
+    max_clause_length,
+    search="smart",
+    min_pos=1,
+    rng=None,
+    counts=None,
+):
+    """One DP reduction of a bottom clause (Alg. 4 "smart" or Alg. 3 "naive").
+
+    Parameters
+    ----------
+    Xpos, Xneg : ndarray of 0/1 of shape (n_pos, n_atoms), (n_neg, n_atoms)
+        Positive and negative examples.
+    bottom_clause : sequence of int
+        Public atoms the clause may use.
+    epsilon : float
+        Budget of this reduction (``math.inf``: no noise).
+    max_clause_length : int
+        ``l``; levels ``0..l`` are searched.
+    search : {"smart", "naive"}
+    min_pos : int
+        Smart search prunes the supersets of ``h`` when ``P' < min_pos`` or ``P'`` is not
+        above the best noisy coverage so far.
+    rng : numpy.random.Generator
+    counts : callable, optional
+        ``counts(clauses) -> (P, N)``, the true satisfy-counts of a list of equal-length
+        clauses; replaces ``Xpos``/``Xneg`` (which may then be ``None``). Used for Dask
+        input, whose counts are summed per partition.
+
+    Returns
+    -------
+    best : tuple of int
+        The clause with the best noisy coverage (shortest, then lexicographically
+        first, among ties).
+    best_coverage : float
+        Its noisy coverage ``P' - N'``.
+    ledger : list of dict
+        One entry per batch of queries: ``level``, ``n_clauses`` (beta_i),
+        ``epsilon`` (the batch's budget) and ``alpha`` (inverse scale of each count's
+        noise).
+    evaluated : list of tuple
+        Every clause evaluated, in order.
+    pruned : list of tuple
+        Every clause whose supersets were deleted.
+    """
+    atoms = sorted(int(a) for a in bottom_clause)
+    count = counts if counts is not None else functools.partial(_counts, Xpos, Xneg)
+    run = _naive_search if search == "naive" else _smart_search
+    return run(count, atoms, int(max_clause_length), epsilon, min_pos, rng)
+
+
+def _noisy_counts(count, level, alpha, noisy, rng):
+    """``(P', N')``: the true satisfy-counts of the clauses of ``level``, each with
+    two-sided geometric noise ``G(alpha)`` when ``noisy``."""
+    P, N = count(level)
+    P, N = P.astype(float), N.astype(float)
+    if noisy:
+        P += two_sided_geometric(len(level), alpha=alpha, rng=rng)
+        N += two_sided_geometric(len(level), alpha=alpha, rng=rng)
+    return P, N
+
+
+def _naive_search(count, atoms, ell, epsilon, min_pos, rng):
+    """Alg. 3: every clause of the lattice, ``alpha = epsilon / |lattice|``; no pruning
+    (``min_pos`` unused)."""
+    noisy = not math.isinf(epsilon)
+    lattice = [c for i in range(ell + 1) for c in itertools.combinations(atoms, i)]
+    alpha = epsilon / len(lattice)
+    ledger = [
+        {
+            "level": "all",
+            "n_clauses": len(lattice),
+            "epsilon": float(epsilon),
+            "alpha": float(alpha),
+        }
+    ]
+    evaluated, best, best_cov = [], None, -math.inf
+    for size in range(ell + 1):
+        level = [c for c in lattice if len(c) == size]
+        if not level:
+            continue
+        P, N = _noisy_counts(count, level, alpha, noisy, rng)
+        for c, p, n in zip(level, P, N, strict=True):
+            evaluated.append(c)
+            if p - n > best_cov:
+                best, best_cov = c, p - n
+    return best, best_cov, ledger, evaluated, []
+
+
+def _smart_search(count, atoms, ell, epsilon, min_pos, rng):
+    """Alg. 4: level ``i`` of the lattice with ``epsilon / (l + 1)``, split over its
+    ``beta_i`` clauses; the supersets of a pruned clause are never evaluated."""
+    noisy = not math.isinf(epsilon)
+    ledger, evaluated, pruned = [], [], []
+    best, best_cov = None, -math.inf
+    eps_level = epsilon / (ell + 1)
+    level, kept = [()], []
+    for size in range(ell + 1):
+        if size == 1:
+            level = [(a,) for a in atoms] if () in kept else []
+        elif size > 1:
+            level = _next_level(kept, size)
+        if not level:
+            ledger.append({"level": size, "n_clauses": 0, "epsilon": eps_level, "alpha": None})
+            kept = []
+            continue
+        beta = len(level)
+        alpha = ilp_query_alpha(epsilon, beta, n_levels=ell + 1)  # = eps_level / beta
+        ledger.append(
+            {"level": size, "n_clauses": beta, "epsilon": float(eps_level), "alpha": float(alpha)}
+        )
+        P, N = _noisy_counts(count, level, alpha, noisy, rng)
+        kept = []
+        for c, p, n in zip(level, P, N, strict=True):
+            evaluated.append(c)
+            if p - n > best_cov:
+                best, best_cov = c, p - n
+            # supersets cannot cover more positives: P' bounds their coverage
+            if p < min_pos or p <= best_cov:
+                pruned.append(c)
+            else:
+                kept.append(c)
+    return best, best_cov, ledger, evaluated, pruned
