@@ -557,26 +557,21 @@ def resolve_schema_bounds(schema, X, *, epsilon, rng, fraction=BOUNDS_FRACTION, 
         What the estimate spent (0 when nothing was missing, or for ``epsilon=inf``);
         the caller charges it inside its budget.
     """
-    from skdp.utils.schema import fill_missing_bounds
-
-    used = 0.0
-
-    def _resolve(values, names):
-        nonlocal used
-        # declared kinds are public: integer columns are searched on an integer grid
-        kinds = [schema[n].kind if schema[n].kind in _KINDS else "continuous" for n in names]
-        lo, hi, used = resolve_bounds(
-            PRIVATE_OPT_IN if opt_in else None,
-            values,
-            epsilon=epsilon,
-            rng=rng,
-            name="bounds",
-            columns=names,
-            fraction=fraction,
-            kinds=kinds,
-        )
-        return lo, hi
-
-    if schema.missing_bounds():
-        schema = fill_missing_bounds(schema, X, _resolve)
-    return schema, float(used)
+    missing = schema.missing_bounds()
+    if not missing:
+        return schema, 0.0
+    # only the columns whose bounds are missing are read; their declared kinds are
+    # public: integer columns are searched on an integer grid
+    kinds = [schema[n].kind if schema[n].kind in _KINDS else "continuous" for n in missing]
+    lo, hi, used = resolve_bounds(
+        PRIVATE_OPT_IN if opt_in else None,
+        schema.numeric_matrix(X, missing),
+        epsilon=epsilon,
+        rng=rng,
+        name="bounds",
+        columns=missing,
+        fraction=fraction,
+        kinds=kinds,
+    )
+    filled = {n: (float(a), float(b)) for n, a, b in zip(missing, lo, hi, strict=True)}
+    return schema.with_bounds(filled), float(used)

@@ -35,8 +35,9 @@ Where the metadata come from (:doc:`privacy_guarantees`, "Metadata"):
 * bounds are declared (``{column: (lo, hi)}``, a ``(lo, hi)`` pair for every numeric
   column, or per-feature arrays); ``bounds="data"`` reads them off the data with a
   :class:`~skdp.exceptions.PrivacyLeakWarning`; ``bounds=None`` leaves them missing so
-  that the *estimator* can fill them with a private estimate (this module is layer 0
-  and cannot import :mod:`skdp.mechanisms`), see :func:`fill_missing_bounds`;
+  that the *estimator* can fill them with a private estimate
+  (:func:`skdp.mechanisms.resolve_schema_bounds`: this module is layer 0 and cannot
+  import :mod:`skdp.mechanisms`);
 * categories come only from ``categories=`` (or a complete schema); missing ones raise
   ``ValueError``, unless the user opts in with ``categories="data"`` (warns). A pandas
   ``CategoricalDtype`` does *not* count as declared: ``df.astype("category")`` builds
@@ -79,7 +80,7 @@ from skdp.utils._tabular.columns import (
     structural_kind,
 )
 from skdp.utils._tabular.encoder import TabularEncoder, assemble
-from skdp.utils._tabular.schema import TabularSchema, fill_missing_bounds
+from skdp.utils._tabular.schema import TabularSchema
 
 __all__ = [
     "COLUMN_KINDS",
@@ -87,7 +88,6 @@ __all__ = [
     "TabularEncoder",
     "TabularSchema",
     "assemble",
-    "fill_missing_bounds",
     "kind_from_dtype",
     "output_dtype",
     "structural_kind",

@@ -62,3 +62,31 @@ def test_unreliable_private_bounds_warn_from_public_quantities_only():
     with warnings.catch_warnings():
         warnings.simplefilter("error", BoundsEstimateWarning)
         resolve_bounds((0, 1), small, epsilon=1.0, rng=np.random.default_rng(1))
+
+
+def test_only_the_missing_columns_are_read_and_filled(frame, monkeypatch):
+    from skdp.mechanisms import _bounds
+
+    schema = TabularSchema.from_data(frame, bounds={"a": (0, 10)})
+    seen = {}
+
+    def resolve(bounds, V, **kw):
+        seen["shape"], seen["columns"], seen["kinds"] = V.shape, kw["columns"], kw["kinds"]
+        return np.array([10.0]), np.array([60.0]), 0.25
+
+    monkeypatch.setattr(_bounds, "resolve_bounds", resolve)
+    out, used = resolve_schema_bounds(schema, frame, epsilon=2.5, rng=np.random.default_rng(1))
+    assert seen == {"shape": (len(frame), 1), "columns": ["b"], "kinds": ["continuous"]}
+    assert out["b"].bounds == (10.0, 60.0) and out["a"].bounds == (0.0, 10.0)
+    assert used == 0.25
+
+
+def test_the_fill_is_resolve_bounds_on_the_missing_columns(frame):
+    from skdp.mechanisms import resolve_bounds
+
+    schema = TabularSchema.from_data(frame, bounds={"a": (0, 10)})
+    out, used = resolve_schema_bounds(schema, frame, epsilon=2.0, rng=np.random.default_rng(7))
+    lo, hi, spent = resolve_bounds(
+        None, frame[["b"]].to_numpy(), epsilon=2.0, rng=np.random.default_rng(7)
+    )
+    assert out["b"].bounds == (float(lo[0]), float(hi[0])) and used == spent

@@ -17,7 +17,6 @@ from skdp.utils.schema import (
     ColumnSpec,
     TabularEncoder,
     TabularSchema,
-    fill_missing_bounds,
 )
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0)}
@@ -119,21 +118,6 @@ def test_bounds_data_opt_in_warns_and_none_leaves_missing():
         warnings.simplefilter("error")
         s = TabularSchema.from_data(df, bounds={"age": (0, 100)}, categories=CATS)
     assert s.missing_bounds() == ["bmi"]
-
-
-def test_fill_missing_bounds_hook_passes_only_missing_columns():
-    df = _frame()
-    s = TabularSchema.from_data(df, bounds={"age": (0, 100)}, categories=CATS)
-    seen = {}
-
-    def resolve(V, names):
-        seen["shape"], seen["names"] = V.shape, names
-        return np.array([10.0]), np.array([60.0])
-
-    s2 = fill_missing_bounds(s, df, resolve)
-    assert seen == {"shape": (len(df), 1), "names": ["bmi"]}
-    assert s2["bmi"].bounds == (10.0, 60.0) and s2["age"].bounds == (0.0, 100.0)
-    assert fill_missing_bounds(s2, df, None) is s2  # nothing missing -> not called
 
 
 def test_to_dict_is_json_and_round_trips():

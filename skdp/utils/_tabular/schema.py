@@ -1,8 +1,8 @@
-"""The public tabular schema: :class:`TabularSchema` and :func:`fill_missing_bounds`."""
+"""The public tabular schema: :class:`TabularSchema`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -14,7 +14,7 @@ from skdp.utils._tabular.columns import (
     _numeric_column,
 )
 
-__all__ = ["TabularSchema", "fill_missing_bounds"]
+__all__ = ["TabularSchema"]
 
 
 @dataclass(frozen=True)
@@ -200,9 +200,10 @@ class TabularSchema:
         bounds : None, "data", (lo, hi), or dict {column: (lo, hi)}
             Declared bounds of the numeric columns. A pair applies to every numeric
             column (its entries may be arrays of length ``n_columns`` for numpy
-            input). ``None`` leaves them missing (see :meth:`missing_bounds` and
-            :func:`fill_missing_bounds`); a dict may also omit columns, which are
-            then missing. ``"data"`` reads the missing ones off ``X`` (warns).
+            input). ``None`` leaves them missing (see :meth:`missing_bounds`; the
+            estimators fill them with ``skdp.mechanisms.resolve_schema_bounds``); a
+            dict may also omit columns, which are then missing. ``"data"`` reads the
+            missing ones off ``X`` (warns).
         categories : None, "data", dict {column: list}, or list of lists
             Declared levels of categorical columns (a list of lists is in the order
             of the categorical columns). Every categorical column needs an entry,
@@ -311,45 +312,3 @@ class TabularSchema:
         lo = np.array([self[c].bounds[0] for c in self.numeric_names], dtype=float)
         hi = np.array([self[c].bounds[1] for c in self.numeric_names], dtype=float)
         return np.any((raw < lo) | (raw > hi), axis=1)
-
-
-def fill_missing_bounds(
-    schema: TabularSchema,
-    X,
-    resolve: Callable[[np.ndarray, list], tuple],
-) -> TabularSchema:
-    """Fill the schema's missing numeric bounds with ``resolve``.
-
-    The hook through which an estimator (layer 4) plugs in a private bound estimate
-    from :mod:`skdp.mechanisms` without this layer-0 module importing it::
-
-        used = []
-        def resolve(V, names):
-            lo, hi, eps_used = resolve_bounds(None, V, epsilon=eps, rng=rng, columns=names)
-            used.append(eps_used)
-            return lo, hi
-        schema = fill_missing_bounds(schema, X, resolve)
-
-    Parameters
-    ----------
-    schema : TabularSchema
-    X : DataFrame or array
-        The private data (only the missing columns are passed to ``resolve``).
-    resolve : callable ``(values, names) -> (lo, hi)``
-        ``values`` is the float matrix (n_samples, n_missing); ``lo``, ``hi`` arrays
-        of length n_missing. Called once, and only if some bounds are missing.
-
-    Returns
-    -------
-    TabularSchema
-    """
-    missing = schema.missing_bounds()
-    if not missing:
-        return schema
-    V = schema.numeric_matrix(X, missing)
-    lo, hi = resolve(V, missing)
-    lo = np.broadcast_to(np.asarray(lo, dtype=float), (len(missing),))
-    hi = np.broadcast_to(np.asarray(hi, dtype=float), (len(missing),))
-    return schema.with_bounds(
-        {n: (float(a), float(b)) for n, a, b in zip(missing, lo, hi, strict=True)}
-    )
