@@ -9,9 +9,9 @@ same histogram or marginal with one more cell per column, released by the same n
 mechanism under the same budget (a row still falls in exactly one cell, so the
 sensitivities do not change). Sampling writes the level back as a missing value.
 
-:class:`MissingLevel` wraps the data-independent binner of one column (the histogram
-synthesizer's ``_Binner``, the marginal synthesizer's ``_Discretizer``): bin indices
-``0 .. k-1`` are the inner binner's, ``k`` is the missing level.
+:class:`MissingLevel` wraps the data-independent binner of one column (a
+:class:`~skdp.utils._tabular.binning.ColumnBinner` of the histogram or marginal
+synthesizer): bin indices ``0 .. k-1`` are the inner binner's, ``k`` is the missing level.
 """
 
 from __future__ import annotations
