@@ -91,15 +91,18 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Released noisy coverage ``P' - N'`` of each learned clause (a DP output).
     bottom_clause_ : ndarray of int
     search_levels_ : list of dict
-        One entry per noisy query batch: ``round``, ``level``, ``n_clauses`` (beta_i),
-        ``epsilon`` (the batch budget) and ``alpha`` (inverse scale of the geometric
-        noise on each of the batch's ``2 beta_i`` counts). The ``epsilon`` values sum to
-        ``epsilon``.
+        One entry per noisy query batch: ``round`` (numbered from 1), ``level``,
+        ``n_clauses`` (beta_i), ``epsilon`` (the batch budget) and ``alpha`` (inverse
+        scale of the geometric noise on each of the batch's ``2 beta_i`` counts). The
+        ``epsilon`` values sum to ``epsilon``.
     privacy_breakdown_ : dict
         ``{"round r level l": epsilon}`` of the same batches (the shared
         ``dict[str, float]`` form); the values add up to ``epsilon_spent_``. Both come
         from the fit's public plan (``_plan.plan_ilp``: the parameters and the number of
-        atoms).
+        atoms). Rounds are numbered from 1, as ``SubsampledExpMedian``'s rounds and
+        every 1-based step count in skdp; releases before this one numbered them from 0
+        (``"round 0 level 0"``, ``search_levels_[i]["round"] == 0``): add 1 to an old
+        key's round. Levels are clause lengths, from 0.
     epsilon_spent_ : float
     delta_spent_ : float
         Always 0.
@@ -234,9 +237,9 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _search_rounds(self, plan: ILPPlan, counts, rng):
         """The ``plan.n_rounds`` clause searches, each with the round's epsilon, with
-        cover removal after each learned clause."""
+        cover removal after each learned clause; the ledger numbers rounds from 1."""
         clauses, coverage, ledger = [], [], []
-        for r in range(plan.n_rounds):
+        for r in range(1, plan.n_rounds + 1):
             best, cov, levels, _, _ = search_clause(
                 None,
                 None,

@@ -47,10 +47,10 @@ class ILPPlan:
 
     @property
     def privacy_breakdown(self) -> dict[str, float]:
-        """``{"round r level l": epsilon}`` of every query batch."""
+        """``{"round r level l": epsilon}`` of every query batch, rounds numbered from 1."""
         return {
             f"round {r} level {level}": float(self.level_epsilon)
-            for r in range(self.n_rounds)
+            for r in range(1, self.n_rounds + 1)
             for level in self.levels
         }
 

@@ -110,7 +110,7 @@ def test_search_invariants_and_ledger(seed, n_atoms, ell, k):
         epsilon=eps, n_clauses=k, max_clause_length=ell, bottom_clause=atoms, random_state=seed
     ).fit(X, y)
     assert sum(e["epsilon"] for e in clf.search_levels_) == pytest.approx(eps)
-    assert sorted({e["round"] for e in clf.search_levels_}) == list(range(k))
+    assert sorted({e["round"] for e in clf.search_levels_}) == list(range(1, k + 1))
     assert math.fsum(clf.privacy_breakdown_.values()) == pytest.approx(clf.epsilon_spent_)
     assert len(clf.privacy_breakdown_) == len(clf.search_levels_)
     assert len(clf.clauses_) <= k
