@@ -4,8 +4,9 @@ DP-NF-VI of Su, Wang, Schiavazzi & Liu (2023), Section 4 (Algorithm 2). The esti
 lives in :mod:`skdp.sampling`, has ``log_prob(theta)`` and
 no ``score``/``score_samples``, uses no BatchNorm (``normalization="affine"`` replaces the
 paper's BN), and trains the flow's sampling direction (``inverse_and_ladj``) with the shared
-DP-SGD step of :mod:`skdp.training` (:class:`~skdp.training.DPStep`: Poisson batch, noise
-once, accountant), its own per-record free-energy gradients giving the clipped sum.
+DP-SGD step of :mod:`skdp.training` (a :class:`~skdp.training.DPStep` built by
+:func:`~skdp.training.make_dp_step`: Poisson batch, noise once, accountant), its own
+per-record free-energy gradients giving the clipped sum.
 
 The likelihood models live in :mod:`skdp.datasets`; the paper's divergence profiles (§4.3)
 and its "Reg DP-VI" preset are benchmark helpers (``benchmarks/_flow_vi_paper.py``).
@@ -386,13 +387,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         """
         import torch
 
-        from skdp.accounting import gdp_clt_mu, get_accountant, resolve_noise_multiplier
-        from skdp.training import (
-            DPStep,
-            GaussianPrivatizer,
-            PoissonSampler,
-            check_per_record_module,
-        )
+        from skdp.accounting import gdp_clt_mu, resolve_noise_multiplier
+        from skdp.training import check_per_record_module, make_dp_step
         from skdp.training._fit_context import (
             check_noise_multiplier,
             finite_parameters,
@@ -457,18 +453,18 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                 gaussian=gaussian,
                 final_rate=gaussian_start_final_rate(n),
             )
-            step = DPStep(
+            step = make_dp_step(
                 grads.params,
                 optimizer,
-                sampler=PoissonSampler(n, q, streams["sampling"]),
-                privatizer=GaussianPrivatizer(
-                    noise_multiplier=sigma,
-                    max_grad_norm=float(self.max_grad_norm) if private else None,
-                    expected_batch_size=B,
-                    generator=env.generator("noise"),
-                    private=private,
-                ),
-                accountant=get_accountant(self.accountant) if private else None,
+                n_samples=n,
+                sample_rate=q,
+                noise_multiplier=sigma,
+                max_grad_norm=float(self.max_grad_norm) if private else None,
+                private=private,
+                accountant=self.accountant if private else None,
+                sampling_rng=streams["sampling"],
+                noise_rng=streams["noise"],
+                device=device,
                 lr_scheduler=scheduler,
             )
             log_every = max(1, T // 50)

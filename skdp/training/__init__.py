@@ -11,6 +11,8 @@ Composable pieces, each used by every DP-SGD estimator of skdp:
   size;
 * :class:`DPStep`: samples, privatises, steps the accountant and applies the result to any
   ``torch.optim.Optimizer``, with hooks for an exact data-free term and a public extra term;
+  :func:`make_dp_step` wires one (sampler, privatizer, accountant, optimizer) from plain
+  values: the one way into the engine;
 * :class:`DPSGDTrainer` (a module and a per-record loss on a :class:`DPStep`) and
   :func:`train_dpsgd` (calibration and the loop).
 
@@ -21,7 +23,7 @@ from skdp.training._ghost import GhostClippingUnsupported, ghost_clip_and_sum, l
 from skdp.training._per_sample import check_per_record_module, per_sample_gradients
 from skdp.training._privatizer import GaussianPrivatizer, clip_and_sum
 from skdp.training._sampler import PoissonSampler
-from skdp.training._step import DPStep
+from skdp.training._step import DPStep, make_dp_step
 from skdp.training._train import TrainingResult, train_dpsgd
 from skdp.training._trainer import DPSGDTrainer
 
@@ -36,6 +38,7 @@ __all__ = [
     "clip_and_sum",
     "ghost_clip_and_sum",
     "linear_layers",
+    "make_dp_step",
     "per_sample_gradients",
     "train_dpsgd",
 ]

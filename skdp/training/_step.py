@@ -2,9 +2,11 @@
 
 :class:`DPStep` composes a :class:`~skdp.training.PoissonSampler`, a caller's clipped-sum
 function, the :class:`~skdp.training.GaussianPrivatizer` and an accountant. It is the one
-place where a DP-SGD step is released and accounted in skdp: :class:`DPSGDTrainer`,
-:func:`train_dpsgd` and the estimators that need their own per-record gradients
-(:class:`~skdp.sampling.DPFlowVI`) all step through it.
+place where a DP-SGD step is released and accounted in skdp, and :func:`make_dp_step` the
+one way to build it (as opacus's ``PrivacyEngine.make_private`` wires the optimizer, the
+sampler and the accountant in one place): :class:`DPSGDTrainer` (hence
+:func:`train_dpsgd`) and the estimators that need their own per-record gradients
+(:class:`~skdp.sampling.DPFlowVI`) all step through a step it built.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import torch
 
+from skdp.accounting import get_accountant
 from skdp.training._privatizer import GaussianPrivatizer
 from skdp.training._sampler import PoissonSampler
+from skdp.utils._torch import torch_generator
 
-__all__ = ["DPStep"]
+__all__ = ["DPStep", "make_dp_step"]
 
 #: ``grad_sum(indices) -> (summed, n_nonfinite)``.
 GradSum = Callable[[np.ndarray], tuple[Mapping[str, torch.Tensor], int]]
@@ -229,3 +233,47 @@ class DPStep:
         self.apply(
             self.noisy_gradient(grad_sum, data_free_grad=data_free_grad, extra_grad=extra_grad)
         )
+
+
+def make_dp_step(
+    params: Mapping[str, torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    *,
+    n_samples: int,
+    sample_rate: float,
+    noise_multiplier: float,
+    max_grad_norm: float | None,
+    private: bool,
+    accountant,
+    sampling_rng: np.random.Generator,
+    noise_rng: np.random.Generator,
+    device,
+    lr_scheduler=None,
+) -> DPStep:
+    """A :class:`DPStep` wired from plain values: the one way into the DP-SGD engine.
+
+    Poisson sampling of ``n_samples`` records at rate ``sample_rate`` from
+    ``sampling_rng``; the Gaussian privatizer (noise ``sigma C`` once on the clipped sum,
+    division by the sampler's expected batch size ``q n``) drawing from a
+    ``torch.Generator`` on ``device`` seeded from ``noise_rng``; the accountant (a registry
+    key, an :class:`~skdp.accounting.Accountant` or ``None``, which only a non-private step
+    may have); the optimizer and its learning-rate scheduler.
+    """
+    sampler = PoissonSampler(n_samples, sample_rate, sampling_rng)
+    privatizer = GaussianPrivatizer(
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=max_grad_norm,
+        expected_batch_size=sampler.expected_batch_size,
+        generator=torch_generator(noise_rng, device),
+        private=private,
+    )
+    if isinstance(accountant, str):
+        accountant = get_accountant(accountant)
+    return DPStep(
+        params,
+        optimizer,
+        sampler=sampler,
+        privatizer=privatizer,
+        accountant=accountant,
+        lr_scheduler=lr_scheduler,
+    )

@@ -17,14 +17,11 @@ import torch
 from torch import nn
 from torch.func import vmap
 
-from skdp.accounting import get_accountant
 from skdp.training._ghost import GhostClippingUnsupported, ghost_clip_and_sum, linear_layers
 from skdp.training._per_sample import check_per_record_module, per_sample_gradients
-from skdp.training._privatizer import GaussianPrivatizer, clip_and_sum
-from skdp.training._sampler import PoissonSampler
-from skdp.training._step import DPStep
+from skdp.training._privatizer import clip_and_sum
+from skdp.training._step import make_dp_step
 from skdp.utils._random import spawn_streams
-from skdp.utils._torch import torch_generator
 
 __all__ = ["DPSGDTrainer"]
 
@@ -201,18 +198,18 @@ class DPSGDTrainer:
         if not isinstance(optimizer, torch.optim.Optimizer):
             optimizer = _OPTIMIZERS[optimizer](list(self.params.values()), lr=learning_rate)
         streams = spawn_streams(random_state, ["sampling", "noise"])
-        self.dp_step = DPStep(
+        self.dp_step = make_dp_step(
             self.params,
             optimizer,
-            sampler=PoissonSampler(self.n_samples, self.sample_rate, streams["sampling"]),
-            privatizer=GaussianPrivatizer(
-                noise_multiplier=self.noise_multiplier,
-                max_grad_norm=self.max_grad_norm,
-                expected_batch_size=self.expected_batch_size,
-                generator=torch_generator(streams["noise"], self.device),
-                private=self.private,
-            ),
-            accountant=get_accountant(accountant),
+            n_samples=self.n_samples,
+            sample_rate=self.sample_rate,
+            noise_multiplier=self.noise_multiplier,
+            max_grad_norm=self.max_grad_norm,
+            private=self.private,
+            accountant=accountant,
+            sampling_rng=streams["sampling"],
+            noise_rng=streams["noise"],
+            device=self.device,
         )
         self._module_checked = False
 
