@@ -69,7 +69,7 @@ TEST_PARAMS: dict[str, dict] = {
         "epsilon": 1e3,
         "classes": "data",  # see DATA_OPT_INS
         "n_iter": 5,
-        "n_flows": 1,
+        "n_layers": 1,
         "batch_size": 16,
         "n_diagnostic_samples": 64,
         "dtype": "float64",
@@ -80,7 +80,7 @@ TEST_PARAMS: dict[str, dict] = {
         "epsilon": 1e3,
         "bounds_y": (-10.0, 10.0),
         "n_iter": 5,
-        "n_flows": 1,
+        "n_layers": 1,
         "batch_size": 16,
         "n_diagnostic_samples": 64,
         "dtype": "float64",

@@ -428,7 +428,7 @@ def _logistic_dpsgd():
     return est.fit(X, y), release_outputs(est, _X_test())
 
 
-_EXPM = dict(n_iter=20, batch_size=32, n_flows=1, **TORCH)
+_EXPM = dict(n_iter=20, batch_size=32, n_layers=1, **TORCH)
 
 
 @case("ExpMFlowClassifier", torch=True, covers=["ExpMFlowClassifier"])

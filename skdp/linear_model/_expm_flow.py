@@ -26,6 +26,7 @@ from skdp.linear_model._expm_flow_base import (
     _sigmoid,
 )
 from skdp.mechanisms import resolve_bounds
+from skdp.utils._deprecation import DEPRECATED, RenamedAttribute
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
 
@@ -105,7 +106,8 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         penalty="l2",
         fit_intercept=True,
         n_release_samples=1,
-        n_flows=4,
+        n_layers=4,
+        n_flows=DEPRECATED,
         flow_rank=2,
         n_householder=2,
         n_iter=None,
@@ -128,6 +130,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.penalty = penalty
         self.fit_intercept = fit_intercept
         self.n_release_samples = n_release_samples
+        self.n_layers = n_layers
         self.n_flows = n_flows
         self.flow_rank = flow_rank
         self.n_householder = n_householder
@@ -253,8 +256,9 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
 
     Attributes
     ----------
-    bounds_ : tuple of float
-        The ``(lo, hi)`` used.
+    bounds_y_ : tuple of float
+        The ``(lo, hi)`` of ``bounds_y`` used (``bounds_`` is its deprecated name,
+        removed in 0.2).
 {_COMMON_ATTRS_DOC}
 
     See Also
@@ -293,6 +297,9 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         "bounds_y": [None, StrOptions({"data", "private"}), tuple, list, np.ndarray],
     }
 
+    # deprecated name of bounds_y_ (removed in 0.2)
+    bounds_ = RenamedAttribute("bounds_y_")
+
     def __init__(
         self,
         *,
@@ -302,7 +309,8 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         penalty="l2",
         fit_intercept=True,
         n_release_samples=1,
-        n_flows=4,
+        n_layers=4,
+        n_flows=DEPRECATED,
         flow_rank=2,
         n_householder=2,
         n_iter=None,
@@ -325,6 +333,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.penalty = penalty
         self.fit_intercept = fit_intercept
         self.n_release_samples = n_release_samples
+        self.n_layers = n_layers
         self.n_flows = n_flows
         self.flow_rank = flow_rank
         self.n_householder = n_householder
@@ -368,7 +377,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         lo, hi = float(np.ravel(lo)[0]), float(np.ravel(hi)[0])
         if not hi > lo:
             raise ValueError("bounds_y needs lo < hi")
-        self.bounds_ = (lo, hi)
+        self.bounds_y_ = (lo, hi)
         y01 = (np.clip(y, lo, hi) - lo) / (hi - lo)
         self._fit_expm(X, y01, epsilon - eps_bounds, streams)
         breakdown = {"bounds": eps_bounds, "exponential_mechanism": epsilon - eps_bounds}
@@ -380,6 +389,6 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         return self
 
     def predict(self, X):
-        """``lo + (hi - lo) * sigmoid(X @ coef_ + intercept_)``, inside ``bounds_``."""
-        lo, hi = self.bounds_ if hasattr(self, "bounds_") else (0.0, 1.0)
+        """``lo + (hi - lo) * sigmoid(X @ coef_ + intercept_)``, inside ``bounds_y_``."""
+        lo, hi = vars(self).get("bounds_y_", (0.0, 1.0))
         return lo + (hi - lo) * _sigmoid(self._decision(X))

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms.sensitivity import expm_squared_loss_sensitivity
+from skdp.utils._deprecation import DEPRECATED, renamed_parameter
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -58,6 +59,9 @@ def _sigmoid(a):
 class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
     """Shared fitting code (not public)."""
 
+    #: {deprecated name: name}: seeds keep the old name (skdp.utils._random.fit_streams)
+    _renamed_parameters = {"n_flows": "n_layers"}
+
     _parameter_constraints: dict = {
         # pure epsilon: no delta parameter
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
@@ -65,7 +69,8 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "penalty": [StrOptions({"l2", "l1"})],
         "fit_intercept": ["boolean"],
         "n_release_samples": [Interval(Integral, 1, None, closed="left")],
-        "n_flows": [Interval(Integral, 0, None, closed="left")],
+        "n_layers": [Interval(Integral, 0, None, closed="left")],
+        "n_flows": [StrOptions({DEPRECATED}), Interval(Integral, 0, None, closed="left")],
         "flow_rank": [Interval(Integral, 1, None, closed="left")],
         "n_householder": [Interval(Integral, 1, None, closed="left")],
         "n_iter": [None, Interval(Integral, 0, None, closed="left")],
@@ -123,7 +128,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             device=self.device,
             dtype=self.dtype,
             n_jobs=self.n_jobs,
-            n_flows=self.n_flows,
+            n_flows=renamed_parameter(self, "n_flows", "n_layers"),
             flow_rank=self.flow_rank,
             n_householder=self.n_householder,
             n_iter=default_n_iter(self.n_iter, X.shape[1] + int(self.fit_intercept)),
@@ -157,7 +162,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
             warnings.warn(
                 "ExpMFlow: the trained flow is collapsed or measurably far from the "
                 "exponential-mechanism density (see flow_diagnostics_). The released model "
-                "may be less noisy than the mechanism requires; increase n_iter or n_flows, "
+                "may be less noisy than the mechanism requires; increase n_iter or n_layers, "
                 "use init='laplace', or treat the guarantee as void.",
                 ConvergenceWarning,
                 stacklevel=3,
@@ -233,8 +238,11 @@ _COMMON_PARAMS_DOC = """
     n_release_samples : int, default=1
         Number ``k`` of models released by ``fit``; each is sampled at ``epsilon / k``
         (exponent ``epsilon / (s k)``) so that the total stays ``epsilon``.
-    n_flows : int, default=4
-        Householder-Sylvester layers after the full-covariance affine layer.
+    n_layers : int, default=4
+        Householder-Sylvester layers after the full-covariance affine layer (the
+        name of :class:`~skdp.density.DPFlowDensity`'s layer count).
+    n_flows : int
+        Deprecated name of ``n_layers`` (``FutureWarning``; removed in 0.2).
     flow_rank : int, default=2
         Sylvester rank ``m``.
     n_householder : int, default=2

@@ -24,6 +24,7 @@ from skdp.linear_model._functional_release import (
     _statistics,
     _trimmed_minimiser,
 )
+from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask, check_dask_input, n_rows
 from skdp.utils._sklearn_compat import (
@@ -119,10 +120,10 @@ default=None
         ``"adaptive"``: chosen from a private smallest eigenvalue, which costs 5 % of
         the budget left after the bounds (Notes). ``"zhang"``: the constant of Zhang et
         al., five standard deviations of the noise of one entry (``5 sqrt(2)
-        noise_scale_`` for Laplace, ``5 noise_scale_`` for Gaussian noise), whatever
-        ``n``. A float is used as is (``0.0`` allowed). With ``"zhang"`` or a float the
-        whole budget goes to the statistics and directions of the noisy quadratic
-        with an eigenvalue below ``1e-8`` are dropped.
+        noise_scale_["objective"]`` for Laplace, ``5 noise_scale_["objective"]`` for
+        Gaussian noise), whatever ``n``. A float is used as is (``0.0`` allowed). With
+        ``"zhang"`` or a float the whole budget goes to the statistics and directions
+        of the noisy quadratic with an eigenvalue below ``1e-8`` are dropped.
     secure_mode : bool, default=False
         ``False``: floating-point noise (``rng.laplace``/``rng.normal``), reproducible
         with ``random_state`` but exposed to the attack of Mironov (2012). ``True``
@@ -148,9 +149,6 @@ default=None
     target_centre_ : float or None
         The private mean of the clipped target (original units) on which the
         statistics were centred; ``None`` without an intercept.
-    centre_noise_scale_ : float
-        Laplace scale of the centre release (scaled units; 0 without an intercept or
-        when non-private).
     coef_ : ndarray of shape (n_features,)
         Weights in original units.
     intercept_ : float
@@ -166,18 +164,27 @@ default=None
         Laplace release, L2 ``sqrt(d'(d'+1)/2 - 1 + w^2 d')`` for the Gaussian one,
         ``d' = p + 1`` (without intercept ``p(p+1)/2 + w p`` and
         ``sqrt(p(p+1)/2 + w^2 p)``).
-    noise_scale_ : float
-        Noise of one released entry of ``X~^T X~``: the Laplace scale (``sensitivity_ /
-        epsilon_objective``; standard deviation ``sqrt(2) noise_scale_``) or the
-        Gaussian standard deviation; the entries of ``X~^T y~`` get
-        ``noise_scale_ / target_weight_``. 0 when non-private. With ``secure_mode``
-        the scale of the discrete Laplace noise, ``D Λ / epsilon'``
-        (:func:`skdp.mechanisms._discrete.grid_laplace`).
+    noise_scale_ : dict of str to float
+        The noise of each release, keyed like ``privacy_breakdown_`` (scaled units;
+        0 where nothing was released or the fit is non-private):
+
+        * ``"objective"``: noise of one released entry of ``X~^T X~``, the Laplace
+          scale (``sensitivity_ / epsilon_objective``; standard deviation ``sqrt(2)``
+          times it) or the Gaussian standard deviation; the entries of ``X~^T y~`` get
+          it divided by ``target_weight_``. With ``secure_mode`` the scale of the
+          discrete Laplace noise, ``D Λ / epsilon'``
+          (:func:`skdp.mechanisms._discrete.grid_laplace`); ``nan`` when only the
+          target's mean was released;
+        * ``"eigenvalue"``: Laplace scale or Gaussian standard deviation of the
+          smallest eigenvalue's noise (0 when ``regularization`` is not
+          ``"adaptive"``);
+        * ``"centre"``: Laplace scale of the target's mean and variance (0 without an
+          intercept).
+
+        ``eigenvalue_noise_scale_`` and ``centre_noise_scale_`` are deprecated names of
+        the last two (removed in 0.2).
     eigenvalue_sensitivity_ : float
         ``d'``, the sensitivity of the smallest eigenvalue of ``X~^T X~``.
-    eigenvalue_noise_scale_ : float
-        Laplace scale or Gaussian standard deviation of the eigenvalue's noise (0 when
-        ``regularization`` is not ``"adaptive"`` or the fit is non-private).
     min_eigenvalue_ : float or None
         The released eigenvalue after the downward shift and the floor at 0
         (``None`` when not released).
@@ -386,6 +393,10 @@ default=None
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
+    # deprecated names of noise_scale_ entries (removed in 0.2)
+    eigenvalue_noise_scale_ = RenamedAttribute("noise_scale_", key="eigenvalue")
+    centre_noise_scale_ = RenamedAttribute("noise_scale_", key="centre")
+
     def __init__(
         self,
         *,
@@ -532,7 +543,6 @@ default=None
         p, sc = plan.p, scaling
         self.mechanism_ = plan.mechanism
         self.target_centre_ = float((centre.mean - sc.cy) / sc.ay) if plan.fit_intercept else None
-        self.centre_noise_scale_ = float(centre.scale)
         self.bounds_X_ = (sc.lo, sc.hi)
         self.bounds_y_ = (float(sc.ylo), float(sc.yhi))
         self.eigenvalue_sensitivity_ = float(plan.eigenvalue_sensitivity)
@@ -541,8 +551,7 @@ default=None
         if model is None:
             self.coef_ = np.zeros(p)
             self.intercept_ = float(self.target_centre_)
-            self.noise_scale_ = float("nan")
-            self.eigenvalue_noise_scale_ = 0.0
+            scales = (float("nan"), 0.0)
             self.min_eigenvalue_ = None
             self.regularization_ = float("inf")
             self.n_components_ = 0
@@ -564,11 +573,15 @@ default=None
                 what="the fitted coefficients",
                 fix="use a larger epsilon or bounds of a less extreme scale",
             )
-            self.noise_scale_ = float(rel["scale"])
-            self.eigenvalue_noise_scale_ = float(rel["eigenvalue_scale"])
+            scales = (float(rel["scale"]), float(rel["eigenvalue_scale"]))
             self.min_eigenvalue_ = rel["min_eigenvalue"]
             self.regularization_ = float(reg)
             self.n_components_ = int(kept)
+        self.noise_scale_ = {
+            "centre": float(centre.scale),
+            "eigenvalue": scales[1],
+            "objective": scales[0],
+        }
         self.privacy_breakdown_ = plan.breakdown()
         self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
         return self

@@ -27,6 +27,7 @@ from skdp.linear_model._objective_perturbation import (  # noqa: F401 - re-expor
     sample_noise,
 )
 from skdp.mechanisms import resolve_bounds
+from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -99,6 +100,18 @@ def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
     if not math.isfinite(epsilon) or not 0.0 < delta < 1.0 / max(n, 1):
         return "objective"
     return "dpsgd" if n * epsilon / (k * (p + 1)) < AUTO_DPSGD_BELOW else "objective"
+
+
+def _scale_of_rate(beta):
+    """``1 / beta``, 0 for the noise-free release (``beta = inf``)."""
+    return 0.0 if math.isinf(beta) else 1.0 / float(beta)
+
+
+def _rate_of_scale(noise_scale):
+    """The deprecated ``noise_rate_``: ``beta = 1 / scale`` (0 without noise or for
+    DP-SGD, as before)."""
+    scale = noise_scale.get("objective", 0.0)
+    return 0.0 if scale == 0.0 else 1.0 / scale
 
 
 class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -218,9 +231,12 @@ dict, default=None
         The (declared or privately estimated) feature bounds used.
     ridge_ : float
         ``lambda``: the ridge actually used (``1 / C``, or larger, Notes).
-    noise_rate_ : float
-        ``beta``: the noise density is proportional to ``exp(-beta ||b||)``, so
-        ``||b||`` is Gamma with shape ``d'`` and scale ``1 / beta`` (0 when non-private).
+    noise_scale_ : dict of str to float
+        ``{"objective": 1 / beta}`` for objective perturbation: the noise density is
+        proportional to ``exp(-beta ||b||)``, so ``||b||`` is Gamma with shape ``d'``
+        and this scale (0 when non-private); empty for DP-SGD, whose noise is
+        ``noise_multiplier_``. ``noise_rate_`` (``beta``) is its deprecated form
+        (removed in 0.2).
     epsilon_spent_, delta_spent_ : float
         ``epsilon``, and ``delta`` for DP-SGD (0 for objective perturbation).
     privacy_guarantee_ : str
@@ -275,11 +291,12 @@ dict, default=None
     ``lambda = max(1 / C, c / (exp(0.1 epsilon_k) - 1))``; the second term (CMS's extra
     ridge ``Delta``; KST take ``exp(epsilon_k / 2)``, i.e. half of ``epsilon_k``) keeps
     ``log(1 + c / lambda) <= 0.1 epsilon_k``, so ``beta >= 0.9 epsilon_k``
-    (``noise_rate_``). Why 0.1 and not KST's half: when the ridge dominates the data's
-    Hessian (small ``n epsilon``), the released weights are about ``(g - b) / lambda``
-    with ``g`` the loss gradient at 0, so their *direction* (all that AUC and the sign of
-    the decision depend on) does not change with ``lambda`` while the noise ``||b||``
-    falls like ``1 / beta``: a larger ridge only helps there. When the data's Hessian
+    (``noise_scale_["objective"] = 1 / beta``). Why 0.1 and not KST's half: when the
+    ridge dominates the data's Hessian (small ``n epsilon``), the released weights are
+    about ``(g - b) / lambda`` with ``g`` the loss gradient at 0, so their *direction*
+    (all that AUC and the sign of the decision depend on) does not change with
+    ``lambda`` while the noise ``||b||`` falls like ``1 / beta``: a larger ridge only
+    helps there. When the data's Hessian
     (growing like ``n``) dominates, a ridge of ``c / (exp(0.1 eps) - 1)``, about
     ``2.5 / eps``, is negligible. The rule uses ``epsilon`` only (not ``n``, not the
     data). Under replace-one the gradient shift is
@@ -405,6 +422,11 @@ dict, default=None
         self.accountant = accountant
         self.verbose = verbose
         self.random_state = random_state
+
+    # deprecated: the rate beta of the objective's noise (removed in 0.2)
+    noise_rate_ = RenamedAttribute(
+        "noise_scale_", convert=_rate_of_scale, note=' (its inverse, the rate "beta")'
+    )
 
     def _mechanism_guarantee(self):
         # the accountant is used by DP-SGD only; objective perturbation is pure DP.
@@ -540,7 +562,7 @@ dict, default=None
         self.mechanism_ = mechanism
         self.bounds_X_ = (lo, hi)
         self.ridge_ = 0.0 if sgd else float(ridge)
-        self.noise_rate_ = 0.0 if (sgd or math.isinf(beta)) else float(beta)
+        self.noise_scale_ = {} if sgd else {"objective": _scale_of_rate(beta)}
         part = "dpsgd" if sgd else "objective"
         self.privacy_breakdown_ = {"bounds": float(eps_bounds), part: float(eps_rest)}
         self._record_privacy_spent(epsilon, delta if sgd else 0.0, guarantee=guarantee)

@@ -472,7 +472,8 @@ def fit_streams(
         ``estimator``, all of its ``get_params(deep=False)`` except ``random_state`` and
         the execution-only :data:`EXECUTION_PARAMS` (``n_jobs``, ``verbose``,
         ``pre_dispatch``), ``tag``, and canonical bytes of ``X``, ``y`` and
-        ``sample_weight``.
+        ``sample_weight``. A parameter renamed for the fitted vocabulary (the class's
+        ``_renamed_parameters``, ``{old: new}``) is hashed under its old name.
     names : sequence of str
         Stream names, in a fixed order (append new ones at the end).
     estimator : estimator
@@ -513,6 +514,11 @@ def fit_streams(
         for name, value in estimator.get_params(deep=False).items()
         if name != "random_state" and name not in EXECUTION_PARAMS
     }
+    # a renamed parameter is hashed under its old name with the value in effect, so a
+    # rename leaves every fixed-seed release unchanged ({old: new}, class attribute)
+    for old, new in getattr(type(estimator), "_renamed_parameters", {}).items():
+        value, new_value = params.pop(old), params.pop(new)
+        params[old] = new_value if isinstance(value, str) and value == "deprecated" else value
     parts = {"class": _qualname(type(estimator)), "params": params}
     rows = {"X": X, "y": y, "sample_weight": sample_weight}
     return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)

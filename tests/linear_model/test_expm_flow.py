@@ -17,7 +17,7 @@ from skdp.exceptions import (
 )
 from skdp.linear_model import ExpMFlowClassifier, ExpMFlowRegressor
 
-FAST = dict(n_iter=60, n_flows=1, batch_size=64, dtype="float64", device="cpu")
+FAST = dict(n_iter=60, n_layers=1, batch_size=64, dtype="float64", device="cpu")
 
 
 def _quiet(est, X, y):
@@ -200,7 +200,7 @@ def test_two_parameter_lr_matches_grid_quadrature():
                 alpha=alpha,
                 keep_flow=True,
                 n_iter=300,
-                n_flows=2,
+                n_layers=2,
                 dtype="float64",
                 device="cpu",
                 random_state=0,
@@ -224,7 +224,7 @@ def test_regressor_bounds_and_prediction_range():
     pred = reg.predict(X)
     assert pred.min() >= 0 and pred.max() <= 20
     assert reg.score(X, y) > 0.5
-    assert reg.bounds_ == (0.0, 20.0) and reg.epsilon_spent_ == 5.0
+    assert reg.bounds_y_ == (0.0, 20.0) and reg.epsilon_spent_ == 5.0
     # private bounds are charged inside epsilon (150 rows: None refuses the unreliable
     # estimate, "private" opts in to it)
     with pytest.raises(ValueError, match='bounds_y="private"'):
@@ -261,7 +261,7 @@ def test_collapse_warning_when_flow_is_untrained_far_from_target():
 TEST_PARAMS = dict(
     epsilon=1e3,
     n_iter=5,
-    n_flows=1,
+    n_layers=1,
     batch_size=16,
     dtype="float64",
     device="cpu",
@@ -276,7 +276,7 @@ TEST_PARAMS = dict(
         {"penalty": "l1"},
         {"data_batch_size": 40},
         {"fit_intercept": False},
-        {"n_flows": 0, "dtype": "float32"},
+        {"n_layers": 0, "dtype": "float32"},
     ],
 )
 def test_options_fit_and_predict(kw):
@@ -350,3 +350,19 @@ def test_default_n_iter_is_a_public_function_of_the_parameter_count(d, fit_inter
     assert other.n_iter_ == clf.n_iter_
     with pytest.raises(ValueError, match="n_iter"):
         ExpMFlowClassifier(classes=[0, 1], n_iter="fast").fit(X, y)
+
+
+def test_deprecated_names_n_flows_and_bounds_still_work_for_one_release():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 2))
+    y = np.clip(0.5 + 0.2 * X[:, 0], 0.0, 1.0)
+    kw = dict(FAST, epsilon=1.0, bounds_y=(0.0, 1.0), random_state=0)
+    kw.pop("n_layers", None)
+    new = ExpMFlowRegressor(n_layers=1, **kw).fit(X, y)
+    with pytest.warns(FutureWarning, match=r"n_flows=\.\.\.\) is deprecated"):
+        old = ExpMFlowRegressor(n_flows=1, **kw).fit(X, y)
+    np.testing.assert_array_equal(old.coef_, new.coef_)  # the same model
+    with pytest.raises(ValueError, match="set n_layers= only"):
+        ExpMFlowRegressor(n_flows=1, n_layers=2, **kw).fit(X, y)
+    with pytest.warns(FutureWarning, match=r"bounds_ is deprecated.*bounds_y_"):
+        assert new.bounds_ == new.bounds_y_ == (0.0, 1.0)

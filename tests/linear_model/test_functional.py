@@ -118,7 +118,8 @@ def _stats(X, y, bx, by, fit_intercept=True, gaussian=False):
 
 
 def test_noise_scale_depends_only_on_d_and_epsilon():
-    """Invariant 2: noise_scale_ == Delta / epsilon_objective with the stated Delta."""
+    """Invariant 2: noise_scale_["objective"] == Delta / epsilon_objective with the stated
+    Delta."""
     for p, eps in [(1, 0.5), (3, 1.0), (10, 3.0)]:
         X, y = _data(200, p)
         reg = _fit(X, y, epsilon=eps, delta=0.0)  # the Laplace release
@@ -132,16 +133,20 @@ def test_noise_scale_depends_only_on_d_and_epsilon():
             max(0.05, 50.0 / (200 * eps)) * eps, rel=1e-12
         )
         eps_obj = (1 - EIGENVALUE_SHARE) * eps_stats
-        assert reg.noise_scale_ == pytest.approx(reg.sensitivity_ / eps_obj, rel=1e-12)
+        assert reg.noise_scale_["objective"] == pytest.approx(reg.sensitivity_ / eps_obj, rel=1e-12)
         assert reg.eigenvalue_sensitivity_ == d
-        assert reg.eigenvalue_noise_scale_ == pytest.approx(d / (EIGENVALUE_SHARE * eps_stats))
+        assert reg.noise_scale_["eigenvalue"] == pytest.approx(d / (EIGENVALUE_SHARE * eps_stats))
         assert reg.epsilon_spent_ == eps and reg.delta_spent_ == 0.0
         assert reg.privacy_guarantee_ == "exact"
         zhang = _fit(X, y, epsilon=eps, regularization="zhang", delta=0.0)
         eps_z = eps - zhang.privacy_breakdown_["centre"]
-        assert zhang.noise_scale_ == pytest.approx(zhang.sensitivity_ / eps_z, rel=1e-12)
-        assert zhang.regularization_ == pytest.approx(5 * math.sqrt(2) * zhang.noise_scale_)
-        assert zhang.min_eigenvalue_ is None and zhang.eigenvalue_noise_scale_ == 0.0
+        assert zhang.noise_scale_["objective"] == pytest.approx(
+            zhang.sensitivity_ / eps_z, rel=1e-12
+        )
+        assert zhang.regularization_ == pytest.approx(
+            5 * math.sqrt(2) * zhang.noise_scale_["objective"]
+        )
+        assert zhang.min_eigenvalue_ is None and zhang.noise_scale_["eigenvalue"] == 0.0
     reg = _fit(*_data(200, 3), fit_intercept=False, delta=0.0)
     w = _target_weight(3, fit_intercept=False)
     assert reg.sensitivity_ == pytest.approx(3 * 4 / 2 + w * 3)
@@ -221,7 +226,7 @@ def test_density_ratio_of_the_release_is_bounded_by_epsilon(no_centring):
         reg = _fit(X, y, epsilon=eps)
         s, lam = _stats(X, y, BX, BY)
         s2, lam2 = _stats(X[1:], y[1:], BX, BY)  # remove one row
-        b, be = reg.noise_scale_, reg.eigenvalue_noise_scale_
+        b, be = reg.noise_scale_["objective"], reg.noise_scale_["eigenvalue"]
         z = s + rng.laplace(0, b, size=s.shape)
         ze = lam + rng.laplace(0, be)
         log_ratio = (np.abs(z - s2).sum() - np.abs(z - s).sum()) / b
@@ -240,7 +245,7 @@ def test_converges_to_ols_on_clipped_data_as_epsilon_grows():
         reg = _fit(X, y, epsilon=eps)
         np.testing.assert_allclose(reg.coef_, ols.coef_, atol=1e-6)
         assert reg.intercept_ == pytest.approx(ols.intercept_, abs=1e-6)
-    assert reg.epsilon_spent_ == math.inf and reg.noise_scale_ == 0.0
+    assert reg.epsilon_spent_ == math.inf and reg.noise_scale_["objective"] == 0.0
     np.testing.assert_allclose(reg.predict(X), X @ reg.coef_ + reg.intercept_)
     # error shrinks with epsilon
     errs = [
@@ -327,7 +332,9 @@ def test_missing_bounds_are_estimated_privately_within_the_budget():
     assert reg.epsilon_spent_ == 2.0
     assert reg.privacy_breakdown_["bounds"] > 0
     assert sum(reg.privacy_breakdown_.values()) == pytest.approx(2.0)
-    assert reg.noise_scale_ == pytest.approx(reg.sensitivity_ / reg.privacy_breakdown_["objective"])
+    assert reg.noise_scale_["objective"] == pytest.approx(
+        reg.sensitivity_ / reg.privacy_breakdown_["objective"]
+    )
     lo, hi = reg.bounds_X_
     assert lo.shape == (2,) and np.all(lo < hi)
     # only y missing
@@ -474,28 +481,30 @@ def test_secure_mode_releases_grid_multiples_from_the_discrete_sampler(monkeypat
     steps = out / grid
     np.testing.assert_array_equal(steps, np.round(steps))  # exact multiples of the grid
     assert big_d == math.floor(reg.sensitivity_ / grid) + value.size
-    assert reg.noise_scale_ == pytest.approx(big_d * grid / float(eps_q), rel=1e-15)
+    assert reg.noise_scale_["objective"] == pytest.approx(big_d * grid / float(eps_q), rel=1e-15)
     nominal = reg.sensitivity_ / 0.95
-    assert nominal <= reg.noise_scale_ <= (1 + 2**-9) * nominal  # epsilon=1
+    assert nominal <= reg.noise_scale_["objective"] <= (1 + 2**-9) * nominal  # epsilon=1
     # the eigenvalue: one value, sensitivity d', epsilon 0.05
     value_e, out_e, (grid_e, big_d_e, eps_e), source_e = eig_call
     assert value_e.shape == (1,) and value_e[0] == pytest.approx(lam, rel=1e-12)
     assert source_e.secure and out_e[0] / grid_e == round(out_e[0] / grid_e)
     assert big_d_e == math.floor(d / grid_e) + 1
-    assert reg.eigenvalue_noise_scale_ == pytest.approx(big_d_e * grid_e / float(eps_e))
-    assert d / 0.05 <= reg.eigenvalue_noise_scale_ <= (1 + 2**-9) * d / 0.05
+    assert reg.noise_scale_["eigenvalue"] == pytest.approx(big_d_e * grid_e / float(eps_e))
+    assert d / 0.05 <= reg.noise_scale_["eigenvalue"] <= (1 + 2**-9) * d / 0.05
     assert reg.epsilon_spent_ == 1.0 and reg.privacy_guarantee_ == "exact"
     # "zhang": one release, its constant from the grid scale
     calls.clear()
     zhang = _fit(X, y, secure_mode=True, regularization="zhang")
     assert len(calls) == 1
-    assert zhang.regularization_ == pytest.approx(5 * math.sqrt(2) * zhang.noise_scale_)
+    assert zhang.regularization_ == pytest.approx(
+        5 * math.sqrt(2) * zhang.noise_scale_["objective"]
+    )
     # the noise comes from the OS, not from random_state
     again = _fit(X, y, secure_mode=True)
     assert not np.array_equal(again.coef_, reg.coef_)
     # epsilon=inf: no noise, no sampler
     calls.clear()
-    assert _fit(X, y, secure_mode=True, epsilon=math.inf).noise_scale_ == 0.0
+    assert _fit(X, y, secure_mode=True, epsilon=math.inf).noise_scale_["objective"] == 0.0
     assert calls == []
 
 
@@ -527,16 +536,17 @@ def test_secure_mode_keeps_the_model_quality():
 
 
 def test_secure_mode_noise_has_the_documented_scale(monkeypatch, no_centring):
-    """Discrete Laplace noise of scale noise_scale_: mean |Z| = b, SD = sqrt(2) b."""
+    """Discrete Laplace noise of scale noise_scale_["objective"]: mean |Z| = b, SD =
+    sqrt(2) b."""
     calls = _capture_grid_release(monkeypatch)
     X, y = _data(100, 40)
     for _ in range(3):
         reg = _fit(X, y, epsilon=0.5, secure_mode=True, bounds_X=(-2.0, 2.0))
     stats_calls = [c for c in calls if c[0].size > 1]
     z = np.concatenate([out - value for value, out, _, _ in stats_calls])
-    b = reg.noise_scale_
+    b = reg.noise_scale_["objective"]
     assert len(stats_calls) == 3 and z.size == 3 * (41 * 42 // 2 - 1 + 41)
-    assert reg.noise_scale_ == pytest.approx(reg.sensitivity_ / (0.95 * 0.5), rel=2e-3)
+    assert reg.noise_scale_["objective"] == pytest.approx(reg.sensitivity_ / (0.95 * 0.5), rel=2e-3)
     # n = 2706 draws: relative standard errors 1.9 % (mean |Z|) and 2.2 % (SD)
     assert np.mean(np.abs(z)) == pytest.approx(b, rel=0.08)
     assert np.std(z) == pytest.approx(math.sqrt(2) * b, rel=0.09)
@@ -847,7 +857,7 @@ def test_centring_facts_add_up():
         parts = reg.privacy_breakdown_
         assert parts["centre"] == pytest.approx(share * eps, rel=1e-12)
         assert sum(parts.values()) == pytest.approx(eps, rel=1e-12)
-        assert reg.centre_noise_scale_ == pytest.approx(
+        assert reg.noise_scale_["centre"] == pytest.approx(
             target_moments_sensitivity() / (share * eps), rel=1e-12
         )
         assert BY[0] <= reg.target_centre_ <= BY[1]
@@ -922,6 +932,17 @@ def test_privacy_facts_come_from_the_plan_alone(kw):
     if math.isfinite(eps):
         assert sum(plan.breakdown().values()) == pytest.approx(eps, rel=1e-12)
         if not plan.mean_only:
-            assert plan.noise_scale == reg.noise_scale_
+            assert plan.noise_scale == reg.noise_scale_["objective"]
     if params.get("bounds_X") == "private":
         assert reg.privacy_breakdown_["bounds"] == pytest.approx(0.1 * eps)
+
+
+def test_deprecated_noise_scale_names_warn_and_read_the_new_entries():
+    X, y = _data(300, 2)
+    reg = _fit(X, y)
+    for old, key in (("eigenvalue_noise_scale_", "eigenvalue"), ("centre_noise_scale_", "centre")):
+        with pytest.warns(FutureWarning, match=rf"{old} is deprecated.*noise_scale_\['{key}'\]"):
+            assert getattr(reg, old) == reg.noise_scale_[key]
+        assert old not in vars(reg)
+    with pytest.raises(AttributeError, match="not fitted"):
+        _ = DPLinearRegression().eigenvalue_noise_scale_

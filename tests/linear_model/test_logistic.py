@@ -60,7 +60,9 @@ def test_multinomial_one_vs_rest():
     assert clf.score(X, labels) > 0.9
     # epsilon split over the three problems
     lam, beta = objective_perturbation_parameters(5.0 / 3, 1.0)
-    assert clf.ridge_ == pytest.approx(lam) and clf.noise_rate_ == pytest.approx(beta)
+    assert clf.ridge_ == pytest.approx(lam) and clf.noise_scale_["objective"] == pytest.approx(
+        1 / beta
+    )
 
 
 def test_noise_norm_is_gamma():
@@ -123,7 +125,7 @@ def test_privacy_facts_and_private_bounds():
     assert clf.privacy_breakdown_["bounds"] == pytest.approx(0.2)
     assert sum(clf.privacy_breakdown_.values()) == pytest.approx(2.0)
     lam, beta = objective_perturbation_parameters(1.8, 1.0)
-    assert clf.noise_rate_ == pytest.approx(beta)
+    assert clf.noise_scale_["objective"] == pytest.approx(1 / beta)
     assert not hasattr(clf, "random_state_") and not hasattr(clf, "rng_")
     declared = DPLogisticRegression(epsilon=2.0, classes=[0, 1], bounds_X=(-1, 1))
     assert declared.fit(X, y).privacy_breakdown_["bounds"] == 0.0
@@ -385,3 +387,15 @@ def test_verbose_logs_public_progress_for_both_mechanisms(caplog, capsys):
     caplog.clear()
     _sgd(n_iter=20, epsilon=math.inf).fit(X, y)
     assert all(r["loss"] is not None for r in _records(caplog))  # non-private fit only
+
+
+def test_deprecated_noise_rate_is_the_inverse_of_the_noise_scale():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPLogisticRegression(
+        epsilon=1.0, bounds_X=(-1, 1), classes=[0, 1], mechanism="objective", random_state=0
+    ).fit(X, y)
+    with pytest.warns(FutureWarning, match="noise_rate_ is deprecated"):
+        assert clf.noise_rate_ == pytest.approx(1 / clf.noise_scale_["objective"])
+    assert "noise_rate_" not in vars(clf)

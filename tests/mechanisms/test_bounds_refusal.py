@@ -72,7 +72,7 @@ def _estimators():
         ),
         (
             "ExpMFlowRegressor",
-            lambda b: ExpMFlowRegressor(epsilon=1.0, bounds_y=b, n_iter=2, n_flows=1, **rs),
+            lambda b: ExpMFlowRegressor(epsilon=1.0, bounds_y=b, n_iter=2, n_layers=1, **rs),
             y_only,
         ),
         ("DPStandardScaler", lambda b: DPStandardScaler(epsilon=1.0, bounds=b, **rs), x),

@@ -109,7 +109,7 @@ def _vi_location_data(rng, n=20):
     return 0.3 * rng.standard_normal((n, 2)), None, np.array([[5.0, 5.0]]), None
 
 
-_EXPM_FAST = {"n_iter": 50, "batch_size": 32, "n_flows": 1, "device": "cpu", "dtype": "float64"}
+_EXPM_FAST = {"n_iter": 50, "batch_size": 32, "n_layers": 1, "device": "cpu", "dtype": "float64"}
 
 
 def _classification_pool(rng, n=200):

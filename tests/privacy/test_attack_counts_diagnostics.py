@@ -51,7 +51,7 @@ def test_pos_label_of_the_wrong_type_raises_on_public_facts():
 
 _FAST = {
     "n_iter": 20,
-    "n_flows": 1,
+    "n_layers": 1,
     "batch_size": 16,
     "n_diagnostic_samples": 64,
     "dtype": "float64",
