@@ -11,16 +11,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._marginal_aim import candidate_counts
-from skdp.synthesis._marginal_counts import (
-    _bin_codes,
-    _candidate_counts_block,
-    _cell_groups,
-    _compress,
-    _one_way_block,
-    _one_way_counts,
-    _two_way_block,
-)
+from skdp.synthesis._marginal_counts import table_counts
 from skdp.synthesis._marginal_fit import MarginalFitMixin
 from skdp.synthesis._marginal_model import (
     _estimate_tree,
@@ -29,14 +20,13 @@ from skdp.synthesis._marginal_model import (
     compress_one_way,
     discretizers,
     marginal_n_bins,
-    pair_counts,
     select_tree,
 )
 from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import is_dask_collection, n_rows, row_sum
+from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -45,11 +35,6 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
-
-#: Most cells of candidate marginals counted in one pass over Dask partitions (each
-#: partition's partial holds them as int64: 16 MiB; the workers add up to ``split_every``
-#: partials at once)
-_DASK_PASS_CELLS = 1 << 21
 
 _logger = get_logger(__name__)
 
@@ -531,7 +516,6 @@ class DPMarginalSynthesizer(
 
     def _fit(self, X):
         X = self._validate_X(X, reset=True)
-        dask_input = is_dask_collection(X)
         n = n_rows(X)
         epsilon, delta = self._check_privacy_params(n_samples=n)
         self._split()
@@ -562,16 +546,11 @@ class DPMarginalSynthesizer(
         aim = plan.selection == "aim"
         bins_sd = plan.two_way_sd if d > 1 else plan.one_way_sd
         discs = discretizers(schema, plan.n_public, bins_sd, self.n_bins)
-        sizes = [discs[c].n_levels for c in names]
-        codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
+        stats = table_counts(X, encoder=encoder, discs=discs, names=names)
+        sizes = stats.sizes
 
         # 1. all 1-way marginals (one noise draw for all cells)
-        if dask_input:  # exact counts per partition; the rows stay on the workers
-            B = None
-            counts1 = row_sum(functools.partial(_one_way_block, codes=codes, sizes=sizes), X)
-        else:
-            B = codes(X)
-            counts1 = _one_way_counts(B, sizes)
+        counts1 = stats.one_way()
         noisy1 = counts1 + plan.noise(len(counts1), plan.one_way_scale, streams["one_way"])
         del counts1
         offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -581,8 +560,6 @@ class DPMarginalSynthesizer(
 
         # 2. compression (post-processing of the noisy 1-way marginals)
         supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
-        Bc = None if dask_input else _compress(B, maps)
-        del B
 
         # total from the 1-way releases (inverse-variance weights; no read of n)
         totals = [float(y1[j].sum()) for j in range(d)]
@@ -591,24 +568,7 @@ class DPMarginalSynthesizer(
         p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
 
         if aim:
-            if dask_input:  # every candidate's exact counts, summed on the workers
-
-                def counts_of(cands):
-                    out = []
-                    for group in _cell_groups(cands, csizes, _DASK_PASS_CELLS):
-                        block = functools.partial(
-                            _candidate_counts_block,
-                            codes=codes,
-                            maps=maps,
-                            csizes=csizes,
-                            cands=group,
-                        )
-                        out += row_sum(block, X)
-                    return out
-
-            else:
-                counts_of = functools.partial(candidate_counts, Bc, csizes)
-
+            counts_of = functools.partial(stats.marginals, maps=maps, csizes=csizes)
             self._fit_aim(
                 (schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var),
                 plan,
@@ -618,25 +578,16 @@ class DPMarginalSynthesizer(
             return self
 
         all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-        if dask_input:  # every pair's exact 2-way counts in one more pass
-            block = functools.partial(
-                _two_way_block, codes=codes, maps=maps, csizes=csizes, pairs=all_pairs
-            )
-            pair_totals = row_sum(block, X) if all_pairs else []
-        else:
-            pair_totals = None
+        pair_totals = stats.marginals(all_pairs, maps, csizes)  # every pair's exact counts
 
         # 3. tree selection (exponential mechanism inside Kruskal)
         edges = select_tree(
-            Bc, csizes, p1, n_hat1, plan.select_epsilon, streams["select"], pair_totals
+            None, csizes, p1, n_hat1, plan.select_epsilon, streams["select"], pair_totals
         )
         self._progress(2, 3, "select", plan.spent_after("select"))
 
         # 4. the chosen 2-way marginals (one noise draw for all cells)
-        if dask_input:
-            counts2 = [pair_totals[all_pairs.index(e)] for e in edges]
-        else:
-            counts2 = pair_counts(Bc, csizes, edges)
+        counts2 = [pair_totals[all_pairs.index(e)] for e in edges]
         cells2 = int(sum(len(c) for c in counts2))
         noise2 = plan.noise(cells2, plan.two_way_scale, streams["two_way"])
         y2, pos = [], 0
@@ -644,7 +595,7 @@ class DPMarginalSynthesizer(
             size = csizes[a] * csizes[b]
             y2.append((cnt + noise2[pos : pos + size]).reshape(csizes[a], csizes[b]))
             pos += size
-        del counts2, Bc
+        del counts2, pair_totals, stats
         self._progress(3, 3, "two_way", plan.spent_after("two_way"))
 
         # 5. estimation (post-processing)

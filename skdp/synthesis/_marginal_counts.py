@@ -1,29 +1,92 @@
-"""Exact counts for :class:`~skdp.synthesis.DPMarginalSynthesizer`: the public-grid bin
-of every cell, and the 1-way, 2-way and candidate-marginal counts of a block of rows.
+"""Exact counts for :class:`~skdp.synthesis.DPMarginalSynthesizer`: the statistic
+interface that hides numpy vs Dask.
 
-The ``*_block`` functions are row functions of :func:`skdp.utils._rowsum.row_sum` (one
-call per block of rows, in memory or per Dask partition); nothing here adds noise, and
-every count is released only through the estimator's noisy mechanisms.
+:func:`table_counts` gives an object with two methods, the only statistics of the rows
+that ``fit`` reads:
+
+* ``one_way()``: every column's exact counts over its public-grid bins, concatenated
+  (int64);
+* ``marginals(sets, maps, csizes)``: the exact counts (flattened, int64) of the marginal
+  of each column set (MST's pairs, AIM's candidates) over the compressed domains
+  (``maps``: bin -> compressed value, a post-processing of the noisy 1-way release).
+
+:class:`RowCounts` bins an in-memory table once; :class:`PartitionCounts` sums the same
+counts over the partitions of a Dask collection with :func:`skdp.utils._rowsum.row_sum`
+(the rows stay on the workers; one pass per :data:`_DASK_PASS_CELLS` cells of
+marginals). The counts are exact integers, so both give the same counts bit for bit.
+Nothing here adds noise: every count is released only through the estimator's noisy
+mechanisms.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from skdp.synthesis._marginal_aim import candidate_counts
-from skdp.synthesis._marginal_model import pair_counts
+from skdp.utils._rowsum import is_dask_collection, row_sum
 
-__all__ = [
-    "_bin_codes",
-    "_candidate_counts_block",
-    "_cell_groups",
-    "_compress",
-    "_one_way_block",
-    "_one_way_counts",
-    "_two_way_block",
-]
+__all__ = ["PartitionCounts", "RowCounts", "table_counts"]
+
+#: Most cells of marginals counted in one pass over Dask partitions (each partition's
+#: partial holds them as int64: 16 MiB; the workers add up to ``split_every`` partials
+#: at once)
+_DASK_PASS_CELLS = 1 << 21
+
+
+def table_counts(X, *, encoder, discs, names):
+    """The exact counts of ``X``'s rows over the public grid of ``discs``: a
+    :class:`PartitionCounts` for a Dask collection, else a :class:`RowCounts`."""
+    codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
+    sizes = [discs[c].n_levels for c in names]
+    if is_dask_collection(X):  # the rows stay on the workers
+        return PartitionCounts(X, codes, sizes)
+    return RowCounts(codes(X), sizes)
+
+
+class RowCounts:
+    """Exact counts of an in-memory table, whose rows' bins ``bins`` (n_rows x
+    n_columns, from the public grid) are computed once."""
+
+    def __init__(self, bins, sizes):
+        self.bins = bins
+        self.sizes = list(sizes)
+
+    def one_way(self):
+        """Every column's counts over its bins, concatenated (int64)."""
+        return _one_way_counts(self.bins, self.sizes)
+
+    def marginals(self, sets, maps, csizes):
+        """The counts of each column set's marginal over the compressed domains."""
+        return candidate_counts(_compress(self.bins, maps), csizes, list(sets))
+
+
+class PartitionCounts:
+    """The counts of :class:`RowCounts`, summed over the partitions of the Dask
+    collection ``X`` (``codes`` bins a block of rows)."""
+
+    def __init__(self, X, codes, sizes):
+        self.X = X
+        self.codes = codes
+        self.sizes = list(sizes)
+
+    def one_way(self):
+        """Every column's counts over its bins, in one pass."""
+        return row_sum(
+            functools.partial(_one_way_block, codes=self.codes, sizes=self.sizes), self.X
+        )
+
+    def marginals(self, sets, maps, csizes):
+        """The marginals' counts, in one pass per :data:`_DASK_PASS_CELLS` cells."""
+        out = []
+        for group in _cell_groups(sets, csizes, _DASK_PASS_CELLS):
+            block = functools.partial(
+                _candidate_counts_block, codes=self.codes, maps=maps, csizes=csizes, cands=group
+            )
+            out += row_sum(block, self.X)
+        return out
 
 
 def _bin_codes(X, *, encoder, discs, names):
@@ -66,8 +129,3 @@ def _cell_groups(cands, csizes, max_cells):
 def _candidate_counts_block(X, *, codes, maps, csizes, cands):
     """Exact compressed counts of one block of rows, for every AIM candidate marginal."""
     return candidate_counts(_compress(codes(X), maps), csizes, cands)
-
-
-def _two_way_block(X, *, codes, maps, csizes, pairs):
-    """Exact compressed 2-way counts of one block of rows, for every pair."""
-    return pair_counts(_compress(codes(X), maps), csizes, pairs)

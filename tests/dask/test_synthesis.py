@@ -154,7 +154,7 @@ def test_synthesizers_on_local_cluster(dask_client):
 def test_aim_dask_counts_in_several_passes(sync_scheduler, monkeypatch):
     # the candidates' counts come in groups of bounded cells (worker memory); the release
     # does not depend on the grouping
-    import skdp.synthesis._marginal as M
+    import skdp.synthesis._marginal_counts as M
 
     df = _table(n=500, seed=6)
     ref = DPMarginalSynthesizer(**KW).fit(df)
