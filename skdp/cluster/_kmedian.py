@@ -6,7 +6,6 @@ Lantz 2016, ch. 8 (Lantz, Boyd and Page 2015).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from numbers import Integral, Real
 
@@ -16,13 +15,13 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from skdp.base import DPEstimatorMixin
 from skdp.cluster._kmedian_costs import (
     _METRICS,
+    _all_subsets,
     _exact_costs,
     _kpp_subsets,
     _nearest,
     _uniform_subsets,
     kmedian_costs,
     set_cost_units,
-    subset_cost_units,
 )
 from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
 from skdp.cluster._kmedian_rounds import BoxSearchRounds
@@ -393,19 +392,8 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         """The plain exponential mechanism over all ``C(|V|, k)`` subsets of the
         candidates (``n_candidates=None``): the chosen subset's indices."""
         V = plan.candidates
-        subsets = np.array(
-            list(itertools.combinations(range(V.shape[0]), plan.n_clusters)), dtype=np.intp
-        )
-        q = -_exact_costs(
-            subset_cost_units,
-            X,
-            V=V,
-            subsets=subsets,
-            metric=plan.metric,
-            truncate=plan.cost_sensitivity,
-            chunk_size=self.chunk_size,
-        )
-        return subsets[self._select(q, plan.epsilon, plan.cost_sensitivity, rng)]
+        subsets = _all_subsets(V.shape[0], plan.n_clusters)
+        return self._select_subset(X, V, subsets, plan.epsilon, plan, rng)
 
     def _select_subsampled(self, X, plan, rng):
         """One subsampled exponential mechanism over ``plan.n_sets`` candidate sets drawn

@@ -7,6 +7,7 @@ subsampled exponential mechanism (Lantz, Boyd and Page 2015).
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 from scipy.spatial.distance import cdist
@@ -239,6 +240,11 @@ def _snap_to_cells(X, lo, hi, cells):
     """
     uniq, counts = np.unique(_cell_index(X, lo, hi, cells), axis=0, return_counts=True)
     return lo + (uniq + 0.5) * (hi - lo) / cells, counts
+
+
+def _all_subsets(n_points, k):
+    """Every ``k``-subset of ``range(n_points)``, in lexicographic order (``(C, k)``)."""
+    return np.array(list(itertools.combinations(range(n_points), k)), dtype=np.intp)
 
 
 def _uniform_subsets(n_points, k, m, rng):

@@ -12,14 +12,17 @@ estimator's ``_select``.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from skdp.cluster._box_histogram import noisy_grid_histogram, weighted_kmedian
 from skdp.cluster._box_median import private_median_step
 from skdp.cluster._box_search import _local_candidates, coarse_grid_points, local_cost_units
-from skdp.cluster._kmedian_costs import _exact_costs, _uniform_subsets, subset_cost_units
+from skdp.cluster._kmedian_costs import (
+    _all_subsets,
+    _exact_costs,
+    _uniform_subsets,
+    subset_cost_units,
+)
 
 __all__ = ["BoxSearchRounds"]
 
@@ -83,20 +86,27 @@ class BoxSearchRounds:
         lo, hi = search.lo, search.hi
         V1 = coarse_grid_points(lo, hi, search.coarse_axis, search.coarse_points, rng)
         if search.coarse_enumerated:
-            subsets = np.array(list(itertools.combinations(range(V1.shape[0]), k)), dtype=np.intp)
+            subsets = _all_subsets(V1.shape[0], k)
         else:
             subsets = _uniform_subsets(V1.shape[0], k, search.coarse_sets, rng)
+        snap = (lo, hi, search.snap_cells)
+        return V1[self._select_subset(X, V1, subsets, plan.round_epsilons[0], plan, rng, snap)]
+
+    def _select_subset(self, X, V, subsets, epsilon, plan, rng, snap=None):
+        """The exponential mechanism over index ``subsets`` of the public points ``V``
+        (quality: the negative truncated cost, exponent ``epsilon / (2 Delta)``; ``snap``
+        as :func:`subset_cost_units`'s): the chosen subset."""
         q = -_exact_costs(
             subset_cost_units,
             X,
-            V=V1,
+            V=V,
             subsets=subsets,
             metric=plan.metric,
             truncate=plan.cost_sensitivity,
             chunk_size=self.chunk_size,
-            snap=(lo, hi, search.snap_cells),
+            snap=snap,
         )
-        return V1[subsets[self._select(q, plan.round_epsilons[0], plan.cost_sensitivity, rng)]]
+        return subsets[self._select(q, epsilon, plan.cost_sensitivity, rng)]
 
     def _local_rounds(self, X, plan, current, rng):
         """The local rounds of the box search, one per radius of the plan, from the
