@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp.base import PRIVACY_GUARANTEES
 from skdp.discovery import all_estimators
+from skdp.utils._deprecation import DEPRECATED
 
 ESTIMATORS = dict(all_estimators())
 
@@ -97,6 +98,8 @@ FORBIDDEN_SYNONYMS = {
     r"n_threads|num_threads|num_workers": "n_jobs",
     r"verbosity|quiet": "verbose",
     r"accounting|accountant_name": "accountant",
+    r"noise": "mechanism",
+    r"n_flows|n_flow_layers": "n_layers",
 }
 
 CONVENTIONS = (
@@ -106,10 +109,20 @@ CONVENTIONS = (
     "privacy_facts",
     "iterative",
     "progress",
+    "fitted_vocabulary",
 )
 
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
-PENDING: dict[str, dict[str, str]] = {}
+PENDING: dict[str, dict[str, str]] = {
+    "DPGANSynthesizer": {"fitted_vocabulary": "n_bins_ is one int for every column"},
+    "DPHistogramSynthesizer": {
+        "names": "noise= instead of mechanism=",
+        "fitted_vocabulary": "a tuple's repr as a privacy_breakdown_ key",
+    },
+    "DPILPClassifier": {"fitted_vocabulary": "breakdown keys 'round 0 level 0'"},
+    "DPMarginalSynthesizer": {"fitted_vocabulary": "noise_ and the key 'select'"},
+    "SubsampledExpMedian": {"fitted_vocabulary": "breakdown keys 'round 1'"},
+}
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because
 #: that loss is not a statistic of the private rows. Every other private fit must keep an
@@ -162,6 +175,8 @@ def _check_names(name):
     cls = ESTIMATORS[name]
     bad = []
     for p in _init_params(cls):
+        if isinstance(p.default, str) and p.default == DEPRECATED:
+            continue  # a deprecated spelling kept for one release
         for pattern, shared in FORBIDDEN_SYNONYMS.items():
             if re.fullmatch(pattern, p.name):
                 bad.append(f"{p.name} (use {shared})")
@@ -306,6 +321,53 @@ def _check_progress(name):
         assert not any("loss" in r.getMessage() for r in handler.records), name
 
 
+#: fitted attributes about noise: these two names only (doc/glossary.rst)
+NOISE_ATTRIBUTES = {"noise_scale_", "noise_multiplier_"}
+BREAKDOWN_KEY = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _check_fitted_vocabulary(name):
+    """One spelling per fitted fact (``doc/glossary.rst``): the noise under
+    ``noise_scale_`` (a dict keyed like ``privacy_breakdown_``) or
+    ``noise_multiplier_`` (DP-SGD, a float); bounds under the name of the parameter
+    they resolve plus ``_``; snake_case breakdown keys (``"selection"``, numbered parts
+    from 1); ``n_bins_`` a dict of ints; ``history_`` a dict of equal-length lists with
+    ``"step"`` and ``"epsilon"``."""
+    params = _make(name).get_params()
+    variant = {"epsilon": 1.0} if "epsilon" in params else {}
+    est = _fit(_make(name, **variant))
+    fitted = {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+    bd = est.privacy_breakdown_
+    noise = [k for k in fitted if "noise" in k]
+    assert set(noise) <= NOISE_ATTRIBUTES, f"{name}: noise stored as {noise}"
+    if "noise_scale_" in fitted:
+        scales = fitted["noise_scale_"]
+        assert isinstance(scales, dict), f"{name}.noise_scale_ is a {type(scales).__name__}"
+        assert set(scales) <= set(bd), f"{name}: noise_scale_ {set(scales)} vs {set(bd)}"
+        assert all(isinstance(v, float) for v in scales.values()), f"{name}: {scales}"
+    if "noise_multiplier_" in fitted:
+        assert isinstance(fitted["noise_multiplier_"], float), name
+    for key in (k for k in fitted if k.startswith("bounds")):
+        assert key[:-1] in params, f"{name}.{key}: no parameter {key[:-1]!r} it resolves"
+        value = fitted[key]
+        if isinstance(value, dict):
+            assert all(len(v) == 2 for v in value.values()), f"{name}.{key}"
+        else:
+            assert isinstance(value, tuple) and len(value) == 2, f"{name}.{key}: {value!r}"
+    bad = [k for k in bd if not BREAKDOWN_KEY.fullmatch(k) or k == "select"]
+    assert not bad, f"{name}: privacy_breakdown_ keys {bad} (snake_case, 'selection')"
+    numbered = [k for k in bd if re.fullmatch(r".+_0(_.*)?", k)]
+    assert not numbered, f"{name}: parts numbered from 0: {numbered}"
+    if "n_bins_" in fitted:
+        n_bins = fitted["n_bins_"]
+        assert isinstance(n_bins, dict), f"{name}.n_bins_ is a {type(n_bins).__name__}"
+        assert all(isinstance(v, Integral) for v in n_bins.values()), name
+    if "history_" in fitted:
+        hist = fitted["history_"]
+        assert isinstance(hist, dict) and {"step", "epsilon"} <= set(hist), name
+        assert len({len(v) for v in hist.values()}) <= 1, f"{name}: ragged history_"
+
+
 _CHECKS = {
     "progress": _check_progress,
     "names": _check_names,
@@ -313,6 +375,7 @@ _CHECKS = {
     "sample_signature": _check_sample_signature,
     "privacy_facts": _check_privacy_facts,
     "iterative": _check_iterative,
+    "fitted_vocabulary": _check_fitted_vocabulary,
 }
 
 

@@ -12,6 +12,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
+from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
 from skdp.utils.validation import (
@@ -59,6 +60,10 @@ def standard_scaler_sensitivities(n_features, *, neighbor="add_remove"):
     s = float(bounded_sum_sensitivity(-1.0, 1.0, neighbor=neighbor))
     w = float(bounded_sum_sensitivity(-0.5, 0.5, neighbor=neighbor))
     return d * s, d * w
+
+
+#: the keys of noise_scale_ before they followed privacy_breakdown_ (removed in 0.2)
+_OLD_NOISE_KEYS = {"sum": "mean", "second_moment": "variance"}
 
 
 class DPStandardScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -131,11 +136,13 @@ None, default=None
         The declared or privately estimated bounds (``None`` when nothing is released).
     n_public_ : int
         The row count the sums were divided by.
-    noise_scale_ : dict
-        Laplace scales of the released sums: ``{"sum": Delta_S / epsilon_mean,
-        "second_moment": Delta_W / epsilon_variance}`` in units of the ``[-1, 1]``
-        scaled columns (0 when not released). The noise of ``mean_[j]`` has standard
-        deviation ``sqrt(2) * noise_scale_["sum"] * h_j / n_public_``.
+    noise_scale_ : dict of str to float
+        Laplace scales of the released sums, keyed like ``privacy_breakdown_``:
+        ``{"mean": Delta_S / epsilon_mean, "variance": Delta_W / epsilon_variance}``
+        (the sums and the second moments) in units of the ``[-1, 1]`` scaled columns
+        (0 when not released). The noise of ``mean_[j]`` has standard deviation
+        ``sqrt(2) * noise_scale_["mean"] * h_j / n_public_``. The keys ``"sum"`` and
+        ``"second_moment"`` are deprecated (``FutureWarning``; removed in 0.2).
     epsilon_spent_, delta_spent_ : float
         ``epsilon`` (0 when nothing is released) and 0.
     privacy_guarantee_ : str
@@ -268,7 +275,9 @@ None, default=None
         columns = column_labels(self, d)
         self.n_public_ = int(self.n_public) if self.n_public is not None else n
         breakdown = {"bounds": 0.0, "mean": 0.0, "variance": 0.0}
-        self.noise_scale_ = {"sum": 0.0, "second_moment": 0.0}
+        self.noise_scale_ = RenamedKeys(
+            {"mean": 0.0, "variance": 0.0}, _OLD_NOISE_KEYS, "DPStandardScaler.noise_scale_"
+        )
         if not (self.with_mean or self.with_std):
             self.mean_ = self.var_ = self.scale_ = self.bounds_ = None
             self.privacy_breakdown_ = breakdown
@@ -329,9 +338,9 @@ None, default=None
             self.var_ = half * half * var_z
             self.scale_ = np.sqrt(self.var_)
         if math.isfinite(eps_mean):
-            self.noise_scale_["sum"] = delta_s / eps_mean
+            self.noise_scale_["mean"] = delta_s / eps_mean
         if self.with_std and math.isfinite(eps_var):
-            self.noise_scale_["second_moment"] = delta_w / eps_var
+            self.noise_scale_["variance"] = delta_w / eps_var
         self.bounds_ = (lo, hi)
         breakdown.update(bounds=float(eps_bounds), mean=float(eps_mean), variance=float(eps_var))
         self.privacy_breakdown_ = breakdown

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["DEPRECATED", "REMOVED_IN", "RenamedAttribute", "renamed_parameter"]
+__all__ = ["DEPRECATED", "REMOVED_IN", "RenamedAttribute", "RenamedKeys", "renamed_parameter"]
 
 #: the release in which the deprecated names go
 REMOVED_IN = "0.2"
@@ -89,3 +89,36 @@ def renamed_parameter(estimator, old, new):
         stacklevel=3,
     )
     return old_value
+
+
+class RenamedKeys(dict):
+    """A fitted dict whose renamed keys still read for one release (``FutureWarning``).
+
+    Its keys are the new ones only (iteration, ``len``, ``in`` and equality see them);
+    ``d[old]`` warns and returns ``d[new]``.
+
+    Parameters
+    ----------
+    data : dict
+        The entries under their new keys.
+    renamed : dict
+        ``{old key: new key}``.
+    where : str
+        ``"Estimator.attribute_"``, for the warning.
+    """
+
+    def __init__(self, data, renamed, where):
+        super().__init__(data)
+        self.renamed, self.where = dict(renamed), where
+
+    def __missing__(self, key):
+        if key not in self.renamed:
+            raise KeyError(key)
+        new = self.renamed[key]
+        warnings.warn(
+            f"{self.where}[{key!r}] is deprecated and will be removed in skdp {REMOVED_IN}; "
+            f"use {self.where}[{new!r}]",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self[new]

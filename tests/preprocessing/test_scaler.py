@@ -98,7 +98,7 @@ def test_noise_scales_by_a_statistical_test():
         m2 = f.var_ / h**2 + m1**2
         s_err.append((m1 - m1_true) * n)
         w_err.append((m2 - m2_true) * n)
-    b_s, b_w = f.noise_scale_["sum"], f.noise_scale_["second_moment"]
+    b_s, b_w = f.noise_scale_["mean"], f.noise_scale_["variance"]
     assert b_s == pytest.approx(2 / 0.5) and b_w == pytest.approx(1 / 0.5)
     s_err, w_err = np.ravel(s_err), np.ravel(w_err)
     assert stats.kstest(s_err, stats.laplace(scale=b_s).cdf).pvalue > 1e-3
@@ -243,3 +243,17 @@ def test_in_a_column_transformer_and_pipeline_with_a_dp_estimator():
     steps = pipe.named_steps["prep"].named_transformers_
     assert [steps[k].epsilon_spent_ for k in ("age", "sbp", "sex")] == [0.5, 0.5, 0.0]
     assert pipe.predict(df.iloc[:5]).shape == (5,)
+
+
+def test_noise_scale_keys_follow_the_breakdown_and_old_keys_warn():
+    X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    f = DPStandardScaler(epsilon=1.0, bounds=(-1, 1), random_state=0).fit(X)
+    assert set(f.noise_scale_) == {"mean", "variance"} <= set(f.privacy_breakdown_)
+    for old, new in (("sum", "mean"), ("second_moment", "variance")):
+        with pytest.warns(FutureWarning, match=rf"noise_scale_\['{old}'\] is deprecated"):
+            assert f.noise_scale_[old] == f.noise_scale_[new] > 0
+    with pytest.raises(KeyError):
+        f.noise_scale_["nothing"]
+    g = pickle.loads(pickle.dumps(f))
+    with pytest.warns(FutureWarning):
+        assert g.noise_scale_["sum"] == f.noise_scale_["mean"]
