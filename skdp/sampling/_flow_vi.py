@@ -395,6 +395,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             freeze,
             torch_fit,
         )
+        from skdp.training._loop import run_steps
         from skdp.utils._torch import n_parameters
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
@@ -467,12 +468,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                 device=device,
                 lr_scheduler=scheduler,
             )
-            log_every = max(1, T // 50)
             history = {"step": [], "epsilon": []}
             loss_curve = []
-            flow.train()
-            for t in range(1, T + 1):
-                # MC draws shared by the step's records (data-independent)
+
+            def vi_step(t):  # the VI's hook: the step's MC draws, then its free-energy terms
                 grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
                 if private:
                     grad_sum, hook = grads.private_terms(Xt, step.privatizer, full=full)
@@ -481,12 +480,15 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
                     grad_sum, hook, loss = grads.plain_terms(Xt, B)
                     step.step(grad_sum, data_free_grad=hook)
                     loss_curve.append(loss())
-                if t % log_every == 0 or t == T:
-                    history["step"].append(t)
-                    history["epsilon"].append(
-                        float(step.accountant.get_epsilon(delta)) if private else math.inf
-                    )
-                    self._progress(t, T, history, loss_curve, private)
+
+            flow.train()
+            run_steps(
+                vi_step,
+                T,
+                epsilon=(lambda: float(step.accountant.get_epsilon(delta))) if private else None,
+                history=history,
+                progress=lambda t: self._progress(t, T, history, loss_curve, private),
+            )
             elbo = math.nan
             if not private:
                 elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)

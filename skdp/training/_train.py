@@ -11,6 +11,7 @@ from torch import nn
 from torch.func import vmap
 
 from skdp.accounting import calibrate_noise_multiplier, compute_epsilon, get_accountant
+from skdp.training._loop import run_steps
 from skdp.training._trainer import DPSGDTrainer
 
 __all__ = ["TrainingResult", "train_dpsgd"]
@@ -170,22 +171,25 @@ def train_dpsgd(
         method=method,
         batch_transform=batch_transform,
     )
-    log_every = max(1, n_iter // 50) if log_every is None else max(1, int(log_every))
     history: dict[str, list] = {"step": [], "epsilon": []}
     if not private:
         history["loss"] = []
+
+    def record_loss(t):  # non-private runs only: a loss of the training data
+        history["loss"].append(_mean_loss(trainer, data))
+
     devices = [trainer.device.index or 0] if trainer.device.type == "cuda" else []
     with torch.random.fork_rng(devices=devices):
         module.train()
-        for t in range(1, n_iter + 1):
-            trainer.step(data)
-            if t % log_every == 0 or t == n_iter:
-                history["step"].append(t)
-                history["epsilon"].append(trainer.epsilon(delta) if private else math.inf)
-                if not private:
-                    history["loss"].append(_mean_loss(trainer, data))
-                if callback is not None:
-                    callback(t, trainer, history)
+        run_steps(
+            lambda t: trainer.step(data),
+            n_iter,
+            epsilon=(lambda: trainer.epsilon(delta)) if private else None,
+            history=history,
+            every=log_every,
+            on_log=None if private else record_loss,
+            progress=None if callback is None else (lambda t: callback(t, trainer, history)),
+        )
     module.eval()
     return TrainingResult(
         noise_multiplier=sigma,

@@ -28,6 +28,13 @@ from skdp.utils._logging import get_logger, log_progress
 
 _logger = get_logger(__name__)
 
+
+def _progress_every(steps):
+    """The progress cadence of a training phase: ten records (its curves are logged at
+    the loop's own cadence)."""
+    return max(1, steps // 10)
+
+
 __all__ = ["GANTraining", "TrainingConfig"]
 
 
@@ -177,9 +184,6 @@ class GANTraining:
             warnings.simplefilter("ignore")
             return float(acc.get_epsilon(delta))
 
-    def _log_every(self, total):
-        return max(1, total // 50)
-
     def _progress(self, phase, t, total):
         """A progress record on the "skdp" logger (step, DP-SGD epsilon so far; no loss)."""
         if not _logger.isEnabledFor(logging.INFO):
@@ -199,6 +203,8 @@ class GANTraining:
     def train_autoencoder(self, steps, lr):
         """``steps`` DP-SGD steps of the autoencoder at learning rate ``lr``; then the
         decoder is frozen and the encoder dropped."""
+        from skdp.training._loop import run_steps
+
         if steps <= 0 or self.nets["autoencoder"] is None:
             return
         torch = self._torch
@@ -207,18 +213,23 @@ class GANTraining:
         ae.train()
         trainer = self._trainer(ae, recon_loss, float(lr), "autoencoder")
         data = (self.Zt, self.Zt)
-        every = self._log_every(steps)
-        for t in range(1, steps + 1):
+
+        def step(t):
             trainer.step(data)
             self.n_ae_steps += 1
-            if not self.private and (t % every == 0 or t == steps):
-                with torch.no_grad():
-                    x = self.Zt[:4096]
-                    self.curves["autoencoder"].append(
-                        float(torch.vmap(recon_loss)(ae(x), x).mean())
-                    )
-            if t % max(1, steps // 10) == 0 or t == steps:
-                self._progress("autoencoder", t, steps)
+
+        def record_loss(t):  # non-private fits only: a loss of the training rows
+            with torch.no_grad():
+                x = self.Zt[:4096]
+                self.curves["autoencoder"].append(float(torch.vmap(recon_loss)(ae(x), x).mean()))
+
+        run_steps(
+            step,
+            steps,
+            on_log=None if self.private else record_loss,
+            progress=lambda t: self._progress("autoencoder", t, steps),
+            progress_every=_progress_every(steps),
+        )
         ae.eval()
         for p in ae.decoder.parameters():
             p.requires_grad_(False)  # frozen: the generator does not fine-tune it
@@ -334,6 +345,8 @@ class GANTraining:
     def train_gan(self, steps, checkpoint_at=()):
         """``steps`` critic steps (a generator step every ``n_critic``); returns
         ``[(step, generator snapshot)]`` at the steps in ``checkpoint_at``."""
+        from skdp.training._loop import run_steps
+
         torch = self._torch
         cfg = self.config
         critic, generator = self.nets["critic"], self.nets["generator"]
@@ -347,33 +360,37 @@ class GANTraining:
         )
         data = (self.Zt,) if not self.conditional else (self.Zt, self.yt)
         clip = cfg.weight_clip if cfg.loss == "wgan" else None
-        every = self._log_every(steps)
         ckpt_at = set(checkpoint_at)
         checkpoints = []
-        g_loss, fake_mean = math.nan, math.nan
-        for t in range(1, steps + 1):
-            fake_mean, fake_value = self.critic_step(
+        last = {"generator": math.nan, "critic_fake": math.nan}
+
+        def step(t):
+            last["critic_fake"], fake_value = self.critic_step(
                 trainer, critic, generator, fake_loss, data, clip
             )
             self.critic_loss.append(fake_value)
             if t % self.n_critic == 0:
-                g_loss = self.generator_step(generator, critic, g_opt, gen_loss)
+                last["generator"] = self.generator_step(generator, critic, g_opt, gen_loss)
             if t in ckpt_at:
-                snap = copy.deepcopy(generator).eval()
-                checkpoints.append((t, snap))
-            if t % every == 0 or t == steps:
-                self.curves["step"].append(t)
-                self.curves["epsilon"].append(self.epsilon(cfg.delta) if self.private else math.inf)
-                self.curves["generator"].append(g_loss)
-                self.curves["critic_fake"].append(fake_mean)
-                if not self.private:
-                    with torch.no_grad():
-                        out = critic(self.Zt[:4096])
-                        tg = (self.yt[:4096],) if self.conditional else ()
-                        self.curves["critic_real"].append(
-                            float(torch.vmap(real_loss)(out, *tg).mean())
-                        )
-            if t % max(1, steps // 10) == 0 or t == steps:
-                self._progress("critic", t, steps)
+                checkpoints.append((t, copy.deepcopy(generator).eval()))
+
+        def record_curves(t):
+            self.curves["generator"].append(last["generator"])
+            self.curves["critic_fake"].append(last["critic_fake"])
+            if not self.private:  # a loss of the training rows: non-private fits only
+                with torch.no_grad():
+                    out = critic(self.Zt[:4096])
+                    tg = (self.yt[:4096],) if self.conditional else ()
+                    self.curves["critic_real"].append(float(torch.vmap(real_loss)(out, *tg).mean()))
+
+        run_steps(
+            step,
+            steps,
+            epsilon=(lambda: self.epsilon(cfg.delta)) if self.private else None,
+            history=self.curves,
+            on_log=record_curves,
+            progress=lambda t: self._progress("critic", t, steps),
+            progress_every=_progress_every(steps),
+        )
         generator.eval()
         return checkpoints
