@@ -119,9 +119,7 @@ PENDING: dict[str, dict[str, str]] = {
         "names": "noise= instead of mechanism=",
         "fitted_vocabulary": "a tuple's repr as a privacy_breakdown_ key",
     },
-    "DPILPClassifier": {"fitted_vocabulary": "breakdown keys 'round 0 level 0'"},
     "DPMarginalSynthesizer": {"fitted_vocabulary": "noise_ and the key 'select'"},
-    "SubsampledExpMedian": {"fitted_vocabulary": "breakdown keys 'round 1'"},
 }
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because

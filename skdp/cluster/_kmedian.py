@@ -152,8 +152,9 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
     round_epsilons_ : ndarray of shape (n_rounds,)
         Privacy loss of each round (public; sums to ``epsilon``).
     privacy_breakdown_ : dict
-        ``{"round t": epsilon_t}`` (rounds numbered from 1), the same losses in the
-        shared ``dict[str, float]`` form; the values add up to ``epsilon_spent_``. Both
+        ``{"round_t": epsilon_t}`` (rounds numbered from 1; ``"round t"`` in releases
+        before this one), the same losses in the shared ``dict[str, float]`` form (keys
+        as in ``doc/glossary.rst``); the values add up to ``epsilon_spent_``. Both
         come from the fit's public plan (``_kmedian_plan.plan_kmedian``), computed
         from the parameters, ``n_features`` and the public row count before any data
         are read.

@@ -104,8 +104,8 @@ class KMedianPlan:
 
     @property
     def privacy_breakdown(self) -> dict[str, float]:
-        """``{"round t": epsilon_t}``, rounds numbered from 1."""
-        return {f"round {t}": float(e) for t, e in enumerate(self.round_epsilons, start=1)}
+        """``{"round_t": epsilon_t}``, rounds numbered from 1."""
+        return {f"round_{t}": float(e) for t, e in enumerate(self.round_epsilons, start=1)}
 
 
 def plan_kmedian(est, n_features, n_rows) -> KMedianPlan:

@@ -96,13 +96,14 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         scale of the geometric noise on each of the batch's ``2 beta_i`` counts). The
         ``epsilon`` values sum to ``epsilon``.
     privacy_breakdown_ : dict
-        ``{"round r level l": epsilon}`` of the same batches (the shared
-        ``dict[str, float]`` form); the values add up to ``epsilon_spent_``. Both come
-        from the fit's public plan (``_plan.plan_ilp``: the parameters and the number of
-        atoms). Rounds are numbered from 1, as ``SubsampledExpMedian``'s rounds and
-        every 1-based step count in skdp; releases before this one numbered them from 0
-        (``"round 0 level 0"``, ``search_levels_[i]["round"] == 0``): add 1 to an old
-        key's round. Levels are clause lengths, from 0.
+        ``{"round_r": epsilon / n_clauses}``, one entry per round numbered from 1 (the
+        shared ``dict[str, float]`` form, keys as in ``doc/glossary.rst``); the values
+        add up to ``epsilon_spent_``. A round's split over its query batches is in
+        ``search_levels_``. Both come from the fit's public plan (``_plan.plan_ilp``: the
+        parameters and the number of atoms). Releases before this one keyed the
+        breakdown by batch with rounds from 0 (``"round 0 level 0"``, and
+        ``search_levels_[i]["round"] == 0``): ``"round_{r + 1}"`` is the sum of an old
+        round ``r``'s entries.
     epsilon_spent_ : float
     delta_spent_ : float
         Always 0.

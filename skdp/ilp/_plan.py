@@ -47,12 +47,9 @@ class ILPPlan:
 
     @property
     def privacy_breakdown(self) -> dict[str, float]:
-        """``{"round r level l": epsilon}`` of every query batch, rounds numbered from 1."""
-        return {
-            f"round {r} level {level}": float(self.level_epsilon)
-            for r in range(1, self.n_rounds + 1)
-            for level in self.levels
-        }
+        """``{"round_r": round_epsilon}``, rounds numbered from 1 (each round's split
+        over its ``levels`` is ``level_epsilon`` per batch)."""
+        return {f"round_{r}": float(self.round_epsilon) for r in range(1, self.n_rounds + 1)}
 
 
 def plan_ilp(est, n_atoms) -> ILPPlan:

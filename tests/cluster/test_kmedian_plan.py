@@ -58,7 +58,7 @@ def test_breakdown_and_total_come_from_the_plan(name):
         assert math.isinf(total)
     else:
         assert total == pytest.approx(est.epsilon_spent_, rel=1e-12)
-    assert list(est.privacy_breakdown_) == [f"round {t}" for t in range(1, plan.n_rounds + 1)]
+    assert list(est.privacy_breakdown_) == [f"round_{t}" for t in range(1, plan.n_rounds + 1)]
 
 
 def test_plan_is_frozen_and_reads_no_data():

@@ -46,10 +46,15 @@ def test_breakdown_and_total_come_from_the_plan(name):
         assert math.isinf(total)
     else:
         assert total == pytest.approx(clf.epsilon_spent_, rel=1e-12)
-    # one entry per query batch of the ledger, rounds numbered from 1 in both
-    keys = [f"round {e['round']} level {e['level']}" for e in clf.search_levels_]
-    assert keys == list(plan.privacy_breakdown)
+    # one entry per round, numbered from 1 as in the ledger, whose batches split it
+    assert list(plan.privacy_breakdown) == [f"round_{r}" for r in range(1, plan.n_rounds + 1)]
     assert {e["round"] for e in clf.search_levels_} == set(range(1, plan.n_rounds + 1))
+    assert [e["epsilon"] for e in clf.search_levels_] == [plan.level_epsilon] * (
+        plan.n_rounds * len(plan.levels)
+    )
+    for r in range(1, plan.n_rounds + 1):
+        batches = [e["epsilon"] for e in clf.search_levels_ if e["round"] == r]
+        assert math.fsum(batches) == pytest.approx(plan.privacy_breakdown[f"round_{r}"])
 
 
 def test_plan_is_frozen_and_splits_epsilon_over_rounds_and_levels():
@@ -59,4 +64,4 @@ def test_plan_is_frozen_and_splits_epsilon_over_rounds_and_levels():
     assert plan.round_epsilon == pytest.approx(0.4)
     assert plan.level_epsilon == pytest.approx(0.1)
     assert plan.levels == (0, 1, 2, 3)
-    assert list(plan.privacy_breakdown)[:2] == ["round 1 level 0", "round 1 level 1"]
+    assert plan.privacy_breakdown == pytest.approx({"round_1": 0.4, "round_2": 0.4, "round_3": 0.4})
