@@ -5,7 +5,6 @@ the distinct coefficients) or the analytic Gaussian mechanism (epsilon, delta)."
 
 from __future__ import annotations
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -14,15 +13,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import (
-    _adaptive_ridge,
     _check_inside,
     _release,
     _release_centre,
     _resolve_bounds,
-    _ridge_factor,
     _Scaling,
+    _solve,
     _statistics,
-    _trimmed_minimiser,
 )
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._random import fit_streams
@@ -476,7 +473,9 @@ default=None
         if plan.mean_only:  # n epsilon too small for slopes: the private mean
             return self._record(plan, scaling, centre, model=None)
         rel = _release(*_statistics(X, y, scaling, centre, plan, columns, self.clip), plan, streams)
-        return self._record(plan, scaling, centre, model=self._solve(rel, plan, centre))
+        return self._record(
+            plan, scaling, centre, model=_solve(rel, plan, centre, self.regularization)
+        )
 
     def _validate_input(self, X, y, fit_params):
         """Checked ``(X, y, dask_input)``; Dask input stays lazy on the workers."""
@@ -510,32 +509,6 @@ default=None
             require_delta=self.mechanism == "gaussian",
         )
         return epsilon, (delta if may_use_delta else 0.0)
-
-    def _solve(self, rel, plan, centre):
-        """The ridge and the trimmed minimiser of the noisy objective (post-processing
-        of the releases and public numbers only): ``(w, ridge, n_kept, rel)``."""
-        M_noisy, b_noisy = rel["gram"], rel["target"]
-        d = M_noisy.shape[0]
-        if plan.adaptive:
-            factor = 1.0
-            if centre.variance is not None:
-                factor = _ridge_factor(M_noisy, plan.n, plan.p, plan.target_weight, centre.variance)
-            reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"], factor)
-        elif self.regularization == "zhang":
-            reg = 5.0 * rel["entry_sd"]
-        else:
-            reg = float(self.regularization)
-        A = M_noisy.copy()
-        A[np.diag_indices(d)] += reg
-        w, kept = _trimmed_minimiser(A, -2.0 * b_noisy)
-        if kept == 0:
-            warnings.warn(
-                "every eigenvalue of the noisy objective was trimmed; all coefficients are 0 "
-                "(the model predicts the private mean of y, or 0 without an intercept)",
-                UserWarning,
-                stacklevel=3,
-            )
-        return w, reg, kept, rel
 
     def _record(self, plan, scaling, centre, model):
         """Write the fitted attributes: the model in original units and the plan's facts

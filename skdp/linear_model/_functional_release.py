@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -470,3 +471,30 @@ def _resolve_bounds(est, X, y, epsilon, rng, columns):
         (float(np.asarray(ylo).ravel()[0]), float(np.asarray(yhi).ravel()[0])),
         float(eps_used),
     )
+
+
+def _solve(rel, plan, centre, regularization):
+    """The ridge and the trimmed minimiser of the noisy objective (post-processing
+    of the releases and public numbers only): ``(w, ridge, n_kept, rel)``."""
+    M_noisy, b_noisy = rel["gram"], rel["target"]
+    d = M_noisy.shape[0]
+    if plan.adaptive:
+        factor = 1.0
+        if centre.variance is not None:
+            factor = _ridge_factor(M_noisy, plan.n, plan.p, plan.target_weight, centre.variance)
+        reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"], factor)
+    elif regularization == "zhang":
+        reg = 5.0 * rel["entry_sd"]
+    else:
+        reg = float(regularization)
+    A = M_noisy.copy()
+    A[np.diag_indices(d)] += reg
+    w, kept = _trimmed_minimiser(A, -2.0 * b_noisy)
+    if kept == 0:
+        warnings.warn(
+            "every eigenvalue of the noisy objective was trimmed; all coefficients are 0 "
+            "(the model predicts the private mean of y, or 0 without an intercept)",
+            UserWarning,
+            stacklevel=4,
+        )
+    return w, reg, kept, rel

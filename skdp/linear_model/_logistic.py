@@ -4,7 +4,6 @@ loss, binary or one-vs-rest, chosen by a public rule by default."""
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from numbers import Integral, Real
@@ -17,6 +16,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.linear_model._functional import _bounds_param
+from skdp.linear_model._logistic_dpsgd import fit_binary_dpsgd
+from skdp.linear_model._logistic_plan import (  # noqa: F401 - re-exported
+    AUTO_DPSGD_BELOW,
+    LogisticPlan,
+    _rate_of_scale,
+    auto_mechanism,
+)
 from skdp.linear_model._objective_perturbation import (  # noqa: F401 - re-exported
     LOGISTIC_SMOOTHNESS,
     NEWTON_STEPS,
@@ -46,72 +52,6 @@ from skdp.utils.validation import (
 __all__ = ["DPLogisticRegression", "auto_mechanism"]
 
 _logger = get_logger(__name__)
-
-#: ``mechanism="auto"`` uses DP-SGD below this many rows per unit of noise,
-#: ``n epsilon / (K' (p + 1))`` (measured, ``doc/benchmarks_models.rst``)
-AUTO_DPSGD_BELOW = 100.0
-
-
-def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
-    """The mechanism ``DPLogisticRegression(mechanism="auto")`` uses: a public rule.
-
-    ``"dpsgd"`` when ``delta`` allows it (``0 < delta < 1 / n_samples``), ``epsilon``
-    is finite and ``r = n_samples * epsilon / (n_problems * (n_features + 1))`` is below
-    :data:`AUTO_DPSGD_BELOW` (100); ``"objective"`` otherwise (always for
-    ``delta = 0``: pure epsilon-DP). ``r`` is the number of rows per unit of the
-    objective-perturbation noise of one problem (its noise norm grows like ``d' /
-    epsilon_k``, ``d' = n_features + 1``, against a Hessian growing like ``n``). Every
-    argument is public under skdp's neighbouring relation (:ref:`neighbouring-relation`:
-    the row count is public; the feature and class counts are the declared shape), so
-    the choice reveals nothing about the rows.
-
-    Measured (``benchmarks/logistic_regression.py``, 20 seeds, :ref:`dp-logistic-auto`):
-    on nine public tables of 225-4,774 training rows at epsilon 0.5, 1 and 3, DP-SGD had
-    the higher median test AUC in 16 of the 17 cells with ``r < 100`` (the other tied;
-    by up to 0.12), objective perturbation was higher or tied in 9 of the 10 cells with
-    ``r >= 150`` (by up to 0.01; 0.001 lower in the other), where it is also about a
-    hundred times faster. No measured cell lies between ``r = 90`` and ``150``.
-
-    Parameters
-    ----------
-    n_samples, n_features : int
-        The shape of ``X``.
-    epsilon, delta : float
-        The fit's budget.
-    n_problems : int, default=1
-        1 for two classes, the number of classes for one-vs-rest.
-
-    Returns
-    -------
-    {"objective", "dpsgd"}
-
-    Examples
-    --------
-    >>> from skdp.linear_model._logistic import auto_mechanism
-    >>> auto_mechanism(300, 8, 1.0, 1e-5)  # r = 300 / 9 = 33
-    'dpsgd'
-    >>> auto_mechanism(300, 8, 1.0, 0.0)  # no delta allowed: pure epsilon-DP
-    'objective'
-    >>> auto_mechanism(5000, 8, 1.0, 1e-5)  # r = 556
-    'objective'
-    """
-    n, p, k = int(n_samples), int(n_features), max(int(n_problems), 1)
-    epsilon, delta = float(epsilon), float(delta)
-    if not math.isfinite(epsilon) or not 0.0 < delta < 1.0 / max(n, 1):
-        return "objective"
-    return "dpsgd" if n * epsilon / (k * (p + 1)) < AUTO_DPSGD_BELOW else "objective"
-
-
-def _scale_of_rate(beta):
-    """``1 / beta``, 0 for the noise-free release (``beta = inf``)."""
-    return 0.0 if math.isinf(beta) else 1.0 / float(beta)
-
-
-def _rate_of_scale(noise_scale):
-    """The deprecated ``noise_rate_``: ``beta = 1 / scale`` (0 without noise or for
-    DP-SGD, as before)."""
-    scale = noise_scale.get("objective", 0.0)
-    return 0.0 if scale == 0.0 else 1.0 / scale
 
 
 class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -454,22 +394,16 @@ dict, default=None
         -------
         self
         """
-        check_no_fit_params(fit_params, "DPLogisticRegression", "the perturbed objective")
-        check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, order="C")
-        check_classification_targets(y)
+        X, y, classes = self._validate_input(X, y, fit_params)
+        n, p = X.shape
         epsilon, delta = self._check_privacy_params(
             require_delta=self.mechanism == "dpsgd" and math.isfinite(self.epsilon)
         )
-        classes = self._resolve_classes(y)
-        self.classes_ = classes
-        n, p = X.shape
         n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
         mechanism = self.mechanism
         if mechanism == "auto":  # public inputs only: n, p, the declared classes, budget
             mechanism = auto_mechanism(n, p, epsilon, delta, n_problems)
-        sgd = mechanism == "dpsgd"
-        if sgd:  # delta against the public n (a DeltaTooLargeWarning)
+        if mechanism == "dpsgd":  # delta against the public n (a DeltaTooLargeWarning)
             self._check_privacy_params(n_samples=n, require_delta=math.isfinite(epsilon))
         streams = fit_streams(
             self.random_state,
@@ -480,19 +414,38 @@ dict, default=None
             # the objective perturbation is a function of the multiset of rows; DP-SGD's
             # Poisson batches are drawn by row position, so a permuted data set must not
             # reuse its noise stream on other rows
-            order_invariant=not sgd,
+            order_invariant=mechanism != "dpsgd",
         )
-        columns = list(getattr(self, "feature_names_in_", range(p)))
-        lo, hi, eps_bounds = resolve_bounds(
-            self.bounds_X,
-            X,
+        lo, hi, eps_bounds = self._resolve_bounds(X, epsilon, streams["bounds"])
+        plan = LogisticPlan.build(
             epsilon=epsilon,
-            rng=streams["bounds"],
-            name="bounds_X",
-            columns=columns,
+            delta=delta,
+            eps_bounds=eps_bounds,
+            mechanism=mechanism,
+            n_problems=n_problems,
+            C=self.C,
+        )
+        Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
+        weights, guarantee = self._fit_problems(Z, scale, y, classes, plan, streams)
+        return self._record(plan, weights, guarantee, (lo, hi), (ax, cx, scale), p)
+
+    def _validate_input(self, X, y, fit_params):
+        """Checked ``(X, y, classes_)``; sets ``classes_`` (declared, or the opt-in)."""
+        check_no_fit_params(fit_params, "DPLogisticRegression", "the perturbed objective")
+        check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, order="C")
+        check_classification_targets(y)
+        self.classes_ = self._resolve_classes(y)
+        return X, y, self.classes_
+
+    def _resolve_bounds(self, X, epsilon, rng):
+        """``(lo, hi, epsilon_used)`` of ``bounds_X``; with ``clip=False`` a value outside
+        the declared bounds is refused, naming its column."""
+        columns = list(getattr(self, "feature_names_in_", range(X.shape[1])))
+        lo, hi, eps_bounds = resolve_bounds(
+            self.bounds_X, X, epsilon=epsilon, rng=rng, name="bounds_X", columns=columns
         )
         lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-        eps_rest = epsilon - eps_bounds
         if not self.clip:
             out = np.any((X < lo) | (X > hi), axis=0)
             if out.any():
@@ -501,121 +454,81 @@ dict, default=None
                     f"values outside the declared bounds in column(s) {labels}; pass "
                     "clip=True to clip them"
                 )
+        return lo, hi, eps_bounds
 
-        Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
-        d = Z.shape[1]
-        eps_k = eps_rest / n_problems
-        ridge, beta = objective_perturbation_parameters(eps_k, self.C)
-        weights = np.empty((n_problems, d))
+    def _fit_problems(self, Z, scale, y, classes, plan, streams):
+        """The weights of each binary problem (one-vs-rest beyond two classes) on the
+        scaled rows ``Z``, and the guarantee of the mechanism that ran."""
+        weights = np.empty((plan.n_problems, Z.shape[1]))
         self.n_iter_, self.loss_curve_ = 0, np.empty(0)
         guarantee, curves = "exact", []
-        private = math.isfinite(epsilon) and not self._nonprivate_options()
+        private = math.isfinite(plan.epsilon) and not self._nonprivate_options()
         with verbose_handler(self.verbose):
-            for k in range(n_problems):
-                target = classes[1] if n_problems == 1 else classes[k]
+            for k in range(plan.n_problems):
+                target = classes[1] if plan.n_problems == 1 else classes[k]
                 signs = np.where(y == target, 1.0, -1.0)
-                done = float(eps_bounds) + k * eps_k  # the public schedule
-                if sgd:
-                    # train on the unscaled rows (u, 1); weights on Z = (u, 1) * scale
-                    v, result = self._fit_dpsgd(
-                        Z / scale,
-                        signs > 0,
-                        eps_k,
-                        delta / n_problems,
-                        streams["dpsgd"],
-                        progress=(k, n_problems, done, private),
-                    )
-                    weights[k] = v / scale
-                    self.n_iter_ = int(result.n_steps)
-                    self.noise_multiplier_ = float(result.noise_multiplier)
-                    guarantee = result.guarantee
-                    if math.isinf(epsilon):  # non-private: the mean over the problems
-                        curves.append(np.asarray(result.history.get("loss", []), dtype=float))
-                        self.loss_curve_ = np.mean(curves, axis=0)
+                done = float(plan.eps_bounds) + k * plan.eps_problem  # the public schedule
+                if not plan.dpsgd:
+                    weights[k] = self._solve_objective(Z, signs, plan, streams["noise"], k, done)
                     continue
-                b = sample_noise(d, beta, streams["noise"])
-                # the solver's iteration count and residual gradient depend on the private
-                # rows beyond the released minimiser: neither is stored (nor logged)
-                weights[k] = _solve(Z, signs, ridge, b, tol=self.tol, max_iter=int(self.max_iter))[
-                    0
-                ]
-                log_progress(
-                    _logger,
-                    estimator="DPLogisticRegression",
-                    phase="objective",
-                    step=k + 1,
-                    total=n_problems,
-                    epsilon_spent=done + eps_k,
+                # train on the unscaled rows (u, 1); weights on Z = (u, 1) * scale
+                v, result = fit_binary_dpsgd(
+                    self,
+                    Z / scale,
+                    signs > 0,
+                    plan.eps_problem,
+                    plan.delta_problem,
+                    streams["dpsgd"],
+                    progress=(k, plan.n_problems, done, private),
                 )
+                weights[k] = v / scale
+                self.n_iter_ = int(result.n_steps)
+                self.noise_multiplier_ = float(result.noise_multiplier)
+                guarantee = result.guarantee
+                if math.isinf(plan.epsilon):  # non-private: the mean over the problems
+                    curves.append(np.asarray(result.history.get("loss", []), dtype=float))
+                    self.loss_curve_ = np.mean(curves, axis=0)
+        return weights, guarantee
 
+    def _solve_objective(self, Z, signs, plan, rng, k, done):
+        """One binary problem by objective perturbation: the exact minimiser of the
+        perturbed, regularised objective."""
+        b = sample_noise(Z.shape[1], plan.rate, rng)
+        # the solver's iteration count and residual gradient depend on the private rows
+        # beyond the released minimiser: neither is stored (nor logged)
+        w = _solve(Z, signs, plan.ridge, b, tol=self.tol, max_iter=int(self.max_iter))[0]
+        log_progress(
+            _logger,
+            estimator="DPLogisticRegression",
+            phase="objective",
+            step=k + 1,
+            total=plan.n_problems,
+            epsilon_spent=done + plan.eps_problem,
+        )
+        return w
+
+    def _record(self, plan, weights, guarantee, bounds, scaling, p):
+        """Write the fitted attributes: the model in original units and the plan's
+        facts."""
+        ax, cx, scale = scaling
         slope = weights[:, :p] * scale
         self.coef_ = slope * ax
         if self.fit_intercept:
             self.intercept_ = slope @ cx + weights[:, p] * scale
         else:
-            self.intercept_ = np.zeros(n_problems)
+            self.intercept_ = np.zeros(plan.n_problems)
         check_finite_release(
             [self.coef_, self.intercept_],
             what="the fitted coefficients",
             fix="use a larger epsilon, a larger C or wider bounds_X",
         )
-        self.mechanism_ = mechanism
-        self.bounds_X_ = (lo, hi)
-        self.ridge_ = 0.0 if sgd else float(ridge)
-        self.noise_scale_ = {} if sgd else {"objective": _scale_of_rate(beta)}
-        part = "dpsgd" if sgd else "objective"
-        self.privacy_breakdown_ = {"bounds": float(eps_bounds), part: float(eps_rest)}
-        self._record_privacy_spent(epsilon, delta if sgd else 0.0, guarantee=guarantee)
+        self.mechanism_ = plan.mechanism
+        self.bounds_X_ = bounds
+        self.ridge_ = 0.0 if plan.dpsgd else float(plan.ridge)
+        self.noise_scale_ = plan.noise_scale()
+        self.privacy_breakdown_ = plan.breakdown()
+        self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee=guarantee)
         return self
-
-    def _fit_dpsgd(self, U, positive, epsilon, delta, rng, progress=(0, 1, 0.0, True)):
-        """One binary problem by DP-SGD; ``(weights on U, TrainingResult)``.
-
-        ``progress = (problem index, number of problems, epsilon spent before it,
-        private)`` for the progress records.
-        """
-        # linear_model imports no torch: the module, loss and tensors come from the
-        # torch boundary (utils._torch), the steps from the training engine
-        from skdp.training import train_dpsgd
-        from skdp.utils._torch import logistic_record_loss, to_numpy, to_tensor, zero_linear
-
-        module = zero_linear(U.shape[1], dtype="float64")
-        data = (
-            to_tensor(U, dtype="float64"),
-            to_tensor(positive.astype(np.float64), dtype="float64"),
-        )
-        result = train_dpsgd(
-            module,
-            logistic_record_loss,
-            data,
-            epsilon=epsilon,
-            delta=delta,
-            n_iter=int(self.n_iter),
-            batch_size=float(self.batch_size),
-            max_grad_norm=float(self.max_grad_norm),
-            optimizer="adam",
-            learning_rate=float(self.learning_rate),
-            accountant=self.accountant,
-            random_state=int(rng.integers(2**32)),
-            callback=functools.partial(self._progress, progress=progress),
-        )
-        return to_numpy(module.weight.detach()).ravel().copy(), result
-
-    def _progress(self, step, trainer, history, *, progress):
-        """One DP-SGD progress record: steps and epsilon of the public schedule only; the
-        batch loss only for a non-private fit (:func:`skdp.utils.log_progress`)."""
-        k, n_problems, done, private = progress
-        n_iter = int(self.n_iter)
-        log_progress(
-            _logger,
-            estimator="DPLogisticRegression",
-            phase="dpsgd",
-            step=k * n_iter + int(step),
-            total=n_problems * n_iter,
-            epsilon_spent=done + history["epsilon"][-1],
-            loss=history["loss"][-1] if history.get("loss") else None,
-            private=private,
-        )
 
     def _resolve_classes(self, y):
         if self.classes is None:

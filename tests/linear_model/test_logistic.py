@@ -399,3 +399,47 @@ def test_deprecated_noise_rate_is_the_inverse_of_the_noise_scale():
     with pytest.warns(FutureWarning, match="noise_rate_ is deprecated"):
         assert clf.noise_rate_ == pytest.approx(1 / clf.noise_scale_["objective"])
     assert "noise_rate_" not in vars(clf)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"mechanism": "objective"},
+        {"mechanism": "objective", "bounds_X": "private", "epsilon": 4.0},
+        {"mechanism": "dpsgd", "n_iter": 3},
+        {"mechanism": "objective", "classes": [0, 1, 2]},
+        {"mechanism": "objective", "epsilon": math.inf},
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kw):
+    """LogisticPlan, built from public inputs (the budget, the bounds' public share, the
+    resolved mechanism, the declared classes, C), is the only source of
+    privacy_breakdown_, epsilon_spent_, delta_spent_ and noise_scale_."""
+    import warnings
+
+    from skdp.linear_model._logistic_plan import LogisticPlan
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (400, 2))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5).astype(int) * ("classes" in kw)
+    params = {"epsilon": 1.0, "bounds_X": (-1, 1), "classes": [0, 1], "random_state": 0}
+    params.update(kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = DPLogisticRegression(**params).fit(X, y)
+    plan = LogisticPlan.build(
+        epsilon=params["epsilon"],
+        delta=clf.delta,
+        eps_bounds=clf.privacy_breakdown_["bounds"],  # a public fraction of epsilon
+        mechanism=clf.mechanism_,
+        n_problems=1 if len(params["classes"]) == 2 else len(params["classes"]),
+        C=clf.C,
+    )
+    assert plan.breakdown() == clf.privacy_breakdown_
+    assert plan.noise_scale() == clf.noise_scale_
+    assert (plan.epsilon, plan.delta_spent) == (clf.epsilon_spent_, clf.delta_spent_)
+    if math.isfinite(params["epsilon"]):
+        assert sum(plan.breakdown().values()) == pytest.approx(params["epsilon"], rel=1e-12)
+        assert clf.ridge_ == (0.0 if plan.dpsgd else plan.ridge)
+    if params.get("bounds_X") == "private":
+        assert clf.privacy_breakdown_["bounds"] == pytest.approx(0.1 * params["epsilon"])
