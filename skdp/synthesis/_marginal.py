@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,20 +10,13 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
+from skdp.synthesis._marginal_aim import fit_rounds
 from skdp.synthesis._marginal_counts import table_counts
-from skdp.synthesis._marginal_fit import MarginalFitMixin
-from skdp.synthesis._marginal_model import (
-    _estimate_tree,
-    _simplex,
-    _weighted_total,
-    compress_one_way,
-    discretizers,
-    marginal_n_bins,
-    select_tree,
-)
+from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one_way
+from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
 from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
-from skdp.utils._logging import get_logger, log_progress, verbose_handler
+from skdp.utils._logging import verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
@@ -35,8 +27,6 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
-
-_logger = get_logger(__name__)
 
 
 class DPMarginalSynthesizer(
@@ -480,8 +470,6 @@ class DPMarginalSynthesizer(
             raise ValueError("budget_split must be three positive shares")
         return s / s.sum()
 
-    # ---------------------------------------------------------------- budget
-
     # ------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -503,22 +491,11 @@ class DPMarginalSynthesizer(
         with verbose_handler(self.verbose):
             return self._fit(X)
 
-    def _progress(self, step, total, phase, epsilon_spent):
-        # public: the stage and the budget split (AIM's round count is not logged)
-        log_progress(
-            _logger,
-            estimator="DPMarginalSynthesizer",
-            phase=phase,
-            step=step,
-            total=total,
-            epsilon_spent=epsilon_spent,
-        )
-
     def _fit(self, X):
         X = self._validate_X(X, reset=True)
         n = n_rows(X)
         epsilon, delta = self._check_privacy_params(n_samples=n)
-        self._split()
+        share = self._split()
         streams = fit_streams(
             self.random_state,
             ["bounds", "one_way", "select", "two_way"],
@@ -532,84 +509,18 @@ class DPMarginalSynthesizer(
             rng=streams["bounds"],
             encoder={"categorical": "ordinal", "clip": self.clip},
         )
-        names = list(schema.names)
-        d = len(names)
         plan = MarginalPlan.build(
             epsilon=epsilon,
             delta=delta,
             eps_bounds=eps_bounds,
-            n_columns=d,
-            share=self._split(),
+            n_columns=len(schema.names),
+            share=share,
             selection=self.selection,
             n_public=int(self.n_public) if self.n_public is not None else n,
         )
-        aim = plan.selection == "aim"
-        bins_sd = plan.two_way_sd if d > 1 else plan.one_way_sd
-        discs = discretizers(schema, plan.n_public, bins_sd, self.n_bins)
-        stats = table_counts(X, encoder=encoder, discs=discs, names=names)
-        sizes = stats.sizes
-
-        # 1. all 1-way marginals (one noise draw for all cells)
-        counts1 = stats.one_way()
-        noisy1 = counts1 + plan.noise(len(counts1), plan.one_way_scale, streams["one_way"])
-        del counts1
-        offsets = np.concatenate([[0], np.cumsum(sizes)])
-        y1 = [noisy1[offsets[j] : offsets[j + 1]] for j in range(d)]
-        self._progress(1, 2 if aim else 3, "one_way", plan.spent_after("one_way"))
-        sd1, sd2 = plan.one_way_sd, plan.two_way_sd
-
-        # 2. compression (post-processing of the noisy 1-way marginals)
-        supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, self.compress)
-
-        # total from the 1-way releases (inverse-variance weights; no read of n)
-        totals = [float(y1[j].sum()) for j in range(d)]
-        t_var = [sizes[j] * sd1**2 for j in range(d)]
-        n_hat1 = _weighted_total(totals, t_var)
-        p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
-
-        if aim:
-            counts_of = functools.partial(stats.marginals, maps=maps, csizes=csizes)
-            self._fit_aim(
-                (schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var),
-                plan,
-                streams,
-            )
-            self._progress(2, 2, "rounds", plan.spent_after("rounds"))
-            return self
-
-        all_pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-        pair_totals = stats.marginals(all_pairs, maps, csizes)  # every pair's exact counts
-
-        # 3. tree selection (exponential mechanism inside Kruskal)
-        edges = select_tree(
-            None, csizes, p1, n_hat1, plan.select_epsilon, streams["select"], pair_totals
-        )
-        self._progress(2, 3, "select", plan.spent_after("select"))
-
-        # 4. the chosen 2-way marginals (one noise draw for all cells)
-        counts2 = [pair_totals[all_pairs.index(e)] for e in edges]
-        cells2 = int(sum(len(c) for c in counts2))
-        noise2 = plan.noise(cells2, plan.two_way_scale, streams["two_way"])
-        y2, pos = [], 0
-        for (a, b), cnt in zip(edges, counts2, strict=True):
-            size = csizes[a] * csizes[b]
-            y2.append((cnt + noise2[pos : pos + size]).reshape(csizes[a], csizes[b]))
-            pos += size
-        del counts2, pair_totals, stats
-        self._progress(3, 3, "two_way", plan.spent_after("two_way"))
-
-        # 5. estimation (post-processing)
-        nodes, tables, n_hat = _estimate_tree(y1c, v1c, totals, t_var, y2, edges, csizes, sd2)
-
-        self.selection_ = "mst"
-        self._set_one_way_facts(schema, discs, names, y1, supports)
-        self.noisy_two_way_ = {(names[a], names[b]): t for (a, b), t in zip(edges, y2, strict=True)}
-        self.tree_ = [(names[a], names[b]) for a, b in edges]
-        self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
-        self.edge_marginals_ = {
-            (names[a], names[b]): t for (a, b), t in zip(edges, tables, strict=True)
-        }
-        self.n_records_ = float(n_hat)
-        self.cliques_ = self.noisy_marginals_ = self.clique_marginals_ = self.rounds_ = None
-        self._aim_order = None
-        return self._record_budget_facts(plan, discs, measured=True)
+        discs = discretizers(schema, plan.n_public, plan.bins_sd, self.n_bins)
+        stats = table_counts(X, encoder=encoder, discs=discs, names=list(schema.names))
+        one_way = release_one_way(stats, plan, streams["one_way"], compress=self.compress)
+        fit_model = fit_rounds if plan.selection == "aim" else fit_tree
+        model = fit_model(stats, one_way, plan, streams)
+        return self._record(plan, schema, discs, one_way, model)

@@ -25,6 +25,7 @@ triangulated model within that many cells and the whole model within
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -32,18 +33,15 @@ import numpy as np
 from skdp.mechanisms import exponential_mechanism
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
+from skdp.synthesis._marginal_plan import _MEASURE_SHARE, aim_n_rounds, log_stage
 
 #: a candidate marginal, and every clique of the model, has at most this many cells
 #: (over the compressed domains)
 MAX_CLIQUE_CELLS = 10_000
 #: the model's cliques hold at most this many cells together
 MAX_MODEL_CELLS = 200_000
-#: AIM's split of each round's budget between the measurement and the selection
-_MEASURE_SHARE = 0.9
 #: three-column candidates are considered while there are at most this many triples
 _MAX_TRIPLES = 1_000
-#: the rounds start with the budget of this many rounds per column (AIM's 16 d)
-_ROUNDS_PER_COLUMN = 16
 #: a round that changed the model by less than its noise multiplies the next rounds'
 #: zCDP budget by this (AIM: the noise standard deviation halves)
 _ANNEAL_FACTOR = 4.0
@@ -53,17 +51,6 @@ _ANNEAL_FACTOR_PURE = 2.0
 _ROUND_ITER, _FINAL_ITER = 50, 500
 #: the quality score ||M_r(D) - model||_1 - penalty moves by at most 1 (weights are 1)
 _AIM_SCORE_SENSITIVITY = _MARGINAL_SENSITIVITY
-
-
-def aim_n_rounds(d):
-    """Rounds of the budget that sets the bins: ``d`` (public).
-
-    The noise of ``d`` equal rounds is close to that of one of MST's ``d - 1`` 2-way
-    measurements at the same budget; :func:`~skdp.synthesis.marginal_n_bins` is given
-    it. The rounds themselves are annealed (see the module docstring); without noise
-    (``epsilon = inf``) there are exactly ``d``.
-    """
-    return max(int(d), 1)
 
 
 def candidate_sets(csizes):
@@ -107,7 +94,7 @@ def fits_caps(csizes, measured, cand, tree):
     return max(cells) <= MAX_CLIQUE_CELLS and sum(cells) <= MAX_MODEL_CELLS
 
 
-def select_admissible(score, cands, fits, *, epsilon, rng):
+def select_admissible(score, cands, fits, *, epsilon, rng, sensitivity=_AIM_SCORE_SENSITIVITY):
     """The exponential mechanism over the candidates that ``fits`` admits.
 
     Draws over all candidates not yet refused and refuses a draw that ``fits`` turns
@@ -122,7 +109,7 @@ def select_admissible(score, cands, fits, *, epsilon, rng):
         i = exponential_mechanism(
             score,
             epsilon=epsilon,
-            sensitivity=_AIM_SCORE_SENSITIVITY,
+            sensitivity=sensitivity,
             rng=rng,
             log_base_measure=log_base,
         )
@@ -138,29 +125,30 @@ def candidate_counts(Bc, csizes, cands):
     return [marginal_counts(Bc, csizes, c).ravel() for c in cands]
 
 
-def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, plan, rng_select, rng_measure):
+def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure):
     """AIM's annealed rounds.
 
-    ``counts_of(cands)`` returns the exact counts of every candidate marginal (flattened
-    or shaped), in one pass over the rows; it is called once, before the first round.
-    Returns the fitted :class:`~skdp.synthesis._marginal_pgm.JunctionTree`, its clique
-    marginals, the total ``n_hat``, the measurements ``(columns, noisy counts, weight)``
-    (the 1-way ones first) and the per-round record ``(marginal, selection charge,
-    measurement charge, noise scale)``.
+    ``counts`` are the exact counts of every candidate marginal of ``cands``
+    (flattened or shaped), ``one_way`` the noisy 1-way release and its compression
+    (:class:`~skdp.synthesis._marginal_fit.OneWayRelease`). Returns the fitted
+    :class:`~skdp.synthesis._marginal_pgm.JunctionTree`, its clique marginals, the total
+    ``n_hat``, the measurements ``(columns, noisy counts, weight)`` (the 1-way ones
+    first) and the per-round record ``(marginal, selection charge, measurement charge,
+    noise scale)``.
     """
+    csizes = one_way.csizes
     d = len(csizes)
     exact = plan.mechanism == "none"
     meas = [
-        ((j,), np.asarray(y1c[j], float), 1.0 if exact else 1.0 / np.asarray(v1c[j], float))
-        for j in range(d)
+        ((j,), np.asarray(y, float), 1.0 if exact else 1.0 / np.asarray(v, float))
+        for j, (y, v) in enumerate(zip(one_way.compressed, one_way.variances, strict=True))
     ]
-    tot, tvar = list(totals), list(t_var)
+    tot, tvar = list(one_way.totals), list(one_way.total_variances)
     n_hat = _weighted_total(tot, tvar)
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_ROUND_ITER)
-    cands = candidate_sets(csizes) if d > 1 else []
     cache = {
         c: np.asarray(m, dtype=np.int64).reshape([csizes[j] for j in c])
-        for c, m in zip(cands, counts_of(cands) if cands else [], strict=True)
+        for c, m in zip(cands, counts, strict=True)
     }
     measured, verdicts = [], {}
     left = 0.0 if exact else plan.rounds_total
@@ -187,7 +175,9 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, plan, rng_select, rng
             return known[c]
 
         score = quality_scores([cache[c] for c in cands], cands, tree, mu, n_hat, sd)
-        pick = select_admissible(score, cands, fits, epsilon=eps_sel, rng=rng_select)
+        pick = select_admissible(
+            score, cands, fits, epsilon=eps_sel, rng=rng_select, sensitivity=plan.score_sensitivity
+        )
         if pick is None:
             break
         before = n_hat * tree.marginal(mu, pick)
@@ -216,3 +206,77 @@ def run_rounds(counts_of, csizes, y1c, v1c, totals, t_var, plan, rng_select, rng
             charge *= _ANNEAL_FACTOR if gauss else _ANNEAL_FACTOR_PURE
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_FINAL_ITER, init=(tree, mu), tree=tree)
     return tree, mu, n_hat, meas, record
+
+
+@dataclass(frozen=True)
+class RoundsModel:
+    """AIM's model: the junction ``tree`` and its clique marginals ``mu``, the total
+    ``n_hat``, the measurements and the per-round ``record`` of :func:`run_rounds`, over
+    the compressed domains ``csizes``."""
+
+    tree: JunctionTree
+    mu: list
+    n_hat: float
+    measurements: list
+    record: list
+    csizes: list
+
+    @property
+    def measured(self):
+        """Whether a round measured a marginal."""
+        return bool(self.record)
+
+    def fitted(self, names, plan):
+        """The model's fitted attributes (``None`` for MST's) and the sampling order."""
+
+        def key(c):
+            return tuple(names[j] for j in c)
+
+        tree, mu = self.tree, self.mu
+        noisy = {}
+        for cols, y, _ in self.measurements[len(names) :]:
+            noisy.setdefault(key(cols), []).append(y.copy())
+        nodes = [tree.marginal(mu, (j,)) for j in range(len(names))]
+        order = tree.sampling_order(mu, nodes)
+        return {
+            **dict.fromkeys(("noisy_two_way_", "tree_", "edge_marginals_")),
+            "cliques_": [key(c) for c in tree.cliques],
+            "noisy_marginals_": noisy,
+            "clique_marginals_": {key(c): m for c, m in zip(tree.cliques, mu, strict=True)},
+            "rounds_": _rounds(self.record, key, plan.mechanism),
+            "node_marginals_": {c: nodes[j] for j, c in enumerate(names)},
+            "n_records_": float(self.n_hat),
+            "_aim_order": [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in order],
+            "_aim_cond": [cond for _, _, cond in order],
+            "_csizes": list(self.csizes),
+        }
+
+
+def _rounds(record, key, mechanism):
+    """``rounds_``: each round's marginal, charges (``None`` without noise) and scale."""
+    if mechanism == "laplace":
+        charge_keys = ("epsilon_select", "epsilon_measure")
+    else:
+        charge_keys = ("rho_select", "rho_measure")
+    none = mechanism == "none"
+    return [
+        {
+            "marginal": key(c),
+            charge_keys[0]: None if none else float(sel),
+            charge_keys[1]: None if none else float(mea),
+            "noise_scale": float(scale),
+        }
+        for c, sel, mea, scale in record
+    ]
+
+
+def fit_rounds(stats, one_way, plan, streams):
+    """AIM after the 1-way release: the exact counts of every candidate (one pass over
+    the rows, :mod:`skdp.synthesis._marginal_counts`), then the annealed rounds."""
+    csizes = one_way.csizes
+    cands = candidate_sets(csizes) if len(csizes) > 1 else []
+    counts = stats.marginals(cands, one_way.maps, csizes) if cands else []
+    rngs = (streams["select"], streams["two_way"])
+    tree, mu, n_hat, meas, record = run_rounds(cands, counts, one_way, plan, *rngs)
+    log_stage(plan, "rounds")
+    return RoundsModel(tree, mu, n_hat, meas, record, list(csizes))

@@ -1,87 +1,164 @@
-"""The second half of :meth:`DPMarginalSynthesizer.fit
-<skdp.synthesis.DPMarginalSynthesizer.fit>`: AIM's rounds after the 1-way release, and
-the fitted facts both selections record (schema, grid, noisy 1-way release, noise
-scales, budget split and privacy facts)."""
+"""The steps of :meth:`DPMarginalSynthesizer.fit <skdp.synthesis.DPMarginalSynthesizer.fit>`
+after its :class:`~skdp.synthesis._marginal_plan.MarginalPlan`: the noisy 1-way release
+and its compression (both selections), MST's tree (selection, 2-way release,
+estimation), and the one ``_record`` that writes the fitted attributes. AIM's rounds are
+:func:`skdp.synthesis._marginal_aim.fit_rounds`.
+
+Every step reads the rows only through the statistic interface of
+:mod:`skdp.synthesis._marginal_counts` (in memory or Dask) and draws its noise with the
+plan's scales from its own stream of the fit.
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from skdp.synthesis._marginal_aim import run_rounds
+from skdp.synthesis._marginal_model import (
+    _estimate_tree,
+    _simplex,
+    _weighted_total,
+    compress_one_way,
+    select_tree,
+)
+from skdp.synthesis._marginal_plan import log_stage
 
-__all__ = ["MarginalFitMixin"]
+__all__ = ["MarginalFitMixin", "OneWayRelease", "TreeModel", "fit_tree", "release_one_way"]
+
+
+@dataclass(frozen=True)
+class OneWayRelease:
+    """The noisy 1-way release and its compression (post-processing), per column.
+
+    ``noisy``: the released counts over the bins; ``supports``: the bins kept;
+    ``maps``: bin -> compressed value; ``csizes``: the compressed domain sizes;
+    ``compressed`` and ``variances``: the compressed noisy counts and their noise
+    variances; ``totals`` and ``total_variances``: each column's noisy total and its
+    variance (the row count is estimated from them, never read)."""
+
+    noisy: list
+    supports: list
+    maps: list
+    csizes: list
+    compressed: list
+    variances: list
+    totals: list
+    total_variances: list
+
+
+def release_one_way(stats, plan, rng, *, compress):
+    """Every 1-way marginal with one noise draw for all cells, then MST's compression
+    (``compress``: merge the cells below three noise standard deviations)."""
+    counts = stats.one_way()
+    noisy = counts + plan.noise(len(counts), plan.one_way_scale, rng)
+    del counts
+    sizes, d = stats.sizes, len(stats.sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    y1 = [noisy[offsets[j] : offsets[j + 1]] for j in range(d)]
+    log_stage(plan, "one_way")
+    sd1 = plan.one_way_sd
+    supports, maps, csizes, y1c, v1c = compress_one_way(y1, sizes, sd1, compress)
+    totals = [float(y1[j].sum()) for j in range(d)]
+    t_var = [sizes[j] * sd1**2 for j in range(d)]
+    return OneWayRelease(y1, supports, maps, csizes, y1c, v1c, totals, t_var)
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """MST's tree: the chosen ``edges`` (in Kruskal's order), their noisy 2-way counts
+    ``noisy``, the estimated node and edge distributions and the total ``n_hat``."""
+
+    edges: list
+    noisy: list
+    nodes: list
+    tables: list
+    n_hat: float
+
+    @property
+    def measured(self):
+        """Whether a 2-way marginal was measured."""
+        return bool(self.edges)
+
+    def fitted(self, names, plan):
+        """The model's fitted attributes (``None`` for AIM's)."""
+        pairs = [(names[a], names[b]) for a, b in self.edges]
+        return {
+            "noisy_two_way_": dict(zip(pairs, self.noisy, strict=True)),
+            "tree_": pairs,
+            "node_marginals_": {c: self.nodes[j] for j, c in enumerate(names)},
+            "edge_marginals_": dict(zip(pairs, self.tables, strict=True)),
+            "n_records_": float(self.n_hat),
+            **dict.fromkeys(("cliques_", "noisy_marginals_", "clique_marginals_", "rounds_")),
+            "_aim_order": None,
+        }
+
+
+def fit_tree(stats, one_way, plan, streams):
+    """MST's steps 3-5: the spanning tree (exponential mechanism inside Kruskal, scored
+    against the independent model of the noisy 1-way release), its 2-way marginals
+    with one noise draw for all cells, and the consistent tree model (post-processing)."""
+    csizes, y1c = one_way.csizes, one_way.compressed
+    d = len(csizes)
+    n_hat1 = _weighted_total(one_way.totals, one_way.total_variances)
+    p1 = [_simplex(y1c[j] / n_hat1) for j in range(d)]
+    pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
+    counts = stats.marginals(pairs, one_way.maps, csizes)  # every pair's exact counts
+    rng = streams["select"]
+    edges = select_tree(
+        None, csizes, p1, n_hat1, plan.select_epsilon, rng, counts, plan.score_sensitivity
+    )
+    log_stage(plan, "select")
+    chosen = [counts[pairs.index(e)] for e in edges]
+    del counts
+    cells = int(sum(len(c) for c in chosen))
+    noise = plan.noise(cells, plan.two_way_scale, streams["two_way"])
+    y2, pos = [], 0
+    for (a, b), cnt in zip(edges, chosen, strict=True):
+        size = csizes[a] * csizes[b]
+        y2.append((cnt + noise[pos : pos + size]).reshape(csizes[a], csizes[b]))
+        pos += size
+    log_stage(plan, "two_way")
+    nodes, tables, n_hat = _estimate_tree(
+        y1c,
+        one_way.variances,
+        one_way.totals,
+        one_way.total_variances,
+        y2,
+        edges,
+        csizes,
+        plan.two_way_sd,
+    )
+    return TreeModel(edges, y2, nodes, tables, n_hat)
 
 
 class MarginalFitMixin:
-    """AIM's rounds and the fitted facts of :class:`~skdp.synthesis.DPMarginalSynthesizer`
-    (the estimator's ``fit`` releases the 1-way marginals and calls these)."""
+    """The one place that writes the fitted attributes of
+    :class:`~skdp.synthesis.DPMarginalSynthesizer`."""
 
-    def _fit_aim(self, state, plan, streams):
-        """AIM's rounds after the 1-way release (``selection="aim"``)."""
-        schema, discs, names, y1, supports, counts_of, csizes, y1c, v1c, totals, t_var = state
-        rngs = (streams["select"], streams["two_way"])
-        tree, mu, n_hat, meas, record = run_rounds(
-            counts_of, csizes, y1c, v1c, totals, t_var, plan, *rngs
-        )
-        del counts_of
-
-        def key(c):
-            return tuple(names[j] for j in c)
-
-        self.selection_ = "aim"
-        self._set_one_way_facts(schema, discs, names, y1, supports)
-        self.noisy_two_way_ = self.tree_ = self.edge_marginals_ = None
-        self.cliques_ = [key(c) for c in tree.cliques]
-        self.noisy_marginals_ = {}
-        for cols, y, _ in meas[len(names) :]:
-            self.noisy_marginals_.setdefault(key(cols), []).append(y.copy())
-        self.clique_marginals_ = {key(c): m for c, m in zip(tree.cliques, mu, strict=True)}
-        if plan.mechanism == "laplace":
-            charge_keys = ("epsilon_select", "epsilon_measure")
-        else:
-            charge_keys = ("rho_select", "rho_measure")
-        self.rounds_ = [
-            {
-                "marginal": key(c),
-                charge_keys[0]: None if plan.mechanism == "none" else float(sel),
-                charge_keys[1]: None if plan.mechanism == "none" else float(mea),
-                "noise_scale": float(scale),
-            }
-            for c, sel, mea, scale in record
-        ]
-        nodes = [tree.marginal(mu, (j,)) for j in range(len(names))]
-        self.node_marginals_ = {c: nodes[j] for j, c in enumerate(names)}
-        self.n_records_ = float(n_hat)
-        order = tree.sampling_order(mu, nodes)
-        self._aim_order = [(sep, new, np.cumsum(cond, axis=1)) for sep, new, cond in order]
-        self._aim_cond = [cond for _, _, cond in order]
-        self._csizes = list(csizes)
-        return self._record_budget_facts(plan, discs, measured=bool(record))
-
-    def _set_one_way_facts(self, schema, discs, names, y1, supports):
-        """Fitted facts common to both selections: schema, grid and noisy 1-way release."""
+    def _record(self, plan, schema, discs, one_way, model):
+        """Write the fitted attributes: the grid and the noisy 1-way release, the
+        model's (:class:`TreeModel` or AIM's ``RoundsModel``), the noise and the
+        privacy facts, which come from ``plan`` alone."""
+        names = list(schema.names)
+        self.selection_ = plan.selection
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self.n_bins_ = {c: discs[c].n_levels for c in names}
         self.bin_edges_ = {c.name: discs[c.name].edges.copy() for c in schema if c.is_numeric}
-        self.noisy_one_way_ = {c: y1[j].copy() for j, c in enumerate(names)}
-        self.supports_ = {c: supports[j] for j, c in enumerate(names)}
-
-    def _record_budget_facts(self, plan, discs, *, measured):
-        """Noise scales, budget split and the privacy facts (both selections), from the
-        plan; ``measured``: whether any marginal beyond the 1-way ones was measured
-        (else the 2-way scale is 0 and the selection epsilon ``inf``)."""
-        self.noise_ = {
+        self.noisy_one_way_ = {c: one_way.noisy[j].copy() for j, c in enumerate(names)}
+        self.supports_ = {c: one_way.supports[j] for j, c in enumerate(names)}
+        for name, value in model.fitted(names, plan).items():
+            setattr(self, name, value)
+        self._discs = discs
+        self.noise_ = {  # AIM: the first round's 2-way scale and selection epsilon
             "mechanism": plan.mechanism,
             "one_way_scale": float(plan.one_way_scale),
-            "two_way_scale": float(plan.two_way_scale) if measured else 0.0,
-            "select_epsilon": float(plan.select_epsilon) if measured else math.inf,
+            "two_way_scale": float(plan.two_way_scale) if model.measured else 0.0,
+            "select_epsilon": float(plan.select_epsilon) if model.measured else math.inf,
         }
         self.rho_ = plan.rho
         self.rho_breakdown_ = plan.rho_breakdown()
-        self.privacy_breakdown_ = plan.breakdown()
-        self._discs = discs
-        self._record_privacy_spent(plan.epsilon_spent, plan.delta_spent)
+        self._record_privacy_spent(plan.epsilon_spent, plan.delta_spent, breakdown=plan.breakdown())
         return self

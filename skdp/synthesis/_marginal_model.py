@@ -273,9 +273,9 @@ def discretizers(schema, n_pub, sd2, n_bins):
     return out
 
 
-def select_tree(Bc, csizes, p1, n_hat, epsilon, rng, counts=None):
+def select_tree(Bc, csizes, p1, n_hat, epsilon, rng, counts=None, sensitivity=_SCORE_SENSITIVITY):
     """Kruskal's maximum spanning tree, each edge picked by the exponential mechanism
-    of ``epsilon``.
+    of ``epsilon`` (scores of ``sensitivity``).
 
     ``counts``: the :func:`pair_counts` of all pairs ``a < b`` in place of ``Bc``."""
     d = len(csizes)
@@ -292,7 +292,7 @@ def select_tree(Bc, csizes, p1, n_hat, epsilon, rng, counts=None):
         pick = exponential_mechanism(
             score[cand],
             epsilon=epsilon,
-            sensitivity=_SCORE_SENSITIVITY,
+            sensitivity=sensitivity,
             rng=rng,
         )
         a, b = pairs[cand[pick]]

@@ -26,14 +26,30 @@ import numpy as np
 
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
-from skdp.synthesis._marginal_aim import _MEASURE_SHARE as MEASURE_SHARE
-from skdp.synthesis._marginal_aim import _ROUNDS_PER_COLUMN as ROUNDS_PER_COLUMN
-from skdp.synthesis._marginal_aim import aim_n_rounds
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _SCORE_SENSITIVITY
+from skdp.utils._logging import get_logger, log_progress
 
-__all__ = ["MarginalPlan", "rho_after_bounds"]
+__all__ = ["MarginalPlan", "log_stage", "rho_after_bounds"]
+
+_logger = get_logger(__name__)
+
+#: AIM's split of each round's budget between the measurement and the selection
+_MEASURE_SHARE = 0.9
+#: AIM's rounds start with the budget of this many rounds per column (AIM's 16 d)
+_ROUNDS_PER_COLUMN = 16
 
 _STAGES = ("one_way", "select", "two_way")
+
+
+def aim_n_rounds(d):
+    """Rounds of the budget that sets the bins: ``d`` (public).
+
+    The noise of ``d`` equal rounds is close to that of one of MST's ``d - 1`` 2-way
+    measurements at the same budget; :func:`~skdp.synthesis.marginal_n_bins` is given
+    it. The rounds themselves are annealed (:mod:`skdp.synthesis._marginal_aim`);
+    without noise (``epsilon = inf``) there are exactly ``d``.
+    """
+    return max(int(d), 1)
 
 
 def rho_after_bounds(epsilon, delta, eps_bounds):
@@ -129,8 +145,8 @@ class MarginalPlan:
     select_epsilon: float
     rounds_total: float
     first_charge: float
-    sensitivity: float = float(_MARGINAL_SENSITIVITY)
-    score_sensitivity: float = float(_SCORE_SENSITIVITY)
+    sensitivity: float
+    score_sensitivity: float
 
     @classmethod
     def build(cls, *, epsilon, delta, eps_bounds, n_columns, share, selection, n_public):
@@ -148,6 +164,8 @@ class MarginalPlan:
             "epsilon": float(epsilon),
             "delta": float(delta),
             "eps_bounds": eps_bounds,
+            "sensitivity": float(_MARGINAL_SENSITIVITY),
+            "score_sensitivity": float(_SCORE_SENSITIVITY),
         }
         shares = _stage_shares(selection, d, share)
         if math.isinf(epsilon):
@@ -165,13 +183,24 @@ class MarginalPlan:
         else:
             rho = None
         split = _aim_split if selection == "aim" else _mst_split
-        plan = cls(**common, **split(epsilon - eps_bounds, rho, d, shares))
+        plan = cls(**common, **split(epsilon - eps_bounds, rho, d, shares, common["sensitivity"]))
         if not (math.isfinite(plan.one_way_scale) and math.isfinite(plan.two_way_scale)):
             raise ValueError(
                 f"epsilon={epsilon:g} is too small: the noise scale of the measurements "
                 "overflows float64; use a larger epsilon"
             )
         return plan
+
+    @property
+    def bins_sd(self):
+        """The noise standard deviation that ``n_bins="auto"`` reads: of a 2-way cell
+        (AIM: of :func:`aim_n_rounds` equal rounds), of a 1-way cell for one column."""
+        return self.two_way_sd if self.n_columns > 1 else self.one_way_sd
+
+    @property
+    def phases(self):
+        """The logged stages of the fit."""
+        return ("one_way", "rounds") if self.selection == "aim" else _STAGES
 
     # ------------------------------------------------------------ privacy facts
     @property
@@ -219,15 +248,28 @@ class MarginalPlan:
     def round_noise(self, charge):
         """Selection epsilon, measurement noise scale and standard deviation of an AIM
         round charged ``charge`` (``rho`` under zCDP, ``epsilon`` under pure DP)."""
-        return _round_noise(self.mechanism, charge)
+        return _round_noise(self.mechanism, charge, self.sensitivity)
 
 
-def _round_noise(mechanism, charge):
+def log_stage(plan, phase):
+    """The progress record of a finished stage of ``plan.phases``: the epsilon spent so
+    far by the public budget split (never a count, nor the number of AIM rounds)."""
+    log_progress(
+        _logger,
+        estimator="DPMarginalSynthesizer",
+        phase=phase,
+        step=plan.phases.index(phase) + 1,
+        total=len(plan.phases),
+        epsilon_spent=plan.spent_after(phase),
+    )
+
+
+def _round_noise(mechanism, charge, sens):
     if mechanism == "gaussian":
-        sd = math.sqrt(1.0 / (2 * MEASURE_SHARE * charge))
-        return math.sqrt(8 * (1 - MEASURE_SHARE) * charge), sd, sd
-    scale = 1.0 / (MEASURE_SHARE * charge)
-    return (1 - MEASURE_SHARE) * charge, scale, math.sqrt(2) * scale
+        sd = sens * math.sqrt(1.0 / (2 * _MEASURE_SHARE * charge))
+        return math.sqrt(8 * (1 - _MEASURE_SHARE) * charge), sd, sd
+    scale = sens * (1.0 / (_MEASURE_SHARE * charge))
+    return (1 - _MEASURE_SHARE) * charge, scale, math.sqrt(2) * scale
 
 
 def _without_noise(eps_bounds):
@@ -243,23 +285,24 @@ def _without_noise(eps_bounds):
     }
 
 
-def _mst_split(eps_rest, rho, d, share):
-    """MST: the 1-way release, ``d - 1`` selection rounds and ``d - 1`` 2-way marginals."""
+def _mst_split(eps_rest, rho, d, share, sens):
+    """MST: the 1-way release, ``d - 1`` selection rounds and ``d - 1`` 2-way marginals
+    (``sens``: every marginal's L1 and L2 sensitivity)."""
     n_edges = d - 1
     parts = eps_rest * share
     out = {"rounds_total": 0.0, "first_charge": 0.0, "rho": None if rho is None else float(rho)}
     out.update(zip(("eps_one_way", "eps_select", "eps_two_way"), map(float, parts), strict=True))
     if rho is not None:
         rhos = rho * share
-        sigma1 = math.sqrt(d / (2 * rhos[0]))
-        sigma2 = math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
+        sigma1 = sens * math.sqrt(d / (2 * rhos[0]))
+        sigma2 = sens * math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
         sel = math.sqrt(8 * rhos[1] / n_edges) if rhos[1] > 0 else math.inf
         out.update(zip(("rho_one_way", "rho_select", "rho_two_way"), map(float, rhos), strict=True))
         out.update(mechanism="gaussian", one_way_scale=sigma1, one_way_sd=sigma1)
         out.update(two_way_scale=sigma2, two_way_sd=sigma2, select_epsilon=sel)
         return out
-    b1 = d / parts[0]
-    b2 = n_edges / parts[2] if parts[2] > 0 else 0.0
+    b1 = sens * (d / parts[0])
+    b2 = sens * (n_edges / parts[2]) if parts[2] > 0 else 0.0
     out.update(dict.fromkeys(("rho_one_way", "rho_select", "rho_two_way")))
     out.update(mechanism="laplace", one_way_scale=b1, one_way_sd=math.sqrt(2) * b1)
     out.update(two_way_scale=b2, two_way_sd=math.sqrt(2) * b2)
@@ -267,16 +310,17 @@ def _mst_split(eps_rest, rho, d, share):
     return out
 
 
-def _aim_split(eps_rest, rho, d, shares):
-    """AIM: the 1-way release, then annealed rounds that share the rest."""
+def _aim_split(eps_rest, rho, d, shares, sens):
+    """AIM: the 1-way release, then annealed rounds that share the rest (``sens``:
+    every marginal's L1 and L2 sensitivity)."""
     s1, rounds_share = shares
     T = aim_n_rounds(d)
     if rho is not None:
         rho1 = rho * s1
         rounds = rho * rounds_share if d > 1 else 0.0
-        sigma1 = math.sqrt(d / (2 * rho1))
-        nominal = math.sqrt(T / (2 * MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
-        rho_sel, rho_meas = (1 - MEASURE_SHARE) * rounds, MEASURE_SHARE * rounds
+        sigma1 = sens * math.sqrt(d / (2 * rho1))
+        nominal = sens * math.sqrt(T / (2 * _MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
+        rho_sel, rho_meas = (1 - _MEASURE_SHARE) * rounds, _MEASURE_SHARE * rounds
         out = {"mechanism": "gaussian", "one_way_scale": sigma1, "one_way_sd": sigma1}
         out.update(rho=float(rho), rho_one_way=float(rho1))
         out.update(rho_select=float(rho_sel), rho_two_way=float(rho_meas))
@@ -284,14 +328,17 @@ def _aim_split(eps_rest, rho, d, shares):
     else:
         e1 = eps_rest * s1
         rounds = eps_rest * rounds_share if d > 1 else 0.0
-        b1 = d / e1
-        nominal = math.sqrt(2) * T / (MEASURE_SHARE * rounds) if rounds > 0 else 0.0
+        b1 = sens * (d / e1)
+        nominal = sens * (math.sqrt(2) * T / (_MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
         out = {"mechanism": "laplace", "one_way_scale": b1, "one_way_sd": math.sqrt(2) * b1}
         out.update(dict.fromkeys(("rho", "rho_one_way", "rho_select", "rho_two_way")))
-        parts = [e1, (1 - MEASURE_SHARE) * rounds, MEASURE_SHARE * rounds]
+        parts = [e1, (1 - _MEASURE_SHARE) * rounds, _MEASURE_SHARE * rounds]
     out.update(zip(("eps_one_way", "eps_select", "eps_two_way"), map(float, parts), strict=True))
-    first = rounds / (ROUNDS_PER_COLUMN * d) if rounds > 0 else 0.0
+    first = rounds / (_ROUNDS_PER_COLUMN * d) if rounds > 0 else 0.0
     out.update(rounds_total=float(rounds), first_charge=first, two_way_sd=nominal)
-    eps_sel, scale, _ = _round_noise(out["mechanism"], first) if first > 0 else (math.inf, 0.0, 0)
+    if first > 0:  # the first round's noise (the later rounds' are in rounds_)
+        eps_sel, scale, _ = _round_noise(out["mechanism"], first, sens)
+    else:
+        eps_sel, scale = math.inf, 0.0
     out.update(two_way_scale=scale, select_epsilon=eps_sel)
     return out

@@ -18,7 +18,6 @@ from skdp.synthesis import DPMarginalSynthesizer
 from skdp.synthesis._marginal_aim import (
     _ANNEAL_FACTOR,
     _ANNEAL_FACTOR_PURE,
-    _ROUNDS_PER_COLUMN,
     MAX_CLIQUE_CELLS,
     MAX_MODEL_CELLS,
     candidate_sets,
@@ -28,6 +27,7 @@ from skdp.synthesis._marginal_aim import (
     select_admissible,
 )
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
+from skdp.synthesis._marginal_plan import _ROUNDS_PER_COLUMN
 from tests._fixtures import CLINICAL_BOUNDS as BOUNDS
 from tests._fixtures import CLINICAL_CATS as CATS
 from tests._fixtures import clinical_frame as _frame
