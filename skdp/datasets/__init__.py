@@ -1,5 +1,7 @@
 """Simulated data sets (layer 0; nothing is downloaded, torch is never imported here).
 
+* :func:`make_longitudinal_ehr`: patients with a variable number of visits (rows), drifting
+  covariates and an outcome, with the patient id of each row (``groups``);
 * :func:`make_nonlinear_repeated_measures`: the simulated nonlinear repeated-measures model of
   Su et al. (2023, §4.2), with the Eq. (12) typo fixed;
 * :func:`nonlinear_regression_function` and :func:`nonlinear_log_likelihood`: its regression
@@ -11,8 +13,10 @@
 
 from skdp.datasets._likelihoods import GaussianLocationLogLik, NonlinearRepeatedMeasuresLogLik
 from skdp.datasets._simulators import (
+    LONGITUDINAL_EHR_BOUNDS,
     NONLINEAR_BETA_TRUE,
     NONLINEAR_W_UPPER,
+    make_longitudinal_ehr,
     make_nonlinear_repeated_measures,
     nonlinear_log_likelihood,
     nonlinear_regression_function,
@@ -20,9 +24,11 @@ from skdp.datasets._simulators import (
 
 __all__ = [
     "GaussianLocationLogLik",
+    "LONGITUDINAL_EHR_BOUNDS",
     "NonlinearRepeatedMeasuresLogLik",
     "NONLINEAR_BETA_TRUE",
     "NONLINEAR_W_UPPER",
+    "make_longitudinal_ehr",
     "make_nonlinear_repeated_measures",
     "nonlinear_log_likelihood",
     "nonlinear_regression_function",

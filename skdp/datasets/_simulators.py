@@ -156,3 +156,90 @@ def make_nonlinear_repeated_measures(
     e = rng.normal(0.0, float(sigma), size=(n, _N_REPEATS))
     x = nonlinear_regression_function(W, beta)[:, None] + r + e
     return np.hstack([W, x])
+
+
+def make_longitudinal_ehr(
+    n_patients=500,
+    *,
+    mean_visits=4.0,
+    max_visits=20,
+    n_features=4,
+    noise=1.0,
+    random_state=None,
+):
+    """Simulate an EHR-like table with several rows (visits) per patient.
+
+    Patient ``i`` has ``1 + Poisson(mean_visits - 1)`` visits (capped at
+    ``max_visits``), a baseline age ``U(18, 85)``, a sex ``Bernoulli(0.5)`` and a patient
+    effect ``u_i ~ N(0, 1)``. At visit ``t`` (years since the first, about 0.5 apart) the
+    patient is ``age + t`` years old and the other ``n_features - 2`` covariates are
+    lab-like values ``N(mu_j + 0.3 u_i + 0.2 t, 1)`` drifting over the visits, all
+    clipped to their documented ranges (age 18-100, labs ``mu_j +- 6``). The outcome is
+    ``y = 50 + 0.4 (age - 50) + 5 sex + 2 sum_j lab_j + 4 u_i + N(0, noise^2 * 25)``
+    clipped to ``[0, 150]``, and a binary event ``y > 60`` (about a quarter of the
+    rows).
+
+    Parameters
+    ----------
+    n_patients : int, default=500
+    mean_visits : float, default=4.0
+        Mean number of visits per patient (at least 1).
+    max_visits : int, default=20
+        Largest number of visits of one patient (the protocol's cap).
+    n_features : int, default=4
+        Number of covariates (at least 2: age and sex, then labs).
+    noise : float, default=1.0
+        Scale of the outcome noise.
+    random_state : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_features)
+        Columns ``age, sex, lab_1, ...``.
+    y : ndarray of shape (n_rows,)
+        The continuous outcome.
+    event : ndarray of shape (n_rows,)
+        ``(y > 60)`` as 0/1.
+    groups : ndarray of shape (n_rows,)
+        The patient id of each row (``0 .. n_patients - 1``).
+
+    Notes
+    -----
+    The documented ranges are public bounds for the DP estimators:
+    ``LONGITUDINAL_EHR_BOUNDS(n_features)`` returns them (the outcome's is ``(0, 150)``).
+
+    Examples
+    --------
+    >>> from skdp.datasets import make_longitudinal_ehr
+    >>> X, y, event, groups = make_longitudinal_ehr(50, random_state=0)
+    >>> X.shape[1], len(set(groups)) == 50, X.shape[0] == y.shape[0] == groups.shape[0]
+    (4, True, True)
+    """
+    if int(n_patients) < 1:
+        raise ValueError("n_patients must be at least 1")
+    if not 1.0 <= float(mean_visits) <= float(max_visits):
+        raise ValueError("mean_visits must be in [1, max_visits]")
+    if int(n_features) < 2:
+        raise ValueError("n_features must be at least 2 (age and sex)")
+    rng = np.random.default_rng(random_state)
+    n, p = int(n_patients), int(n_features)
+    visits = np.minimum(1 + rng.poisson(float(mean_visits) - 1.0, n), int(max_visits))
+    groups = np.repeat(np.arange(n), visits)
+    first = np.repeat(np.cumsum(visits) - visits, visits)
+    t = 0.5 * (np.arange(groups.shape[0]) - first) + rng.uniform(0.0, 0.25, groups.shape[0])
+    age0, sex, u = rng.uniform(18, 85, n), rng.integers(0, 2, n), rng.normal(0, 1, n)
+    age = np.clip(age0[groups] + t, 18, 100)
+    mu = np.linspace(-1.0, 1.0, p - 2) if p > 2 else np.zeros(0)
+    labs = mu + 0.3 * u[groups, None] + 0.2 * t[:, None] + rng.normal(0, 1, (len(t), p - 2))
+    labs = np.clip(labs, mu - 6.0, mu + 6.0)
+    X = np.column_stack([age, sex[groups].astype(float), labs])
+    y = 50 + 0.4 * (age - 50) + 5 * X[:, 1] + 2 * labs.sum(axis=1) + 4 * u[groups]
+    y = np.clip(y + rng.normal(0, 5 * float(noise), len(t)), 0, 150)
+    return X, y, (y > 60).astype(int), groups
+
+
+def LONGITUDINAL_EHR_BOUNDS(n_features=4):  # noqa: N802 - a table of constants
+    """Public bounds ``(lo, hi)`` arrays of :func:`make_longitudinal_ehr`'s columns."""
+    p = int(n_features)
+    mu = np.linspace(-1.0, 1.0, p - 2) if p > 2 else np.zeros(0)
+    return np.r_[18.0, 0.0, mu - 6.0], np.r_[100.0, 1.0, mu + 6.0]

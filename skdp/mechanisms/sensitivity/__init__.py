@@ -6,8 +6,8 @@ on a small domain and checks the bound (and its tightness where it is stated tig
 
 The formulas live in private modules by theme -- ``_scores`` (ROC AUC and average
 precision: local and smooth sensitivities), ``_generic`` (counts, bounded sums and
-means, quantile utilities), ``_regression`` (the sums behind the DP regression
-metrics) and ``_estimators`` (the estimators' own queries) -- and are
+means, quantile utilities, the group-level scaling), ``_regression`` (the sums behind
+the DP regression metrics) and ``_estimators`` (the estimators' own queries) -- and are
 public here only. Add a new formula to the module of its theme and list it below.
 """
 
@@ -28,6 +28,7 @@ from skdp.mechanisms.sensitivity._generic import (
     bounded_mean_sensitivity,
     bounded_sum_sensitivity,
     count_sensitivity,
+    group_sensitivity,
     quantile_utility_sensitivity,
 )
 from skdp.mechanisms.sensitivity._regression import regression_sum_sensitivities
@@ -51,6 +52,7 @@ __all__ = [
     "expm_squared_loss_sensitivity",
     "functional_mechanism_sensitivity",
     "gram_min_eigenvalue_sensitivity",
+    "group_sensitivity",
     "histogram_sensitivity",
     "ilp_epsilon_lower_bound",
     "ilp_query_alpha",

@@ -106,3 +106,41 @@ def quantile_utility_sensitivity(*, neighbor="add_remove"):
     """
     _check_neighbor(neighbor)
     return 1.0
+
+
+def group_sensitivity(row_sensitivity, max_rows_per_group):
+    """Sensitivity of a sum of per-row terms when the privacy unit is a group of rows.
+
+    Neighbouring relation: **add/remove one group with all its rows**, after each group
+    is bounded to at most ``k = max_rows_per_group`` rows (``skdp.utils._groups``). A
+    statistic that is a sum of per-row terms ``sum_i f(x_i)`` whose row-level
+    (add/remove one row) sensitivity in a norm is ``Delta`` moves by the sum of at most
+    ``k`` such terms when a group is added or removed, so by the triangle inequality its
+    sensitivity in the same norm (L1 or L2) is at most ``k Delta``; the bound is attained
+    when the ``k`` rows are equal and each attains ``Delta`` (group privacy for sums,
+    Dwork & Roth 2014, Thm 2.2, without its ``e^{(k-1) eps} delta`` loss, because the
+    sensitivity itself is scaled before the noise is calibrated). The same holds for
+    the smallest eigenvalue of a Gram matrix (Weyl's inequality applied ``k`` times) and
+    for a count of rows with a property (``k``).
+
+    Parameters
+    ----------
+    row_sensitivity : float
+        ``Delta``, the add/remove-one-row sensitivity.
+    max_rows_per_group : int
+        ``k >= 1``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import count_sensitivity, group_sensitivity
+    >>> group_sensitivity(count_sensitivity(), 5)
+    5.0
+    """
+    k = int(max_rows_per_group)
+    if k < 1 or k != max_rows_per_group:
+        raise ValueError("max_rows_per_group must be a whole number >= 1")
+    return float(k) * float(row_sensitivity)

@@ -1,0 +1,91 @@
+"""The patient (a group of rows) as the privacy unit: validation of ``groups`` and of the
+contribution bound ``max_rows_per_group``, and contribution bounding.
+
+Neighbouring relation with ``groups``: add or remove **one group with all its rows**.
+Bounding each group to at most ``k = max_rows_per_group`` rows, chosen uniformly at random
+inside the mechanism (never "the first k": the order of the rows is data), makes a
+patient's effect on any statistic at most that of ``k`` rows; each mechanism then scales
+its row-level sensitivity (:func:`skdp.mechanisms.sensitivity.group_sensitivity`).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "GROUPS_HELP",
+    "bound_contributions",
+    "check_groups",
+    "check_max_rows_per_group",
+]
+
+#: what to do when ``groups`` is given without a contribution bound
+GROUPS_HELP = (
+    "declare max_rows_per_group, the public number of rows a patient may contribute "
+    "(from the visit schedule or the study protocol, e.g. the planned number of visits; "
+    "never from the data): rows beyond it are dropped at random, and the guarantee "
+    "holds per patient"
+)
+
+
+def check_groups(groups, n_samples, *, name="groups"):
+    """Validated group labels as integer codes ``0 .. n_groups - 1`` (``ndarray`` of
+    ``int64``, one per row).
+
+    Raises ``ValueError`` for a wrong length, a missing label (NaN/None) or a
+    multi-dimensional ``groups``, ``TypeError`` for unhashable labels; the messages name
+    the parameter and never show a label (labels are private).
+    """
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+        raise TypeError(f"{name} must be an array-like of one label per row")
+    arr = np.asarray(groups, dtype=object) if not hasattr(groups, "dtype") else None
+    values = np.asarray(groups)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-d (one label per row), got {values.ndim}-d")
+    if values.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {values.shape[0]} labels for {n_samples} rows: one label per row"
+        )
+    if values.dtype.kind == "f":
+        if not np.isfinite(values).all():
+            raise ValueError(f"{name} has missing or non-finite labels (every row needs one)")
+        return np.unique(values, return_inverse=True)[1].astype(np.int64)
+    if values.dtype.kind in "iub":
+        return np.unique(values, return_inverse=True)[1].astype(np.int64)
+    items = arr if arr is not None else values.astype(object)
+    codes, seen = np.empty(n_samples, dtype=np.int64), {}
+    for i, label in enumerate(items):
+        if label is None or (isinstance(label, float) and label != label):
+            raise ValueError(f"{name} has missing labels (every row needs one)")
+        try:
+            codes[i] = seen.setdefault(label, len(seen))
+        except TypeError:
+            raise TypeError(f"{name} labels must be hashable (e.g. ints or strings)") from None
+    return codes
+
+
+def check_max_rows_per_group(value, *, name="max_rows_per_group"):
+    """``value`` as an int ``>= 1``, or a ``ValueError``/``TypeError`` naming it."""
+    if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
+        raise TypeError(f"{name} must be a whole number >= 1")
+    if isinstance(value, Real) and not isinstance(value, Integral):
+        if not float(value).is_integer():
+            raise ValueError(f"{name} must be a whole number >= 1")
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1")
+    return int(value)
+
+
+def bound_contributions(codes, max_rows, rng):
+    """Indices (sorted) of the rows kept when each group keeps at most ``max_rows`` of
+    its rows, chosen uniformly at random with ``rng`` (every subset of that size equally
+    likely, whatever the order of the rows)."""
+    codes = np.asarray(codes)
+    order = rng.permutation(codes.shape[0])  # a uniform random order ...
+    by_group = order[np.argsort(codes[order], kind="stable")]  # ... kept inside groups
+    sorted_codes = codes[by_group]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
+    rank = np.arange(codes.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    return np.sort(by_group[rank < max_rows])
