@@ -322,6 +322,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             check_noise_multiplier,
             finite_parameters,
             freeze,
+            record_dpsgd_fit,
             torch_fit,
         )
         from skdp.utils._torch import n_parameters
@@ -399,23 +400,22 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self._encoder = encoder
         self.n_encoded_features_ = D
         self.flow_ = flow
-        self.device_ = str(env.device)
-        self.noise_multiplier_ = float(result.noise_multiplier)
-        self.sample_rate_ = float(result.sample_rate)
-        self.n_iter_ = int(result.n_steps)
-        self.history_ = {
-            "step": list(result.history["step"]),
-            "epsilon": list(result.history["epsilon"]),
-        }
-        self.loss_curve_ = np.asarray(result.history.get("loss", []), dtype=float)
-        if math.isfinite(epsilon):
-            self.privacy_breakdown_ = {"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
-            self._record_privacy_spent(
-                eps_bounds + result.epsilon_spent, delta, guarantee=result.guarantee
-            )
-        else:
-            self.privacy_breakdown_ = {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf}
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
+        private = math.isfinite(epsilon)
+        record_dpsgd_fit(
+            self,
+            noise_multiplier=result.noise_multiplier,
+            sample_rate=result.sample_rate,
+            n_iter=result.n_steps,
+            history={k: list(result.history[k]) for k in ("step", "epsilon")},
+            loss_curve=result.history.get("loss", []),  # kept for epsilon=inf only
+            device=env.device,
+            breakdown={"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
+            if private
+            else {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf},
+            delta=delta,
+            guarantee=result.guarantee,
+            private=private,
+        )
         return self
 
     def _schedule(self, n, n_params):

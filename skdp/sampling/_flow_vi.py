@@ -393,6 +393,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             check_noise_multiplier,
             finite_parameters,
             freeze,
+            record_dpsgd_fit,
             torch_fit,
         )
         from skdp.training._loop import run_steps
@@ -502,23 +503,23 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.n_params_ = p
         self.flow_ = flow
         self._log_lik = log_lik
-        self.device_ = str(device)
-        self.noise_multiplier_ = float(sigma)
-        self.sample_rate_ = q
-        self.n_iter_ = int(step.n_steps)
         self.n_mc_ = m
-        self.history_ = history
-        self.loss_curve_ = np.asarray(loss_curve, dtype=float)
         self.elbo_ = float(elbo)
-        if private:
-            self.mu_gdp_ = float(gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T))
-            eps_spent = float(step.accountant.get_epsilon(delta))
-            self.privacy_breakdown_ = {"dpsgd": eps_spent}
-            self._record_privacy_spent(eps_spent, delta, guarantee=step.accountant.guarantee)
-        else:
-            self.mu_gdp_ = math.inf
-            self.privacy_breakdown_ = {"dpsgd": math.inf}
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact")
+        mu = gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T) if private else math.inf
+        self.mu_gdp_ = float(mu)  # the paper's CLT mu-GDP, informational
+        record_dpsgd_fit(
+            self,
+            noise_multiplier=sigma,
+            sample_rate=q,
+            n_iter=step.n_steps,
+            history=history,
+            loss_curve=loss_curve,  # kept for epsilon=inf only
+            device=device,
+            breakdown={"dpsgd": float(step.accountant.get_epsilon(delta)) if private else math.inf},
+            delta=delta,
+            guarantee=step.accountant.guarantee if private else "exact",
+            private=private,
+        )
         return self
 
     #: Per-record gradient path (tests switch it; "auto" picks the per-row Jacobian when small).

@@ -15,7 +15,9 @@ torch estimator (:class:`~skdp.density.DPFlowDensity`, :class:`~skdp.sampling.DP
   (:func:`skdp.utils._logging.verbose_handler`).
 
 It yields a :class:`TorchFit` whose helpers put tensors, modules and generators on that
-device and dtype; :func:`freeze` ends the fit on the released modules.
+device and dtype; :func:`freeze` ends the fit on the released modules, and
+:func:`record_dpsgd_fit` is the one place that writes the fitted DP-SGD facts and the
+privacy spend of such a fit.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "check_noise_multiplier",
     "finite_parameters",
     "freeze",
+    "record_dpsgd_fit",
     "torch_fit",
 ]
 
@@ -164,3 +167,47 @@ def check_noise_multiplier(epsilon: float, noise_multiplier) -> None:
     """``ValueError`` for a noise multiplier given to a non-private fit (``epsilon=inf``)."""
     if math.isinf(epsilon) and noise_multiplier is not None and noise_multiplier > 0:
         raise ValueError("noise_multiplier must be None when epsilon=inf (no privacy)")
+
+
+def record_dpsgd_fit(
+    estimator,
+    *,
+    noise_multiplier: float,
+    sample_rate: float,
+    n_iter: int,
+    history: dict,
+    device,
+    breakdown: Mapping[str, float],
+    delta: float,
+    guarantee: str,
+    private: bool,
+    loss_curve=(),
+    loss_reads_data: bool = True,
+) -> None:
+    """Write the fitted facts of a fit's DP-SGD steps and its privacy spend on ``estimator``.
+
+    ``noise_multiplier_`` (0 for a non-private fit), ``sample_rate_``, ``n_iter_`` (the
+    executed, accounted steps), ``history_`` (as given: the logged steps and the epsilon
+    spent so far, no quantity of the data), ``loss_curve_`` and ``device_``; then
+    ``privacy_breakdown_`` (``breakdown``: the epsilon of each part of the fit, DP-SGD
+    among them) and ``epsilon_spent_`` (their sum), ``delta_spent_`` (``delta``, 0 for a
+    non-private fit) and ``privacy_guarantee_`` (``DPEstimatorMixin._record_privacy_spent``).
+
+    A loss that reads the training data is an un-noised statistic of it: a private fit
+    stores an empty ``loss_curve_`` whatever it is given. ``loss_reads_data=False`` marks
+    a loss of public rows only (a GAN critic's loss on fake rows), which is kept.
+    """
+    if private and loss_reads_data:
+        loss_curve = ()
+    estimator.noise_multiplier_ = float(noise_multiplier)
+    estimator.sample_rate_ = float(sample_rate)
+    estimator.n_iter_ = int(n_iter)
+    estimator.history_ = history
+    estimator.loss_curve_ = np.asarray(loss_curve, dtype=float)
+    estimator.device_ = str(device)
+    estimator._record_privacy_spent(
+        sum(breakdown.values()),
+        delta if private else 0.0,
+        guarantee=guarantee if private else "exact",
+        breakdown=breakdown,
+    )

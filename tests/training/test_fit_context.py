@@ -167,3 +167,41 @@ def test_every_torch_fit_runs_in_the_scaffold(fit, monkeypatch):
     monkeypatch.setattr(_fit_context, "torch_fit", spy)
     fit()
     assert len(entered) == 1
+
+
+def test_record_dpsgd_fit_writes_the_facts_and_never_a_private_real_data_loss():
+    from skdp.base import DPEstimatorMixin
+    from skdp.training._fit_context import record_dpsgd_fit
+
+    class Est(DPEstimatorMixin):
+        epsilon = 1.0
+
+        def get_params(self, deep=False):
+            return {}
+
+    facts = dict(
+        noise_multiplier=1.5,
+        sample_rate=0.1,
+        n_iter=7,
+        history={"step": [7], "epsilon": [0.4]},
+        device=torch.device("cpu"),
+        delta=1e-5,
+        guarantee="exact",
+    )
+    est = Est()
+    breakdown = {"bounds": 0.1, "dpsgd": 0.4}
+    record_dpsgd_fit(est, breakdown=breakdown, private=True, loss_curve=[1.0, 2.0], **facts)
+    assert (est.noise_multiplier_, est.sample_rate_, est.n_iter_) == (1.5, 0.1, 7)
+    assert est.loss_curve_.shape == (0,) and est.device_ == "cpu"
+    assert est.history_ == {"step": [7], "epsilon": [0.4]}
+    assert est.privacy_breakdown_ == breakdown and est.epsilon_spent_ == 0.1 + 0.4
+    assert est.delta_spent_ == 1e-5 and est.privacy_guarantee_ == "exact"
+    # a loss of public rows only (a GAN critic on fake rows) is kept
+    record_dpsgd_fit(
+        est, breakdown=breakdown, private=True, loss_curve=[1.0], loss_reads_data=False, **facts
+    )
+    assert est.loss_curve_.tolist() == [1.0]
+    # a non-private fit keeps its loss and spends inf, with delta 0
+    record_dpsgd_fit(est, breakdown={"dpsgd": math.inf}, private=False, loss_curve=[3.0], **facts)
+    assert est.loss_curve_.tolist() == [3.0]
+    assert (est.epsilon_spent_, est.delta_spent_, est.privacy_guarantee_) == (math.inf, 0.0, "none")

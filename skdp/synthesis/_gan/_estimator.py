@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
@@ -564,25 +563,14 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.generator_ = gens[0]
         self.decoder_ = run.nets["decoder"] if self.autoencoder else None
         self.selected_checkpoints_ = selected
-        self.noise_multiplier_ = float(sigma)
-        self.sample_rate_ = float(q)
-        self.n_iter_ = int(run.n_critic_steps)
-        self.n_iter_autoencoder_ = int(run.n_ae_steps)
-        self.loss_curve_ = np.asarray(run.critic_loss, dtype=float)
-        self.history_ = {k: np.asarray(v, dtype=float) for k, v in run.curves.items()}
-        self.device_ = str(run.device)
-        self.privacy_breakdown_ = _budget.breakdown(
+        breakdown = _budget.breakdown(
             bounds=eps_bounds,
             prior=eps_prior,
             dpsgd=run.epsilon(delta) if private else math.inf,
             selection=eps_sel,
             nonprivate=bool(self._nonprivate_options()),
         )
-        self._record_privacy_spent(
-            sum(self.privacy_breakdown_.values()),
-            delta if private else 0.0,
-            guarantee=run.guarantee if private else "exact",
-        )
+        run.record(self, breakdown=breakdown, delta=delta)  # the DP-SGD facts, the spend
         return self
 
     def __sklearn_tags__(self):
