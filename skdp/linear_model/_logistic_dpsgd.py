@@ -12,7 +12,7 @@ from skdp.utils._logging import get_logger, log_progress
 
 __all__ = ["fit_binary_dpsgd"]
 
-_logger = get_logger("skdp.linear_model._logistic")
+_logger = get_logger(__name__)
 
 
 def fit_binary_dpsgd(est, U, positive, epsilon, delta, rng, progress=(0, 1, 0.0, True)):
