@@ -115,10 +115,6 @@ CONVENTIONS = (
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
 PENDING: dict[str, dict[str, str]] = {
     "DPGANSynthesizer": {"fitted_vocabulary": "n_bins_ is one int for every column"},
-    "DPHistogramSynthesizer": {
-        "names": "noise= instead of mechanism=",
-        "fitted_vocabulary": "a tuple's repr as a privacy_breakdown_ key",
-    },
     "DPMarginalSynthesizer": {"fitted_vocabulary": "noise_ and the key 'select'"},
 }
 

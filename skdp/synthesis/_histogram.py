@@ -16,11 +16,12 @@ from skdp.synthesis._histogram_cells import (
     _MAX_DOMAIN,
     column_bins,
     lei_n_bins,
-    noise_mass,
     noisy_cells,
     projection_groups,
 )
+from skdp.synthesis._histogram_plan import HistogramPlan
 from skdp.synthesis._marginal_model import _draw_systematic
+from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
@@ -110,8 +111,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         split equally between the groups; synthetic rows combine independent draws
         from each group, and unlisted columns are drawn uniformly from their public
         domain. The projections must be chosen without looking at the data.
-    noise : {"geometric", "laplace"}, default="geometric"
-        ``"geometric"``: exact two-sided geometric (discrete Laplace) noise
+    mechanism : {"geometric", "laplace"}, default="geometric"
+        The noise of the cells. ``"geometric"``: exact two-sided geometric (discrete Laplace) noise
         ``G(epsilon_g)``, pmf ``prop. to exp(-epsilon_g |k|)`` on the integers, drawn in
         integer arithmetic (Canonne, Kamath & Steinke 2020); released counts are
         integers. ``"laplace"``: continuous Laplace noise of scale ``1 / epsilon_g`` (the
@@ -121,10 +122,13 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         which replaces it with exact discrete Laplace noise on the grid of multiples
         of ``2**-10``. All options are ``epsilon_g``-DP for a sensitivity-1 histogram
         in exact arithmetic.
+    noise : {"geometric", "laplace"}
+        Deprecated name of ``mechanism`` (``FutureWarning``; removed in 0.2). A fit with
+        ``noise=`` releases the same values as with ``mechanism=`` (same seed).
     secure_mode : bool, default=False
         Draw the histogram noise from the operating system's cryptographically
         secure generator (``os.urandom``) instead of ``random_state``, and make
-        ``noise="laplace"`` floating-point safe (see ``noise``). The noise is then not
+        ``mechanism="laplace"`` floating-point safe (see ``mechanism``). The noise is then not
         reproducible; :meth:`sample` still uses ``random_state``.
     threshold : float, default=0.5
         ``A`` in the filter threshold ``tau = A * log(n) / epsilon_group``.
@@ -194,8 +198,22 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         Rows of the synthetic data set ``D_eps`` (``sample(None)``; single projection).
     epsilon_spent_, delta_spent_, privacy_guarantee_ :
         ``epsilon``, 0, ``"exact"``.
-    privacy_breakdown_ : dict
-        Epsilon spent on bounds and on each histogram.
+    privacy_breakdown_ : dict {str: float}
+        Epsilon of each part: ``"bounds"`` (the private bound estimate; 0 when every
+        bound was declared), then ``"histogram"`` for a single histogram, or
+        ``"histogram_1"``, ``"histogram_2"``, ... for several: ``"histogram_i"`` is
+        the histogram ``histograms_[i - 1]`` (the ``i``-th projection, in the order of
+        ``projections``; its columns are ``histograms_[i - 1]["columns"]``). They add
+        up to ``epsilon_spent_``. (Before 0.2 a histogram's key was ``"histogram"``
+        followed by the tuple of its columns, e.g. ``"histogram(0, 1, 2)"``; those keys
+        still read, with a ``FutureWarning``.)
+    noise_scale_ : dict {str: float}
+        The scale ``b`` of each histogram's cell noise, in counts, keyed as in
+        ``privacy_breakdown_`` (the histograms only): the noise's pmf (``"geometric"``,
+        or ``secure_mode``) or density (``"laplace"``) is proportional to
+        ``exp(-|x| / b)``, with ``b = 1 / epsilon_g`` (for the exact noise,
+        ``epsilon_g`` rounded down to 20 significant bits first; Notes, "Floating
+        point"); 0 at ``epsilon=inf``.
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` has string column names.
@@ -229,7 +247,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     row count ``len(X)`` chooses the bin count and the threshold; pass ``n_public`` to
     decide them from a declared count. No other count of the data (such as the number
     of occupied cells) decides anything. Mechanism: two-sided geometric (discrete
-    Laplace) noise ``G(epsilon_g)`` (or, with ``noise="laplace"``, Laplace noise of
+    Laplace) noise ``G(epsilon_g)`` (or, with ``mechanism="laplace"``, Laplace noise of
     scale ``1 / epsilon_g``) on every cell of each histogram; each row falls in exactly
     one cell, so the L1 sensitivity
     is 1 (:func:`skdp.mechanisms.sensitivity.histogram_sensitivity`) and each
@@ -247,7 +265,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     Geometric(1 - r)`` (``tau + Exp(eps)`` for Laplace; memoryless tails), and those
     on occupied cells are dropped: the same distribution as noising every cell.
 
-    **Floating point.** With the default ``noise="geometric"`` every released count is
+    **Floating point.** With the default ``mechanism="geometric"`` every released count is
     an integer ``c + Z`` with ``Z`` drawn exactly (integer arithmetic, no float
     ``exp``/``log``), so any output reachable from a count ``c`` is reachable from
     ``c + 1`` with probability ratio at most ``exp(epsilon_g)``: the attack of
@@ -260,11 +278,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     (exact) follow it, so no output becomes impossible under a neighbouring data set;
     what remains is the sampler's rounding error in the law of one count (a ``delta``
     of the order of double precision), not a difference of support. The dense path (at
-    most ``max_cells`` cells) is exact. ``noise="laplace"`` without ``secure_mode``
+    most ``max_cells`` cells) is exact. ``mechanism="laplace"`` without ``secure_mode``
     keeps the thesis's floating-point Laplace and its weakness. With
     ``secure_mode=True`` the noise comes from ``os.urandom``. A private bound estimate
     (``bounds=None`` for a numeric column) draws its sparse-vector Laplace noise in
-    floating point whatever ``noise`` and ``secure_mode`` say.
+    floating point whatever ``mechanism`` and ``secure_mode`` say.
 
     A replace-one guarantee needs ``epsilon / 2``. Only noisy, filtered counts are
     stored.
@@ -303,13 +321,17 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     True
     """
 
+    #: {deprecated name: name}: seeds keep the old name (skdp.utils._random.fit_streams)
+    _renamed_parameters = {"noise": "mechanism"}
+
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         **tabular_constraints(missing=True),
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
         "projections": [None, list],
-        "noise": [StrOptions({"laplace", "geometric"})],
+        "mechanism": [StrOptions({"laplace", "geometric"})],
+        "noise": [StrOptions({DEPRECATED}), StrOptions({"laplace", "geometric"})],
         "secure_mode": ["boolean"],
         "threshold": [Interval(Real, 0, None, closed="left")],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
@@ -334,7 +356,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         missing="error",
         n_bins="auto",
         projections=None,
-        noise="geometric",
+        mechanism="geometric",
+        noise=DEPRECATED,
         secure_mode=False,
         threshold=0.5,
         n_public=None,
@@ -356,6 +379,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.missing = missing
         self.n_bins = n_bins
         self.projections = projections
+        self.mechanism = mechanism
         self.noise = noise
         self.secure_mode = secure_mode
         self.threshold = threshold
@@ -369,8 +393,6 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.max_integer_levels = max_integer_levels
         self.verbose = verbose
         self.random_state = random_state
-
-    # ------------------------------------------------------------ validation
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -403,18 +425,23 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             rng=streams["bounds"],
             encoder={"categorical": "ordinal", "clip": self.clip},
         )
-        eps_hist = epsilon - float(eps_bounds)
-
         groups, uniform = projection_groups(schema, self.projections)
-        n_pub = int(self.n_public) if self.n_public is not None else n
-        eps_g = eps_hist / len(groups)
-        tau = self.threshold * math.log(max(n_pub, 1)) / eps_g if math.isfinite(eps_g) else 0.0
+        plan = HistogramPlan.build(
+            epsilon=epsilon,
+            eps_bounds=eps_bounds,
+            groups=groups,
+            uniform=uniform,
+            n_public=int(self.n_public) if self.n_public is not None else n,
+            threshold=self.threshold,
+            mechanism=renamed_parameter(self, "noise", "mechanism"),
+            secure_mode=self.secure_mode,
+        )
         binners = column_bins(
             schema,
             groups,
             uniform,
-            n_pub,
-            lambda cells: self._noise_mass(cells, eps_g, tau),
+            plan.n_public,
+            plan.noise_mass,
             n_bins=self.n_bins,
             max_integer_levels=self.max_integer_levels,
         )
@@ -439,15 +466,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             for i, (g, shape, flat, total) in enumerate(
                 zip(groups, shapes, flats, totals, strict=True)
             ):
-                n_cells = math.prod(shape)
                 cells, counts, sparse = noisy_cells(
                     flat,
-                    n_cells,
-                    eps_g,
-                    tau,
+                    math.prod(shape),
+                    plan,
                     streams["noise"],
-                    noise=self.noise,
-                    secure_mode=self.secure_mode,
                     max_cells=self.max_cells,
                     max_survivors=self.max_survivors,
                     counts=total,
@@ -458,8 +481,8 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
                         "shape": shape,
                         "cells": cells,
                         "counts": counts,
-                        "threshold": float(tau),
-                        "epsilon": float(eps_g),
+                        "threshold": float(plan.threshold),
+                        "epsilon": float(plan.eps_group),
                         "sparse": sparse,
                     }
                 )
@@ -470,28 +493,30 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
                     phase="histogram",
                     step=i + 1,
                     total=len(groups),
-                    epsilon_spent=float(eps_bounds) + (i + 1) * eps_g,
+                    epsilon_spent=plan.eps_bounds + (i + 1) * plan.eps_group,
                 )
+        return self._record(plan, schema, binners, histograms)
 
+    def _record(self, plan, schema, binners, histograms):
+        """Write the fitted attributes: the model and the plan's privacy facts."""
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self.n_bins_ = {c: b.n_levels for c, b in binners.items()}
         self.bin_edges_ = {c.name: binners[c.name].edges.copy() for c in schema if c.is_numeric}
         self.histograms_ = histograms
-        self.uniform_columns_ = uniform
+        self.uniform_columns_ = list(plan.uniform)
         self.n_synthetic_ = (
-            int(np.rint(histograms[0]["counts"]).sum()) if len(groups) == 1 else None
+            int(np.rint(histograms[0]["counts"]).sum()) if len(histograms) == 1 else None
         )
         self._binners = binners
-        self.privacy_breakdown_ = {"bounds": float(eps_bounds)}
-        for h in histograms:
-            self.privacy_breakdown_["histogram" + repr(tuple(h["columns"]))] = h["epsilon"]
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        self.noise_scale_ = plan.noise_scales()
+        self._record_privacy_spent(plan.epsilon_spent, 0.0, breakdown=plan.breakdown())
+        # the keys before 0.2 (a tuple's repr) still read, with a FutureWarning
+        old = {"histogram" + repr(g): part for g, part in zip(plan.groups, plan.parts, strict=True)}
+        self.privacy_breakdown_ = RenamedKeys(
+            self.privacy_breakdown_, old, "DPHistogramSynthesizer.privacy_breakdown_"
+        )
         return self
-
-    def _noise_mass(self, n_cells, eps, tau):
-        """Expected noise-only mass on ``n_cells`` empty cells (see :func:`noise_mass`)."""
-        return noise_mass(n_cells, eps, tau, noise=self.noise, secure_mode=self.secure_mode)
 
     # --------------------------------------------------------------- sample
     def sample(self, n_samples=1, *, random_state=None):

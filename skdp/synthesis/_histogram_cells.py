@@ -10,13 +10,11 @@ import numpy as np
 
 from skdp.mechanisms import laplace_noise
 from skdp.mechanisms._discrete import (
-    quantize_floor,
     random_source,
     sample_discrete_laplace,
     sample_geometric,
     uniform_subset,
 )
-from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.synthesis._missing import with_missing_level
 from skdp.utils._tabular.binning import ColumnBinner
 
@@ -24,7 +22,7 @@ from skdp.utils._tabular.binning import ColumnBinner
 _MAX_DOMAIN = 2**62
 #: the most bins of one column (= the n_bins parameter's upper limit)
 _MAX_BINS_PER_COLUMN = 2**24
-#: lattice of noise="laplace" under secure_mode: exact multiples of 2^-10
+#: lattice of mechanism="laplace" under secure_mode: exact multiples of 2^-10
 _SECURE_LAPLACE_GRID = Fraction(1, 2**10)
 #: one-bin-per-integer rule: a histogram's expected noise-only mass (the total that noise
 #: alone lifts over the threshold on empty cells) may grow to this share of the public n
@@ -140,23 +138,23 @@ def column_bins(schema, groups, uniform, n_pub, noise_mass, *, n_bins, max_integ
     }
 
 
-def noisy_cells(
-    flat, n_cells, eps, tau, rng, *, noise, secure_mode, max_cells, max_survivors, counts=None
-):
+def noisy_cells(flat, n_cells, plan, rng, *, max_cells, max_survivors, counts=None):
     """Noisy filtered histogram: (sorted surviving cells, their values, sparse?).
 
     ``flat`` holds the cell index of every row; alternatively ``flat=None`` and
     ``counts`` the exact counts of the occupied cells (a
     :class:`skdp.utils._rowsum.SparseCounts`, summed over Dask partitions). Both give the
-    same release for the same rows.
+    same release for the same rows. ``plan`` (a
+    :class:`~skdp.synthesis._histogram_plan.HistogramPlan`) holds the noise and the
+    threshold ``tau``, all public.
 
-    Exact path (``noise="geometric"``, or any ``noise`` with ``secure_mode``): a
-    cell's value is ``grid * L`` with the integer ``L = count / grid + Z``, ``Z``
+    Exact path (``mechanism="geometric"``, or any ``mechanism`` with ``secure_mode``):
+    a cell's value is ``grid * L`` with the integer ``L = count / grid + Z``, ``Z``
     exact discrete Laplace noise of inverse scale ``alpha = eps' grid / sens`` per
     lattice step (``grid = 1`` for ``"geometric"``, ``2**-10`` for ``"laplace"``;
     ``eps' <= eps`` is ``eps`` rounded down to 20 significant bits); the cell
     survives when ``L >= m = floor(tau / grid) + 1``. Floating-point path
-    (``noise="laplace"`` without ``secure_mode``): ``count + rng.laplace``.
+    (``mechanism="laplace"`` without ``secure_mode``): ``count + rng.laplace``.
 
     Sparse path (more than ``max_cells`` cells): the occupied cells are noised
     explicitly; the surviving *empty* cells are drawn over **all** ``n_cells`` cells
@@ -167,7 +165,7 @@ def noisy_cells(
     candidate independently with probability ``p``, exactly as if every empty cell
     had been noised.
     """
-    sens = histogram_sensitivity()
+    eps, tau = plan.eps_group, plan.threshold
 
     def occupied_counts():
         if counts is None:
@@ -184,11 +182,10 @@ def noisy_cells(
     if not math.isfinite(eps):
         cells, cnt = occupied_counts()
         return cells.astype(np.int64), cnt.astype(float), False
-    source = random_source(rng, secure_mode=secure_mode)
-    if noise == "geometric" or secure_mode:
-        grid = Fraction(1) if noise == "geometric" else _SECURE_LAPLACE_GRID
-        alpha = quantize_floor(Fraction(eps) * grid / Fraction(sens))  # = s / t
-        s, t = alpha.numerator, alpha.denominator
+    source = random_source(rng, secure_mode=plan.secure_mode)
+    if plan.exact:
+        grid = plan.grid
+        s, t = plan.alpha.numerator, plan.alpha.denominator
         steps = int(1 / grid)  # lattice steps per count
         m_min = math.floor(Fraction(tau) / grid) + 1
         # P(Z >= m) = r^m / (1 + r), r = exp(-s/t): only the binomial's parameter
@@ -209,7 +206,7 @@ def noisy_cells(
         def base(counts):
             return np.asarray(counts, dtype=np.int64) * steps
     else:  # floating-point Laplace (documented as unsafe against Mironov's attack)
-        scale = sens / eps
+        scale = plan.noise_scale  # sensitivity / eps
         p_survive = 0.5 * math.exp(-tau / scale)
 
         def noise(n):
@@ -275,7 +272,7 @@ def projection_groups(schema, projections):
     return groups, [c for c in names if c not in seen]
 
 
-def noise_mass(n_cells, eps, tau, *, noise, secure_mode):
+def noise_mass(n_cells, eps, tau, *, mechanism, secure_mode):
     """Expected total that noise alone puts on ``n_cells`` empty cells after filtering.
 
     ``n_cells * P(noise > tau) * E[noise | noise > tau]``, from public quantities
@@ -283,10 +280,10 @@ def noise_mass(n_cells, eps, tau, *, noise, secure_mode):
     """
     if not math.isfinite(eps):
         return 0.0
-    if noise == "geometric" or secure_mode:
+    if mechanism == "geometric" or secure_mode:
         # noise on the lattice grid * Z: P(L >= m) = r^m / (1 + r), E[L - m | L >= m]
         # = r / (1 - r) with r = exp(-eps grid)
-        grid = 1.0 if noise == "geometric" else float(_SECURE_LAPLACE_GRID)
+        grid = 1.0 if mechanism == "geometric" else float(_SECURE_LAPLACE_GRID)
         m = math.floor(tau / grid) + 1
         r = math.exp(-eps * grid)
         p = math.exp(-eps * grid * m) / (1.0 + r)

@@ -41,12 +41,12 @@ def _same_samples(a, b):
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-@pytest.mark.parametrize("noise", ["geometric", "laplace"])
-def test_histogram_dask_dataframe_bit_identical(sync_scheduler, npartitions, noise):
+@pytest.mark.parametrize("mechanism", ["geometric", "laplace"])
+def test_histogram_dask_dataframe_bit_identical(sync_scheduler, npartitions, mechanism):
     df = _table()
-    ref = DPHistogramSynthesizer(noise=noise, **KW).fit(df)
+    ref = DPHistogramSynthesizer(mechanism=mechanism, **KW).fit(df)
     with no_full_compute(max_rows=ref.n_bins_["age"] * 2 * 5 * 3):
-        got = DPHistogramSynthesizer(noise=noise, **KW).fit(
+        got = DPHistogramSynthesizer(mechanism=mechanism, **KW).fit(
             dd.from_pandas(df, npartitions=npartitions)
         )
     for h, g in zip(ref.histograms_, got.histograms_, strict=True):

@@ -12,7 +12,7 @@ The check is exact and fast: ``noise(k / 2^53)`` is non-decreasing in ``k`` (eve
 rounding step is monotone), so a binary search over ``k`` finds whether ``o`` is hit.
 The same search must find every release from its *true* count (a self-check).
 
-With the exact default (``noise="geometric"``) every release is an integer, reachable
+With the exact default (``mechanism="geometric"``) every release is an integer, reachable
 from 10 and from 11 with probabilities whose ratio is at most ``e^epsilon``.
 """
 
@@ -83,8 +83,8 @@ def _release(count, seed, **kw):
 
 
 def test_histogram_float_laplace_option_is_attackable():
-    """``noise="laplace"`` (documented as unsafe) leaks through the estimator itself."""
-    releases = [_release(10, seed, noise="laplace") for seed in range(150)]
+    """``mechanism="laplace"`` (documented as unsafe) leaks through the estimator itself."""
+    releases = [_release(10, seed, mechanism="laplace") for seed in range(150)]
     releases = [o for o in releases if o is not None]
     assert all(_reachable(o, 10, 1.0) for o in releases[:40])
     impossible = sum(not _reachable(o, 11, 1.0) for o in releases)
@@ -119,7 +119,7 @@ def test_histogram_default_release_is_reachable_from_both_neighbours():
 def test_secure_mode_laplace_releases_grid_values():
     for count in (10, 11):
         for _ in range(20):
-            o = _release(count, None, noise="laplace", secure_mode=True)
+            o = _release(count, None, mechanism="laplace", secure_mode=True)
             steps = (o - 11) * 2**10  # in grid units from the other neighbour
             assert steps == round(steps)
 

@@ -214,7 +214,7 @@ def _seed_recovery_attack(model):
 
 def test_count_recovery_from_pickled_histogram_fails():
     df = _histogram_frame()
-    model = DPHistogramSynthesizer(epsilon=0.1, noise="laplace", random_state=None, **_HIST)
+    model = DPHistogramSynthesizer(epsilon=0.1, mechanism="laplace", random_state=None, **_HIST)
     model.fit(df)
     recovered = _seed_recovery_attack(model)
     if recovered is not None:  # the attack found seed material: it must not work
@@ -226,7 +226,7 @@ def test_count_recovery_from_pickled_histogram_fails():
 # --------------------------------------------- item 2: clones, folds, grids, one seed
 def test_cross_validation_folds_do_not_share_noise():
     df = _histogram_frame(n=600)
-    est = DPHistogramSynthesizer(epsilon=0.05, noise="laplace", random_state=0, **_HIST)
+    est = DPHistogramSynthesizer(epsilon=0.05, mechanism="laplace", random_state=0, **_HIST)
     res = cross_validate(est, df, cv=KFold(2), return_estimator=True, scoring=lambda *a: 0.0)
     m1, m2 = res["estimator"]
     folds = [df.iloc[test_idx] for _, test_idx in KFold(2).split(df)]
@@ -242,10 +242,8 @@ def test_cross_validation_folds_do_not_share_noise():
 
 def test_epsilon_grid_does_not_share_noise():
     df = _histogram_frame(n=600)
-    fits = {
-        eps: DPHistogramSynthesizer(epsilon=eps, noise="laplace", random_state=0, **_HIST).fit(df)
-        for eps in (0.1, 0.2)
-    }
+    kw = dict(mechanism="laplace", random_state=0, **_HIST)
+    fits = {eps: DPHistogramSynthesizer(epsilon=eps, **kw).fit(df) for eps in (0.1, 0.2)}
     h1, h2 = fits[0.1].histograms_[0], fits[0.2].histograms_[0]
     common, i1, i2 = np.intersect1d(h1["cells"], h2["cells"], return_indices=True)
     assert len(common) >= 10

@@ -15,6 +15,7 @@ from scipy import stats
 
 from skdp.exceptions import BoundsEstimateWarning, PrivacyLeakWarning
 from skdp.synthesis import DPHistogramSynthesizer, lei_n_bins
+from skdp.synthesis._histogram_cells import noise_mass
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 50.0)}
 CATS = {"sex": ["F", "M"], "blood": ["A", "B", "AB", "O"]}
@@ -146,7 +147,10 @@ def test_sparse_sampler_matches_dense_in_distribution():
     (value - tau) ~ Exp(eps); dense and sparse agree on a small domain."""
     df = _frame(200)
     kw = dict(
-        epsilon=1.0, noise="laplace", n_bins={"age": 30, "bmi": 30}, projections=[["age", "bmi"]]
+        epsilon=1.0,
+        mechanism="laplace",
+        n_bins={"age": 30, "bmi": 30},
+        projections=[["age", "bmi"]],
     )
     n_cells = 30 * 30
     dense_counts, sparse_counts, excess = [], [], []
@@ -339,7 +343,10 @@ def test_sparse_placement_is_uniform_over_empty_cells():
 def test_geometric_noise_dense_and_sparse():
     df = _frame(200)
     kw = dict(
-        epsilon=1.0, noise="geometric", n_bins={"age": 30, "bmi": 30}, projections=[["age", "bmi"]]
+        epsilon=1.0,
+        mechanism="geometric",
+        n_bins={"age": 30, "bmi": 30},
+        projections=[["age", "bmi"]],
     )
     s = _synth(**kw).fit(df)
     h = s.histograms_[0]
@@ -382,7 +389,7 @@ def test_geometric_noise_dense_and_sparse():
 
 def test_fitted_synthesizer_stores_only_noisy_counts():
     df = _frame(500)
-    s = _synth(epsilon=1.0, noise="laplace").fit(df)
+    s = _synth(epsilon=1.0, mechanism="laplace").fit(df)
     h = s.histograms_[0]
     true = Counter(np.ravel_multi_index(np.array(_bins(s, df)).T, h["shape"]).tolist())
     stored = dict(zip(h["cells"].tolist(), h["counts"].tolist(), strict=True))
@@ -458,9 +465,16 @@ def test_integer_bin_rule_options():
     assert stats.chisquare(counts).pvalue > 1e-3
 
 
+def _noise_mass(s, n_cells, h):
+    """The fitted histogram ``h``'s expected noise-only mass on ``n_cells`` cells."""
+    return noise_mass(
+        n_cells, h["epsilon"], h["threshold"], mechanism=s.mechanism, secure_mode=s.secure_mode
+    )
+
+
 def _noise_mass_bound(s, n):
     h = s.histograms_[0]
-    return s._noise_mass(math.prod(h["shape"]), h["epsilon"], h["threshold"])
+    return _noise_mass(s, math.prod(h["shape"]), h)
 
 
 def test_per_value_bins_stay_within_the_noise_budget():
@@ -483,12 +497,12 @@ def test_per_value_bins_stay_within_the_noise_budget():
         lei_cells = math.prod(h["shape"])
         for c in expanded:
             lei_cells = lei_cells // grid[c] * lei
-        budget = max(0.1 * n, s._noise_mass(lei_cells, h["epsilon"], h["threshold"]))
+        budget = max(0.1 * n, _noise_mass(s, lei_cells, h))
         assert _noise_mass_bound(s, n) <= budget
         if len(expanded) < len(grid):  # the next one would break the budget
             nxt = list(grid)[len(expanded)]
             cells = math.prod(h["shape"]) // lei * grid[nxt]
-            assert s._noise_mass(cells, h["epsilon"], h["threshold"]) > budget
+            assert _noise_mass(s, cells, h) > budget
         if eps == 0.3:
             assert expanded == []
         if eps == 30.0:
@@ -505,18 +519,18 @@ def test_per_value_bins_stay_within_the_noise_budget():
 
 
 @pytest.mark.parametrize(
-    "noise,secure", [("geometric", False), ("laplace", False), ("laplace", True)]
+    "mechanism,secure", [("geometric", False), ("laplace", False), ("laplace", True)]
 )
-def test_noise_mass_matches_simulation(noise, secure):
-    """_noise_mass is the mean total of the surviving counts on empty cells."""
+def test_noise_mass_matches_simulation(mechanism, secure):
+    """noise_mass is the mean total of the surviving counts on empty cells."""
     df = pd.DataFrame({"x": np.zeros(100), "y": np.zeros(100)})
-    kw = {"bounds": (0.0, 1.0), "n_bins": 30, "noise": noise, "secure_mode": secure}
+    kw = {"bounds": (0.0, 1.0), "n_bins": 30, "mechanism": mechanism, "secure_mode": secure}
     totals = []
     for seed in range(200):
         s = DPHistogramSynthesizer(epsilon=1.0, random_state=seed, **kw).fit(df)
         h = s.histograms_[0]
         totals.append(h["counts"][h["cells"] != 0].sum())
-    expected = s._noise_mass(899, h["epsilon"], h["threshold"])
+    expected = _noise_mass(s, 899, h)
     se = np.std(totals) / math.sqrt(len(totals))
     assert abs(np.mean(totals) - expected) < 4 * se + 1e-9
     assert expected > 1  # the check has power
