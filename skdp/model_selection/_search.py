@@ -3,43 +3,26 @@
 from __future__ import annotations
 
 import copy
-import math
 from numbers import Integral
 
 import numpy as np
-from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.model_selection import ParameterGrid
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
 
-from skdp.model_selection._budget import (
-    SearchPlan,
-    check_total,
-    plan_search,
-    warn_if_tuning_starves,
-)
+from skdp.model_selection._budget import warn_if_tuning_starves
 from skdp.model_selection._delegation import BestEstimatorMixin
-from skdp.model_selection._folds import check_cv
-from skdp.model_selection._holdout import check_holdout, holdout_mask, holdout_size
-from skdp.model_selection._plan import (
-    _check_common,
-    _check_fitted_spend,
-    _check_scoring,
-    _num_samples,
-    _take,
-)
-from skdp.model_selection._private import WITHHELD, PrivateSelection
-from skdp.utils._meta_privacy import weakest_guarantee
+from skdp.model_selection._holdout import holdout_mask, holdout_size
+from skdp.model_selection._plan import _check_common, _check_scoring, _num_samples, _take
+from skdp.model_selection._private import WITHHELD
+from skdp.model_selection._search_fit import _WHERE, SearchFitMixin
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions, check_is_fitted
-
-_WHERE = "DPGridSearchCV"
 
 __all__ = ["DPGridSearchCV"]
 
 
 class DPGridSearchCV(
-    ScrubSeedsOnPickleMixin, BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator
+    ScrubSeedsOnPickleMixin, SearchFitMixin, BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator
 ):
     """Grid search over a DP estimator with DP scorers and one stated total.
 
@@ -443,19 +426,6 @@ class DPGridSearchCV(
             )
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _private_selection(self):
-        sel = self.selection
-        if isinstance(sel, PrivateSelection):
-            return sel
-        if isinstance(sel, str) and sel == "private":
-            return PrivateSelection()
-        if isinstance(sel, str) and sel == "grid":
-            return None
-        raise ValueError(
-            "selection must be 'grid', 'private' or a skdp.model_selection.PrivateSelection, "
-            f"got {sel!r}"
-        )
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         sub = get_tags(self.estimator)
@@ -466,21 +436,6 @@ class DPGridSearchCV(
         tags.input_tags.sparse = sub.input_tags.sparse
         tags.array_api_support = False
         return tags
-
-    def _refit_metric(self, scorers, multimetric):
-        refit = self.refit
-        if isinstance(refit, bool | np.bool_):
-            if refit and multimetric:
-                raise ValueError(
-                    "refit must be the name of one of the scorers when scoring is a dict "
-                    f"(one of {sorted(scorers)}), or False"
-                )
-            return ("score" if not multimetric else None) if refit else None
-        if isinstance(refit, str) and multimetric and refit in scorers:
-            return refit
-        raise ValueError(
-            "refit must be True, False, or (with a dict of scorers) one of their names"
-        )
 
     def fit(self, X, y):
         """Charge the total, cross-validate every candidate, select, refit.
@@ -538,45 +493,6 @@ class DPGridSearchCV(
         self.privacy_relation_ = "replace_one"
         return self
 
-    def _planned(self):
-        """Everything fixed before a row is read (no data: the plan is public)."""
-        folds = check_cv(self.cv, self.n_splits, where=_WHERE)
-        candidates = list(ParameterGrid(self.param_grid))
-        scorers, multimetric = _check_scoring(self.scoring, self.ledger)
-        refit_metric = self._refit_metric(scorers, multimetric)
-        private = self._private_selection()
-        total = check_total(self.epsilon, self.delta, self.scoring_weight)
-        name = refit_metric if refit_metric is not None else ("score" if not multimetric else None)
-        if private is not None and name is None:
-            raise ValueError(
-                "selection='private' with several scorers needs refit=<name of the scorer "
-                "that selects>: only that scorer is called and charged"
-            )
-        if self.holdout is not None:
-            if refit_metric is None:
-                raise ValueError(
-                    "holdout= scores the refitted winner on the held-out rows: it needs "
-                    "refit=True (or the name of the selecting scorer)"
-                )
-            check_holdout(self.holdout)
-        plan, run, used = plan_search(
-            self.estimator,
-            candidates,
-            self.scoring,
-            folds,
-            plan_refit=private is not None or refit_metric is not None,
-            ledger=self.ledger,
-            allow=self.allow_nonprivate,
-            where=_WHERE,
-            total=total,
-            selection=private,
-            scorer_name=name,
-            run_refit=refit_metric is not None,
-        )
-        return SearchPlan(
-            folds, candidates, multimetric, refit_metric, name, plan, run, used, self.holdout
-        )
-
     def privacy_plan(self):
         """The privacy plan of a fit with the current parameters, without any data.
 
@@ -612,64 +528,6 @@ class DPGridSearchCV(
         """
         self._validate_params()
         return self._planned().public()
-
-    def _fit_grid(self, X, y, p):
-        plan = p.plan
-        plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
-        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
-        self.cv_results_ = self._results(p.candidates, scores, p.multimetric)
-        if p.refit_metric is not None:
-            self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{p.refit_metric}"]))
-            self.best_params_ = p.candidates[self.best_index_]
-            means = self.cv_results_[f"mean_test_{p.refit_metric}"]
-            self.best_score_ = float(means[self.best_index_])
-            model = clone(plan.estimators[self.best_index_]).fit(X, y)
-            guarantees.append(
-                _check_fitted_spend(model, plan.fit_budgets[self.best_index_], _WHERE)
-            )
-            self.best_estimator_ = model
-        self.privacy_guarantee_ = (
-            "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
-        )
-        self.selection_ = "grid"
-
-    def _fit_private(self, X, y, p):
-        """Private selection: random repetitions, only the winner (see PrivateSelection)."""
-        plan, run = p.plan, p.run
-        stand_in = copy.copy(self)
-        stand_in.ledger = None
-        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
-        best, score = run.run(X, y, self.random_state, stand_in)
-        self.best_index_ = int(best)
-        self.best_params_ = p.candidates[best]
-        self.best_score_ = score
-        if p.refit_metric is not None:
-            model = clone(plan.estimators[best]).fit(X, y)
-            run.check_guarantee(_check_fitted_spend(model, plan.fit_budgets[best], _WHERE), best)
-            self.best_estimator_ = model
-        # planned over the whole grid, never over the runs that ran: which candidates
-        # ran (and so the weakest of their guarantees) would reveal the hidden K
-        self.privacy_guarantee_ = "none" if math.isinf(run.epsilon) else run.guarantee
-        self.selection_ = "private"
-
-    @staticmethod
-    def _results(candidates, scores, multimetric):
-        results = {"params": candidates}
-        names = sorted({k for p in candidates for k in p})
-        for key in names:
-            col = np.ma.MaskedArray(np.empty(len(candidates), dtype=object), mask=True)
-            for i, p in enumerate(candidates):
-                if key in p:
-                    col[i] = p[key]
-            results[f"param_{key}"] = col
-        for name, values in scores.items():
-            for j in range(values.shape[1]):
-                results[f"split{j}_test_{name}"] = values[:, j].copy()
-            mean = values.mean(axis=1)
-            results[f"mean_test_{name}"] = mean
-            results[f"std_test_{name}"] = values.std(axis=1)
-            results[f"rank_test_{name}"] = rankdata(-mean, method="min").astype(np.int32)
-        return results
 
     def score(self, X, y):
         """A new DP score of ``best_estimator_`` on ``(X, y)``; spends the scorer's budget.
