@@ -54,6 +54,40 @@ def _norm_logpdf(x, mu, sigma):
     return -0.5 * ((x - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * math.log(2 * math.pi)
 
 
+def _lira_scores(phi_s, phi_t, shadow_masks, variant, global_variance):
+    """LiRA's score of every (target, point) pair from the shadows' Gaussian fits.
+
+    ``phi_s`` (n_shadow, M) and ``phi_t`` (n_targets, M) are the shadow and target
+    models' scores of the pool; per point, the IN and OUT shadow scores are fitted by
+    Gaussians (variances pooled over the points with ``global_variance``). Returns
+    ``log N(phi; mu_in, s_in) - log N(phi; mu_out, s_out)`` (online) or
+    ``log Phi((phi - mu_out) / s_out)`` (offline), of shape (n_targets, M).
+    """
+    n_shadow, M = shadow_masks.shape
+    n_in = shadow_masks.sum(0)
+    n_out = n_shadow - n_in
+    mu_in = np.where(n_in > 0, (phi_s * shadow_masks).sum(0) / np.maximum(n_in, 1), np.nan)
+    mu_out = np.where(n_out > 0, (phi_s * ~shadow_masks).sum(0) / np.maximum(n_out, 1), np.nan)
+    dev_in = np.where(shadow_masks, phi_s - mu_in, 0.0)
+    dev_out = np.where(~shadow_masks, phi_s - mu_out, 0.0)
+    floor = 1e-6 * (np.std(phi_s) + 1e-12)
+    if global_variance:
+        s_in = np.full(M, math.sqrt((dev_in**2).sum() / max(n_in.sum() - 1, 1)))
+        s_out = np.full(M, math.sqrt((dev_out**2).sum() / max(n_out.sum() - 1, 1)))
+    else:
+        s_in = np.sqrt((dev_in**2).sum(0) / np.maximum(n_in - 1, 1))
+        s_out = np.sqrt((dev_out**2).sum(0) / np.maximum(n_out - 1, 1))
+    s_in, s_out = np.maximum(s_in, floor), np.maximum(s_out, floor)
+    # a point never IN (or never OUT) in the shadows: borrow the average shift
+    shift = np.nanmean(mu_in - mu_out) if np.any(np.isfinite(mu_in - mu_out)) else 0.0
+    mu_in = np.where(np.isnan(mu_in), mu_out + shift, mu_in)
+    mu_out = np.where(np.isnan(mu_out), mu_in - shift, mu_out)
+
+    if variant == "online":
+        return _norm_logpdf(phi_t, mu_in, s_in) - _norm_logpdf(phi_t, mu_out, s_out)
+    return stats.norm.logcdf((phi_t - mu_out) / s_out)
+
+
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def lira_attack(
     estimator,
@@ -141,29 +175,7 @@ def lira_attack(
     phi_s = np.nan_to_num(phi_s, nan=-1e300, neginf=-1e300, posinf=1e300)
     phi_t = np.nan_to_num(phi_t, nan=-1e300, neginf=-1e300, posinf=1e300)
 
-    n_in = shadow_masks.sum(0)
-    n_out = n_shadow - n_in
-    mu_in = np.where(n_in > 0, (phi_s * shadow_masks).sum(0) / np.maximum(n_in, 1), np.nan)
-    mu_out = np.where(n_out > 0, (phi_s * ~shadow_masks).sum(0) / np.maximum(n_out, 1), np.nan)
-    dev_in = np.where(shadow_masks, phi_s - mu_in, 0.0)
-    dev_out = np.where(~shadow_masks, phi_s - mu_out, 0.0)
-    floor = 1e-6 * (np.std(phi_s) + 1e-12)
-    if global_variance:
-        s_in = np.full(M, math.sqrt((dev_in**2).sum() / max(n_in.sum() - 1, 1)))
-        s_out = np.full(M, math.sqrt((dev_out**2).sum() / max(n_out.sum() - 1, 1)))
-    else:
-        s_in = np.sqrt((dev_in**2).sum(0) / np.maximum(n_in - 1, 1))
-        s_out = np.sqrt((dev_out**2).sum(0) / np.maximum(n_out - 1, 1))
-    s_in, s_out = np.maximum(s_in, floor), np.maximum(s_out, floor)
-    # a point never IN (or never OUT) in the shadows: borrow the average shift
-    shift = np.nanmean(mu_in - mu_out) if np.any(np.isfinite(mu_in - mu_out)) else 0.0
-    mu_in = np.where(np.isnan(mu_in), mu_out + shift, mu_in)
-    mu_out = np.where(np.isnan(mu_out), mu_in - shift, mu_out)
-
-    if variant == "online":
-        lam = _norm_logpdf(phi_t, mu_in, s_in) - _norm_logpdf(phi_t, mu_out, s_out)
-    else:
-        lam = stats.norm.logcdf((phi_t - mu_out) / s_out)
+    lam = _lira_scores(phi_s, phi_t, shadow_masks, variant, global_variance)
 
     per_target = []
     conf_each = 1.0 - (1.0 - confidence) / n_targets

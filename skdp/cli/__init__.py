@@ -142,6 +142,8 @@ _MAX_SEED = 2**32 - 1  # scikit-learn's range for an integer random_state
 
 
 def build_parser():
+    """The ``skdp`` argument parser: one subcommand each from :func:`_add_schema`,
+    :func:`_add_synthesize` and :func:`_add_evaluate`."""
     p = argparse.ArgumentParser(
         prog="skdp",
         description="Differentially private synthetic data from CSV files.",
@@ -152,7 +154,14 @@ def build_parser():
     p.add_argument("--version", action="version", version=f"skdp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _add_schema(sub)
+    _add_synthesize(sub)
+    _add_evaluate(sub)
+    return p
 
+
+def _add_schema(sub):
+    """``skdp schema``: draft a schema file from a CSV's header and column types."""
     s = sub.add_parser(
         "schema",
         help="draft a schema file (column kinds; bounds/categories as placeholders)",
@@ -179,6 +188,9 @@ def build_parser():
     )
     s.set_defaults(func=_cmd_schema)
 
+
+def _add_synthesize(sub):
+    """``skdp synthesize``: fit a DP synthesizer and write synthetic rows."""
     s = sub.add_parser(
         "synthesize",
         help="fit a DP synthesizer and write synthetic rows",
@@ -237,6 +249,12 @@ def build_parser():
         help="estimate numeric bounds missing from the schema privately (10%% of epsilon), "
         "even where the table is too small for a reliable estimate (a warning says so)",
     )
+    _add_run_options(s)
+    s.set_defaults(func=_cmd_synthesize)
+
+
+def _add_run_options(s):
+    """The DP-SGD (flow, gan), seed and progress options of ``skdp synthesize``."""
     s.add_argument(
         "--n-iter",
         type=_int_in(-_MAX_COUNT, _MAX_COUNT),
@@ -258,8 +276,10 @@ def build_parser():
         "output file. Keep it secret for a real release",
     )
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=_cmd_synthesize)
 
+
+def _add_evaluate(sub):
+    """``skdp evaluate``: utility of a synthetic table (not private)."""
     s = sub.add_parser(
         "evaluate",
         help="utility of a synthetic table against the real one (not private)",
@@ -312,7 +332,6 @@ def build_parser():
         "--seed", type=_int_in(0, _MAX_SEED), default=0, help="seed of the TSTR split (default 0)"
     )
     s.set_defaults(func=_cmd_evaluate)
-    return p
 
 
 def main(argv=None):

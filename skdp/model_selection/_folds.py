@@ -209,24 +209,7 @@ def check_cv(cv, n_splits="deprecated", *, where, default=5):
             where,
         )
     if type(cv) is KFold:
-        if not cv.shuffle:
-            _refuse(
-                cv,
-                "with shuffle=False its folds are contiguous blocks of the row order, "
-                "which may itself depend on the data (a table sorted by outcome); the "
-                "privacy accounting needs folds that do not depend on the rows' order.",
-                where,
-            )
-        rs = cv.random_state
-        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, Integral | np.integer)):
-            _refuse(
-                cv,
-                f"its random_state must be an int or None (got {type(rs).__name__}): a "
-                "seed object is changed by every split and would be kept in the "
-                "search's parameters.",
-                where,
-            )
-        return FoldSpec(_check_count(cv.n_splits, "cv.n_splits"), splitter=cv)
+        return _kfold_spec(cv, where)
     if hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
         _refuse(
             cv,
@@ -247,6 +230,29 @@ def check_cv(cv, n_splits="deprecated", *, where, default=5):
     raise TypeError(
         f"{where}: cv must be None, an int >= 2 or a KFold(shuffle=True); got {type(cv).__name__}"
     )
+
+
+def _kfold_spec(cv, where):
+    """:class:`FoldSpec` of a ``KFold``: refused unless ``shuffle=True`` with an int or
+    ``None`` ``random_state``."""
+    if not cv.shuffle:
+        _refuse(
+            cv,
+            "with shuffle=False its folds are contiguous blocks of the row order, "
+            "which may itself depend on the data (a table sorted by outcome); the "
+            "privacy accounting needs folds that do not depend on the rows' order.",
+            where,
+        )
+    rs = cv.random_state
+    if rs is not None and (isinstance(rs, bool) or not isinstance(rs, Integral | np.integer)):
+        _refuse(
+            cv,
+            f"its random_state must be an int or None (got {type(rs).__name__}): a "
+            "seed object is changed by every split and would be kept in the "
+            "search's parameters.",
+            where,
+        )
+    return FoldSpec(_check_count(cv.n_splits, "cv.n_splits"), splitter=cv)
 
 
 def _check_count(value, name):
