@@ -316,16 +316,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         -------
         self
         """
-        from skdp.flows import LogProbModule, make_flow
-        from skdp.training import train_dpsgd
-        from skdp.training._fit_context import (
-            check_noise_multiplier,
-            finite_parameters,
-            freeze,
-            record_dpsgd_fit,
-            torch_fit,
-        )
-        from skdp.utils._torch import n_parameters
+        from skdp.training._fit_context import check_noise_multiplier, freeze, torch_fit
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = self._validate_X(X, reset=True)
@@ -348,59 +339,77 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             },
         )
         Z = encoder.transform(X)
-        D = encoder.n_encoded_features_
+        hidden = self._hidden_size(encoder.n_encoded_features_)
+        eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
+        with torch_fit(self, streams) as env:
+            flow, result = self._train(env, Z, encoder, schema, hidden, eps_sgd, delta)
+        freeze(flow, diverged=_DIVERGED)
+        self._record(schema, encoder, flow, result, env.device, eps_bounds, epsilon, delta)
+        return self
+
+    def _hidden_size(self, D):
+        """``hidden_size`` or ``max(64, D)``; ``ValueError`` if a MAF cannot have it."""
         hidden = self.hidden_size if self.hidden_size is not None else max(64, D)
         if self.flow == "maf" and D > 1 and hidden < D - 1:
             raise ValueError(
                 f"hidden_size={hidden} is too small for {D} encoded features: a MAF needs "
                 f"hidden_size >= {D - 1}"
             )
-        eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
+        return int(hidden)
 
-        with torch_fit(self, streams) as env:
-            flow = make_flow(
-                self.flow,
-                D,
-                n_layers=int(self.n_layers),
-                hidden_features=(int(hidden),),
-                generator=env.generator("init", "cpu"),
-                zero_init_output=True,
-            )
-            flow = env.to(flow)
-            batch_size, n_iter = self._schedule(n, n_parameters(flow))
-            env.set_threads(min(batch_size, n) * n_parameters(flow))
-            module = LogProbModule(flow)
-            data = (env.tensor(Z),)
-            batch_transform = self._dequantiser(
-                encoder, schema, streams["dequant"], env.device, env.dtype
-            )
-            result = train_dpsgd(
-                module,
-                _negative_log_likelihood,
-                data,
-                epsilon=eps_sgd,
-                delta=delta,
-                n_iter=n_iter,
-                batch_size=batch_size,
-                noise_multiplier=self.noise_multiplier if math.isfinite(epsilon) else None,
-                max_grad_norm=float(self.max_grad_norm),
-                optimizer="adam",
-                learning_rate=float(self.learning_rate),
-                accountant=self.accountant,
-                random_state=streams["training"],
-                batch_transform=batch_transform,
-                callback=functools.partial(self._progress, total=n_iter),
-            )
-        freeze(flow)
-        if not finite_parameters(flow):  # reads the released (noisy) parameters only
-            raise ValueError(_DIVERGED)
+    def _train(self, env, Z, encoder, schema, hidden, eps_sgd, delta):
+        """``(flow, TrainingResult)``: the flow built on ``env`` and trained on ``Z``."""
+        from skdp.flows import LogProbModule, make_flow
+        from skdp.training import train_dpsgd
+        from skdp.utils._torch import n_parameters
+
+        n = int(Z.shape[0])
+        flow = make_flow(
+            self.flow,
+            encoder.n_encoded_features_,
+            n_layers=int(self.n_layers),
+            hidden_features=(hidden,),
+            generator=env.generator("init", "cpu"),
+            zero_init_output=True,
+        )
+        flow = env.to(flow)
+        batch_size, n_iter = self._schedule(n, n_parameters(flow))
+        env.set_threads(min(batch_size, n) * n_parameters(flow))
+        result = train_dpsgd(
+            LogProbModule(flow),
+            _negative_log_likelihood,
+            (env.tensor(Z),),
+            epsilon=eps_sgd,
+            delta=delta,
+            n_iter=n_iter,
+            batch_size=batch_size,
+            noise_multiplier=self.noise_multiplier if math.isfinite(eps_sgd) else None,
+            max_grad_norm=float(self.max_grad_norm),
+            optimizer="adam",
+            learning_rate=float(self.learning_rate),
+            accountant=self.accountant,
+            random_state=env.streams["training"],
+            batch_transform=self._dequantiser(
+                encoder, schema, env.streams["dequant"], env.device, env.dtype
+            ),
+            callback=functools.partial(self._progress, total=n_iter),
+        )
+        return flow, result
+
+    def _record(self, schema, encoder, flow, result, device, eps_bounds, epsilon, delta):
+        """The fitted attributes, the DP-SGD facts and the spend (``record_dpsgd_fit``)."""
+        from skdp.training._fit_context import record_dpsgd_fit
 
         self.schema_ = schema
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self._encoder = encoder
-        self.n_encoded_features_ = D
+        self.n_encoded_features_ = encoder.n_encoded_features_
         self.flow_ = flow
         private = math.isfinite(epsilon)
+        if private:
+            breakdown = {"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
+        else:
+            breakdown = {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf}
         record_dpsgd_fit(
             self,
             noise_multiplier=result.noise_multiplier,
@@ -408,15 +417,12 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             n_iter=result.n_steps,
             history={k: list(result.history[k]) for k in ("step", "epsilon")},
             loss_curve=result.history.get("loss", []),  # kept for epsilon=inf only
-            device=env.device,
-            breakdown={"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
-            if private
-            else {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf},
+            device=device,
+            breakdown=breakdown,
             delta=delta,
             guarantee=result.guarantee,
             private=private,
         )
-        return self
 
     def _schedule(self, n, n_params):
         """``(batch_size, n_iter)``: the given values, or the public rule of the docstring."""

@@ -21,15 +21,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
-from skdp.sampling._free_energy import _FreeEnergyGradients, check_log_lik, mc_elbo
-from skdp.sampling._vi_flow import (
-    build_vi_flow,
-    default_n_iter,
-    default_n_mc,
-    gaussian_start_final_rate,
-    gaussian_start_log_scale,
-    make_vi_optimizer,
-)
+from skdp.sampling._free_energy import mc_elbo
+from skdp.sampling._vi_fit import plan_vi_fit, train_vi
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -46,7 +39,10 @@ __all__ = ["DPFlowVI"]
 _logger = get_logger(__name__)
 
 _STREAMS = ["init", "sampling", "noise", "mc"]
-_OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
+_DIVERGED = (
+    "the variational flow diverged (its parameters are not finite): lower learning_rate, or "
+    "use dtype='float64'"
+)
 
 
 # --------------------------------------------------------------------- estimator
@@ -385,142 +381,50 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        import torch
-
-        from skdp.accounting import gdp_clt_mu, resolve_noise_multiplier
-        from skdp.training import check_per_record_module, make_dp_step
-        from skdp.training._fit_context import (
-            check_noise_multiplier,
-            finite_parameters,
-            freeze,
-            record_dpsgd_fit,
-            torch_fit,
-        )
-        from skdp.training._loop import run_steps
-        from skdp.utils._torch import n_parameters
+        from skdp.training._fit_context import check_noise_multiplier, freeze, torch_fit
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = validate_data(self, X, reset=True, dtype="numeric")
         n, d = X.shape
         log_lik, p = self._resolve_model(d)
-        private = math.isfinite(self.epsilon)
-        epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
-        q = min(1.0, float(self.batch_size) / n)
-        T = default_n_iter(self.n_iter, n, self.batch_size)
-        if private:
-            sigma, _ = resolve_noise_multiplier(
-                epsilon=epsilon,
-                delta=delta,
-                sample_rate=q,
-                steps=T,
-                noise_multiplier=self.noise_multiplier,
-                accountant=self.accountant,
-            )
-        else:
-            sigma = 0.0
-        B = q * n  # expected batch size (public)
+        epsilon, delta = self._check_privacy_params(
+            n_samples=n, require_delta=math.isfinite(self.epsilon)
+        )
+        plan = plan_vi_fit(self, n, p, epsilon, delta)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
-        m = default_n_mc(self.n_mc, private)
-        full = self.privatize == "per_record_full"
-        # a non-private fit starts from a Gaussian at the public 1/sqrt(n) scale and
-        # trains its affine layer first (make_vi_optimizer); a private fit does not
-        gaussian = not private and self.normalization == "affine"
-
         with torch_fit(self, streams) as env:
-            device, tdtype = env.device, env.dtype
-            flow = build_vi_flow(
-                self.flow,
-                p,
-                n_layers=self.n_layers,
-                hidden_size=self.hidden_size,
-                normalization=self.normalization,
-                generator=env.generator("init", "cpu"),
-                log_scale=gaussian_start_log_scale(n) if gaussian else 0.0,
-                full=gaussian,
-            )
-            flow = check_per_record_module(env.to(flow))
-            env.set_threads(max(1, round(B)) * (n_parameters(flow) + m * p))
-            grads = _FreeEnergyGradients(flow, log_lik, self.log_prior, n, self._grad_method)
-            Xt = env.tensor(X)
-            mc_gen = env.generator("mc")
-            grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
-            check_log_lik(grads.module, Xt, m)
-            optimizer, scheduler = make_vi_optimizer(
-                getattr(torch.optim, _OPTIMIZERS[self.optimizer]),
-                grads.params.values(),
-                flow,
-                learning_rate=self.learning_rate,
-                decay=float(self.learning_rate_decay),
-                n_iter=T,
-                gaussian=gaussian,
-                final_rate=gaussian_start_final_rate(n),
-            )
-            step = make_dp_step(
-                grads.params,
-                optimizer,
-                n_samples=n,
-                sample_rate=q,
-                noise_multiplier=sigma,
-                max_grad_norm=float(self.max_grad_norm) if private else None,
-                private=private,
-                accountant=self.accountant if private else None,
-                sampling_rng=streams["sampling"],
-                noise_rng=streams["noise"],
-                device=device,
-                lr_scheduler=scheduler,
-            )
-            history = {"step": [], "epsilon": []}
-            loss_curve = []
+            run = train_vi(self, env, plan, X, log_lik)
+        freeze(run.flow, diverged=_DIVERGED)
+        self._record(plan, run, log_lik, env.device)
+        return self
 
-            def vi_step(t):  # the VI's hook: the step's MC draws, then its free-energy terms
-                grads.module.z = torch.randn((m, p), generator=mc_gen, device=device, dtype=tdtype)
-                if private:
-                    grad_sum, hook = grads.private_terms(Xt, step.privatizer, full=full)
-                    step.step(grad_sum, data_free_grad=hook)
-                else:
-                    grad_sum, hook, loss = grads.plain_terms(Xt, B)
-                    step.step(grad_sum, data_free_grad=hook)
-                    loss_curve.append(loss())
+    def _record(self, plan, run, log_lik, device):
+        """The fitted attributes, the DP-SGD facts and the spend (``record_dpsgd_fit``)."""
+        from skdp.accounting import gdp_clt_mu
+        from skdp.training._fit_context import record_dpsgd_fit
 
-            flow.train()
-            run_steps(
-                vi_step,
-                T,
-                epsilon=(lambda: float(step.accountant.get_epsilon(delta))) if private else None,
-                history=history,
-                progress=lambda t: self._progress(t, T, history, loss_curve, private),
-            )
-            elbo = math.nan
-            if not private:
-                elbo = self._elbo(flow, log_lik, Xt, min(m, 256), mc_gen, tdtype)
-        freeze(flow)
-        if not finite_parameters(flow):  # reads the released (noisy) parameters only
-            raise ValueError(
-                "the variational flow diverged (its parameters are not finite): lower "
-                "learning_rate, or use dtype='float64'"
-            )
-
-        self.n_params_ = p
-        self.flow_ = flow
+        private, q, sigma, T = plan.private, plan.sample_rate, plan.noise_multiplier, plan.n_iter
+        self.n_params_ = plan.n_params
+        self.flow_ = run.flow
         self._log_lik = log_lik
-        self.n_mc_ = m
-        self.elbo_ = float(elbo)
+        self.n_mc_ = plan.n_mc
+        self.elbo_ = float(run.elbo)
         mu = gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T) if private else math.inf
         self.mu_gdp_ = float(mu)  # the paper's CLT mu-GDP, informational
+        accountant = run.step.accountant
         record_dpsgd_fit(
             self,
             noise_multiplier=sigma,
             sample_rate=q,
-            n_iter=step.n_steps,
-            history=history,
-            loss_curve=loss_curve,  # kept for epsilon=inf only
+            n_iter=run.step.n_steps,
+            history=run.history,
+            loss_curve=run.loss_curve,  # kept for epsilon=inf only
             device=device,
-            breakdown={"dpsgd": float(step.accountant.get_epsilon(delta)) if private else math.inf},
-            delta=delta,
-            guarantee=step.accountant.guarantee if private else "exact",
+            breakdown={"dpsgd": float(accountant.get_epsilon(plan.delta)) if private else math.inf},
+            delta=plan.delta,
+            guarantee=accountant.guarantee if private else "exact",
             private=private,
         )
-        return self
 
     #: Per-record gradient path (tests switch it; "auto" picks the per-row Jacobian when small).
     _grad_method = "auto"

@@ -147,14 +147,20 @@ def torch_fit(settings, streams: Mapping, *, seed: str | None = None) -> Iterato
         yield TorchFit(device, dtype, streams, _setting(settings, "n_jobs"), set_threads)
 
 
-def freeze(*modules) -> None:
-    """The released modules in ``eval`` mode with their parameters frozen (``None`` skipped)."""
+def freeze(*modules, diverged: str | None = None) -> None:
+    """The released modules in ``eval`` mode with their parameters frozen (``None`` skipped).
+
+    ``diverged``: the message of the ``ValueError`` raised when a parameter is not finite
+    (refusing a diverged release is post-processing: it reads the released parameters only).
+    """
     for module in modules:
         if module is None:
             continue
         module.eval()
         for p in module.parameters():
             p.requires_grad_(False)
+        if diverged is not None and not finite_parameters(module):
+            raise ValueError(diverged)
 
 
 def finite_parameters(module: torch.nn.Module) -> bool:

@@ -132,30 +132,9 @@ def train_dpsgd(
         raise ValueError("n_iter must be >= 1")
     private = math.isfinite(epsilon)
     guarantee = get_accountant(accountant).guarantee
+    sigma = 0.0
     if private:
-        if noise_multiplier is None:
-            sigma = calibrate_noise_multiplier(
-                epsilon=epsilon, delta=delta, sample_rate=q, steps=n_iter, accountant=accountant
-            )
-        else:
-            sigma = float(noise_multiplier)
-            if sigma <= 0:
-                raise ValueError("noise_multiplier must be > 0 for a private fit")
-            planned = compute_epsilon(
-                noise_multiplier=sigma,
-                sample_rate=q,
-                steps=n_iter,
-                delta=delta,
-                accountant=accountant,
-            )
-            if planned > epsilon * (1 + 1e-12):
-                raise ValueError(
-                    f"noise_multiplier={sigma:g} gives epsilon={planned:.4g} over {n_iter} "
-                    f"steps, more than the budget epsilon={epsilon:g}; raise noise_multiplier "
-                    "or leave it None to calibrate it"
-                )
-    else:
-        sigma = 0.0
+        sigma = _noise_multiplier(epsilon, delta, q, n_iter, noise_multiplier, accountant)
     trainer = DPSGDTrainer(
         module,
         loss_fn,
@@ -200,6 +179,28 @@ def train_dpsgd(
         guarantee=guarantee if private else "exact",
         history=history,
     )
+
+
+def _noise_multiplier(epsilon, delta, q, n_iter, noise_multiplier, accountant) -> float:
+    """The smallest sigma whose ``n_iter`` steps meet ``(epsilon, delta)``, or the given
+    one (``ValueError`` before any training when it spends more than ``epsilon``)."""
+    if noise_multiplier is None:
+        return calibrate_noise_multiplier(
+            epsilon=epsilon, delta=delta, sample_rate=q, steps=n_iter, accountant=accountant
+        )
+    sigma = float(noise_multiplier)
+    if sigma <= 0:
+        raise ValueError("noise_multiplier must be > 0 for a private fit")
+    planned = compute_epsilon(
+        noise_multiplier=sigma, sample_rate=q, steps=n_iter, delta=delta, accountant=accountant
+    )
+    if planned > epsilon * (1 + 1e-12):
+        raise ValueError(
+            f"noise_multiplier={sigma:g} gives epsilon={planned:.4g} over {n_iter} "
+            f"steps, more than the budget epsilon={epsilon:g}; raise noise_multiplier "
+            "or leave it None to calibrate it"
+        )
+    return sigma
 
 
 def _mean_loss(trainer: DPSGDTrainer, data, max_rows: int = 4096) -> float:

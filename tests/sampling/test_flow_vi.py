@@ -230,7 +230,7 @@ def test_the_gaussian_start_is_for_non_private_fits_only(monkeypatch):
     """A non-private fit starts the affine layer at the public scale 1/sqrt(n) with a
     full-covariance Gaussian part; a private fit is built and trained as before (the
     private path's behaviour is unchanged: same flow, one learning rate, no decay)."""
-    import skdp.sampling._flow_vi as mod
+    import skdp.sampling._vi_fit as mod
 
     seen = []
     real = mod.build_vi_flow
@@ -496,7 +496,7 @@ def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads)
 
 def test_default_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
     """Default step count: min(800, max(200, ceil(10 n / batch_size))), nothing else."""
-    import skdp.sampling._flow_vi as mod
+    import skdp.sampling._vi_fit as mod
 
     assert mod.default_n_iter(None, 2000, 256) == 200
     assert mod.default_n_iter(None, 10_000, 256) == 391
@@ -521,7 +521,7 @@ def test_default_n_iter_is_a_public_function_of_n_and_batch_size(monkeypatch):
 
 def test_default_n_mc_is_a_public_function_of_privacy(monkeypatch):
     """Default MC draws: 16 for a private fit, 100 for epsilon=inf; a given n_mc is kept."""
-    import skdp.sampling._flow_vi as mod
+    import skdp.sampling._vi_fit as mod
 
     assert mod.default_n_mc(None, True) == 16
     assert mod.default_n_mc(None, False) == 100

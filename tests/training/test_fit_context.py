@@ -120,9 +120,13 @@ def test_freeze_and_finite_parameters():
     assert not a.training and not b.training
     assert not any(p.requires_grad for m in (a, b) for p in m.parameters())
     assert finite_parameters(a)
+    freeze(a, diverged="diverged")  # finite: no error
     with torch.no_grad():
         a.weight[0, 0] = math.nan
     assert not finite_parameters(a)
+    freeze(a)  # no check asked for
+    with pytest.raises(ValueError, match="the flow diverged"):
+        freeze(b, a, diverged="the flow diverged")
 
 
 def test_check_noise_multiplier():

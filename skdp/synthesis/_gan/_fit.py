@@ -23,6 +23,7 @@ __all__ = [
     "parameter_counts",
     "step_counts",
     "train_networks",
+    "training_config",
 ]
 
 #: Adam's betas of every network, fixed (Radford et al. 2016; Beaulieu-Jones et al. 2019).
@@ -197,6 +198,30 @@ def step_counts(params, n, *, n_params=None):
     return int(batch), q, int(t_ae), int(t_critic)
 
 
+def training_config(params):
+    """The :class:`~skdp.synthesis._gan._training.TrainingConfig` of the parameters."""
+    from skdp.synthesis._gan._training import TrainingConfig
+
+    lr = learning_rates(params["learning_rate"])
+    return TrainingConfig(
+        loss=params["loss"],
+        n_critic=n_critic(params),
+        weight_clip=params["weight_clip"],
+        aux_loss_weight=float(params["aux_loss_weight"]),
+        clip_fake_gradients=bool(params["clip_fake_gradients"]),
+        latent_dim=int(params["latent_dim"]),
+        latent_distribution=params["latent_distribution"],
+        max_grad_norm=max_grad_norm(params),
+        max_grad_norm_autoencoder=max_grad_norm(params, "autoencoder"),
+        lr_generator=lr["generator"],
+        lr_critic=lr["critic"],
+        lr_autoencoder=lr["autoencoder"],
+        betas=BETAS,
+        accountant=params["accountant"],
+        delta=float(params["delta"]),
+    )
+
+
 def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,
                    t_critic, eps_sel, streams):  # fmt: skip
     """Networks, training loops and checkpoint selection (torch).
@@ -228,7 +253,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     """
     import torch
 
-    from skdp.synthesis._gan._training import GANTraining, TrainingConfig
+    from skdp.synthesis._gan._training import GANTraining
     from skdp.training._fit_context import freeze, torch_fit
     from skdp.utils._torch import n_parameters
 
@@ -243,24 +268,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     blocks = softmax_blocks(encoder)
     discrete = discrete_mask(encoder)  # BCE in the autoencoder loss, the rest MSE
     conditional = classes is not None
-    lr = learning_rates(params["learning_rate"])
-    config = TrainingConfig(
-        loss=params["loss"],
-        n_critic=n_critic(params),
-        weight_clip=params["weight_clip"],
-        aux_loss_weight=float(params["aux_loss_weight"]),
-        clip_fake_gradients=bool(params["clip_fake_gradients"]),
-        latent_dim=int(params["latent_dim"]),
-        latent_distribution=params["latent_distribution"],
-        max_grad_norm=max_grad_norm(params),
-        max_grad_norm_autoencoder=max_grad_norm(params, "autoencoder"),
-        lr_generator=lr["generator"],
-        lr_critic=lr["critic"],
-        lr_autoencoder=lr["autoencoder"],
-        betas=BETAS,
-        accountant=params["accountant"],
-        delta=float(params["delta"]),
-    )
+    config = training_config(params)
     # the networks are initialised by torch's global generator, seeded from "init"
     with torch_fit(params, streams, seed="init") as env:
         device, tdtype = env.device, env.dtype
@@ -281,7 +289,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             dtype=tdtype,
             streams=streams,
         )
-        run.train_autoencoder(t_ae, lr["autoencoder"])
+        run.train_autoencoder(t_ae, config.lr_autoencoder)
         checkpoints = run.train_gan(t_critic, at)
         selected = None
         if sel is not None:
