@@ -5,7 +5,7 @@ the distinct coefficients) or the analytic Gaussian mechanism (epsilon, delta)."
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import (
+    _check_groups,
     _check_inside,
     _release,
     _release_centre,
@@ -20,10 +21,12 @@ from skdp.linear_model._functional_release import (
     _Scaling,
     _solve,
     _statistics,
+    _validate_input,
 )
 from skdp.utils._deprecation import RenamedAttribute
+from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import any_dask, check_dask_input, n_rows
+from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -31,9 +34,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
 )
 from skdp.utils.validation import (
-    check_clip_bounds_declared,
     check_finite_release,
-    check_no_fit_params,
     validate_data,
 )
 
@@ -134,6 +135,11 @@ default=None
         estimate (``bounds_X``/``bounds_y`` ``None``) still draws its noise in
         floating point from ``random_state``. ``mechanism="gaussian"`` with
         ``secure_mode=True`` raises ``ValueError``.
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random and every sensitivity is that many
+        times the row's, so ``epsilon`` holds per patient. Required with ``groups``.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise (of the private bound estimate only, with ``secure_mode``).
         ``None`` draws fresh OS entropy. Keep it secret for a real release: the seed
@@ -193,6 +199,11 @@ default=None
         ``epsilon``, and ``delta`` when the Gaussian release ran (0 otherwise).
     privacy_guarantee_ : str
         ``"exact"``.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     privacy_breakdown_ : dict
         Epsilon of ``"bounds"``, ``"centre"`` (the target's private mean and
         variance), ``"eigenvalue"`` and ``"objective"`` (the statistics); sums to
@@ -206,24 +217,28 @@ default=None
     Notes
     -----
     **Privacy.** Neighbouring relation: add or remove one row, ``n`` public
-    (:ref:`neighbouring-relation`). Each row is clipped to the bounds and scaled into
-    ``[-1, 1]``; ``x~`` is the scaled feature row followed (with an intercept) by a
-    constant 1, so ``||x~||^2 <= d' = p + 1`` (``p`` without intercept), and
-    ``|y~| <= 1``. ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound
-    estimate when bounds are missing, 0 otherwise. With an intercept a first release
-    centres the target: ``epsilon_c = s epsilon_r`` with the public share
-    ``s = min(1, max(0.05, 50 / (n epsilon_r)))`` (``epsilon_r = epsilon -
-    epsilon_b``) buys Laplace noise of scale ``1.5 / epsilon_c`` on ``(sum y~, sum
-    (y~^2 - 1/2))``, whose L1 sensitivity is ``3/2``
-    (:func:`skdp.mechanisms.sensitivity.target_moments_sensitivity`, attained at
-    ``|y~| = 1``). Their post-processing gives the private mean ``m`` (clipped to
-    ``[-1, 1]``) and variance ``v``. When ``s = 1`` (``n epsilon_r <= 50``) nothing else
-    is released and the model is the private mean (``coef_ = 0``). Otherwise the
-    target in the statistics below is ``u = clip(y~ - m, -1, 1)`` instead of ``y~``
-    (so ``|u| <= 1`` and every sensitivity below holds as stated; values more than a
-    half-width of ``bounds_y`` above or below the private mean are clipped), and
-    ``epsilon_r`` below stands for ``epsilon_r - epsilon_c``. Two statistics are
-    released:
+    (:ref:`neighbouring-relation`); with ``groups``, add or remove one patient with all
+    their rows: each patient keeps at most ``k = max_rows_per_group`` rows, chosen uniformly
+    at random inside the mechanism, the number of kept rows is public as ``n`` is, and every
+    sensitivity below (the statistics', the eigenvalue's, the centre's) is ``k`` times the
+    stated one, because each is a sum of per-row terms
+    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`); the noise is calibrated to
+    those, so the same accountant gives ``epsilon`` per patient. Each row is clipped to the
+    bounds and scaled into ``[-1, 1]``; ``x~`` is the scaled feature row followed (with an
+    intercept) by a constant 1, so ``||x~||^2 <= d' = p + 1`` (``p`` without intercept), and
+    ``|y~| <= 1``. ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound estimate when
+    bounds are missing, 0 otherwise. With an intercept a first release centres the target:
+    ``epsilon_c = s epsilon_r`` with the public share ``s = min(1, max(0.05, 50 / (n
+    epsilon_r)))`` (``epsilon_r = epsilon - epsilon_b``) buys Laplace noise of scale ``1.5 /
+    epsilon_c`` on ``(sum y~, sum (y~^2 - 1/2))``, whose L1 sensitivity is ``3/2``
+    (:func:`skdp.mechanisms.sensitivity.target_moments_sensitivity`, attained at ``|y~| =
+    1``). Their post-processing gives the private mean ``m`` (clipped to ``[-1, 1]``) and
+    variance ``v``. When ``s = 1`` (``n epsilon_r <= 50``) nothing else is released and the
+    model is the private mean (``coef_ = 0``). Otherwise the target in the statistics below
+    is ``u = clip(y~ - m, -1, 1)`` instead of ``y~`` (so ``|u| <= 1`` and every sensitivity
+    below holds as stated; values more than a half-width of ``bounds_y`` above or below the
+    private mean are clipped), and ``epsilon_r`` below stands for ``epsilon_r - epsilon_c``.
+    Two statistics are released:
 
     * the smallest eigenvalue ``lambda_min`` of ``X~^T X~`` (only with
       ``regularization="adaptive"``). Adding a row adds ``x~ x~^T``, which by Weyl's
@@ -387,6 +402,7 @@ default=None
             Interval(Real, 0, None, closed="left"),
         ],
         "secure_mode": ["boolean"],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
@@ -406,6 +422,7 @@ default=None
         mechanism="auto",
         regularization="adaptive",
         secure_mode=False,
+        max_rows_per_group=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -417,11 +434,12 @@ default=None
         self.mechanism = mechanism
         self.regularization = regularization
         self.secure_mode = secure_mode
+        self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, *, groups=None, **fit_params):
         """Fit the private linear model.
 
         Parameters
@@ -432,6 +450,12 @@ default=None
             declared).
         y : array-like of shape (n_samples,)
             In memory, or a Dask array/Series aligned with ``X``.
+        groups : array-like of shape (n_samples,), default=None
+            The patient (or other privacy unit) of each row, as in scikit-learn's
+            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
+            sensitivity is that many times the row's (Notes). In memory only; needs
+            declared ``bounds_X`` and ``bounds_y``.
         **fit_params : dict
             Only ``sample_weight=None`` is accepted; weights are rejected.
 
@@ -439,17 +463,24 @@ default=None
         -------
         self
         """
-        X, y, dask_input = self._validate_input(X, y, fit_params)
+        X, y, dask_input = _validate_input(self, X, y, fit_params)
         n, p = (n_rows(X) if dask_input else X.shape[0]), X.shape[1]
-        epsilon, delta = self._check_budget(n)
+        codes, k = _check_groups(self, groups, n, dask_input)
+        epsilon, delta = self._check_budget(n if codes is None else int(codes.max()) + 1)
         streams = fit_streams(
             self.random_state,
-            ["bounds", "noise", "eigenvalue", "centre"],
+            ["bounds", "noise", "eigenvalue", "centre", "groups"],
             estimator=self,
             X=X,
             y=y,
-            order_invariant=True,
+            groups=codes,
+            # the bounded subset depends on the row order: a permuted copy must not
+            # reuse the noise on other rows
+            order_invariant=codes is None,
         )
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, y, n = X[keep], y[keep], keep.shape[0]
         columns = list(getattr(self, "feature_names_in_", range(p)))
         (lo, hi), (ylo, yhi), eps_bounds = _resolve_bounds(
             self, X, y, epsilon, streams["bounds"], columns
@@ -468,6 +499,7 @@ default=None
             mechanism=self.mechanism,
             adaptive=self.regularization == "adaptive",
             secure_mode=self.secure_mode,
+            max_rows_per_group=k,
         )
         centre = _release_centre(X, y, scaling, plan, streams["centre"], columns, self.clip)
         if plan.mean_only:  # n epsilon too small for slopes: the private mean
@@ -476,22 +508,6 @@ default=None
         return self._record(
             plan, scaling, centre, model=_solve(rel, plan, centre, self.regularization)
         )
-
-    def _validate_input(self, X, y, fit_params):
-        """Checked ``(X, y, dask_input)``; Dask input stays lazy on the workers."""
-        check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
-        check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X, bounds_y=self.bounds_y)
-        if self.mechanism == "gaussian" and self.secure_mode:
-            raise ValueError(
-                "secure_mode=True is available for the Laplace releases only; use "
-                "mechanism='functional' or secure_mode=False"
-            )
-        if any_dask(X, y):  # validated lazily; the rows stay on the workers (doc/dask.rst)
-            X, y = check_dask_input(self, X, y)
-            self._check_dask_bounds()
-            return X, y, True
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="C")
-        return X, y, False
 
     def _check_budget(self, n):
         """``(epsilon, delta)``, with ``delta = 0`` where the Gaussian release may not
@@ -556,17 +572,10 @@ default=None
             "objective": scales[0],
         }
         self.privacy_breakdown_ = plan.breakdown()
+        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
+        self.max_rows_per_group_ = plan.max_rows_per_group
         self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
         return self
-
-    def _check_dask_bounds(self):
-        for name in ("bounds_X", "bounds_y"):
-            value = getattr(self, name)
-            if value is None or isinstance(value, str):
-                raise ValueError(
-                    f"{name}={value!r} is not supported for Dask input: declare public "
-                    f"bounds (a private bound estimate over partitions is not implemented)"
-                )
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

@@ -20,6 +20,7 @@ from skdp.linear_model._functional_release import (
 from skdp.mechanisms import gaussian_sigma
 from skdp.mechanisms.sensitivity import (
     gram_min_eigenvalue_sensitivity,
+    group_sensitivity,
     sufficient_statistics_sensitivity,
     target_moments_sensitivity,
 )
@@ -52,6 +53,11 @@ class FunctionalPlan:
         Weight of ``X~^T y~`` and the sensitivities (L1 for Laplace, L2 for Gaussian
         noise) of the statistics, of the smallest eigenvalue and of the target's
         moments; ``nan`` where nothing is released.
+    max_rows_per_group : int or None
+        The contribution bound ``k`` of a patient-level fit (``groups``): every
+        sensitivity is ``k`` times the row-level one
+        (:func:`skdp.mechanisms.sensitivity.group_sensitivity`); ``None`` for a
+        row-level fit.
     noise_scale, eigenvalue_scale, centre_scale, entry_sd : float
         Laplace scale (Gaussian standard deviation) of the statistics, of the
         eigenvalue and of the moments in floating point, and the standard deviation
@@ -80,6 +86,7 @@ class FunctionalPlan:
     eigenvalue_scale: float
     centre_scale: float
     entry_sd: float
+    max_rows_per_group: int | None = None
 
     @classmethod
     def build(
@@ -94,14 +101,17 @@ class FunctionalPlan:
         mechanism,
         adaptive,
         secure_mode,
+        max_rows_per_group=None,
     ):
         """The plan of a fit from public inputs only: ``n``, ``p``, the budget, the
         bounds' share and the parameters (``mechanism`` may be ``"auto"``; ``delta``
-        is 0 where the Gaussian release may not run)."""
+        is 0 where the Gaussian release may not run; ``max_rows_per_group`` the
+        contribution bound of a patient-level fit)."""
         eps_rest = epsilon - eps_bounds
         share = _centre_share(n, eps_rest) if fit_intercept else 0.0
         eps_centre = share * eps_rest if share > 0.0 else 0.0
-        centre_sens = target_moments_sensitivity(norm="l1")
+        k = 1 if max_rows_per_group is None else int(max_rows_per_group)
+        centre_sens = _per_unit(target_moments_sensitivity(norm="l1"), k)
         centre_scale = centre_sens / eps_centre if share > 0.0 else 0.0
         eps_stats = eps_rest - eps_centre
         mean_only = share >= 1.0
@@ -129,11 +139,12 @@ class FunctionalPlan:
             "eps_centre": eps_centre,
             "mechanism": mechanism,
             "mean_only": mean_only,
-            "eigenvalue_sensitivity": float(
-                gram_min_eigenvalue_sensitivity(p, fit_intercept=fit_intercept)
+            "eigenvalue_sensitivity": _per_unit(
+                float(gram_min_eigenvalue_sensitivity(p, fit_intercept=fit_intercept)), k
             ),
             "centre_sensitivity": centre_sens,
             "centre_scale": centre_scale,
+            "max_rows_per_group": max_rows_per_group,
         }
         if mean_only:
             nan = float("nan")
@@ -147,7 +158,7 @@ class FunctionalPlan:
                 eigenvalue_scale=0.0,
                 entry_sd=nan,
             )
-        return cls(**common, **_statistics_release(p, eps_stats, delta, common))
+        return cls(**common, **_statistics_release(p, eps_stats, delta, common, k))
 
     @property
     def gaussian(self):
@@ -169,14 +180,23 @@ class FunctionalPlan:
         }
 
 
-def _statistics_release(p, epsilon, delta, common):
+def _per_unit(row_sensitivity, k):
+    """The sensitivity for the privacy unit: the row's, or ``k`` times it for a group
+    of at most ``k`` rows (exactly the row's value at ``k = 1``)."""
+    return row_sensitivity if k == 1 else group_sensitivity(row_sensitivity, k)
+
+
+def _statistics_release(p, epsilon, delta, common, k=1):
     """Sensitivities, scales and the epsilon split of the statistics' release (and of
     the smallest eigenvalue) at budget ``epsilon`` (after the bounds and the centre)."""
     fit_intercept, adaptive = common["fit_intercept"], common["adaptive"]
     gaussian = common["mechanism"] == "gaussian"
     w = _target_weight(p, fit_intercept=fit_intercept, gaussian=gaussian)
-    sens = sufficient_statistics_sensitivity(
-        p, fit_intercept=fit_intercept, target_weight=w, norm="l2" if gaussian else "l1"
+    sens = _per_unit(
+        sufficient_statistics_sensitivity(
+            p, fit_intercept=fit_intercept, target_weight=w, norm="l2" if gaussian else "l1"
+        ),
+        k,
     )
     sens_eig = common["eigenvalue_sensitivity"]
     share = EIGENVALUE_SHARE if adaptive else 0.0

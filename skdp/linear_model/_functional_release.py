@@ -21,8 +21,21 @@ from skdp.mechanisms.sensitivity import (
     target_moments_sensitivity,
 )
 from skdp.utils._data_free import nonfinite_error
-from skdp.utils._rowsum import fixed_point_gram, fixed_point_to_float, row_sum
-from skdp.utils.validation import check_bounds, data_bounds
+from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
+from skdp.utils._rowsum import (
+    any_dask,
+    check_dask_input,
+    fixed_point_gram,
+    fixed_point_to_float,
+    row_sum,
+)
+from skdp.utils.validation import (
+    check_bounds,
+    check_clip_bounds_declared,
+    check_no_fit_params,
+    data_bounds,
+    validate_data,
+)
 
 #: eigenvalues of the noisy, regularised quadratic form below this are dropped (Matlab code)
 EIGENVALUE_THRESHOLD = 1e-8
@@ -266,12 +279,12 @@ def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
     return float(S[p, p + 1]), float(S[p, p])
 
 
-def _release_target_moments(sum_y, sum_sq, n, epsilon, *, secure_mode, rng):
+def _release_target_moments(sum_y, sum_sq, n, epsilon, *, secure_mode, rng, sensitivity=None):
     """Release ``(sum y~, sum (y~^2 - 1/2))`` with Laplace noise (L1 sensitivity 3/2,
     :func:`skdp.mechanisms.sensitivity.target_moments_sensitivity`); return the private
     mean (clipped to ``[-1, 1]``), the private variance (floored at ``max(1 / (n
     epsilon), 1e-4)``) and the noise scale. Post-processing after the release only."""
-    sens = target_moments_sensitivity(norm="l1")
+    sens = target_moments_sensitivity(norm="l1") if sensitivity is None else sensitivity
     stats = np.array([sum_y, sum_sq - 0.5 * n])
     if secure_mode:
         noisy, scale = _grid_laplace_release(stats, sens, epsilon)
@@ -394,7 +407,13 @@ def _release_centre(X, y, scaling, plan, rng, columns, clip):
         return _Centre()
     sum_y, sum_sq = _target_moments(X, y, *scaling.args(), clip=clip, columns=columns)
     mean, var, scale = _release_target_moments(
-        sum_y, sum_sq, plan.n, plan.eps_centre, secure_mode=plan.secure_mode, rng=rng
+        sum_y,
+        sum_sq,
+        plan.n,
+        plan.eps_centre,
+        secure_mode=plan.secure_mode,
+        rng=rng,
+        sensitivity=plan.centre_sensitivity,
     )
     return _Centre(mean, var, scale)
 
@@ -498,3 +517,54 @@ def _solve(rel, plan, centre, regularization):
             stacklevel=4,
         )
     return w, reg, kept, rel
+
+
+def _check_dask_bounds(est):
+    """Dask input needs declared bounds (no private estimate over partitions)."""
+    for name in ("bounds_X", "bounds_y"):
+        value = getattr(est, name)
+        if value is None or isinstance(value, str):
+            raise ValueError(
+                f"{name}={value!r} is not supported for Dask input: declare public "
+                f"bounds (a private bound estimate over partitions is not implemented)"
+            )
+
+
+def _check_groups(est, groups, n, dask_input):
+    """``(codes, k)`` of a patient-level fit, ``(None, None)`` without ``groups``."""
+    if groups is None:
+        return None, None
+    if dask_input:
+        raise ValueError(
+            "groups= is not supported for Dask input yet: bounding a patient's rows "
+            "needs them together (fit in memory, or without groups)"
+        )
+    codes = check_groups(groups, n)
+    if est.max_rows_per_group is None:
+        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
+    k = check_max_rows_per_group(est.max_rows_per_group)
+    for name in ("bounds_X", "bounds_y"):
+        value = getattr(est, name)
+        if value is None or _is_private(value):
+            raise ValueError(
+                f"{name}={value!r} with groups=: a private bound estimate per patient "
+                f"is not implemented; declare {name} (doc/choosing_bounds.rst)"
+            )
+    return codes, k
+
+
+def _validate_input(est, X, y, fit_params):
+    """Checked ``(X, y, dask_input)``; Dask input stays lazy on the workers."""
+    check_no_fit_params(fit_params, "DPLinearRegression", "the released coefficients")
+    check_clip_bounds_declared(est.clip, bounds_X=est.bounds_X, bounds_y=est.bounds_y)
+    if est.mechanism == "gaussian" and est.secure_mode:
+        raise ValueError(
+            "secure_mode=True is available for the Laplace releases only; use "
+            "mechanism='functional' or secure_mode=False"
+        )
+    if any_dask(X, y):  # validated lazily; the rows stay on the workers (doc/dask.rst)
+        X, y = check_dask_input(est, X, y)
+        _check_dask_bounds(est)
+        return X, y, True
+    X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=True, order="C")
+    return X, y, False

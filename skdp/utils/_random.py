@@ -73,6 +73,10 @@ _DIGEST_SIZE = 32
 #: thread count or the verbosity. The same release twice leaks nothing new, while two
 #: releases with independent noise would each cost the budget.
 EXECUTION_PARAMS = frozenset({"n_jobs", "verbose", "pre_dispatch"})
+
+#: parameters added after fixed-seed releases were pinned, with the default under which
+#: they are left out of the seed material (the patient-level contribution bound)
+LATER_PARAMS = {"max_rows_per_group": None}
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -469,6 +473,7 @@ def fit_streams(
     X=None,
     y=None,
     sample_weight=None,
+    groups=None,
     tag: str = "fit",
     order_invariant: bool = False,
 ) -> dict[str, np.random.Generator]:
@@ -489,6 +494,9 @@ def fit_streams(
         The estimator that releases.
     X, y, sample_weight : array-like, DataFrame or None
         The private inputs of the release, as validated by the estimator.
+    groups : array-like or None, default=None
+        The patient of each row of a patient-level release (its labels are private
+        inputs too: two groupings of the same rows never share noise).
     tag : str, default="fit"
         What is released (``"fit"``, ``"partial_fit"``, ...).
     order_invariant : bool, default=False
@@ -523,6 +531,11 @@ def fit_streams(
         for name, value in estimator.get_params(deep=False).items()
         if name != "random_state" and name not in EXECUTION_PARAMS
     }
+    # a parameter added later is hashed only when set away from its default, so its
+    # arrival leaves every fixed-seed release unchanged
+    for name, default in LATER_PARAMS.items():
+        if name in params and params[name] is default:
+            del params[name]
     # a renamed parameter is hashed under its old name with the value in effect, so a
     # rename leaves every fixed-seed release unchanged ({old: new}, class attribute)
     for old, new in getattr(type(estimator), "_renamed_parameters", {}).items():
@@ -530,6 +543,8 @@ def fit_streams(
         params[old] = new_value if isinstance(value, str) and value == "deprecated" else value
     parts = {"class": _qualname(type(estimator)), "params": params}
     rows = {"X": X, "y": y, "sample_weight": sample_weight}
+    if groups is not None:  # only then: row-level seeds stay as they were
+        rows["groups"] = groups
     return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)
 
 

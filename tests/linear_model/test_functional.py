@@ -946,3 +946,43 @@ def test_deprecated_noise_scale_names_warn_and_read_the_new_entries():
         assert old not in vars(reg)
     with pytest.raises(AttributeError, match="not fitted"):
         _ = DPLinearRegression().eigenvalue_noise_scale_
+
+
+def test_patient_level_fit_scales_every_sensitivity_and_records_the_unit():
+    """groups= with max_rows_per_group=k: the plan's sensitivities (statistics,
+    eigenvalue, centre) are k times the row-level ones, so are the noise scales; the
+    fitted facts say the unit; at most k rows per patient enter the statistics."""
+    from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
+
+    X, y, _, groups = make_longitudinal_ehr(400, random_state=0)
+    kw = dict(bounds_X=LONGITUDINAL_EHR_BOUNDS(), bounds_y=(0, 150), random_state=0)
+    row = DPLinearRegression(**kw).fit(X, y)
+    assert row.privacy_unit_ == "row" and row.max_rows_per_group_ is None
+    for k in (1, 3):
+        pat = DPLinearRegression(max_rows_per_group=k, **kw).fit(X, y, groups=groups)
+        assert pat.privacy_unit_ == "group" and pat.max_rows_per_group_ == k
+        assert pat.epsilon_spent_ == 1.0 and sum(pat.privacy_breakdown_.values()) == 1.0
+        assert pat.sensitivity_ == pytest.approx(k * row.sensitivity_, rel=1e-12)
+        assert pat.eigenvalue_sensitivity_ == k * row.eigenvalue_sensitivity_
+    # the same rows, a different grouping: other noise (the labels are private inputs)
+    other = DPLinearRegression(max_rows_per_group=50, **kw).fit(X, y, groups=groups % 7)
+    again = DPLinearRegression(max_rows_per_group=50, **kw).fit(X, y, groups=groups % 11)
+    assert not np.allclose(other.coef_, again.coef_)
+
+
+@pytest.mark.parametrize(
+    ("params", "fit_kw", "error", "match"),
+    [
+        ({}, {"groups": np.arange(10)}, ValueError, "needs max_rows_per_group"),
+        ({"max_rows_per_group": 2}, {"groups": np.arange(9)}, ValueError, "9 labels for"),
+        ({"max_rows_per_group": 2, "bounds_X": None}, {}, ValueError, "bounds_X=None with"),
+        ({"max_rows_per_group": 0}, {}, ValueError, "max_rows_per_group"),
+        ({"max_rows_per_group": 2}, {"groups": [None] * 10}, ValueError, "missing labels"),
+    ],
+)
+def test_bad_patient_level_input_is_refused(params, fit_kw, error, match):
+    X, y = _data(10, 2)
+    fit_kw = {"groups": np.arange(10) // 2, **fit_kw}
+    est = DPLinearRegression(**{"bounds_X": BX, "bounds_y": BY, **params})
+    with pytest.raises(error, match=match):
+        est.fit(X, y, **fit_kw)

@@ -1,0 +1,89 @@
+"""Attack: one patient with many rows against a per-row guarantee.
+
+The game: D (patients with one row each) versus D plus one patient who has k = 5
+identical extreme rows. A release whose sensitivity is per row lets the attacker tell
+the two apart far beyond the claimed epsilon (group privacy: about k epsilon); with
+``groups=`` and ``max_rows_per_group=k`` the empirical lower bound must stay at or below
+the claim. The bound is a one-sided Clopper-Pearson bound at 95 % confidence on
+independent trials (:func:`skdp.auditing.threshold_audit`), so a correct mechanism
+fails this test with probability at most about 5 %; the seeds are fixed.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp.auditing import threshold_audit
+from skdp.linear_model import DPLinearRegression
+
+K = 5
+EPSILON = 1.0
+
+
+def _worlds(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X0 = rng.uniform(-0.2, 0.2, (n, 1))
+    y0 = rng.uniform(-0.2, 0.2, n)
+    g0 = np.arange(n)
+    canary_X, canary_y = np.ones((K, 1)), np.ones(K)  # one patient, K extreme visits
+    X1, y1 = np.vstack([X0, canary_X]), np.r_[y0, canary_y]
+    g1 = np.r_[g0, np.full(K, n)]
+    return (X0, y0, g0), (X1, y1, g1)
+
+
+def _audit(make, use_groups, n_trials=600, seed=1):
+    worlds = _worlds()
+    rng = np.random.default_rng(seed)
+    labels = rng.permutation(np.arange(n_trials) % 2)
+    scores = np.empty(n_trials)
+    for t, label in enumerate(labels):
+        X, y, g = worlds[label]
+        est = make(int(rng.integers(2**31)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g if use_groups else None)
+        scores[t] = float(est.predict(np.ones((1, 1)))[0])  # the canary's pull
+    return threshold_audit(scores, labels, epsilon=EPSILON)
+
+
+def _linear(max_rows_per_group=None):
+    def make(seed):
+        return DPLinearRegression(
+            epsilon=EPSILON,
+            delta=0.0,
+            bounds_X=(-1.0, 1.0),
+            bounds_y=(-1.0, 1.0),
+            # no intercept (no centre release) and a fixed ridge (no eigenvalue
+            # release): the whole budget on the statistics, a stable solve, so the
+            # slope is close to a linear function of the noisy sum x y
+            fit_intercept=False,
+            regularization=100.0,
+            max_rows_per_group=max_rows_per_group,
+            random_state=seed,
+        )
+
+    return make
+
+
+def test_row_level_release_breaks_its_promise_for_a_patient_with_many_rows():
+    """Control (the failure this fixes): a per-row fit protects the patient's five rows
+    at about 5 epsilon, and the audit proves more than the claimed epsilon."""
+    res = _audit(_linear(), use_groups=False)
+    assert res.epsilon_lb > EPSILON, res
+
+
+def test_patient_level_release_keeps_its_promise():
+    res = _audit(_linear(max_rows_per_group=K), use_groups=True)
+    assert res.epsilon_lb <= EPSILON, res
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_a_smaller_bound_drops_rows_at_random_and_still_keeps_the_promise(k):
+    """With k below the patient's row count, rows beyond k are dropped at random inside
+    the mechanism: the claim holds for the patient, and the bounded fit sees at most k
+    of the canary's rows."""
+    res = _audit(_linear(max_rows_per_group=k), use_groups=True, n_trials=400)
+    assert res.epsilon_lb <= EPSILON, res
