@@ -114,7 +114,6 @@ CONVENTIONS = (
 
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
 PENDING: dict[str, dict[str, str]] = {
-    "DPGANSynthesizer": {"fitted_vocabulary": "n_bins_ is one int for every column"},
     "DPMarginalSynthesizer": {"fitted_vocabulary": "noise_ and the key 'select'"},
 }
 

@@ -165,6 +165,9 @@ def test_budget_split_bounds_prior_selection():
     assert b["dpsgd"] <= 4.0 - 0.4 - 0.2 - 0.8 + 1e-12
     assert gan.epsilon_spent_ == pytest.approx(sum(b.values())) and gan.epsilon_spent_ <= 4.0
     assert all(lo < hi for lo, hi in gan.bounds_.values())
+    # noise_scale_, keyed like the breakdown: Lap(1 / 0.2) on each class count, and
+    # Lap(1 / (0.8 / (top_k * n_scorers))) on each utility of the 2 peeling rounds
+    assert gan.noise_scale_ == {"prior": pytest.approx(5.0), "selection": pytest.approx(2.5)}
 
 
 def test_too_small_noise_multiplier_raises_before_training(monkeypatch):

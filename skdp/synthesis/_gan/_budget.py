@@ -10,6 +10,10 @@ Theorem 3.16); each share has one entry here:
 * :func:`selection_share`: DP checkpoint selection (report-noisy-max peeling);
 * :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic); all
   of delta goes to it. :func:`calibrate_noise` picks the noise multiplier that meets it.
+
+:func:`breakdown` writes the shares as ``privacy_breakdown_`` and :func:`noise_scales`
+the Laplace scale of each noisy release that is not a DP-SGD step as ``noise_scale_``
+(keyed like the breakdown; the DP-SGD noise is ``noise_multiplier_``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = [
     "breakdown",
     "calibrate_noise",
     "dpsgd_share",
+    "noise_scales",
     "prior_share",
     "selection_share",
 ]
@@ -103,3 +108,25 @@ def breakdown(*, bounds, prior, dpsgd, selection, nonprivate=False):
     if nonprivate and math.isfinite(sum(parts.values())):
         parts["nonprivate"] = math.inf
     return parts
+
+
+def noise_scales(*, prior, selection, selection_rounds):
+    """``noise_scale_``: the Laplace scale of each noisy release that is not a DP-SGD
+    step, keyed like :func:`breakdown` (``doc/glossary.rst``).
+
+    ``"prior"``: the noise on each class count of the DP class prior, ``1 / eps_prior``
+    (sensitivity 1). ``"selection"``: the noise on each candidate's utility (a count,
+    sensitivity 1, monotone) in each of the ``selection_rounds = top_k * n_scorers``
+    report-noisy-max rounds, ``1 / (eps_selection / selection_rounds)``. 0 where the part
+    releases nothing noisy (no DP prior, no selection, or ``epsilon=inf``).
+    """
+
+    def laplace_scale(eps, rounds=1):
+        if not 0.0 < eps < math.inf:
+            return 0.0
+        return 1.0 / (eps / rounds)  # as drawn: sensitivity / (the round's epsilon)
+
+    return {
+        "prior": float(laplace_scale(prior)),
+        "selection": float(laplace_scale(selection, selection_rounds)),
+    }

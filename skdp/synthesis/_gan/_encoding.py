@@ -30,7 +30,7 @@ import numpy as np
 from skdp.utils._tabular.binning import ColumnBinner
 from skdp.utils._tabular.encoder import TabularEncoder
 
-__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows"]
+__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows", "n_bins_per_column"]
 
 #: Smallest and largest default number of bins per numeric column.
 MIN_BINS, MAX_BINS = 4, 16
@@ -176,6 +176,25 @@ class BinnedEncoder:
     def inverse_transform(self, Z):
         """:meth:`decode` without drawing (argmax bins and levels)."""
         return self.decode(Z, None)
+
+
+def n_bins_per_column(schema, encoder):
+    """``n_bins_``: ``{column: bins}`` of every discretised column (``doc/glossary.rst``).
+
+    A numeric column binned by a :class:`BinnedEncoder` has its bins (one per value for
+    an integer column with at most ``n_bins`` values); a categorical or binary column
+    has its declared levels (its categories count as its bins). A declared missing
+    level is one more bin. Numeric columns of the scaled encoding are not discretised
+    and have no entry. Public: a function of the schema and ``n_bins`` only.
+    """
+    binners = encoder._binners if isinstance(encoder, BinnedEncoder) else {}
+    out = {}
+    for c in schema:
+        if c.is_numeric and c.name not in binners:
+            continue
+        k = binners[c.name].n_levels if c.is_numeric else len(c.categories)
+        out[c.name] = int(k) + int(c.missing)
+    return out
 
 
 def draw_rows(P, rng):

@@ -18,7 +18,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
-from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins
+from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
 from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
@@ -220,8 +220,15 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     schema_ : skdp.utils.schema.TabularSchema
     bounds_ : dict {column: (lo, hi)}
     n_encoded_features_ : int
-    n_bins_ : int or None
-        Bins per numeric column (``numeric_encoding="bins"``), else None.
+    n_bins_ : dict {column: int}
+        The number of bins of each discretised column (glossary ``n_bins_``): a numeric
+        column of ``numeric_encoding="bins"`` has ``n_bins`` bins, or one per value for
+        an integer column with at most ``n_bins`` declared values; a categorical or
+        binary column has its declared levels (its categories count as its bins); a
+        declared missing level is one more bin. Numeric columns of
+        ``numeric_encoding="scaled"`` are not discretised and have no entry.
+        (Previously one int for every column: the ``n_bins`` in effect, or None with
+        ``"scaled"``.)
     classes_ : ndarray or None
     class_prior_ : ndarray or None
         DP, uniform or user prior over ``classes_`` (conditional models).
@@ -234,6 +241,14 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     selected_checkpoints_ : list of (int, str) or None
         ``(checkpoint step, scorer)`` of each selected generator.
     noise_multiplier_ : float
+        The DP-SGD noise standard deviation over the clipping norm, of every autoencoder
+        and critic step (calibrated, or ``noise_multiplier``; 0 at ``epsilon=inf``).
+    noise_scale_ : dict {str: float}
+        The Laplace scale of each noisy release that is not a DP-SGD step, keyed like
+        ``privacy_breakdown_``: ``"prior"``, the noise on each class count of
+        ``class_prior="dp"`` (``1 / eps_prior``), and ``"selection"``, the noise on each
+        checkpoint's utility in each report-noisy-max round (``1 / eps_r``, Notes); 0
+        where the part releases nothing noisy or ``epsilon=inf``.
     sample_rate_ : float
     n_iter_ : int
         Critic steps executed (accounted DP-SGD steps; the generator took
@@ -517,10 +532,8 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
                 f"column(s) {schema.missing_names} have a missing level, which needs "
                 "numeric_encoding='bins' (the scaled encoding has no coordinate for it)"
             )
-        n_bins = None
         if self.numeric_encoding == "bins":  # public: schema, n, epsilon
-            n_bins = self.n_bins or default_n_bins(n, epsilon)
-            encoder = BinnedEncoder(schema, n_bins)
+            encoder = BinnedEncoder(schema, self.n_bins or default_n_bins(n, epsilon))
         Z = encoder.transform(X)
 
         # -- labels and the class prior
@@ -556,7 +569,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
         self._encoder = encoder
         self.n_encoded_features_ = encoder.n_encoded_features_
-        self.n_bins_ = n_bins
+        self.n_bins_ = n_bins_per_column(schema, encoder)
         self.classes_ = classes
         self.class_prior_ = prior
         self.generators_ = gens
@@ -569,6 +582,10 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
             dpsgd=run.epsilon(delta) if private else math.inf,
             selection=eps_sel,
             nonprivate=bool(self._nonprivate_options()),
+        )
+        rounds = selection.top_k * len(selection.scorers) if selection is not None else 1
+        self.noise_scale_ = _budget.noise_scales(
+            prior=eps_prior, selection=eps_sel, selection_rounds=rounds
         )
         run.record(self, breakdown=breakdown, delta=delta)  # the DP-SGD facts, the spend
         return self

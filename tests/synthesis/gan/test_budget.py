@@ -75,3 +75,17 @@ def test_breakdown_adds_up_to_the_total():
     # epsilon=inf: nothing else is charged
     b = _budget.breakdown(bounds=0.3, prior=0.0, dpsgd=math.inf, selection=0.0, nonprivate=True)
     assert b == {"bounds": 0.0, "prior": 0.0, "dpsgd": math.inf, "selection": 0.0}
+
+
+def test_noise_scales_are_the_laplace_scales_drawn():
+    """noise_scale_ holds the scale of the class counts' noise and of each report-noisy-max
+    round's noise (sensitivity 1 both), keyed like the breakdown; 0 where nothing noisy."""
+    s = _budget.noise_scales(prior=0.1, selection=0.5, selection_rounds=5)
+    assert s == {"prior": pytest.approx(10.0), "selection": pytest.approx(10.0)}
+    assert set(s) <= set(_budget.breakdown(bounds=0.0, prior=0.1, dpsgd=1.0, selection=0.5))
+    assert _budget.noise_scales(prior=0.0, selection=0.0, selection_rounds=1) == {
+        "prior": 0.0,
+        "selection": 0.0,
+    }
+    free = _budget.noise_scales(prior=math.inf, selection=math.inf, selection_rounds=2)
+    assert free == {"prior": 0.0, "selection": 0.0}

@@ -150,7 +150,12 @@ def test_estimator_default_is_binned_and_keeps_no_seed_material():
         device="cpu",
         random_state=0,
     ).fit(df)
-    assert gan.numeric_encoding == "bins" and gan.n_bins_ == default_n_bins(150, 10.0)
+    k = default_n_bins(150, 10.0)
+    assert gan.numeric_encoding == "bins" and k == 16
+    # n_bins_: the bins of every discretised column (glossary): visits has 6 values <= k,
+    # one bin each; the categorical and binary columns count their levels
+    assert gan.n_bins_ == {"age": k, "sex": 2, "smoker": 2, "bmi": k, "visits": 6, "site": 3}
+    assert all(type(v) is int for v in gan.n_bins_.values())
     assert isinstance(gan._encoder, BinnedEncoder)
     assert gan.n_encoded_features_ == gan._encoder.n_encoded_features_
     S = gan.sample(300, random_state=1)
@@ -181,7 +186,8 @@ def test_scaled_encoding_is_still_available():
         epsilon=10.0, bounds=BOUNDS, categories=CATS, numeric_encoding="scaled",
         n_iter=2, latent_dim=4, device="cpu", random_state=0,
     ).fit(df)  # fmt: skip
-    assert gan.n_bins_ is None and gan.n_encoded_features_ == 9  # one column per numeric
+    assert gan.n_encoded_features_ == 9  # one column per numeric
+    assert gan.n_bins_ == {"sex": 2, "smoker": 2, "site": 3}  # numerics not discretised
     assert gan.sample(5, random_state=0).shape == (5, 6)
     with pytest.raises(ValueError, match="n_bins"):
         DPGANSynthesizer(epsilon=1.0, bounds=BOUNDS, categories=CATS, n_bins=1).fit(df)
