@@ -176,25 +176,20 @@ def step_counts(params, n, *, n_params=None):
 
     batch = params["batch_size"] or default_batch_size(n)
     q = min(1.0, float(batch) / n)
-    t_critic = params["n_iter"]
-    if not t_critic:
+
+    def steps(given, epochs, work, step_cost=1.0):
+        if given:
+            return given
         if n_params is None:
-            t_critic = math.ceil(CRITIC_EPOCHS / q)
-        else:
-            t_critic = default_n_iter(
-                n, batch, epochs=CRITIC_EPOCHS, n_parameters=n_params["gan"],
-                step_cost=GAN_STEP_COST,
-            )  # fmt: skip
+            return math.ceil(epochs / q)
+        return default_n_iter(
+            n, batch, epochs=epochs, n_parameters=n_params[work], step_cost=step_cost
+        )
+
+    t_critic = steps(params["n_iter"], CRITIC_EPOCHS, "gan", GAN_STEP_COST)
     t_ae = 0
     if params["autoencoder"]:
-        t_ae = params["n_iter_autoencoder"]
-        if not t_ae:
-            if n_params is None:
-                t_ae = math.ceil(AUTOENCODER_EPOCHS / q)
-            else:
-                t_ae = default_n_iter(
-                    n, batch, epochs=AUTOENCODER_EPOCHS, n_parameters=n_params["autoencoder"]
-                )
+        t_ae = steps(params["n_iter_autoencoder"], AUTOENCODER_EPOCHS, "autoencoder")
     return int(batch), q, int(t_ae), int(t_critic)
 
 
