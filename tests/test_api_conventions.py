@@ -113,9 +113,7 @@ CONVENTIONS = (
 )
 
 #: {estimator name: {convention: reason}} -- conversions in progress (strict xfail).
-PENDING: dict[str, dict[str, str]] = {
-    "DPMarginalSynthesizer": {"fitted_vocabulary": "noise_ and the key 'select'"},
-}
+PENDING: dict[str, dict[str, str]] = {}
 
 #: {estimator name: reason} -- estimators whose private fits keep a loss curve, because
 #: that loss is not a statistic of the private rows. Every other private fit must keep an

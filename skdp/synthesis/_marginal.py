@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,6 +17,7 @@ from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one
 from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
 from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
+from skdp.utils._deprecation import REMOVED_IN
 from skdp.utils._logging import verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
@@ -233,25 +235,31 @@ class DPMarginalSynthesizer(
         consistent with ``node_marginals_``. ``None`` with ``selection="aim"``.
     n_records_ : float
         Noisy estimate of the number of rows (from the measurements).
-    noise_ : dict
-        The noise of each stage: ``"mechanism"`` (``"gaussian"``, ``"laplace"`` or
-        ``"none"``), ``"one_way_scale"`` and ``"two_way_scale"`` (the discrete
-        Gaussian's ``sigma`` or the discrete Laplace's scale ``b``), and
-        ``"select_epsilon"`` (of each exponential-mechanism round). With
-        ``selection="aim"`` the last two are the first round's (the later rounds'
-        are in ``rounds_``).
+    mechanism_ : str
+        The noise of the measurements: ``"gaussian"`` (zCDP), ``"laplace"`` (pure
+        DP) or ``"none"`` (``epsilon=inf``).
+    noise_scale_ : dict of str to float
+        The noise of each measurement stage, keyed like ``privacy_breakdown_``:
+        ``"one_way"`` and ``"two_way"`` (the discrete Gaussian's ``sigma`` or the
+        discrete Laplace's scale ``b``; with ``selection="aim"`` the first round's,
+        the later rounds' are in ``rounds_``). ``noise_`` (the dict of
+        ``"mechanism"``, ``"one_way_scale"``, ``"two_way_scale"`` and
+        ``"select_epsilon"``) is its deprecated form (``FutureWarning``; removed in
+        0.2).
     rho_ : float or None
         zCDP spent by the noisy stages (``None`` under pure DP).
     rho_breakdown_ : dict or None
-        ``rho`` of each stage (``None`` under pure DP).
+        ``rho`` of each stage (``None`` under pure DP), keyed like
+        ``privacy_breakdown_``.
     epsilon_spent_, delta_spent_, privacy_guarantee_ :
         The ``(epsilon, delta)`` guarantee (``"exact"``).
     privacy_breakdown_ : dict
-        Epsilon attributed to ``"bounds"``, ``"one_way"``, ``"select"`` and
-        ``"two_way"``; sums to ``epsilon_spent_``. Fixed before any row is read by the
-        public budget split: with ``selection="aim"`` the last two are the rounds'
-        whole shares of selection and measurement (``rounds_`` lists each round's
-        charge; rounds that stop early because no candidate is left spend less).
+        Epsilon attributed to ``"bounds"``, ``"one_way"``, ``"selection"`` and
+        ``"two_way"``; sums to ``epsilon_spent_``. (``"selection"`` was spelled ``"select"``
+        before the fitted vocabulary of :doc:`/glossary`.) Fixed before any row is read by
+        the public budget split: with ``selection="aim"`` the last two are the rounds' whole
+        shares of selection and measurement (``rounds_`` lists each round's charge; rounds
+        that stop early because no candidate is left spend less).
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` has string column names.
@@ -417,6 +425,25 @@ class DPMarginalSynthesizer(
         "smoothing": [Interval(Real, 0, 1, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
+
+    @property
+    def noise_(self):
+        """Deprecated (removed in 0.2): ``mechanism_`` and ``noise_scale_`` in the
+        layout of before (``FutureWarning``)."""
+        if "noise_scale_" not in vars(self):
+            raise AttributeError("'DPMarginalSynthesizer' object has no attribute 'noise_'")
+        warnings.warn(
+            "DPMarginalSynthesizer.noise_ is deprecated and will be removed in skdp "
+            f"{REMOVED_IN}; use mechanism_ and noise_scale_",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return {
+            "mechanism": self.mechanism_,
+            "one_way_scale": self.noise_scale_["one_way"],
+            "two_way_scale": self.noise_scale_["two_way"],
+            "select_epsilon": self._select_epsilon,
+        }
 
     def __init__(
         self,

@@ -152,12 +152,13 @@ class MarginalFitMixin:
         for name, value in model.fitted(names, plan).items():
             setattr(self, name, value)
         self._discs = discs
-        self.noise_ = {  # AIM: the first round's 2-way scale and selection epsilon
-            "mechanism": plan.mechanism,
-            "one_way_scale": float(plan.one_way_scale),
-            "two_way_scale": float(plan.two_way_scale) if model.measured else 0.0,
-            "select_epsilon": float(plan.select_epsilon) if model.measured else math.inf,
+        self.mechanism_ = plan.mechanism
+        self.noise_scale_ = {  # AIM: the first round's 2-way scale
+            "one_way": float(plan.one_way_scale),
+            "two_way": float(plan.two_way_scale) if model.measured else 0.0,
         }
+        # the per-round selection epsilon, for the deprecated noise_ (public numbers)
+        self._select_epsilon = float(plan.select_epsilon) if model.measured else math.inf
         self.rho_ = plan.rho
         self.rho_breakdown_ = plan.rho_breakdown()
         self._record_privacy_spent(plan.epsilon_spent, plan.delta_spent, breakdown=plan.breakdown())

@@ -39,6 +39,8 @@ _MEASURE_SHARE = 0.9
 _ROUNDS_PER_COLUMN = 16
 
 _STAGES = ("one_way", "select", "two_way")
+#: the stages' names in privacy_breakdown_ / rho_breakdown_ (doc/glossary.rst)
+_PARTS = ("one_way", "selection", "two_way")
 
 
 def aim_n_rounds(d):
@@ -216,14 +218,14 @@ class MarginalPlan:
     def breakdown(self):
         """``privacy_breakdown_``: the epsilon of each stage; sums to ``epsilon``."""
         parts = (self.eps_one_way, self.eps_select, self.eps_two_way)
-        return {"bounds": self.eps_bounds, **dict(zip(_STAGES, parts, strict=True))}
+        return {"bounds": self.eps_bounds, **dict(zip(_PARTS, parts, strict=True))}
 
     def rho_breakdown(self):
         """``rho_breakdown_``: the zCDP budget of each stage (``None`` but under zCDP)."""
         if self.rho is None:
             return None
         parts = (self.rho_one_way, self.rho_select, self.rho_two_way)
-        return dict(zip(_STAGES, parts, strict=True))
+        return dict(zip(_PARTS, parts, strict=True))
 
     def spent_after(self, phase):
         """Epsilon spent by the end of a logged stage (``"one_way"``, ``"select"``,

@@ -52,7 +52,7 @@ def test_dataframe_round_trip_dtypes_and_domain():
     assert fake["bmi"].nunique() > 10 * s.n_bins_["bmi"]
     # age has 73 integers in its bounds: more than 32, so it is grouped; visits is not
     assert s.n_bins_["visits"] == 10
-    assert s.n_bins_["age"] == marginal_n_bins(len(df), s.noise_["two_way_scale"])
+    assert s.n_bins_["age"] == marginal_n_bins(len(df), s.noise_scale_["two_way"])
     assert len(s.sample(0)) == 0
 
 
@@ -121,7 +121,7 @@ def test_privacy_facts_zcdp():
     df = _frame()
     s = _synth(epsilon=1.0, delta=1e-6).fit(df)
     assert (s.epsilon_spent_, s.delta_spent_, s.privacy_guarantee_) == (1.0, 1e-6, "exact")
-    assert s.noise_["mechanism"] == "gaussian"
+    assert s.mechanism_ == "gaussian"
     # declared bounds: the whole budget is a zCDP budget, the exact conversion's rho
     assert s.privacy_breakdown_["bounds"] == 0.0
     assert s.rho_ == zcdp_rho(1.0, 1e-6)
@@ -130,8 +130,8 @@ def test_privacy_facts_zcdp():
     assert math.fsum(s.rho_breakdown_.values()) == pytest.approx(s.rho_, rel=1e-12)
     # the stages' noise composes to rho: d 1-way and d-1 2-way Gaussians, d-1 EM rounds
     d = df.shape[1]
-    sig1, sig2 = s.noise_["one_way_scale"], s.noise_["two_way_scale"]
-    eps_r = s.noise_["select_epsilon"]
+    sig1, sig2 = s.noise_scale_["one_way"], s.noise_scale_["two_way"]
+    eps_r = s._select_epsilon
     rho_1, rho_s, rho_2 = d / (2 * sig1**2), (d - 1) * eps_r**2 / 8, (d - 1) / (2 * sig2**2)
     assert [rho_1, rho_s, rho_2] == pytest.approx(list(s.rho_breakdown_.values()), rel=1e-12)
     assert rho_1 == pytest.approx(s.rho_ / 3) and rho_2 == pytest.approx(s.rho_ / 3)
@@ -147,14 +147,14 @@ def test_privacy_facts_pure_dp_and_budget_split():
     df = _frame()
     s = _synth(epsilon=2.0, delta=0.0, budget_split=(2, 1, 1)).fit(df)
     assert (s.epsilon_spent_, s.delta_spent_, s.privacy_guarantee_) == (2.0, 0.0, "exact")
-    assert s.rho_ is None and s.noise_["mechanism"] == "laplace"
+    assert s.rho_ is None and s.mechanism_ == "laplace"
     d = df.shape[1]
-    eps_1 = d / s.noise_["one_way_scale"]
-    eps_s = (d - 1) * s.noise_["select_epsilon"]
-    eps_2 = (d - 1) / s.noise_["two_way_scale"]
+    eps_1 = d / s.noise_scale_["one_way"]
+    eps_s = (d - 1) * s._select_epsilon
+    eps_2 = (d - 1) / s.noise_scale_["two_way"]
     assert [eps_1, eps_s, eps_2] == pytest.approx([1.0, 0.5, 0.5])
     bd = s.privacy_breakdown_
-    assert [bd["one_way"], bd["select"], bd["two_way"]] == pytest.approx([1.0, 0.5, 0.5])
+    assert [bd["one_way"], bd["selection"], bd["two_way"]] == pytest.approx([1.0, 0.5, 0.5])
     assert math.fsum(bd.values()) == pytest.approx(2.0, rel=1e-12)
     assert all(v.dtype.kind == "i" for v in s.noisy_one_way_.values())
     assert all(v.dtype.kind == "i" for v in s.noisy_two_way_.values())
@@ -189,7 +189,7 @@ def test_epsilon_inf_and_data_opt_in_are_not_private():
     df = _frame(300)
     s = _synth(epsilon=math.inf).fit(df)
     assert s.epsilon_spent_ == math.inf and s.privacy_guarantee_ == "none"
-    assert s.noise_["mechanism"] == "none"
+    assert s.mechanism_ == "none"
 
 
 def test_selection_score_sensitivity_brute_force():
@@ -229,7 +229,7 @@ def test_one_way_noise_scale():
                 true = true.reindex(range(60), fill_value=0).to_numpy()
                 res.append(s.noisy_one_way_[c] - true)
         res = np.concatenate(res)
-        scale = s.noise_["one_way_scale"]
+        scale = s.noise_scale_["one_way"]
         sd = scale if expected_sd == "gaussian" else math.sqrt(2) * scale
         assert abs(res.mean()) < 4 * sd / math.sqrt(len(res))
         assert res.std() == pytest.approx(sd, rel=0.08)
@@ -253,7 +253,7 @@ def test_two_way_noise_scale():
             true = np.bincount(ia * 20 + ib, minlength=400).reshape(20, 20)
             res.append((noisy - true).ravel())
     res = np.concatenate(res)
-    assert res.std() == pytest.approx(s.noise_["two_way_scale"], rel=0.08)
+    assert res.std() == pytest.approx(s.noise_scale_["two_way"], rel=0.08)
 
 
 # ------------------------------------------------------------------ model
@@ -323,14 +323,14 @@ def test_one_and_two_columns():
     s = DPMarginalSynthesizer(selection="mst", epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(
         one
     )
-    assert s.tree_ == [] and s.privacy_breakdown_["select"] == 0.0
+    assert s.tree_ == [] and s.privacy_breakdown_["selection"] == 0.0
     assert s.rho_breakdown_["one_way"] == pytest.approx(s.rho_)
     assert len(s.sample(10)) == 10
     two = pd.DataFrame({"x": rng.normal(0, 1, 500), "y": rng.normal(0, 1, 500)})
     s = DPMarginalSynthesizer(selection="mst", epsilon=1.0, bounds=(-4.0, 4.0), random_state=0).fit(
         two
     )
-    assert s.tree_ == [("x", "y")] and s.privacy_breakdown_["select"] == 0.0
+    assert s.tree_ == [("x", "y")] and s.privacy_breakdown_["selection"] == 0.0
     assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
 
 
@@ -474,3 +474,19 @@ def test_verbose_logs_public_stages(caplog, capsys, selection, delta):
     caplog.clear()
     DPMarginalSynthesizer(**params).fit(df.iloc[1:])  # a neighbour: the same records
     assert [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")] == recs
+
+
+def test_deprecated_noise_reads_mechanism_and_noise_scale():
+    """noise_ (the layout before the fitted vocabulary) still reads for one release."""
+    df = pd.DataFrame({"x": [0, 1, 2, 3] * 50, "y": [0, 1] * 100})
+    s = DPMarginalSynthesizer(
+        epsilon=1.0, bounds={"x": (0, 3), "y": (0, 1)}, selection="mst", random_state=0
+    ).fit(df)
+    assert set(s.noise_scale_) == {"one_way", "two_way"} <= set(s.privacy_breakdown_)
+    assert "selection" in s.privacy_breakdown_ and "select" not in s.privacy_breakdown_
+    with pytest.warns(FutureWarning, match="noise_ is deprecated"):
+        old = s.noise_
+    assert old["mechanism"] == s.mechanism_
+    assert old["one_way_scale"] == s.noise_scale_["one_way"]
+    assert old["two_way_scale"] == s.noise_scale_["two_way"]
+    assert "noise_" not in vars(s)

@@ -82,7 +82,7 @@ def test_budget_adds_up_zcdp():
     assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
     assert math.fsum(s.rho_breakdown_.values()) == pytest.approx(s.rho_, rel=1e-12)
     per_round = [r["rho_select"] + r["rho_measure"] for r in s.rounds_]
-    rho_1 = d / (2 * s.noise_["one_way_scale"] ** 2)
+    rho_1 = d / (2 * s.noise_scale_["one_way"] ** 2)
     assert rho_1 == pytest.approx(s.rho_ / 3, rel=1e-12)
     assert rho_1 + math.fsum(per_round) == pytest.approx(s.rho_, rel=1e-12)
     _check_schedule(per_round, s.rho_ * 2 / 3, d, _ANNEAL_FACTOR)
@@ -93,8 +93,8 @@ def test_budget_adds_up_zcdp():
         assert 1 / (2 * r["noise_scale"] ** 2) == pytest.approx(r["rho_measure"], rel=1e-9)
         assert r["rho_measure"] == pytest.approx(9 * r["rho_select"], rel=1e-9)
     r0 = s.rounds_[0]
-    assert s.noise_["two_way_scale"] == r0["noise_scale"]
-    assert s.noise_["select_epsilon"] ** 2 / 8 == pytest.approx(r0["rho_select"], rel=1e-9)
+    assert s.noise_scale_["two_way"] == r0["noise_scale"]
+    assert s._select_epsilon**2 / 8 == pytest.approx(r0["rho_select"], rel=1e-9)
     # every released measurement is an integer table
     assert all(t.dtype.kind == "i" for ts in s.noisy_marginals_.values() for t in ts)
     assert sum(len(ts) for ts in s.noisy_marginals_.values()) == len(s.rounds_)
@@ -106,15 +106,15 @@ def test_budget_adds_up_pure_dp():
     s = _synth(epsilon=2.0, delta=0.0, budget_split=(2, 1, 1)).fit(df)
     d = df.shape[1]
     assert (s.epsilon_spent_, s.delta_spent_, s.rho_) == (2.0, 0.0, None)
-    assert s.noise_["mechanism"] == "laplace"
+    assert s.mechanism_ == "laplace"
     bd = s.privacy_breakdown_
-    assert bd["one_way"] == pytest.approx(1.0) and d / s.noise_["one_way_scale"] == 1.0
+    assert bd["one_way"] == pytest.approx(1.0) and d / s.noise_scale_["one_way"] == 1.0
     per_round = [r["epsilon_select"] + r["epsilon_measure"] for r in s.rounds_]
     _check_schedule(per_round, 1.0, d, _ANNEAL_FACTOR_PURE)
     for r in s.rounds_:
         assert r["rho_measure"] is None if "rho_measure" in r else True
         assert 1 / r["noise_scale"] == pytest.approx(r["epsilon_measure"])
-    assert s.noise_["select_epsilon"] == pytest.approx(s.rounds_[0]["epsilon_select"])
+    assert s._select_epsilon == pytest.approx(s.rounds_[0]["epsilon_select"])
     assert bd["one_way"] + math.fsum(per_round) == pytest.approx(2.0, rel=1e-12)
     assert math.fsum(bd.values()) == pytest.approx(2.0, rel=1e-12)
 

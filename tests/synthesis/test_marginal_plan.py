@@ -108,11 +108,11 @@ def _check(est, plan):
     assert plan.rho == est.rho_
     assert (plan.epsilon_spent, plan.delta_spent) == (est.epsilon_spent_, est.delta_spent_)
     assert plan.selection == est.selection_
-    assert plan.mechanism == est.noise_["mechanism"]
-    assert plan.one_way_scale == est.noise_["one_way_scale"]
-    if est.noise_["two_way_scale"] > 0:  # a 2-way marginal (AIM: a round) was measured
-        assert plan.two_way_scale == est.noise_["two_way_scale"]
-        assert plan.select_epsilon == est.noise_["select_epsilon"]
+    assert plan.mechanism == est.mechanism_
+    assert plan.one_way_scale == est.noise_scale_["one_way"]
+    if est.noise_scale_["two_way"] > 0:  # a 2-way marginal (AIM: a round) was measured
+        assert plan.two_way_scale == est.noise_scale_["two_way"]
+        assert plan.select_epsilon == est._select_epsilon
     if math.isfinite(plan.epsilon):
         assert math.fsum(plan.breakdown().values()) == pytest.approx(plan.epsilon, rel=1e-12)
         if plan.rho is not None:
