@@ -9,6 +9,7 @@ import threading
 from skdp.accounting._composition import _check_spend, compose_parallel
 from skdp.accounting._rdp import _check_real
 from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
+from skdp.utils._groups import check_max_rows_per_group
 
 __all__ = ["LedgerCopyError", "PrivacyLedger", "PrivacySpendAborted"]
 
@@ -86,14 +87,20 @@ class PrivacyLedger:
         Total epsilon allowed, >= 0 (``inf``: record only, never refuse on epsilon).
     delta_budget : float, default=1.0
         Total delta allowed, in ``[0, 1]``.
+    unit : {"row", "group"} or None, default=None
+        The privacy unit the books are kept in: one row, or one patient with all their
+        rows (fits with ``groups=``, :doc:`/patients`). ``None``: the unit of the first
+        spend. Spends in another unit are refused (see Notes).
 
     Attributes
     ----------
     epsilon_budget, delta_budget : float
         The budget (read-only).
     entries : list of dict
-        One ``{"label": str or None, "epsilon": float, "delta": float}`` per spend, in
-        order (a copy: editing it changes nothing).
+        One ``{"label": str or None, "epsilon": float, "delta": float, "unit": str}``
+        per spend, in order (a copy: editing it changes nothing).
+    unit : str or None
+        The privacy unit of the books (``None`` before the first spend).
     epsilon_spent, delta_spent : float
         Basic sequential composition of the entries (sums; delta capped at 1).
     remaining : tuple of float
@@ -114,6 +121,16 @@ class PrivacyLedger:
     replacement is a removal and an addition). Use :meth:`spend_parallel` for releases
     on disjoint row subsets chosen independently of the data (e.g. the folds of one
     cross-validation split), which compose in parallel (the maximum).
+
+    **Privacy units.** Every spend carries its unit (``"row"``, or ``"group"`` for a
+    patient-level fit: ``privacy_unit_``). Row-level and patient-level spends are not
+    added: a per-row guarantee says nothing exact about a patient with several rows,
+    and a per-patient one is stated under another neighbouring relation. To charge a
+    per-row fit to a patient-level ledger, give ``spend_fitted`` the public bound
+    ``max_rows_per_group=k`` on the rows of one patient: the fit is then charged at its
+    group-privacy cost ``(k epsilon, k e^{(k-1) epsilon} delta)`` (Dwork & Roth 2014,
+    Thm 2.2). A per-patient spend is never converted to a per-row one here: keep a
+    separate ledger for row-level releases.
 
     Totals are compared to the budget with a relative slack of 1e-9, so that sums such
     as ``0.1 + 0.2`` do not fail on binary rounding. Running totals (compensated sums)
@@ -162,11 +179,12 @@ class PrivacyLedger:
     skdp.exceptions.LedgerCopyError: This PrivacyLedger is a copy: ...
     """  # noqa: E501
 
-    def __init__(self, epsilon_budget=math.inf, delta_budget=1.0):
+    def __init__(self, epsilon_budget=math.inf, delta_budget=1.0, *, unit=None):
         self._epsilon_budget = _check_real(
             epsilon_budget, "epsilon_budget", low=0.0, allow_inf=True
         )
         self._delta_budget = _check_real(delta_budget, "delta_budget", low=0.0, high=1.0)
+        self._unit = None if unit is None else _check_unit(unit)
         self._entries = []
         self._eps_sum = (0.0, 0.0)  # compensated sum of the finite epsilons
         self._eps_inf = False  # whether an infinite epsilon was recorded
@@ -246,6 +264,13 @@ class PrivacyLedger:
             eps_left = max(0.0, self._epsilon_budget - eps_spent)
         return eps_left, max(0.0, self._delta_budget - delta_spent)
 
+    @property
+    def unit(self):
+        """The privacy unit of the books: fixed at construction or by the first
+        spend (``None`` before)."""
+        with self._lock:
+            return self._unit
+
     def __len__(self):
         return len(self._entries)
 
@@ -255,12 +280,15 @@ class PrivacyLedger:
     def _within(spent, budget):
         return math.isinf(budget) or spent <= budget * (1.0 + _RTOL)
 
-    def _charge(self, epsilon, delta, label):
+    def _charge(self, epsilon, delta, label, unit="row"):
         """Record ``(epsilon, delta)`` if it fits the budget; O(1), under the lock."""
         if label is not None and not isinstance(label, str):
             raise TypeError("label must be a string or None.")
+        unit = _check_unit(unit)
         self._check_original()
         with self._lock:
+            if self._unit is not None and unit != self._unit:
+                raise ValueError(_unit_message(self._unit, unit))
             eps_spent, delta_spent = self._totals()
             eps_inf = self._eps_inf or math.isinf(epsilon)
             eps_sum = (
@@ -280,11 +308,12 @@ class PrivacyLedger:
                     f"already spent (epsilon={_fmt(eps_spent)}, delta={_fmt(delta_spent)}), "
                     f"requested (epsilon={_fmt(epsilon)}, delta={_fmt(delta)})."
                 )
-            self._entries.append({"label": label, "epsilon": epsilon, "delta": delta})
+            self._entries.append({"label": label, "epsilon": epsilon, "delta": delta, "unit": unit})
+            self._unit = unit
             self._eps_sum, self._eps_inf, self._delta_sum = eps_sum, eps_inf, delta_sum
         return self
 
-    def spend(self, epsilon, delta=0.0, *, label=None):
+    def spend(self, epsilon, delta=0.0, *, label=None, unit="row"):
         """Charge one (epsilon, delta) release; return ``self``.
 
         Parameters
@@ -296,6 +325,8 @@ class PrivacyLedger:
             In ``[0, 1]``.
         label : str, optional
             A name for the entry (e.g. ``"DPLinearRegression.fit"``).
+        unit : {"row", "group"}, default="row"
+            The privacy unit of the release (``"group"``: per patient).
 
         Returns
         -------
@@ -307,11 +338,13 @@ class PrivacyLedger:
             If the sequential total would pass the budget; nothing is recorded then.
         LedgerCopyError
             If this ledger is a copy (see the class Notes).
+        ValueError
+            If ``unit`` is not the ledger's (see the class Notes).
         """
         epsilon, delta = _check_spend((epsilon, delta))
-        return self._charge(epsilon, delta, label)
+        return self._charge(epsilon, delta, label, unit)
 
-    def spend_parallel(self, spends, *, label=None):
+    def spend_parallel(self, spends, *, label=None, unit="row"):
         """Charge releases on disjoint row subsets as one entry (their maximum).
 
         Parameters
@@ -321,15 +354,19 @@ class PrivacyLedger:
             chosen independently of the private data.
         label : str, optional
             A name for the entry.
+        unit : {"row", "group"}, default="row"
+            The privacy unit of the releases.
 
         Returns
         -------
         self
         """
         epsilon, delta = compose_parallel(spends)
-        return self._charge(epsilon, delta, label)
+        return self._charge(epsilon, delta, label, unit)
 
-    def spend_fitted(self, estimator, *, label=None, relation="add_remove"):
+    def spend_fitted(
+        self, estimator, *, label=None, relation="add_remove", max_rows_per_group=None
+    ):
         """Charge what a fitted skdp estimator spent (``epsilon_spent_``, ``delta_spent_``).
 
         A model fitted without differential privacy (``epsilon_spent_ = inf`` or
@@ -349,6 +386,11 @@ class PrivacyLedger:
             ``"replace"`` charges ``(2 epsilon, (1 + e^epsilon) delta)`` (group
             privacy), the replace-one cost of the same fit -- use it on a ledger that
             also holds DP scorer calls or :func:`skdp.metrics.cv_privacy_spend` totals.
+        max_rows_per_group : int, optional
+            Charge a per-row fit to a patient-level ledger (``unit="group"``) at its
+            group-privacy cost ``(k epsilon, k e^{(k-1) epsilon} delta)``, ``k`` the
+            public bound on one patient's rows (see the class Notes). Ignored for a
+            fit that is already per patient (``privacy_unit_ = "group"``).
 
         Returns
         -------
@@ -388,7 +430,11 @@ class PrivacyLedger:
             epsilon, delta = _replace_one_from_add_remove(epsilon, delta)
         if label is None:
             label = f"{name}.fit"
-        return self._charge(epsilon, delta, label)
+        unit = getattr(estimator, "privacy_unit_", "row")
+        if unit == "row" and max_rows_per_group is not None:
+            epsilon, delta = _group_privacy(epsilon, delta, max_rows_per_group)
+            unit = "group"
+        return self._charge(epsilon, delta, label, unit)
 
     def reset(self):
         """Forget every entry (keeps the budget); return ``self``."""
@@ -407,3 +453,42 @@ class PrivacyLedger:
             f"delta_budget={_fmt(self._delta_budget)}, epsilon_spent={_fmt(eps_spent)}, "
             f"delta_spent={_fmt(delta_spent)}, n_entries={len(self._entries)}{copy})"
         )
+
+
+_UNITS = ("row", "group")
+
+
+def _check_unit(unit):
+    if not isinstance(unit, str) or unit not in _UNITS:
+        raise ValueError(f"unit must be 'row' or 'group', got {unit!r}")
+    return unit
+
+
+def _unit_message(have, got):
+    if have == "group":
+        return (
+            "this PrivacyLedger keeps its books per patient (unit='group') and the spend "
+            "is per row: a per-row guarantee does not bound a patient with several rows. "
+            "Fit with groups= and max_rows_per_group=, or charge the fit with "
+            "spend_fitted(est, max_rows_per_group=k) (group privacy: k times epsilon)."
+        )
+    return (
+        "this PrivacyLedger keeps its books per row (unit='row') and the spend is per "
+        "patient (unit='group'): the two are stated under different neighbouring "
+        "relations and are not added. Keep a separate ledger with unit='group' for "
+        "patient-level releases (and charge per-row fits to it with "
+        "spend_fitted(est, max_rows_per_group=k))."
+    )
+
+
+def _group_privacy(epsilon, delta, max_rows_per_group):
+    """``(k epsilon, k e^{(k-1) epsilon} delta)``: a per-row ``(epsilon, delta)``-DP
+    release for a group of at most ``k`` rows (Dwork & Roth 2014, Thm 2.2)."""
+    k = check_max_rows_per_group(max_rows_per_group)
+    if math.isinf(epsilon):
+        return math.inf, delta
+    if delta == 0.0:
+        return k * epsilon, 0.0
+    if (k - 1) * epsilon > 700.0:  # e^{(k-1) epsilon} overflows: delta is 1 anyway
+        return k * epsilon, 1.0
+    return k * epsilon, min(1.0, k * math.exp((k - 1) * epsilon) * delta)

@@ -75,8 +75,8 @@ def test_ledger_records_and_refuses():
     assert ledger.delta_spent == 1e-6
     assert ledger.remaining == (0.25, pytest.approx(9e-6))
     assert ledger.entries == [
-        {"label": "fit", "epsilon": 0.5, "delta": 1e-6},
-        {"label": "score", "epsilon": 0.25, "delta": 0.0},
+        {"label": "fit", "epsilon": 0.5, "delta": 1e-6, "unit": "row"},
+        {"label": "score", "epsilon": 0.25, "delta": 0.0, "unit": "row"},
     ]
     with pytest.raises(BudgetExceededError) as info:
         ledger.spend(0.5, label="refit")
@@ -106,7 +106,7 @@ def test_ledger_float_rounding_is_not_refused():
 def test_ledger_parallel_entry():
     ledger = PrivacyLedger(epsilon_budget=2.0)
     ledger.spend_parallel([(1.0, 0.0)] * 5, label="cv folds")
-    assert ledger.entries == [{"label": "cv folds", "epsilon": 1.0, "delta": 0.0}]
+    assert ledger.entries == [{"label": "cv folds", "epsilon": 1.0, "delta": 0.0, "unit": "row"}]
     with pytest.raises(BudgetExceededError):
         ledger.spend_parallel([(0.5, 0.0), (1.5, 0.0)])
     assert len(ledger) == 1
@@ -191,9 +191,9 @@ def test_ledger_budget_and_entries_are_read_only():
     ledger = PrivacyLedger(epsilon_budget=1.0).spend(0.5)
     with pytest.raises(AttributeError):
         ledger.epsilon_budget = 100.0
-    ledger.entries.append({"label": None, "epsilon": -5.0, "delta": 0.0})
+    ledger.entries.append({"label": None, "epsilon": -5.0, "delta": 0.0, "unit": "row"})
     ledger.entries[0]["epsilon"] = 0.0
-    assert ledger.entries == [{"label": None, "epsilon": 0.5, "delta": 0.0}]
+    assert ledger.entries == [{"label": None, "epsilon": 0.5, "delta": 0.0, "unit": "row"}]
     assert ledger.epsilon_spent == 0.5
 
 
@@ -204,7 +204,9 @@ class _Fitted:
 
 def test_ledger_spend_fitted():
     ledger = PrivacyLedger(epsilon_budget=1.0).spend_fitted(_Fitted())
-    assert ledger.entries == [{"label": "_Fitted.fit", "epsilon": 0.7, "delta": 1e-6}]
+    assert ledger.entries == [
+        {"label": "_Fitted.fit", "epsilon": 0.7, "delta": 1e-6, "unit": "row"}
+    ]
     with pytest.raises(ValueError, match="fitted skdp estimator"):
         ledger.spend_fitted(object())
     with pytest.raises(BudgetExceededError):
@@ -270,3 +272,49 @@ def test_ledger_never_exceeds_budget(spends, budget):
             pass
     assert ledger.epsilon_spent <= budget * (1 + 1e-9)
     assert ledger.epsilon_spent == pytest.approx(math.fsum(x["epsilon"] for x in ledger.entries))
+
+
+class _Fit:
+    def __init__(self, eps, delta, unit=None):
+        self.epsilon_spent_, self.delta_spent_ = eps, delta
+        self.privacy_guarantee_ = "exact"
+        if unit is not None:
+            self.privacy_unit_ = unit
+
+
+def test_row_and_patient_spends_are_not_added():
+    """A patient-level ledger refuses a per-row spend (and the reverse) with a message
+    that says what to do; the unit is fixed by the first spend or at construction."""
+    ledger = PrivacyLedger(3.0)
+    assert ledger.unit is None
+    ledger.spend_fitted(_Fit(1.0, 0.0, "group"))
+    assert ledger.unit == "group" and ledger.entries[0]["unit"] == "group"
+    with pytest.raises(ValueError, match="per patient.*max_rows_per_group"):
+        ledger.spend(0.5)
+    with pytest.raises(ValueError, match="per patient"):
+        ledger.spend_fitted(_Fit(0.5, 0.0))
+    assert len(ledger) == 1  # nothing recorded by the refusals
+    rows = PrivacyLedger(3.0, unit="row")
+    with pytest.raises(ValueError, match="separate ledger"):
+        rows.spend(0.5, unit="group")
+    with pytest.raises(ValueError, match="unit must be"):
+        PrivacyLedger(unit="patient")
+
+
+def test_per_row_fit_charged_to_a_patient_ledger_at_its_group_privacy_cost():
+    """spend_fitted(max_rows_per_group=k): (k eps, k e^{(k-1) eps} delta)."""
+    ledger = PrivacyLedger(10.0, 1e-3, unit="group")
+    ledger.spend_fitted(_Fit(0.5, 1e-6), max_rows_per_group=4)
+    entry = ledger.entries[0]
+    assert entry["unit"] == "group" and entry["epsilon"] == pytest.approx(2.0)
+    assert entry["delta"] == pytest.approx(4 * math.exp(1.5) * 1e-6)
+    # pure DP stays pure; the conversion is refused past the budget like any spend
+    ledger.spend_fitted(_Fit(1.0, 0.0), max_rows_per_group=3)
+    assert ledger.entries[1]["epsilon"] == pytest.approx(3.0)
+    with pytest.raises(BudgetExceededError):
+        ledger.spend_fitted(_Fit(1.0, 0.0), max_rows_per_group=10)
+    with pytest.raises(ValueError, match="max_rows_per_group"):
+        ledger.spend_fitted(_Fit(0.1, 0.0), max_rows_per_group=0)
+    # a fit that is already per patient is charged as reported
+    ledger.spend_fitted(_Fit(0.5, 0.0, "group"), max_rows_per_group=3)
+    assert ledger.entries[-1]["epsilon"] == 0.5

@@ -121,7 +121,12 @@ def test_total_matches_a_hand_count_on_a_small_grid(binary):
     planned = cv_privacy_spend(epsilon=0.25, n_splits=3, n_candidates=2, fit_epsilon=[0.5, 1.0])
     assert planned == (search.epsilon_spent_, search.delta_spent_)
     assert ledger.entries == [
-        {"label": "DPGridSearchCV (replace-one)", "epsilon": search.epsilon_spent_, "delta": 0.0}
+        {
+            "label": "DPGridSearchCV (replace-one)",
+            "epsilon": search.epsilon_spent_,
+            "delta": 0.0,
+            "unit": "row",
+        }
     ]
     parts = search.privacy_breakdown_
     assert parts["scorer_calls"][0] == pytest.approx(scorer_calls)
