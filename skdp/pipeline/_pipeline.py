@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils.metaestimators import available_if
 
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.utils._meta_privacy import LEARNS, check_pipeline_privacy
+from skdp.utils._meta_privacy import LEARNS, PRIVATE, check_pipeline_privacy
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 
 __all__ = ["DPPipeline", "make_dp_pipeline"]
@@ -67,7 +68,11 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
     ----------
     epsilon_spent_, delta_spent_ : float
         Sequential composition of the fitted steps' spend (``inf`` epsilon when a step
-        learns without a guarantee). Add/remove one row, ``n`` public.
+        learns without a guarantee). Add/remove one row, ``n`` public; per patient
+        when ``fit`` got ``groups``.
+    privacy_unit_ : {"row", "group"}
+        What the total protects: one row, or one patient with all their rows
+        (``groups``).
     privacy_guarantee_ : {"exact", "approximate", "none"}
         The weakest of the steps' guarantees (``"none" < "approximate" < "exact"``).
     privacy_report_ : PipelinePrivacyReport
@@ -88,7 +93,12 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
     row* with ``n`` public (:ref:`neighbouring-relation`); so is the pipeline. A
     transformer's ``transform`` is a per-record function of its fitted (private) state,
     so the transformed data sets of two neighbours are again neighbours, and the next
-    step's guarantee applies to them.
+    step's guarantee applies to them. With ``fit(X, y, groups=...)`` the relation is
+    *add or remove one patient with all their rows*: ``groups`` goes to every step that
+    learns privately (each bounds a patient's rows with its own ``max_rows_per_group``;
+    :doc:`/patients`), transformers keep the rows aligned with ``groups``, and the
+    total is per patient. A private step that does not support ``groups`` yet is
+    refused, since the total would then protect rows only.
 
     **Accounting.** Basic sequential composition (Dwork and Roth 2014, Thm 3.16; it
     holds for adaptively chosen mechanisms): ``epsilon_spent_ = sum(epsilon_i)``,
@@ -179,7 +189,29 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
             stacklevel=3,
         )
 
-    def _record_privacy(self):
+    def _route_groups(self, params):
+        """Send ``groups`` to every top-level step that learns privately; refuse a
+        private step that cannot take it. Returns the step parameters and the unit."""
+        if params.get("groups") is None:
+            params.pop("groups", None)
+            return params, "row"
+        groups = params.pop("groups")
+        top = dict(self.steps)
+        for step in check_pipeline_privacy(self).steps:
+            if step.status != PRIVATE:
+                continue
+            est = top.get(step.name)
+            if est is None or "groups" not in inspect.signature(est.fit).parameters:
+                raise ValueError(
+                    f"DPPipeline: groups= but step {step.name!r} ({step.estimator}) does "
+                    "not support patient-level privacy yet, so the pipeline's total would "
+                    "protect rows, not patients. Use steps that take groups (doc/patients"
+                    ".rst) or fit without groups."
+                )
+            params[f"{step.name}__groups"] = groups
+        return params, "group"
+
+    def _record_privacy(self, unit="row"):
         report = check_pipeline_privacy(self)
         leaks = [s for s in report.steps if s.status == LEARNS]
         if leaks and not self.allow_nonprivate:  # a step turned non-private during fit
@@ -188,6 +220,7 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
                 "to keep such a fit."
             )
         self.privacy_report_ = report
+        self.privacy_unit_ = unit
         self.epsilon_spent_ = report.epsilon
         self.delta_spent_ = report.delta
         self.privacy_guarantee_ = report.privacy_guarantee or "exact"
@@ -218,8 +251,9 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
             ``allow_nonprivate=False``.
         """
         self._check_privacy_before_fit()
+        params, unit = self._route_groups(params)
         super().fit(X, y, **params)
-        return self._record_privacy()
+        return self._record_privacy(unit)
 
     @available_if(_can_fit_transform)
     def fit_transform(self, X, y=None, **params):
@@ -239,8 +273,9 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
         Xt : ndarray of shape (n_samples, n_transformed_features)
         """
         self._check_privacy_before_fit()
+        params, unit = self._route_groups(params)
         Xt = super().fit_transform(X, y, **params)
-        self._record_privacy()
+        self._record_privacy(unit)
         return Xt
 
     @available_if(_final_has("fit_predict"))
@@ -261,8 +296,9 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
         y_pred : ndarray
         """
         self._check_privacy_before_fit()
+        params, unit = self._route_groups(params)
         y_pred = super().fit_predict(X, y, **params)
-        self._record_privacy()
+        self._record_privacy(unit)
         return y_pred
 
 
