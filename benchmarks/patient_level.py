@@ -1,0 +1,110 @@
+"""Patient-level privacy against its baseline: DPLinearRegression on longitudinal records.
+
+Data: :func:`skdp.datasets.make_longitudinal_ehr` (patients with ``1 + Poisson(m - 1)``
+visits, at most ``MAX_VISITS`` = 20 by the simulated protocol; the outcome on age, sex,
+two drifting labs and a patient effect). Test R^2 on 2,000 held-out patients, median over
+``--seeds`` seeds (each seed: new training patients, test patients and noise), at the
+same **per-patient** epsilon for every private method:
+
+* ``group-priv``: what a careful user can do without ``groups``: a per-row fit at
+  ``epsilon / k_max`` with ``k_max = 20`` the protocol's cap on visits (group privacy,
+  pure DP: a per-row ``epsilon / k``-DP fit is ``epsilon``-DP for a patient with at
+  most ``k`` rows);
+* ``patient k=K``: ``fit(X, y, groups=patient)`` with ``max_rows_per_group=K`` (rows
+  beyond ``K`` dropped at random), for ``K`` in 1, 3, 10; the last column compares
+  ``K = 3`` (the public choice near the planned mean number of visits, fixed before
+  looking at the results) with ``group-priv``;
+* ``per-row``: the per-row fit at ``epsilon`` -- **not** a patient-level guarantee
+  (a patient with ``v`` visits is protected at about ``v epsilon``): the cost reference;
+* ``OLS``: non-private least squares on all rows.
+
+All private fits use ``delta=0`` (the Laplace release) and the public bounds
+``LONGITUDINAL_EHR_BOUNDS``, target ``(0, 150)``.
+
+Run ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/patient_level.py`` (about a
+minute at 10 seeds). Results and reading: ``doc/patients.rst``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
+
+from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
+from skdp.linear_model import DPLinearRegression
+
+MAX_VISITS = 20
+KS = (1, 3, 10)
+SETTINGS = [(300, 4.0), (1000, 4.0), (3000, 4.0), (1000, 8.0)]
+EPSILONS = (1.0, 3.0)
+
+
+def _fit(eps, X, y, groups=None, k=None, seed=0):
+    lo, hi = LONGITUDINAL_EHR_BOUNDS()
+    est = DPLinearRegression(
+        epsilon=eps,
+        delta=0.0,
+        bounds_X=(lo, hi),
+        bounds_y=(0.0, 150.0),
+        max_rows_per_group=k,
+        random_state=seed,
+    )
+    return est.fit(X, y, groups=groups)
+
+
+def run(n_patients, mean_visits, seeds):
+    methods = ["group-priv"] + [f"patient k={k}" for k in KS] + ["per-row", "OLS"]
+    out = {(m, e): [] for m in methods for e in EPSILONS}
+    for seed in range(seeds):
+        X, y, _, g = make_longitudinal_ehr(
+            n_patients, mean_visits=mean_visits, max_visits=MAX_VISITS, random_state=seed
+        )
+        Xt, yt, _, _ = make_longitudinal_ehr(
+            2000, mean_visits=mean_visits, max_visits=MAX_VISITS, random_state=10_000 + seed
+        )
+        ols = r2_score(yt, LinearRegression().fit(X, y).predict(Xt))
+        for eps in EPSILONS:
+            r = {
+                "group-priv": _fit(eps / MAX_VISITS, X, y, seed=seed),
+                "per-row": _fit(eps, X, y, seed=seed),
+            }
+            for k in KS:
+                r[f"patient k={k}"] = _fit(eps, X, y, groups=g, k=k, seed=seed)
+            for m, est in r.items():
+                out[(m, eps)].append(r2_score(yt, est.predict(Xt)))
+            out[("OLS", eps)].append(ols)
+    return methods, {key: float(np.median(v)) for key, v in out.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    t0 = time.perf_counter()
+    print(f"### Median test R^2 over {args.seeds} seeds, same per-patient epsilon\n")
+    header = None
+    for n, m in SETTINGS:
+        methods, med = run(n, m, args.seeds)
+        if header is None:
+            header = "|patients|mean visits|eps|" + "|".join(methods) + "|k=3 - group-priv|"
+            print(header)
+            print("|" + "---|" * (len(methods) + 4))
+        for eps in EPSILONS:
+            gain = med[("patient k=3", eps)] - med[("group-priv", eps)]
+            cells = "|".join(f"{med[(mm, eps)]:.3f}" for mm in methods)
+            print(f"|{n}|{m:g}|{eps:g}|{cells}|{gain:+.3f}|")
+    print(
+        f"\n{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}; "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"
+    )
+
+
+if __name__ == "__main__":
+    main()
