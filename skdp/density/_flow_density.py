@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -41,6 +42,7 @@ FLOW_EPOCHS = 30
 _STREAMS = ["bounds", "init", "training", "dequant"]
 
 
+@insert_docs
 class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Differentially private normalizing-flow density estimator and synthesizer.
 
@@ -74,22 +76,14 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         Declared levels of the categorical columns (pandas ``Categorical`` columns carry
         their own). Missing categories raise ``ValueError``; ``"data"`` reads them off the
         data with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
-    column_types : None, "data", dict {column: kind} or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
-        Undeclared columns take the kind of their dtype's family (bool -> binary, any
-        number -> continuous, object/string/category -> categorical): an integer dtype
-        does not make a column ``"integer"`` (pandas infers it from the values; see
-        :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
-        columns. The output dtype follows the kind (integer -> int64, continuous ->
-        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
+    {param_column_types}
     schema : TabularSchema or dict, default=None
         A complete public schema (:class:`skdp.utils.schema.TabularSchema`, or its
         :meth:`~skdp.utils.schema.TabularSchema.to_dict` form) instead of
         ``bounds``/``categories``/``column_types``; passing both raises ``ValueError``.
         Numeric columns it leaves without bounds are estimated privately, as with
         ``bounds=None``.
-        A schema marked ``data_derived`` (metadata read off the data) makes the fit
-        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+        {param_schema_data_derived}
     flow : {"maf", "realnvp"}, default="maf"
         Flow family (:func:`skdp.flows.make_flow`).
     n_layers : int, default=5
@@ -120,12 +114,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     learning_rate : float, default=1e-3
         Adam learning rate. A fit that diverges (non-finite parameters, or a flow that
         keeps producing non-finite samples) raises ``ValueError`` asking for a smaller one.
-    accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
-        Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
-        composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
-        proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
-        ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
-        approximation (``privacy_guarantee_="approximate"``).
+    {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
         ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"

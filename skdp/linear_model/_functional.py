@@ -24,6 +24,7 @@ from skdp.linear_model._functional_release import (
     _validate_input,
 )
 from skdp.utils._deprecation import RenamedAttribute
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
@@ -50,6 +51,7 @@ def _is_private(value):
     return isinstance(value, str) and value == "private"
 
 
+@insert_docs
 class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
     """Differentially private least-squares linear regression (noisy sufficient statistics).
 
@@ -368,11 +370,9 @@ default=None
     E. Lantz. "Machine learning for risk prediction and privacy in electronic health
     records." PhD thesis, University of Wisconsin-Madison, 2016, §5.4.2.
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------

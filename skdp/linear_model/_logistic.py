@@ -34,6 +34,7 @@ from skdp.linear_model._objective_perturbation import (  # noqa: F401 - re-expor
 )
 from skdp.mechanisms import resolve_bounds
 from skdp.utils._deprecation import RenamedAttribute
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -54,6 +55,7 @@ __all__ = ["DPLogisticRegression", "auto_mechanism"]
 _logger = get_logger(__name__)
 
 
+@insert_docs
 class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Differentially private logistic regression (objective perturbation or DP-SGD).
 
@@ -286,8 +288,7 @@ dict, default=None
     D. Kifer, A. Smith, A. Thakurta. "Private convex empirical risk minimization and
     high-dimensional regression." COLT 2012.
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     M. Abadi et al. "Deep learning with differential privacy." CCS 2016.
 

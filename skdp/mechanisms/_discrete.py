@@ -70,6 +70,7 @@ from skdp.mechanisms._random_sources import (
     uniform_below,
     uniform_subset,
 )
+from skdp.utils._docstrings import insert_docs
 
 __all__ = [
     "GeneratorSource",
@@ -253,6 +254,7 @@ def _check_scale(value, name):
     return value
 
 
+@insert_docs
 def discrete_laplace_noise(size, *, scale, rng=None, secure_mode=False):
     """Exact discrete Laplace noise: ``P(k) ∝ exp(-|k| / scale)`` on the integers.
 
@@ -291,11 +293,9 @@ def discrete_laplace_noise(size, *, scale, rng=None, secure_mode=False):
 
     References
     ----------
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     Examples
     --------
@@ -317,6 +317,7 @@ def discrete_laplace_noise(size, *, scale, rng=None, secure_mode=False):
     return _shaped_ints(values, size)
 
 
+@insert_docs
 def discrete_gaussian_noise(size, *, sigma, rng=None, secure_mode=False):
     """Exact discrete Gaussian noise: ``P(k) ∝ exp(-k² / (2 σ²))`` on the integers.
 
@@ -351,8 +352,7 @@ def discrete_gaussian_noise(size, *, sigma, rng=None, secure_mode=False):
 
     References
     ----------
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------

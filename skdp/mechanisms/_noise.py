@@ -34,6 +34,7 @@ from skdp.mechanisms._validation import (
     check_positive,
     check_rng,
 )
+from skdp.utils._docstrings import insert_docs
 from skdp.utils.validation import as_float_array, check_no_datetime
 
 #: The largest Laplace scale whose draws stay finite: numpy's sampler returns at most
@@ -107,6 +108,7 @@ def laplace_noise(size, *, scale, rng):
     return rng.laplace(0.0, scale, size=size)
 
 
+@insert_docs
 def add_laplace(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
     """Laplace mechanism: ``value + Laplace(sensitivity / epsilon)`` element-wise.
 
@@ -146,11 +148,9 @@ def add_laplace(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
 
     References
     ----------
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------

@@ -21,6 +21,7 @@ from skdp.preprocessing._common import (
     like_input,
 )
 from skdp.utils._data_free import missing_values_message
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted
 from skdp.utils.schema import ColumnSpec, TabularEncoder, TabularSchema
 from skdp.utils.validation import (
@@ -46,6 +47,7 @@ def _check_feature_range(feature_range):
     return a, b
 
 
+@insert_docs
 class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scale each feature from its declared bounds onto ``feature_range``; no privacy cost.
 
@@ -114,8 +116,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
 
     References
     ----------
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     Examples
     --------
@@ -296,6 +297,7 @@ def _check_column_types(X, labels):
             raise err
 
 
+@insert_docs
 class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     """One-hot encode with declared categories only; no privacy cost.
 
@@ -358,8 +360,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
 
     References
     ----------
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     Examples
     --------

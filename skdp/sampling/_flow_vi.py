@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator
 from skdp.base import DPEstimatorMixin
 from skdp.sampling._free_energy import mc_elbo
 from skdp.sampling._vi_fit import plan_vi_fit, train_vi
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -46,6 +47,7 @@ _DIVERGED = (
 
 
 # --------------------------------------------------------------------- estimator
+@insert_docs
 class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     """Differentially private variational inference with a normalizing flow (DP-NF-VI).
 
@@ -138,12 +140,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         part is clipped and noised; the exact gradient of the data-free part (entropy and
         prior, weight ``1/n``) is added afterwards (same privacy: post-processing, since
         that part does not touch the data).
-    accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
-        Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
-        composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
-        proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
-        ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
-        approximation (``privacy_guarantee_="approximate"``).
+    {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
         ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"

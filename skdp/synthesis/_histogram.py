@@ -22,6 +22,7 @@ from skdp.synthesis._histogram_cells import (
 from skdp.synthesis._histogram_plan import HistogramPlan
 from skdp.synthesis._marginal_model import _draw_systematic
 from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
@@ -42,6 +43,7 @@ __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 _logger = get_logger(__name__)
 
 
+@insert_docs
 class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Synthetic data from a differentially private (projected) histogram.
 
@@ -69,21 +71,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
         ``"data"`` reads them off the data with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
-    categories : None, "data", dict {column: list} or list of lists, default=None
-        Declared levels of categorical columns. Missing categories raise ``ValueError``
-        (``"data"``: the leaky opt-in, with a warning).
-    column_types : None, "data", dict {column: kind} or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
-        Undeclared columns take the kind of their dtype's family (bool -> binary, any
-        number -> continuous, object/string/category -> categorical): an integer dtype
-        does not make a column ``"integer"`` (pandas infers it from the values; see
-        :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
-        columns. The output dtype follows the kind (integer -> int64, continuous ->
-        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
+    {param_categories}
+    {param_column_types}
     schema : TabularSchema or dict, default=None
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
-        A schema marked ``data_derived`` (metadata read off the data) makes the fit
-        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+        {param_schema_data_derived}
     missing : {"error", "category"}, default="error"
         What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
         message naming the column (impute first with
@@ -294,11 +286,9 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
 
     J. Lei. "Differentially private M-estimators." NIPS 2011.
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     E. Lantz. PhD thesis, University of Wisconsin-Madison, 2016, §5.4.1.
 

@@ -18,6 +18,7 @@ from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
 from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._deprecation import REMOVED_IN
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
@@ -31,6 +32,7 @@ from skdp.utils._tabular.constraints import tabular_constraints
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 
 
+@insert_docs
 class DPMarginalSynthesizer(
     MarginalFitMixin,
     MarginalSamplingMixin,
@@ -94,21 +96,11 @@ class DPMarginalSynthesizer(
         it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
         ``"data"`` reads them off the data with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
-    categories : None, "data", dict {column: list} or list of lists, default=None
-        Declared levels of categorical columns. Missing categories raise
-        ``ValueError`` (``"data"``: the leaky opt-in, with a warning).
-    column_types : None, "data", dict {column: kind} or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
-        Undeclared columns take the kind of their dtype's family (bool -> binary, any
-        number -> continuous, object/string/category -> categorical): an integer dtype
-        does not make a column ``"integer"`` (pandas infers it from the values; see
-        :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
-        columns. The output dtype follows the kind (integer -> int64, continuous ->
-        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
+    {param_categories}
+    {param_column_types}
     schema : TabularSchema or dict, default=None
         A complete public schema instead of ``bounds``/``categories``/``column_types``.
-        A schema marked ``data_derived`` (metadata read off the data) makes the fit
-        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+        {param_schema_data_derived}
     missing : {"error", "category"}, default="error"
         What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
         message naming the column (impute first with
@@ -364,11 +356,9 @@ class DPMarginalSynthesizer(
     general approach to differentially private synthetic data." Journal of Privacy
     and Confidentiality 11(3), 2021.
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     M. Bun, T. Steinke. "Concentrated Differential Privacy: Simplifications,
     Extensions, and Lower Bounds." TCC 2016.

@@ -23,6 +23,7 @@ from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
 from skdp.synthesis._gan._sampling import GANSamplingMixin
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from skdp.utils._tabular.constraints import tabular_constraints
@@ -32,6 +33,7 @@ __all__ = ["DPGANSynthesizer"]
 _STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
 
 
+@insert_docs
 class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
     """Differentially private GAN synthesizer for tabular (and longitudinal) data.
 
@@ -72,20 +74,12 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         :class:`~skdp.exceptions.PrivacyLeakWarning`).
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns; missing ones raise ``ValueError``.
-    column_types : None, "data", dict {column: kind} or list, default=None
-        ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
-        Undeclared columns take the kind of their dtype's family (bool -> binary, any
-        number -> continuous, object/string/category -> categorical): an integer dtype
-        does not make a column ``"integer"`` (pandas infers it from the values; see
-        :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
-        columns. The output dtype follows the kind (integer -> int64, continuous ->
-        float64). ``"data"`` takes the kinds from the dtypes (warns; not private).
+    {param_column_types}
     schema : TabularSchema, dict or None, default=None
         A public :class:`~skdp.utils.schema.TabularSchema` (or its ``to_dict()``) instead
         of ``bounds``/``categories``/``column_types`` (giving both raises ``ValueError``);
         numeric columns without bounds are still estimated privately.
-        A schema marked ``data_derived`` (metadata read off the data) makes the fit
-        non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).
+        {param_schema_data_derived}
     missing : {"error", "category"}, default="error"
         What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
         message naming the column (impute first with
@@ -188,12 +182,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         output). ``None``: from public ``n`` and
         ``epsilon``, ``clip(2 ** round(log2((n * epsilon) ** (1/3))), 4, 16)`` (16 at
         ``epsilon=inf``); non-decreasing in both.
-    accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
-        Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
-        composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
-        proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
-        ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
-        approximation (``privacy_guarantee_="approximate"``).
+    {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
     n_jobs : int or None, default=None

@@ -1,0 +1,74 @@
+"""Docstring paragraphs shared by several public objects, and the helper that inserts them.
+
+A paragraph that several estimators or functions document in the same words (a parameter
+they share, a reference they cite) is written once in :data:`FRAGMENTS`; a docstring names
+it on a line of its own as ``{name}``, and :func:`insert_docs` replaces that line with the
+paragraph, indented like the line. The rendered ``__doc__`` (what ``help``, numpydoc,
+Sphinx and doctest read) is the same as if the paragraph had been written out; only the
+source is shorter. Used sparingly, as scikit-learn and opacus do: a paragraph becomes a
+fragment only where its meaning is the same in every docstring that uses it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["FRAGMENTS", "insert_docs"]
+
+#: name -> paragraph, written without indentation (a numpydoc entry: its header line, then
+#: its description indented by four spaces).
+FRAGMENTS: dict[str, str] = {
+    # ------------------------------------------------------------------ references
+    "ref_mironov2012": """\
+I. Mironov. "On Significance of the Least Significant Bits for Differential
+Privacy." CCS 2012.""",
+    "ref_canonne2020": """\
+C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
+Privacy." NeurIPS 2020.""",
+    # ---------------------------------------------------- tabular estimators' metadata
+    "param_categories": """\
+categories : None, "data", dict {column: list} or list of lists, default=None
+    Declared levels of categorical columns. Missing categories raise ``ValueError``
+    (``"data"``: the leaky opt-in, with a warning).""",
+    "param_column_types": """\
+column_types : None, "data", dict {column: kind} or list, default=None
+    ``"continuous"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per column.
+    Undeclared columns take the kind of their dtype's family (bool -> binary, any
+    number -> continuous, object/string/category -> categorical): an integer dtype
+    does not make a column ``"integer"`` (pandas infers it from the values; see
+    :doc:`/privacy_guarantees`, "Metadata"), so declare ``"integer"`` for whole-number
+    columns. The output dtype follows the kind (integer -> int64, continuous ->
+    float64). ``"data"`` takes the kinds from the dtypes (warns; not private).""",
+    "param_schema_data_derived": """\
+A schema marked ``data_derived`` (metadata read off the data) makes the fit
+non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).""",
+    # ------------------------------------------------------------- DP-SGD estimators
+    "param_accountant_dpsgd": """\
+accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
+    Registry key (:func:`skdp.accounting.get_accountant`). ``"pld"``: numerical
+    composition of privacy loss distributions, reported as ``min(PLD, RDP)``, a
+    proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
+    ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
+    approximation (``privacy_guarantee_="approximate"``).""",
+}
+
+_PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.M)
+
+
+def insert_docs(obj):
+    """Replace each ``{name}`` line of ``obj.__doc__`` by ``FRAGMENTS[name]``; return ``obj``.
+
+    A decorator for functions and classes (or call it on a docstring's owner). Each line
+    of the paragraph is indented like the placeholder line; blank lines stay empty. Only
+    a line holding nothing but ``{name}`` is a placeholder, so braces elsewhere in a
+    docstring are left alone; an unknown ``name`` raises ``KeyError`` at import time.
+    """
+
+    def expand(match):
+        indent, name = match.group(1), match.group(2)
+        lines = FRAGMENTS[name].splitlines()
+        return "\n".join(indent + line if line.strip() else "" for line in lines)
+
+    if obj.__doc__:
+        obj.__doc__ = _PLACEHOLDER.sub(expand, obj.__doc__)
+    return obj
