@@ -19,6 +19,7 @@ from skdp.base import _shared_constraints
 from skdp.metrics._smooth import (
     _dp_ranking_metric,
 )
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import validate_params
 
 __all__ = [
@@ -28,6 +29,40 @@ __all__ = [
 ]
 
 
+#: Docstring paragraphs the two ranking metrics share (inserted by ``insert_docs``).
+_DOCS = dict(
+    param_epsilon="""\
+epsilon : float
+    Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).""",
+    param_random_state="""\
+random_state : None, int or numpy.random.Generator, default=None
+    Source of the noise. ``None`` draws fresh OS entropy on every call.""",
+    smooth_mechanism="""\
+Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
+Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
+with ``eta`` drawn from the density proportional to ``1 / (1 + |z|^gamma)`` (standard
+Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
+``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
+``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
+``beta`` is used.""",
+    guarantee="""\
+Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``, and
+with a ``ledger`` the call is recorded there before the metric is computed. Floating
+point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
+mathematical mechanism.""",
+    references="""\
+References
+----------
+.. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
+   AISec 2015.
+.. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
+   Health Records", PhD thesis, ch. 7, University of Wisconsin-Madison, 2016.
+.. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
+   private data analysis". STOC 2007.""",
+)
+
+
+@insert_docs(**_DOCS)
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_roc_auc_score(
     y_true,
@@ -52,13 +87,11 @@ def dp_roc_auc_score(
         sort on the workers (:doc:`/dask`); the release is the same as in memory.
     y_score : array-like of shape (n_samples,)
         Scores, larger meaning "more positive" (probabilities or decision values).
-    epsilon : float
-        Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
+    {param_epsilon}
     delta : float, default=0.0
         ``0`` gives pure DP with Cauchy-type noise; ``delta > 0`` uses Laplace noise and a
         larger smoothing parameter (usually far less noise for small ``epsilon``).
-    random_state : None, int or numpy.random.Generator, default=None
-        Source of the noise. ``None`` draws fresh OS entropy on every call.
+    {param_random_state}
     ledger : PrivacyLedger, optional
         If given, ``ledger.spend(epsilon, delta)`` is called first (and may raise
         :class:`~skdp.exceptions.BudgetExceededError`).
@@ -106,18 +139,10 @@ def dp_roc_auc_score(
     ``S = max_{0 <= i <= N} LS(i, N - i) exp(-beta |i - n|)`` is a ``beta``-smooth upper
     bound on it (Thm 7.6).
 
-    Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
-    Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
-    with ``eta`` drawn from the density proportional to ``1 / (1 + |z|^gamma)`` (standard
-    Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
-    ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
-    ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
-    ``beta`` is used. The result is clamped to [0, 1] (post-processing).
+    {smooth_mechanism}
+    The result is clamped to [0, 1] (post-processing).
 
-    Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``, and
-    with a ``ledger`` the call is recorded there before the metric is computed. Floating
-    point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
-    mathematical mechanism.
+    {guarantee}
 
     The smooth sensitivity depends on the private class counts, so it is neither returned
     nor stored. The function never raises because ``y_true`` has a single class (that
@@ -127,14 +152,7 @@ def dp_roc_auc_score(
     ``random_state`` must stay secret for a real release: whoever knows it can subtract
     the noise.
 
-    References
-    ----------
-    .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
-       AISec 2015.
-    .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
-       Health Records", PhD thesis, ch. 7, University of Wisconsin-Madison, 2016.
-    .. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
-       private data analysis". STOC 2007.
+    {references}
 
     Examples
     --------
@@ -168,6 +186,7 @@ def dp_roc_auc_score(
     )
 
 
+@insert_docs(**_DOCS)
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_average_precision_score(
     y_true,
@@ -196,12 +215,10 @@ def dp_average_precision_score(
         workers, :doc:`/dask`).
     y_score : array-like of shape (n_samples,)
         Scores, larger meaning "more positive".
-    epsilon : float
-        Total privacy loss of this call (> 0; ``math.inf`` returns the exact value).
+    {param_epsilon}
     delta : float, default=0.0
         ``0``: pure DP (Cauchy-type noise); ``> 0``: Laplace noise.
-    random_state : None, int or numpy.random.Generator, default=None
-        Source of the noise. ``None`` draws fresh OS entropy on every call.
+    {param_random_state}
     ledger : PrivacyLedger, optional
         If given, ``ledger.spend(epsilon, delta)`` is called first.
     pos_label : int, float, bool or str, optional
@@ -259,19 +276,11 @@ def dp_average_precision_score(
     ``S = max_{0 <= i <= N} LS(i) exp(-beta |i - n|)`` is a ``beta``-smooth upper bound
     (Thm 7.8).
 
-    Mechanism: smooth sensitivity (Nissim, Raskhodnikova and Smith 2007; Lantz 2016,
-    Thm 7.4). With ``delta == 0`` the output is ``f + (2 (gamma + 1) S / epsilon) * eta``
-    with ``eta`` drawn from the density proportional to ``1 / (1 + |z|^gamma)`` (standard
-    Cauchy for the default ``gamma = 2``) and ``beta = epsilon / (2 (gamma + 1))``: pure
-    ``epsilon``-DP. With ``delta > 0`` it is ``f + (2 S / epsilon) * Laplace(1)`` with
-    ``beta = epsilon / (2 ln(2 / delta))``: ``(epsilon, delta)``-DP. The largest admissible
-    ``beta`` is used. The result is clamped to [0, 1] (post-processing): the true minimum
-    AP is above 0 but depends on the private counts, so the clamp uses the global range.
+    {smooth_mechanism}
+    The result is clamped to [0, 1] (post-processing): the true minimum AP is above 0 but
+    depends on the private counts, so the clamp uses the global range.
 
-    Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``, and
-    with a ``ledger`` the call is recorded there before the metric is computed. Floating
-    point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
-    mathematical mechanism.
+    {guarantee}
 
     The smooth sensitivity depends on the private class counts, so it is neither returned
     nor stored. The function never raises because ``y_true`` has a single class (that
@@ -284,14 +293,7 @@ def dp_average_precision_score(
     The AP sensitivity carries an extra ``log n`` factor compared with AUC, so for the
     same budget the DP error of AP is several times larger (Lantz 2016, Fig. 7.5).
 
-    References
-    ----------
-    .. [1] K. Boyd, E. Lantz, D. Page. "Differential privacy for classifier evaluation".
-       AISec 2015.
-    .. [2] E. Lantz. "Machine Learning for Risk Prediction and Privacy in Electronic
-       Health Records", PhD thesis, ch. 7, University of Wisconsin-Madison, 2016.
-    .. [3] K. Nissim, S. Raskhodnikova, A. Smith. "Smooth sensitivity and sampling in
-       private data analysis". STOC 2007.
+    {references}
 
     Examples
     --------

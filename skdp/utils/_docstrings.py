@@ -55,18 +55,23 @@ accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
 _PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.M)
 
 
-def insert_docs(obj):
-    """Replace each ``{name}`` line of ``obj.__doc__`` by ``FRAGMENTS[name]``; return ``obj``.
+def insert_docs(obj=None, /, **fragments):
+    """Replace each ``{name}`` line of ``obj.__doc__`` by its paragraph; return ``obj``.
 
-    A decorator for functions and classes (or call it on a docstring's owner). Each line
-    of the paragraph is indented like the placeholder line; blank lines stay empty. Only
-    a line holding nothing but ``{name}`` is a placeholder, so braces elsewhere in a
-    docstring are left alone; an unknown ``name`` raises ``KeyError`` at import time.
+    A decorator for functions and classes: ``@insert_docs`` takes the paragraphs of
+    :data:`FRAGMENTS`; ``@insert_docs(name=text, ...)`` adds a module's own (shared by
+    that module's docstrings only). Each line of the paragraph is indented like the
+    placeholder line; blank lines stay empty. Only a line holding nothing but ``{name}``
+    is a placeholder, so braces elsewhere in a docstring are left alone; an unknown
+    ``name`` raises ``KeyError`` at import time.
     """
+    if obj is None:
+        return lambda target: insert_docs(target, **fragments)
+    table = {**FRAGMENTS, **fragments}
 
     def expand(match):
         indent, name = match.group(1), match.group(2)
-        lines = FRAGMENTS[name].splitlines()
+        lines = table[name].strip("\n").splitlines()
         return "\n".join(indent + line if line.strip() else "" for line in lines)
 
     if obj.__doc__:
