@@ -187,17 +187,14 @@ def lira_attack(
         per_target.append(
             (one_run_epsilon_lower_bound(M, r, v, delta=delta, confidence=conf_each), r, v)
         )
-    fpr, tpr, auc, at = roc_summary(target_masks.ravel(), lam.ravel())
     per_target_auc = [roc_summary(target_masks[t], lam[t])[2] for t in range(n_targets)]
-    return AuditResult(
-        epsilon_lb=max(b for b, _, _ in per_target),
+    return AuditResult.from_scores(
+        "lira",
+        max(b for b, _, _ in per_target),
+        target_masks.ravel(),
+        lam.ravel(),
         confidence=confidence,
         delta=delta,
-        method="lira",
-        auc=auc,
-        tpr_at_fpr=at,
-        fpr=fpr,
-        tpr=tpr,
         epsilon_claimed=eps_claimed,
         details={
             "variant": variant,

@@ -36,7 +36,7 @@ from skdp.auditing._fitting import (
     _seeds,
     _take,
 )
-from skdp.auditing._result import AuditResult, roc_summary
+from skdp.auditing._result import AuditResult, confusion_counts
 from skdp.auditing._scoring import resolve_scorer
 from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
@@ -248,29 +248,22 @@ def threshold_audit(
     cal, ev = slice(0, n_cal), slice(n_cal, None)
     threshold, direction = _best_threshold(scores[cal], labels[cal], delta, confidence)
     guess_in = scores[ev] > threshold if direction == 1 else scores[ev] <= threshold
-    lab = labels[ev]
-    tp = int((guess_in & (lab == 1)).sum())
-    fn = int((~guess_in & (lab == 1)).sum())
-    fp = int((guess_in & (lab == 0)).sum())
-    tn = int((~guess_in & (lab == 0)).sum())
-    eps_lb = epsilon_lower_bound(tp, fn, fp, tn, delta=delta, confidence=confidence)
-    fpr, tpr, auc, at = roc_summary(labels, direction * scores)
-    return AuditResult(
-        epsilon_lb=eps_lb,
+    c = confusion_counts(guess_in, labels[ev])
+    tp, fn, fp, tn = c["tp"], c["fn"], c["fp"], c["tn"]
+    return AuditResult.from_scores(
+        "independent-trials",
+        epsilon_lower_bound(tp, fn, fp, tn, delta=delta, confidence=confidence),
+        labels,
+        direction * scores,
         confidence=confidence,
         delta=delta,
-        method="independent-trials",
-        auc=auc,
-        tpr_at_fpr=at,
-        fpr=fpr,
-        tpr=tpr,
         epsilon_claimed=None if epsilon is None else float(epsilon),
         details={
             "n_trials": len(scores),
             "n_calibration": n_cal,
             "threshold": threshold,
             "direction": direction,
-            "confusion": {"tp": tp, "fn": fn, "fp": fp, "tn": tn},
+            "confusion": c,
             # the largest bound these evaluation trials could give (a perfect attack)
             "max_epsilon_lb": epsilon_lower_bound(
                 tp + fn, 0, 0, fp + tn, delta=delta, confidence=confidence
@@ -376,17 +369,13 @@ def one_run_audit(
     T = _guesses(scores, k_pos, k_neg, rng)
     r = int(np.count_nonzero(T))
     v = int(np.sum((T != 0) & (T == S)))
-    eps_lb = one_run_epsilon_lower_bound(m, r, v, delta=delta, confidence=confidence)
-    fpr, tpr, auc, at = roc_summary(S == 1, scores)
-    return AuditResult(
-        epsilon_lb=eps_lb,
+    return AuditResult.from_scores(
+        "one-run",
+        one_run_epsilon_lower_bound(m, r, v, delta=delta, confidence=confidence),
+        S == 1,
+        scores,
         confidence=confidence,
         delta=delta,
-        method="one-run",
-        auc=auc,
-        tpr_at_fpr=at,
-        fpr=fpr,
-        tpr=tpr,
         epsilon_claimed=eps_claimed,
         details={
             "m": m,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from skdp.auditing._bounds import epsilon_lower_bound
-from skdp.auditing._result import AuditResult, roc_summary
+from skdp.auditing._result import AuditResult, confusion_counts
 from skdp.base import _shared_constraints
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import validate_params
@@ -151,24 +151,17 @@ def auc_reidentification_audit(
         y[target_index] = labels[t]
         released = float(release(y, y_score, int(seeds[t])))
         guesses[t] = auc_reidentification_attack(y_known, s_known, released)
-    tp = int(np.sum((guesses == 1) & (labels == 1)))
-    fn = int(np.sum((guesses == 0) & (labels == 1)))
-    fp = int(np.sum((guesses == 1) & (labels == 0)))
-    tn = int(np.sum((guesses == 0) & (labels == 0)))
-    eps_lb = epsilon_lower_bound(tp, fn, fp, tn, delta=delta, confidence=confidence)
-    fpr, tpr, auc, at = roc_summary(labels, guesses)
-    return AuditResult(
-        epsilon_lb=eps_lb,
+    c = confusion_counts(guesses == 1, labels)
+    return AuditResult.from_scores(
+        "auc-reidentification",
+        epsilon_lower_bound(c["tp"], c["fn"], c["fp"], c["tn"], delta=delta, confidence=confidence),
+        labels,
+        guesses,
         confidence=confidence,
         delta=delta,
-        method="auc-reidentification",
-        auc=auc,
-        tpr_at_fpr=at,
-        fpr=fpr,
-        tpr=tpr,
         epsilon_claimed=None if epsilon is None else float(epsilon),
         details={
-            "confusion": {"tp": tp, "fn": fn, "fp": fp, "tn": tn},
+            "confusion": c,
             "success_rate": float(np.mean(guesses == labels)),
         },
     )

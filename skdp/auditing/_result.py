@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["AuditResult", "roc_summary", "DEFAULT_FPRS"]
+__all__ = ["AuditResult", "roc_summary", "confusion_counts", "DEFAULT_FPRS"]
 
 #: False-positive rates at which :class:`AuditResult` reports the true-positive rate.
 DEFAULT_FPRS = (1e-3, 1e-2, 1e-1)
@@ -36,6 +36,18 @@ def roc_summary(labels, scores, fprs=DEFAULT_FPRS):
         ok = fpr <= level
         at[level] = float(tpr[ok].max()) if ok.any() else 0.0
     return fpr, tpr, auc, at
+
+
+def confusion_counts(guess_in, labels):
+    """``{"tp", "fn", "fp", "tn"}`` of boolean membership guesses against 0/1 labels."""
+    guess_in = np.asarray(guess_in, dtype=bool)
+    member = np.asarray(labels) == 1
+    return {
+        "tp": int((guess_in & member).sum()),
+        "fn": int((~guess_in & member).sum()),
+        "fp": int((guess_in & ~member).sum()),
+        "tn": int((~guess_in & ~member).sum()),
+    }
 
 
 @dataclass
@@ -82,6 +94,25 @@ class AuditResult:
     tpr: np.ndarray = field(repr=False)
     epsilon_claimed: float | None = None
     details: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_scores(cls, method, epsilon_lb, labels, scores, **fields):
+        """The result of ``method`` with its ROC summary of ``scores`` against ``labels``.
+
+        ``fields`` are the remaining attributes (``confidence``, ``delta``,
+        ``epsilon_claimed``, ``details``); ``auc``, ``tpr_at_fpr``, ``fpr`` and ``tpr``
+        come from :func:`roc_summary`.
+        """
+        fpr, tpr, auc, at = roc_summary(labels, scores)
+        return cls(
+            epsilon_lb=epsilon_lb,
+            method=method,
+            auc=auc,
+            tpr_at_fpr=at,
+            fpr=fpr,
+            tpr=tpr,
+            **fields,
+        )
 
     @property
     def consistent(self):
