@@ -5,7 +5,6 @@ loss, binary or one-vs-rest, chosen by a public rule by default."""
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,9 +13,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
 from skdp.base import DPEstimatorMixin
-from skdp.exceptions import PrivacyLeakWarning
 from skdp.linear_model._functional import _bounds_param
 from skdp.linear_model._logistic_dpsgd import fit_binary_dpsgd
+from skdp.linear_model._logistic_input import (
+    check_patient_groups,
+    resolve_classes,
+    resolve_feature_bounds,
+)
 from skdp.linear_model._logistic_plan import (  # noqa: F401 - re-exported
     AUTO_DPSGD_BELOW,
     LogisticPlan,
@@ -32,9 +35,11 @@ from skdp.linear_model._objective_perturbation import (  # noqa: F401 - re-expor
     objective_perturbation_parameters,
     sample_noise,
 )
-from skdp.mechanisms import resolve_bounds
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._groups import (
+    bound_contributions,
+)
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -157,6 +162,10 @@ dict, default=None
         objective-perturbation problem, or per logged DP-SGD step; a record carries the
         step, the planned total and the epsilon spent so far (public quantities), never
         a loss of a private fit.
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data); required with ``groups`` (:doc:`/patients`).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise. ``None`` draws fresh OS entropy. Keep it secret for a real
         release: the seed lets anyone subtract the noise.
@@ -195,6 +204,10 @@ dict, default=None
         (averaged over the one-vs-rest problems).
     noise_multiplier_ : float
         DP-SGD's calibrated noise multiplier (``mechanism="dpsgd"`` only).
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
@@ -229,7 +242,11 @@ dict, default=None
     of ``nu(b) ∝ exp(-beta ||b||)`` is within ``exp(+-beta)``) and ``det H_{D'} / det
     H_D = 1 + l''_z x~_z^T H_D^{-1} x~_z``, in ``[1, 1 + c / lambda]``. Hence both
     ratios ``p_D / p_{D'}`` are at most ``exp(beta) (1 + c / lambda)``: the release is
-    ``epsilon_k``-DP for ``beta = epsilon_k - log(1 + c / lambda)``. The ridge is
+    ``epsilon_k``-DP for ``beta = epsilon_k - log(1 + c / lambda)``. With ``groups``
+    (add or remove one patient, at most ``k = max_rows_per_group`` rows each, chosen
+    at random) the shift is at most ``k`` and the determinant ratio at most ``(1 + c /
+    lambda)^k``, so the ratio is ``(exp(beta) (1 + c / lambda))^k``: each problem runs
+    at ``epsilon_k / k`` per row, which is ``epsilon_k`` per patient. The ridge is
     ``lambda = max(1 / C, c / (exp(0.1 epsilon_k) - 1))``; the second term (CMS's extra
     ridge ``Delta``; KST take ``exp(epsilon_k / 2)``, i.e. half of ``epsilon_k``) keeps
     ``log(1 + c / lambda) <= 0.1 epsilon_k``, so ``beta >= 0.9 epsilon_k``
@@ -315,6 +332,7 @@ dict, default=None
         "fit_intercept": ["boolean"],
         "clip": ["boolean"],
         "max_iter": [Interval(Real, 1, None, closed="left")],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "mechanism": [StrOptions({"auto", "objective", "dpsgd"})],
         "delta": DPEstimatorMixin._privacy_parameter_constraints["delta"],
@@ -344,6 +362,7 @@ dict, default=None
         max_grad_norm=1.0,
         accountant="pld",
         verbose=0,
+        max_rows_per_group=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -362,6 +381,7 @@ dict, default=None
         self.max_grad_norm = max_grad_norm
         self.accountant = accountant
         self.verbose = verbose
+        self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
     # deprecated: the rate beta of the objective's noise (removed in 0.2)
@@ -380,7 +400,7 @@ dict, default=None
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, *, groups=None, **fit_params):
         """Fit the private logistic model.
 
         Parameters
@@ -388,6 +408,11 @@ dict, default=None
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Labels among the declared ``classes``.
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row: the guarantee is then per patient (each keeps at
+            most ``max_rows_per_group`` rows, chosen at random; Notes). Objective
+            perturbation only (``mechanism="auto"`` picks it); needs declared
+            ``bounds_X``.
         **fit_params : dict
             Only ``sample_weight=None`` is accepted; weights are rejected.
 
@@ -397,27 +422,34 @@ dict, default=None
         """
         X, y, classes = self._validate_input(X, y, fit_params)
         n, p = X.shape
+        codes, k = check_patient_groups(self, groups, n)
         epsilon, delta = self._check_privacy_params(
             require_delta=self.mechanism == "dpsgd" and math.isfinite(self.epsilon)
         )
         n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
         mechanism = self.mechanism
-        if mechanism == "auto":  # public inputs only: n, p, the declared classes, budget
+        if mechanism == "auto" and codes is not None:
+            mechanism = "objective"  # the one mechanism with a patient-level analysis
+        elif mechanism == "auto":  # public inputs only: n, p, declared classes, budget
             mechanism = auto_mechanism(n, p, epsilon, delta, n_problems)
         if mechanism == "dpsgd":  # delta against the public n (a DeltaTooLargeWarning)
             self._check_privacy_params(n_samples=n, require_delta=math.isfinite(epsilon))
         streams = fit_streams(
             self.random_state,
-            ["bounds", "noise", "dpsgd"],
+            ["bounds", "noise", "dpsgd", "groups"],
             estimator=self,
             X=X,
             y=y,
+            groups=codes,
             # the objective perturbation is a function of the multiset of rows; DP-SGD's
-            # Poisson batches are drawn by row position, so a permuted data set must not
-            # reuse its noise stream on other rows
-            order_invariant=mechanism != "dpsgd",
+            # Poisson batches and a patient's bounded rows are drawn by row position,
+            # so a permuted data set must not reuse its noise stream on other rows
+            order_invariant=mechanism != "dpsgd" and codes is None,
         )
-        lo, hi, eps_bounds = self._resolve_bounds(X, epsilon, streams["bounds"])
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, y = X[keep], y[keep]
+        lo, hi, eps_bounds = resolve_feature_bounds(self, X, epsilon, streams["bounds"])
         plan = LogisticPlan.build(
             epsilon=epsilon,
             delta=delta,
@@ -425,6 +457,7 @@ dict, default=None
             mechanism=mechanism,
             n_problems=n_problems,
             C=self.C,
+            max_rows_per_group=k,
         )
         Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
         weights, guarantee = self._fit_problems(Z, scale, y, classes, plan, streams)
@@ -436,26 +469,8 @@ dict, default=None
         check_clip_bounds_declared(self.clip, bounds_X=self.bounds_X)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, order="C")
         check_classification_targets(y)
-        self.classes_ = self._resolve_classes(y)
+        self.classes_ = resolve_classes(self, y)
         return X, y, self.classes_
-
-    def _resolve_bounds(self, X, epsilon, rng):
-        """``(lo, hi, epsilon_used)`` of ``bounds_X``; with ``clip=False`` a value outside
-        the declared bounds is refused, naming its column."""
-        columns = list(getattr(self, "feature_names_in_", range(X.shape[1])))
-        lo, hi, eps_bounds = resolve_bounds(
-            self.bounds_X, X, epsilon=epsilon, rng=rng, name="bounds_X", columns=columns
-        )
-        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-        if not self.clip:
-            out = np.any((X < lo) | (X > hi), axis=0)
-            if out.any():
-                labels = ", ".join(repr(columns[j]) for j in np.nonzero(out)[0])
-                raise ValueError(
-                    f"values outside the declared bounds in column(s) {labels}; pass "
-                    "clip=True to clip them"
-                )
-        return lo, hi, eps_bounds
 
     def _fit_problems(self, Z, scale, y, classes, plan, streams):
         """The weights of each binary problem (one-vs-rest beyond two classes) on the
@@ -528,42 +543,11 @@ dict, default=None
         self.ridge_ = 0.0 if plan.dpsgd else float(plan.ridge)
         self.noise_scale_ = plan.noise_scale()
         self.privacy_breakdown_ = plan.breakdown()
+        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
+        self.max_rows_per_group_ = plan.max_rows_per_group
         self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee=guarantee)
         return self
 
-    def _resolve_classes(self, y):
-        if self.classes is None:
-            # the label set is public metadata: reading it off y would release which
-            # labels occur in the private rows
-            raise ValueError(
-                "DPLogisticRegression needs the public label set: pass classes=[...] "
-                "(or classes='data' to read the classes off y, which is not private)"
-            )
-        if isinstance(self.classes, str):  # "data": the explicit, non-private opt-in
-            warnings.warn(
-                "classes='data' reads the label set off y: it is released without "
-                "differential privacy and the fit is recorded as non-private. Declare "
-                "classes=[...] instead.",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            classes = np.unique(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "With classes='data', y must hold at least two classes (not one class); "
-                    "pass classes=[...] to declare them"
-                )
-            return classes
-        classes = np.asarray(self.classes)
-        if classes.ndim != 1 or classes.shape[0] < 2:
-            raise ValueError("classes must hold at least two labels")
-        if np.unique(classes).shape[0] != classes.shape[0]:
-            raise ValueError("classes must hold distinct labels")
-        if not np.isin(y, classes).all():
-            raise ValueError("y contains labels that are not in classes")
-        return classes
-
-    # -------------------------------------------------------------- predict
     def decision_function(self, X):
         """``X @ coef_.T + intercept_``: shape ``(n,)`` for two classes (the logit of
         ``classes_[1]``), ``(n, n_classes)`` otherwise."""

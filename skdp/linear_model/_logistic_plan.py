@@ -91,6 +91,11 @@ class LogisticPlan:
         Objective perturbation's ridge ``lambda`` and noise rate ``beta`` of one
         problem (:func:`objective_perturbation_parameters`; also computed for DP-SGD,
         unused there).
+    max_rows_per_group : int or None
+        The contribution bound ``k`` of a patient-level fit: each problem is run at
+        ``eps_problem = (epsilon - eps_bounds) / (n_problems k)`` per row, which is
+        ``k`` times that per patient of at most ``k`` rows (``DPLogisticRegression``
+        Notes); ``None`` per row.
     """
 
     epsilon: float
@@ -102,12 +107,18 @@ class LogisticPlan:
     delta_problem: float
     ridge: float
     rate: float
+    max_rows_per_group: int | None = None
 
     @classmethod
-    def build(cls, *, epsilon, delta, eps_bounds, mechanism, n_problems, C):
+    def build(
+        cls, *, epsilon, delta, eps_bounds, mechanism, n_problems, C, max_rows_per_group=None
+    ):
         """The plan from public inputs: the budget, the bounds' share, the resolved
-        mechanism, the number of problems (from the declared classes) and ``C``."""
+        mechanism, the number of problems (from the declared classes), ``C`` and the
+        contribution bound of a patient-level fit."""
         eps_problem = (epsilon - eps_bounds) / n_problems
+        if max_rows_per_group is not None:  # per row; k times that per patient
+            eps_problem = eps_problem / int(max_rows_per_group)
         ridge, rate = objective_perturbation_parameters(eps_problem, C)
         return cls(
             epsilon=epsilon,
@@ -119,6 +130,7 @@ class LogisticPlan:
             delta_problem=delta / n_problems,
             ridge=ridge,
             rate=rate,
+            max_rows_per_group=max_rows_per_group,
         )
 
     @property

@@ -443,3 +443,36 @@ def test_privacy_facts_come_from_the_plan_alone(kw):
         assert clf.ridge_ == (0.0 if plan.dpsgd else plan.ridge)
     if params.get("bounds_X") == "private":
         assert clf.privacy_breakdown_["bounds"] == pytest.approx(0.1 * params["epsilon"])
+
+
+def test_patient_level_fit_runs_each_problem_at_epsilon_over_k():
+    """groups= with max_rows_per_group=k: objective perturbation at epsilon / k per
+    row (epsilon per patient), the unit recorded; 'auto' picks objective perturbation;
+    DP-SGD, estimated bounds and a missing bound are refused."""
+    from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
+    from skdp.linear_model._logistic_plan import LogisticPlan
+
+    X, _, event, groups = make_longitudinal_ehr(300, random_state=0)
+    kw = dict(bounds_X=LONGITUDINAL_EHR_BOUNDS(), classes=[0, 1], random_state=0)
+    clf = DPLogisticRegression(max_rows_per_group=4, **kw).fit(X, event, groups=groups)
+    assert clf.mechanism_ == "objective" and clf.privacy_unit_ == "group"
+    assert clf.max_rows_per_group_ == 4 and clf.epsilon_spent_ == 1.0
+    row = LogisticPlan.build(
+        epsilon=1.0, delta=1e-5, eps_bounds=0.0, mechanism="objective", n_problems=1, C=1.0
+    )
+    per_row_quarter = LogisticPlan.build(
+        epsilon=0.25, delta=1e-5, eps_bounds=0.0, mechanism="objective", n_problems=1, C=1.0
+    )
+    assert clf.ridge_ == per_row_quarter.ridge != row.ridge
+    assert clf.noise_scale_["objective"] == pytest.approx(1 / per_row_quarter.rate)
+    plain = DPLogisticRegression(mechanism="objective", **kw).fit(X, event)
+    assert plain.privacy_unit_ == "row" and plain.max_rows_per_group_ is None
+    with pytest.raises(ValueError, match="needs max_rows_per_group"):
+        DPLogisticRegression(**kw).fit(X, event, groups=groups)
+    with pytest.raises(ValueError, match="dpsgd.*not implemented"):
+        DPLogisticRegression(mechanism="dpsgd", max_rows_per_group=2, **kw).fit(
+            X, event, groups=groups
+        )
+    bad = {**kw, "bounds_X": None}
+    with pytest.raises(ValueError, match="bounds_X=None with groups"):
+        DPLogisticRegression(max_rows_per_group=2, **bad).fit(X, event, groups=groups)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from skdp.auditing import threshold_audit
-from skdp.linear_model import DPLinearRegression
+from skdp.linear_model import DPLinearRegression, DPLogisticRegression
 
 K = 5
 EPSILON = 1.0
@@ -34,8 +34,8 @@ def _worlds(n=200, seed=0):
     return (X0, y0, g0), (X1, y1, g1)
 
 
-def _audit(make, use_groups, n_trials=600, seed=1):
-    worlds = _worlds()
+def _audit(make, use_groups, n_trials=600, seed=1, worlds=None, score=None):
+    worlds = _worlds() if worlds is None else worlds
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(n_trials) % 2)
     scores = np.empty(n_trials)
@@ -45,7 +45,9 @@ def _audit(make, use_groups, n_trials=600, seed=1):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y, groups=g if use_groups else None)
-        scores[t] = float(est.predict(np.ones((1, 1)))[0])  # the canary's pull
+        point = np.ones((1, worlds[0][0].shape[1]))
+        # the canary's pull on the model at its own point
+        scores[t] = float(np.ravel(score(est, point) if score else est.predict(point))[0])
     return threshold_audit(scores, labels, epsilon=EPSILON)
 
 
@@ -86,4 +88,46 @@ def test_a_smaller_bound_drops_rows_at_random_and_still_keeps_the_promise(k):
     the mechanism: the claim holds for the patient, and the bounded fit sees at most k
     of the canary's rows."""
     res = _audit(_linear(max_rows_per_group=k), use_groups=True, n_trials=400)
+    assert res.epsilon_lb <= EPSILON, res
+
+
+def _binary_worlds(n=200, seed=0):
+    """Labels independent of x, plus one patient with K rows at x = 1, label 1."""
+    rng = np.random.default_rng(seed)
+    X0 = rng.uniform(-0.2, 0.2, (n, 1))
+    y0 = rng.integers(0, 2, n)
+    g0 = np.arange(n)
+    X1, y1 = np.vstack([X0, np.ones((K, 1))]), np.r_[y0, np.ones(K, dtype=int)]
+    return (X0, y0, g0), (X1, y1, np.r_[g0, np.full(K, n)])
+
+
+def _logistic(max_rows_per_group=None):
+    def make(seed):
+        return DPLogisticRegression(
+            epsilon=EPSILON,
+            bounds_X=(-1.0, 1.0),
+            classes=[0, 1],
+            mechanism="objective",
+            fit_intercept=False,
+            # a strong ridge (1 / C = 100): the weight is close to linear in the
+            # gradient sum, where the canary's pull does not saturate
+            C=0.01,
+            max_rows_per_group=max_rows_per_group,
+            random_state=seed,
+        )
+
+    return make
+
+
+def _decision(est, point):
+    return est.decision_function(point)
+
+
+def test_logistic_per_row_release_breaks_its_promise_for_a_patient_with_many_rows():
+    res = _audit(_logistic(), False, worlds=_binary_worlds(), score=_decision)
+    assert res.epsilon_lb > EPSILON, res
+
+
+def test_logistic_patient_level_release_keeps_its_promise():
+    res = _audit(_logistic(K), True, worlds=_binary_worlds(), score=_decision)
     assert res.epsilon_lb <= EPSILON, res
