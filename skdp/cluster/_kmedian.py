@@ -26,6 +26,7 @@ from skdp.cluster._kmedian_costs import (
 from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
 from skdp.cluster._kmedian_rounds import BoxSearchRounds
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
@@ -47,6 +48,7 @@ def _finite_cost(total):
     return total
 
 
+@insert_docs
 class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseEstimator):
     """Differentially private k-median with the subsampled exponential mechanism.
 
@@ -165,14 +167,8 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         local rounds (capped at ``Delta``).
     sensitivity_ : float
         The ``Delta`` used (public).
-    epsilon_spent_ : float
-    delta_spent_ : float
-        Always 0.
-    privacy_guarantee_ : str
-        ``"exact"``.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
+    {attr_spent_pure_exact}
+    {attr_features_in}
 
     Notes
     -----

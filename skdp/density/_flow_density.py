@@ -139,13 +139,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     Attributes
     ----------
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only for DataFrame input with string column names.
+    {attr_features_in}
     schema_ : skdp.utils.schema.TabularSchema
         Public description of the columns (with the bounds used).
-    bounds_ : dict {column: (lo, hi)}
-        Bounds of the numeric columns (declared or privately estimated).
+    {attr_bounds_tabular}
     n_encoded_features_ : int
         Dimension the flow works in (one-hot blocks expanded).
     flow_ : skdp.flows.Flow

@@ -25,6 +25,7 @@ from skdp.ilp._coverage import (
 from skdp.ilp._plan import ILPPlan, plan_ilp
 from skdp.ilp._search import search_clause
 from skdp.utils._data_free import nonfinite_error
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask, as_dask_array, column_names, is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
@@ -38,6 +39,7 @@ from skdp.utils._sklearn_compat import (
 __all__ = ["DPILPClassifier", "search_clause"]
 
 
+@insert_docs
 class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Differentially private inductive logic programming, propositional form.
 
@@ -104,14 +106,8 @@ class DPILPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         breakdown by batch with rounds from 0 (``"round 0 level 0"``, and
         ``search_levels_[i]["round"] == 0``): ``"round_{r + 1}"`` is the sum of an old
         round ``r``'s entries.
-    epsilon_spent_ : float
-    delta_spent_ : float
-        Always 0.
-    privacy_guarantee_ : str
-        ``"exact"``.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
+    {attr_spent_pure_exact}
+    {attr_features_in}
 
     Notes
     -----

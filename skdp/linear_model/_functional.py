@@ -212,9 +212,7 @@ default=None
         ``epsilon_spent_``. For the Gaussian mechanism the part
         after the bounds is one Gaussian mechanism, attributed in proportion to the
         shares of ``mu^2`` (Notes).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----

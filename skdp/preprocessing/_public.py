@@ -95,9 +95,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         ``"exact"`` (``"none"`` with ``bounds="data"``).
     nonprivate_options_ : list of str
         ``["bounds"]`` with ``bounds="data"``, else empty.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----
@@ -339,9 +337,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     privacy_guarantee_ : str
         ``"exact"`` (``"none"`` with ``categories="data"``).
     nonprivate_options_ : list of str
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----

@@ -9,12 +9,14 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.validation import validate_data
 
 __all__ = ["RowwiseFunctionTransformer"]
 
 
+@insert_docs
 class RowwiseFunctionTransformer(DPEstimatorMixin, FunctionTransformer):
     """A :class:`~sklearn.preprocessing.FunctionTransformer` whose function the user
     declares to act on each row alone; no privacy cost.
@@ -61,9 +63,7 @@ class RowwiseFunctionTransformer(DPEstimatorMixin, FunctionTransformer):
     privacy_guarantee_ : str
         ``"exact"`` (``"none"`` with the non-private option above).
     nonprivate_options_ : list of str
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     See Also
     --------

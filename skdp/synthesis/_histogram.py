@@ -63,33 +63,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         Public bounds of the numeric columns (see
         :meth:`skdp.utils.schema.TabularSchema.from_data`). Missing bounds are estimated
         privately with 10 % of ``epsilon`` (:func:`skdp.mechanisms.resolve_bounds`)
-        where public ``n``, the number of estimated columns and ``epsilon`` make it
-        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
-        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
-        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
-        column left to the estimate) is the explicit opt-in to that estimate even where
-        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
-        ``"data"`` reads them off the data with a
-        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+        {param_bounds_estimate}
     {param_categories}
     {param_column_types}
-    schema : TabularSchema or dict, default=None
-        A complete public schema instead of ``bounds``/``categories``/``column_types``.
-        {param_schema_data_derived}
-    missing : {"error", "category"}, default="error"
-        What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
-        message naming the column (impute first with
-        :class:`~skdp.preprocessing.DPSimpleImputer`, or drop those rows).
-        ``"category"``: every column gets a declared *missing* level -- one more bin
-        beside the value bins of a numeric column, one more level after the categories
-        of a categorical or binary column -- whose count is released with the other
-        cells, by the same mechanism under the same budget (a row still falls in one
-        cell, so nothing extra is released or spent), and :meth:`sample` writes it back
-        as NaN (``None`` in object columns; integer and bool columns come back as
-        ``float64`` and ``object``). The level is a declaration: it exists whether or
-        not the data hold a missing value, so neighbouring data sets get the same grid.
-        A ``schema`` may instead declare ``"missing": true`` on chosen columns. A
-        numeric column with a missing level needs declared bounds.
+    {param_schema_tabular}
+    {param_missing_cells}
     n_bins : "auto", int or dict {column: int}, default="auto"
         Bins per numeric column. ``"auto"``: Lei's heuristic :func:`lei_n_bins` with
         the public ``n`` and the number of columns of the column's histogram, and one
@@ -142,8 +120,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         histogram's marginals without multinomial sampling noise, like the synthetic
         data set ``D_eps`` (``n_samples=None``) but of any size; ``"iid"`` draws
         independent rows. Post-processing either way.
-    clip : bool, default=True
-        Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.
+    {param_clip_tabular}
     max_cells : int, default=10**7
         Histograms with at most this many cells are noised densely; larger ones use the
         exact sparse sampler (see Notes).
@@ -172,14 +149,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     ----------
     schema_ : TabularSchema
         The public schema used (bounds filled in).
-    bounds_ : dict {column: (lo, hi)}
-        Bounds of the numeric columns (declared or privately estimated).
+    {attr_bounds_tabular}
     n_bins_ : dict {column: int}
         Number of bins (numeric; an integer column with one bin per value has as many
         bins as integers in its bounds) or levels (categorical, binary) per column.
-    bin_edges_ : dict {column: ndarray}
-        Bin edges of numeric columns (integer columns: the first integer of each bin,
-        then one past the last).
+    {attr_bin_edges}
     histograms_ : list of dict
         One per projection: ``columns``, ``shape`` (bins per column), ``cells``
         (sorted flat indices of surviving cells), ``counts`` (their noisy values, all

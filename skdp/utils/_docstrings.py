@@ -42,6 +42,57 @@ column_types : None, "data", dict {column: kind} or list, default=None
     "param_schema_data_derived": """\
 A schema marked ``data_derived`` (metadata read off the data) makes the fit
 non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).""",
+    # ------------------------------------- the histogram and marginal synthesizers
+    "param_bounds_estimate": """\
+where public ``n``, the number of estimated columns and ``epsilon`` make it
+reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
+declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
+:doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
+column left to the estimate) is the explicit opt-in to that estimate even where
+it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
+``"data"`` reads them off the data with a
+:class:`~skdp.exceptions.PrivacyLeakWarning`.""",
+    "param_schema_tabular": """\
+schema : TabularSchema or dict, default=None
+    A complete public schema instead of ``bounds``/``categories``/``column_types``.
+    A schema marked ``data_derived`` (metadata read off the data) makes the fit
+    non-private (``epsilon_spent_ = inf``, ``"schema"`` in ``nonprivate_options_``).""",
+    "param_missing_cells": """\
+missing : {"error", "category"}, default="error"
+    What a missing value (NaN, ``None``) in ``X`` is. ``"error"``: refused with a
+    message naming the column (impute first with
+    :class:`~skdp.preprocessing.DPSimpleImputer`, or drop those rows).
+    ``"category"``: every column gets a declared *missing* level -- one more bin
+    beside the value bins of a numeric column, one more level after the categories
+    of a categorical or binary column -- whose count is released with the other
+    cells, by the same mechanism under the same budget (a row still falls in one
+    cell, so nothing extra is released or spent), and :meth:`sample` writes it back
+    as NaN (``None`` in object columns; integer and bool columns come back as
+    ``float64`` and ``object``). The level is a declaration: it exists whether or
+    not the data hold a missing value, so neighbouring data sets get the same grid.
+    A ``schema`` may instead declare ``"missing": true`` on chosen columns. A
+    numeric column with a missing level needs declared bounds.""",
+    "param_clip_tabular": """\
+clip : bool, default=True
+    Clip numeric values to the bounds (silently); ``False`` raises ``ValueError``.""",
+    "attr_bin_edges": """\
+bin_edges_ : dict {column: ndarray}
+    Bin edges of numeric columns (integer columns: the first integer of each bin,
+    then one past the last).""",
+    "attr_bounds_tabular": """\
+bounds_ : dict {column: (lo, hi)}
+    Bounds of the numeric columns (declared or privately estimated).""",
+    # ------------------------------------------------------------ fitted attributes
+    "attr_features_in": """\
+n_features_in_ : int
+feature_names_in_ : ndarray of str
+    Only when ``X`` has string column names (a DataFrame).""",
+    "attr_spent_pure_exact": """\
+epsilon_spent_ : float
+delta_spent_ : float
+    Always 0.
+privacy_guarantee_ : str
+    ``"exact"``.""",
     # ------------------------------------------------------------- DP-SGD estimators
     "param_accountant_dpsgd": """\
 accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
