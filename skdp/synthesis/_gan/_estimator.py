@@ -248,7 +248,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         The critic's loss on each step's fake rows (its objective's fake-row term, plus the
         auxiliary term for ``"acgan"``): a function of the private critic and of fake rows
         only. The real-row term is never recorded by a private fit.
-    history_ : dict of ndarray
+    history_ : dict of list
         Per-component curves at the logged steps: ``"step"``, ``"epsilon"`` (DP-SGD
         epsilon so far), ``"generator"`` (generator loss) and ``"critic_fake"`` (mean
         critic output on fake rows); plus ``"autoencoder"``/``"critic_real"`` (real-row

@@ -22,8 +22,6 @@ import math
 import warnings
 from dataclasses import dataclass
 
-import numpy as np
-
 from skdp.synthesis._gan._losses import gan_losses, reconstruction_loss
 from skdp.synthesis._gan._sampling import latent
 from skdp.utils._logging import get_logger, log_progress
@@ -203,10 +201,11 @@ class GANTraining:
 
     def record(self, estimator, *, breakdown, delta):
         """Write the fit's DP-SGD facts on ``estimator``
-        (:func:`skdp.training._fit_context.record_dpsgd_fit`): ``n_iter_`` counts the critic
-        steps and ``n_iter_autoencoder_`` the autoencoder's; ``history_`` holds the curves
-        as arrays; ``loss_curve_`` is the critic's loss on fake rows, a loss of public rows
-        that a private fit keeps."""
+        (:func:`skdp.training._fit_context.record_dpsgd_fit`): ``n_iter_`` counts the
+        critic steps and ``n_iter_autoencoder_`` the autoencoder's; ``history_`` holds
+        the curves as lists (as every DP-SGD estimator's, :doc:`/glossary`);
+        ``loss_curve_`` is the critic's loss on fake rows, a loss of public rows that a
+        private fit keeps."""
         from skdp.training._fit_context import record_dpsgd_fit
 
         estimator.n_iter_autoencoder_ = int(self.n_ae_steps)
@@ -215,7 +214,7 @@ class GANTraining:
             noise_multiplier=self.sigma,
             sample_rate=self.q,
             n_iter=self.n_critic_steps,
-            history={k: np.asarray(v, dtype=float) for k, v in self.curves.items()},
+            history={k: list(v) for k, v in self.curves.items()},
             loss_curve=self.critic_loss,
             loss_reads_data=False,
             device=self.device,
