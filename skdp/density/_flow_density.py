@@ -64,14 +64,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         ``None``: a private estimate spending ``0.1 * epsilon`` (pure DP,
         :func:`skdp.mechanisms.resolve_bounds`); a dict may give some columns and leave
         the rest to that estimate. The estimate is made
-        where public ``n``, the number of estimated columns and ``epsilon`` make it
-        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
-        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
-        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
-        column left to the estimate) is the explicit opt-in to that estimate even where
-        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
-        ``"data"``: read off the data (not private; emits
-        :class:`~skdp.exceptions.PrivacyLeakWarning`).
+        {param_bounds_estimate}
     categories : None, dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns (pandas ``Categorical`` columns carry
         their own). Missing categories raise ``ValueError``; ``"data"`` reads them off the

@@ -50,8 +50,8 @@ declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
 :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
 column left to the estimate) is the explicit opt-in to that estimate even where
 it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
-``"data"`` reads them off the data with a
-:class:`~skdp.exceptions.PrivacyLeakWarning`.""",
+``"data"``: read off the data (not private; emits
+:class:`~skdp.exceptions.PrivacyLeakWarning`).""",
     "param_schema_tabular": """\
 schema : TabularSchema or dict, default=None
     A complete public schema instead of ``bounds``/``categories``/``column_types``.
