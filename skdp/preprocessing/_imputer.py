@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -12,15 +12,26 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import add_geometric, add_laplace, private_quantile
-from skdp.mechanisms.sensitivity import bounded_sum_sensitivity, count_sensitivity
+from skdp.mechanisms.sensitivity import (
+    bounded_sum_sensitivity,
+    count_sensitivity,
+    quantile_utility_sensitivity,
+)
 from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
     like_input,
 )
+from skdp.preprocessing._patients import (
+    check_patient_input,
+    patient_codes,
+    per_unit,
+    record_unit,
+)
+from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
-from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted
+from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import check_array, check_bounds, validate_data
 
 __all__ = ["DPSimpleImputer"]
@@ -97,6 +108,12 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         ``strategy="mean"``: release the sums with the floating-point-safe grid
         mechanism of :func:`skdp.mechanisms.add_laplace` and draw the integer count
         noise from ``os.urandom`` (not reproducible with ``random_state``).
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random and every sensitivity is that many
+        times the row's, so ``epsilon`` holds per patient (:doc:`/patients`). Required
+        with ``groups`` (for every strategy).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise. ``None`` draws fresh OS entropy (what a real release uses).
 
@@ -115,6 +132,11 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     privacy_breakdown_ : dict
         ``{"sum": epsilon / 2, "count": epsilon / 2}`` (mean), ``{"median": epsilon}``
         or ``{}`` (constant); the values sum to ``epsilon_spent_``.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     nonprivate_options_ : list of str
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -141,6 +163,18 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     replace-one the sensitivities double (fit with ``epsilon / 2``). Unlike
     scikit-learn's imputer no column is ever dropped for being empty (that would reveal
     it); an empty column gets a noisy statistic like any other.
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one
+    patient with all their rows (:doc:`/patients`). Each patient keeps at most ``k =
+    max_rows_per_group`` rows, chosen uniformly at random inside the mechanism (never
+    the first ``k``: the order of the rows is data); the number of kept rows is public
+    as ``n`` is. The sums and the observed counts are sums of per-row terms, so a
+    patient moves each vector by at most ``k`` rows' worth: L1 sensitivities ``k d``
+    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`) and noise ``k`` times the
+    row-level scale. The quantile utility of ``"median"`` moves by at most ``k``
+    (``k`` rows, each by at most 1), so each column's exponential mechanism runs with
+    ``epsilon / (d k)``, the exponent of utility sensitivity ``k``. ``epsilon_spent_``
+    then holds per patient (``privacy_unit_ = "group"``); ``"constant"`` stays 0-DP.
 
     **Which strategy.** A public constant costs nothing, and its error is its distance
     from the column's true mean; a DP mean costs part of the budget, and its error is its
@@ -228,6 +262,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         "missing_values": [Real, str, None],
         "add_indicator": ["boolean"],
         "secure_mode": ["boolean"],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
@@ -241,6 +276,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         missing_values=np.nan,
         add_indicator=False,
         secure_mode=False,
+        max_rows_per_group=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -250,6 +286,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         self.missing_values = missing_values
         self.add_indicator = add_indicator
         self.secure_mode = secure_mode
+        self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -273,7 +310,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, ensure_all_finite=finite, reset=reset)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Compute the fill values (privately for ``"mean"`` and ``"median"``).
 
         Parameters
@@ -282,12 +319,20 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             May hold missing values.
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            The patient (or other privacy unit) of each row, as in scikit-learn's
+            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
+            sensitivity is that many times the row's (Notes). In memory only.
 
         Returns
         -------
         self
         """
+        check_patient_input(X, groups)
         X = self._validate(X, reset=True)
+        codes, k = patient_codes(self, groups, X.shape[0])
+        record_unit(self, k)
         d = X.shape[1]
         self.indicator_features_ = np.arange(d) if self.add_indicator else None
         if self.strategy == "constant":
@@ -300,15 +345,25 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         mask = _missing_mask(X, self.missing_values)
         lo, hi = self._bounds(X, mask)
         streams = fit_streams(
-            self.random_state, ["noise"], estimator=self, X=X, order_invariant=True
+            self.random_state,
+            ["noise", "groups"],
+            estimator=self,
+            X=X,
+            groups=codes,
+            # the bounded subset depends on the row order: a permuted copy must not
+            # reuse the noise on other rows
+            order_invariant=codes is None,
         )
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, mask = X[keep], mask[keep]
         if self.strategy == "mean":
             self.statistics_, self.privacy_breakdown_ = self._mean(
-                X, mask, lo, hi, epsilon, streams
+                X, mask, lo, hi, epsilon, streams, k
             )
         else:
             self.statistics_, self.privacy_breakdown_ = self._median(
-                X, mask, lo, hi, epsilon, streams
+                X, mask, lo, hi, epsilon, streams, k
             )
         self.bounds_ = (lo, hi)
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
@@ -383,7 +438,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         names = column_labels(self, d) if hasattr(self, "feature_names_in_") else None
         return check_bounds(self.bounds, d, name="bounds", columns=names)
 
-    def _mean(self, X, mask, lo, hi, epsilon, streams):
+    def _mean(self, X, mask, lo, hi, epsilon, streams, k=None):
         d = X.shape[1]
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         Z = np.where(mask, 0.0, np.clip((np.where(mask, centre, X) - centre) / half, -1, 1))
@@ -391,8 +446,8 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         eps_sum = epsilon / 2.0
         eps_count = epsilon / 2.0 if math.isfinite(epsilon) else math.inf
         rng = streams["noise"]
-        delta_sum = d * float(bounded_sum_sensitivity(-1.0, 1.0))
-        delta_count = d * count_sensitivity()
+        delta_sum = per_unit(d * float(bounded_sum_sensitivity(-1.0, 1.0)), k)
+        delta_count = per_unit(d * count_sensitivity(), k)
         s = np.asarray(
             add_laplace(
                 Z.sum(axis=0),
@@ -416,12 +471,14 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         m = np.where(c >= 1.0, np.clip(s / np.maximum(c, 1.0), -1.0, 1.0), 0.0)
         return centre + half * m, {"sum": float(eps_sum), "count": float(eps_count)}
 
-    def _median(self, X, mask, lo, hi, epsilon, streams):
+    def _median(self, X, mask, lo, hi, epsilon, streams, k=None):
         d = X.shape[1]
         # a row changes every column's quantile utility by at most
         # quantile_utility_sensitivity() = 1 (the scale private_quantile assumes): one
-        # exponential mechanism per column with epsilon / d
-        eps_col = epsilon / d
+        # exponential mechanism per column with epsilon / d; a patient of at most k rows
+        # by at most k, so the exponent of sensitivity k: epsilon / (d k)
+        unit = per_unit(quantile_utility_sensitivity(), k)
+        eps_col = epsilon / d if k is None else epsilon / (d * unit)
         rng = streams["noise"]
         out = np.empty(d)
         for j in range(d):

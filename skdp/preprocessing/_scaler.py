@@ -12,7 +12,14 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
+from skdp.preprocessing._patients import (
+    check_patient_input,
+    patient_codes,
+    per_unit,
+    record_unit,
+)
 from skdp.utils._deprecation import RenamedKeys
+from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
 from skdp.utils.validation import (
@@ -121,6 +128,12 @@ None, default=None
         :func:`skdp.mechanisms.add_laplace` (``secure_mode=True``: exact integer
         discrete Laplace noise from ``os.urandom`` on a power-of-two grid); the noise
         is then not reproducible with ``random_state``.
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random and both sensitivities are that
+        many times the row's, so ``epsilon`` holds per patient (:doc:`/patients`).
+        Required with ``groups``.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise. ``None`` draws fresh OS entropy (what a real release uses).
 
@@ -135,7 +148,8 @@ None, default=None
     bounds_ : tuple of two ndarrays of shape (n_features,) or None
         The declared or privately estimated bounds (``None`` when nothing is released).
     n_public_ : int
-        The row count the sums were divided by.
+        The row count the sums were divided by (with ``groups``: the rows kept, unless
+        ``n_public`` is declared).
     noise_scale_ : dict of str to float
         Laplace scales of the released sums, keyed like ``privacy_breakdown_``:
         ``{"mean": Delta_S / epsilon_mean, "variance": Delta_W / epsilon_variance}``
@@ -150,6 +164,11 @@ None, default=None
     privacy_breakdown_ : dict
         ``{"bounds": ..., "mean": ..., "variance": ...}``: the epsilon of each release;
         they sum to ``epsilon_spent_``.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     nonprivate_options_ : list of str
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -169,6 +188,17 @@ None, default=None
     ``var_ = h^2 (W~/n + 1/2 - (S~/n)^2)`` and the clipping of both are
     post-processing. For a replace-one guarantee the sensitivities double: fit with
     ``epsilon / 2``. No un-noised statistic is stored.
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one
+    patient with all their rows (:doc:`/patients`). Each patient keeps at most ``k =
+    max_rows_per_group`` rows, chosen uniformly at random inside the mechanism (never
+    the first ``k``: the order of the rows is data); the number of kept rows is public
+    as ``n`` is. ``S`` and ``W`` are sums of per-row terms, so a patient moves them by
+    at most ``k`` rows' worth: the L1 sensitivities are ``k d`` and ``k d / 2``
+    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`), the Laplace scales
+    ``k`` times the row-level ones, and ``epsilon_spent_`` holds per patient
+    (``privacy_unit_ = "group"``). The bounds must be declared (a private bound
+    estimate per patient is not implemented).
 
     **Floating point.** With ``secure_mode=True`` the sums are released as exact
     multiples of a power-of-two grid with exact integer noise (Canonne, Kamath and
@@ -222,6 +252,7 @@ None, default=None
         "min_relative_scale": [Interval(Real, 0, 1, closed="neither")],
         "clip": ["boolean"],
         "secure_mode": ["boolean"],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
@@ -238,6 +269,7 @@ None, default=None
         min_relative_scale=1e-3,
         clip=True,
         secure_mode=False,
+        max_rows_per_group=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -250,10 +282,11 @@ None, default=None
         self.min_relative_scale = min_relative_scale
         self.clip = clip
         self.secure_mode = secure_mode
+        self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Release the private mean and variance of every column.
 
         Parameters
@@ -261,6 +294,12 @@ None, default=None
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            The patient (or other privacy unit) of each row, as in scikit-learn's
+            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+            keeps at most ``max_rows_per_group`` rows (chosen at random) and the
+            sensitivities are that many times the row's (Notes). In memory only; needs
+            declared ``bounds``.
 
         Returns
         -------
@@ -269,27 +308,39 @@ None, default=None
         # clip=False against a private estimate would raise exactly when a record lies
         # beyond the noisy bounds: refused before any row is read
         check_clip_bounds_declared(self.clip, bounds=self.bounds)
+        check_patient_input(X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
+        estimated = (self.with_mean or self.with_std) and (
+            self.bounds is None or (isinstance(self.bounds, str) and self.bounds == "private")
+        )
+        codes, k = patient_codes(self, groups, X.shape[0], estimated_bounds=estimated)
         epsilon, _ = self._check_privacy_params()
-        n, d = X.shape
+        d = X.shape[1]
         columns = column_labels(self, d)
-        self.n_public_ = int(self.n_public) if self.n_public is not None else n
+        record_unit(self, k)
         breakdown = {"bounds": 0.0, "mean": 0.0, "variance": 0.0}
         self.noise_scale_ = RenamedKeys(
             {"mean": 0.0, "variance": 0.0}, _OLD_NOISE_KEYS, "DPStandardScaler.noise_scale_"
         )
         if not (self.with_mean or self.with_std):
+            self.n_public_ = self._n_public(X.shape[0])
             self.mean_ = self.var_ = self.scale_ = self.bounds_ = None
             self.privacy_breakdown_ = breakdown
             self._record_privacy_spent(0.0, 0.0, guarantee="exact")
             return self
         streams = fit_streams(
             self.random_state,
-            ["bounds", "mean", "variance"],
+            ["bounds", "mean", "variance", "groups"],
             estimator=self,
             X=X,
-            order_invariant=True,
+            groups=codes,
+            # the bounded subset depends on the row order: a permuted copy must not
+            # reuse the noise on other rows
+            order_invariant=codes is None,
         )
+        if codes is not None:  # at most k rows per patient, chosen at random
+            X = X[bound_contributions(codes, k, streams["groups"])]
+        self.n_public_ = self._n_public(X.shape[0])
         lo, hi, eps_bounds = resolve_bounds(
             self.bounds,
             X,
@@ -311,7 +362,7 @@ None, default=None
             eps_var = math.inf
         else:
             eps_var = eps_rest - eps_mean
-        delta_s, delta_w = standard_scaler_sensitivities(d)
+        delta_s, delta_w = (per_unit(s, k) for s in standard_scaler_sensitivities(d))
         n_pub = float(self.n_public_)
 
         s_noisy = add_laplace(
@@ -346,6 +397,10 @@ None, default=None
         self.privacy_breakdown_ = breakdown
         self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
         return self
+
+    def _n_public(self, n):
+        """The row count the sums are divided by: declared, or the rows (kept)."""
+        return int(self.n_public) if self.n_public is not None else n
 
     def transform(self, X):
         """Clip to the bounds, subtract ``mean_`` and divide by ``scale_``.
