@@ -1,6 +1,7 @@
 """Differentially private accuracy (Lantz 2016, §7.2.2).
 
-Neighbouring relation: **replace one row**; the number of rows is public.
+Neighbouring relation: **replace one row**; the number of rows is public. With
+``groups``: add, remove or replace one patient with all their rows (:doc:`/patients`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,15 @@ from skdp.base import _shared_constraints
 from skdp.mechanisms import (
     add_geometric,
 )
+from skdp.mechanisms.sensitivity import count_sensitivity, group_sensitivity
 from skdp.metrics._checks import (
     _check_ledger,
+)
+from skdp.utils._groups import (
+    GROUPS_HELP,
+    bound_contributions,
+    check_groups,
+    check_max_rows_per_group,
 )
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import any_dask, as_1d, n_rows, row_sum
@@ -26,7 +34,17 @@ __all__ = ["dp_accuracy_score"]
 
 
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
-def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, ledger=None):
+def dp_accuracy_score(
+    y_true,
+    y_pred,
+    *,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    groups=None,
+    max_rows_per_group=None,
+):
     """Differentially private accuracy (fraction of correct predictions).
 
     Parameters
@@ -46,7 +64,16 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
         Source of the noise. ``None`` draws fresh OS entropy on every call.
     ledger : PrivacyLedger, optional
         If given, ``ledger.spend(epsilon, 0.0)`` is called after the labels are
-        validated and before the noisy count is drawn (a refused spend releases nothing).
+        validated and before the noisy count is drawn (a refused spend releases nothing);
+        with ``groups`` the spend is per patient (``unit="group"``).
+    groups : array-like of shape (n_samples,), default=None
+        The patient (or other privacy unit) of each row, as in scikit-learn's
+        ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient keeps
+        at most ``max_rows_per_group`` rows (chosen at random) and the sensitivity is
+        that many rows' (Notes). In memory only.
+    max_rows_per_group : int, default=None
+        The public number of rows one patient may contribute (from the visit schedule
+        or the study protocol, never from the data). Required with ``groups``.
 
     Returns
     -------
@@ -66,6 +93,15 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     arithmetic (Canonne, Kamath and Steinke 2020), so no floating-point gap (Mironov
     2012) can tell neighbours apart.
 
+    With ``groups``: neighbouring relation add or remove one patient with all their
+    rows, or replace one patient's rows (:doc:`/patients`). Each patient keeps at most
+    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism
+    (never the first ``k``: the order of the rows is data), and ``N`` is the number of
+    kept rows, public as ``N`` is. The count of correct predictions is a sum of per-row
+    terms in ``{0, 1}``, so a patient moves it by at most ``k``: sensitivity ``k``
+    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`), noise ``G(epsilon / k)``,
+    and ``epsilon`` holds per patient.
+
     References
     ----------
     .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
@@ -78,7 +114,16 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
     ...                         random_state=0)
     >>> abs(acc - 0.75) < 0.05
     True
+
+    Per patient (here 250 patients with 4 rows each):
+
+    >>> patient = [i // 4 for i in range(1000)]
+    >>> acc = dp_accuracy_score([0, 1, 1, 0] * 250, [0, 1, 0, 0] * 250, epsilon=1.0,
+    ...                         groups=patient, max_rows_per_group=4, random_state=0)
+    >>> abs(acc - 0.75) < 0.05
+    True
     """
+    k = _check_bound(groups, max_rows_per_group, y_true, y_pred)
     if any_dask(y_true, y_pred):  # counted per partition; the labels stay on the workers
         yt, yp = as_1d(y_true, "y_true"), as_1d(y_pred, "y_pred")
         N = n_rows(yt)
@@ -93,24 +138,73 @@ def dp_accuracy_score(y_true, y_pred, *, epsilon, delta=0.0, random_state=None, 
         raise ValueError("y_true is empty")
     if not any_dask(yt, yp):
         _check_labels(yt, yp)
+    codes = None if groups is None else check_groups(groups, N)
     epsilon, delta = check_privacy_params(epsilon, delta)
     rng = release_rng(
         random_state,
         tag="dp_accuracy_score",
-        params={"epsilon": epsilon, "delta": delta},
-        data=(yt, yp),
-        order_invariant=True,
+        **_seed_material({"epsilon": epsilon, "delta": delta}, (yt, yp), codes, k),
     )
     _check_ledger(ledger)
+    if codes is not None:  # at most k rows per patient, chosen at random
+        yt, yp = _bounded(codes, k, rng, yt, yp)
+        N = yt.shape[0]
     # exact, in blocks or per partition; on Dask the labels are validated in this pass,
     # so the ledger is charged after it: a refused input spends nothing
     correct = int(row_sum(_correct_block, yt, yp) or 0)
     if ledger is not None:
-        ledger.spend(epsilon, 0.0, label="dp_accuracy_score")
+        _spend(ledger, epsilon, "dp_accuracy_score", codes)
     if math.isinf(epsilon):
         return correct / N
-    noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))
+    sens = 1 if codes is None else group_sensitivity(count_sensitivity(), k)
+    noisy = int(add_geometric(correct, sensitivity=sens, epsilon=epsilon, rng=rng))
     return float(np.clip(noisy / N, 0.0, 1.0))
+
+
+def _check_bound(groups, max_rows_per_group, *arrays):
+    """The contribution bound ``k`` of a patient-level metric (``None`` without
+    ``groups``); errors name the parameter, never a value. Dask input with ``groups``
+    is refused (bounding a patient's rows needs them together)."""
+    k = None if max_rows_per_group is None else check_max_rows_per_group(max_rows_per_group)
+    if groups is None:
+        return None
+    if any_dask(groups, *arrays):
+        raise ValueError(
+            "groups= is not supported for Dask input yet: bounding a patient's rows "
+            "needs them together (score in memory, or without groups)"
+        )
+    if k is None:
+        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
+    return k
+
+
+def _seed_material(params, data, codes, k):
+    """``release_rng``'s ``params``, ``data`` and ``order_invariant``: the grouping and
+    ``k`` only when ``groups`` is given (row-level seeds stay as they were), and then
+    order-dependent (the bounded subset depends on the row order)."""
+    if codes is None:
+        return {"params": params, "data": data, "order_invariant": True}
+    return {
+        "params": {**params, "max_rows_per_group": k},
+        "data": (*data, codes),
+        "order_invariant": False,
+    }
+
+
+def _spend(ledger, epsilon, label, codes):
+    """Charge ``(epsilon, 0)`` to ``ledger``, per patient (``unit="group"``) with
+    ``groups``; a row-level spend is charged as before (no ``unit`` keyword)."""
+    if codes is None:
+        ledger.spend(epsilon, 0.0, label=label)
+    else:
+        ledger.spend(epsilon, 0.0, label=label, unit="group")
+
+
+def _bounded(codes, k, rng, *arrays):
+    """``arrays`` restricted to at most ``k`` rows per patient, chosen uniformly at
+    random with ``rng`` (:func:`skdp.utils._groups.bound_contributions`)."""
+    keep = bound_contributions(codes, k, rng)
+    return tuple(a[keep] for a in arrays)
 
 
 def _check_labels(yt, yp):

@@ -1,7 +1,8 @@
 """Differentially private regression metrics: MSE, MAE and R² over a declared target range.
 
 Neighbouring relation: **replace one row** (its label and its prediction); the number of
-rows is public, as for the other DP scorers.
+rows is public, as for the other DP scorers. With ``groups``: add, remove or replace one
+patient with all their rows (:doc:`/patients`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from sklearn.utils import check_consistent_length
 
 from skdp.base import _shared_constraints
 from skdp.mechanisms import add_laplace
-from skdp.mechanisms.sensitivity import regression_sum_sensitivities
+from skdp.mechanisms.sensitivity import group_sensitivity, regression_sum_sensitivities
+from skdp.metrics._accuracy import _bounded, _check_bound, _seed_material, _spend
 from skdp.metrics._checks import _check_ledger
+from skdp.utils._groups import check_groups
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import (
     FRACTION_BITS,
@@ -53,7 +56,31 @@ _COMMON_DOC = """
         Source of the noise; ``None`` draws fresh OS entropy on every call.
     ledger : PrivacyLedger, optional
         Charged ``(epsilon, 0)`` after the inputs are validated and before any noise
-        is drawn (a refused spend releases nothing).
+        is drawn (a refused spend releases nothing); with ``groups`` per patient
+        (``unit="group"``).
+    groups : array-like of shape (n_samples,), default=None
+        The patient (or other privacy unit) of each row, as in scikit-learn's
+        ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient keeps
+        at most ``max_rows_per_group`` rows (chosen at random) and every sensitivity is
+        that many times the row's (Notes). In memory only.
+    max_rows_per_group : int, default=None
+        The public number of rows one patient may contribute (from the visit schedule
+        or the study protocol, never from the data). Required with ``groups``.
+"""
+
+#: the Notes' paragraph on ``groups``, shared by the three metrics
+_GROUPS_NOTE = """
+    With ``groups``: neighbouring relation add or remove one patient with all their
+    rows, or replace one patient's rows (:doc:`/patients`). Each patient keeps at most
+    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism
+    (never the first ``k``: the order of the rows is data), and ``N`` is the number of
+    kept rows, public as ``N`` is. The row-level bounds above hold for adding or
+    removing a row as well as for replacing one (an added row adds a term in ``[0,
+    R**2]`` to ``SSE``, ``[0, R]`` to ``SAE``, and ``N/(N+1) (y - mean(y))**2 <= R**2``
+    to ``SST``), so a patient, at most ``k`` such steps, moves each sum by at most ``k``
+    times the row's sensitivity (:func:`skdp.mechanisms.sensitivity.group_sensitivity`);
+    the noise (and any clamp at one noise scale) is calibrated to that, and ``epsilon``
+    holds per patient.
 """
 
 
@@ -89,9 +116,11 @@ def _block_sums(yt, yp, lo, hi):
     return fixed_point_gram(np.clip(Z, 0.0, 1.0))
 
 
-def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger):
-    """``(N, {"sse", "sae", "sst"} exact sums in target units, rng, epsilon)``."""
+def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, groups, bound):
+    """``(N, {"sse", "sae", "sst"} exact sums in target units, rng, epsilon, k)``, over
+    the rows kept (at most ``k = bound`` a patient) when ``groups`` is given."""
     lo, hi = _check_bounds_y(bounds_y)
+    k = _check_bound(groups, bound, y_true, y_pred)
     if any_dask(y_true, y_pred):
         yt, yp = as_1d(y_true, "y_true"), as_1d(y_pred, "y_pred")
         N = n_rows(yt)
@@ -106,19 +135,18 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger):
         check_finite(yp, name="y_pred")
     if N == 0:
         raise ValueError("y_true is empty")
+    codes = None if groups is None else check_groups(groups, N)
     epsilon, delta = check_privacy_params(epsilon, delta)
-    rng = release_rng(
-        random_state,
-        tag=tag,
-        params={"epsilon": epsilon, "delta": delta, "bounds_y": (lo, hi)},
-        data=(yt, yp),
-        order_invariant=True,
-    )
+    params = {"epsilon": epsilon, "delta": delta, "bounds_y": (lo, hi)}
+    rng = release_rng(random_state, tag=tag, **_seed_material(params, (yt, yp), codes, k))
     _check_ledger(ledger)
+    if codes is not None:  # at most k rows per patient, chosen at random
+        yt, yp = _bounded(codes, k, rng, yt, yp)
+        N = yt.shape[0]
     # exact integer sums in units of 2**-(2 FRACTION_BITS), combined exactly, rounded once
     G = row_sum(functools.partial(_block_sums, lo=lo, hi=hi), yt, yp)
     if ledger is not None:
-        ledger.spend(epsilon, 0.0, label=tag)
+        _spend(ledger, epsilon, tag, codes)
     unit = 2 * FRACTION_BITS
     width = hi - lo
     sse = int(G[0, 0]) - 2 * int(G[0, 1]) + int(G[1, 1])
@@ -128,20 +156,29 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger):
         "sae": math.ldexp(float(int(G[2, 3])), -unit) * width,
         "sst": float(sst / (1 << unit)) * width**2,
     }
-    return N, sums, rng, epsilon
+    return N, sums, rng, epsilon, k
 
 
-def _noisy_mean_error(kind, y_true, y_pred, bounds_y, epsilon, delta, random_state, ledger, tag):
-    N, sums, rng, epsilon = _sums(
-        y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger
+def _sensitivities(lo, hi, k):
+    """The sums' sensitivities for the privacy unit: the row's, or ``k`` times them."""
+    sens = regression_sum_sensitivities(lo, hi)
+    return sens if k is None else {key: group_sensitivity(v, k) for key, v in sens.items()}
+
+
+def _noisy_mean_error(
+    kind, y_true, y_pred, bounds_y, epsilon, delta, random_state, ledger, tag, groups, bound
+):
+    N, sums, rng, epsilon, k = _sums(
+        y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, groups, bound
     )
     lo, hi = _check_bounds_y(bounds_y)
-    sens = regression_sum_sensitivities(lo, hi)[kind]
+    term = regression_sum_sensitivities(lo, hi)[kind]  # the largest per-row term
+    sens = _sensitivities(lo, hi, k)[kind]
     total = sums[kind]
     if not math.isinf(epsilon):
         total = float(add_laplace(total, sensitivity=sens, epsilon=epsilon, rng=rng))
     # post-processing: the sum lies in [0, N * (largest term)]
-    return float(np.clip(total, 0.0, N * sens) / N)
+    return float(np.clip(total, 0.0, N * term) / N)
 
 
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
@@ -167,7 +204,9 @@ def _noisy_mean_error(kind, y_true, y_pred, bounds_y, epsilon, delta, random_sta
     point (independent of chunking and of numpy vs Dask input), then rounded once.
     Floating point: the Laplace noise is drawn in floating point, so the guarantee is
     for the mathematical mechanism (Mironov 2012).
-
+"""
+    + _GROUPS_NOTE
+    + """
     References
     ----------
     .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
@@ -186,7 +225,16 @@ def _noisy_mean_error(kind, y_true, y_pred, bounds_y, epsilon, delta, random_sta
     """,
 )
 def dp_mean_squared_error(
-    y_true, y_pred, *, bounds_y, epsilon, delta=0.0, random_state=None, ledger=None
+    y_true,
+    y_pred,
+    *,
+    bounds_y,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    groups=None,
+    max_rows_per_group=None,
 ):
     return _noisy_mean_error(
         "sse",
@@ -198,6 +246,8 @@ def dp_mean_squared_error(
         random_state,
         ledger,
         "dp_mean_squared_error",
+        groups,
+        max_rows_per_group,
     )
 
 
@@ -218,7 +268,9 @@ def dp_mean_squared_error(
     (:func:`skdp.mechanisms.sensitivity.regression_sum_sensitivities`); division by
     ``N`` and clamping are post-processing. Pure ``epsilon``-DP, exact guarantee.
     Floating point: Laplace noise drawn in floating point (Mironov 2012).
-
+"""
+    + _GROUPS_NOTE
+    + """
     References
     ----------
     .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
@@ -236,7 +288,16 @@ def dp_mean_squared_error(
     """,
 )
 def dp_mean_absolute_error(
-    y_true, y_pred, *, bounds_y, epsilon, delta=0.0, random_state=None, ledger=None
+    y_true,
+    y_pred,
+    *,
+    bounds_y,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    groups=None,
+    max_rows_per_group=None,
 ):
     return _noisy_mean_error(
         "sae",
@@ -248,6 +309,8 @@ def dp_mean_absolute_error(
         random_state,
         ledger,
         "dp_mean_absolute_error",
+        groups,
+        max_rows_per_group,
     )
 
 
@@ -274,7 +337,9 @@ def dp_mean_absolute_error(
     towards 0 when the true ``SST`` is of the order of the noise, i.e. for small ``N``
     or a target range much wider than the spread of ``y``. Declare a tight range.
     Floating point: Laplace noise drawn in floating point (Mironov 2012).
-
+"""
+    + _GROUPS_NOTE
+    + """
     References
     ----------
     .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
@@ -292,12 +357,32 @@ def dp_mean_absolute_error(
     True
     """,
 )
-def dp_r2_score(y_true, y_pred, *, bounds_y, epsilon, delta=0.0, random_state=None, ledger=None):
-    N, sums, rng, epsilon = _sums(
-        y_true, y_pred, bounds_y, epsilon, delta, "dp_r2_score", random_state, ledger
+def dp_r2_score(
+    y_true,
+    y_pred,
+    *,
+    bounds_y,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    ledger=None,
+    groups=None,
+    max_rows_per_group=None,
+):
+    N, sums, rng, epsilon, k = _sums(
+        y_true,
+        y_pred,
+        bounds_y,
+        epsilon,
+        delta,
+        "dp_r2_score",
+        random_state,
+        ledger,
+        groups,
+        max_rows_per_group,
     )
     lo, hi = _check_bounds_y(bounds_y)
-    sens = regression_sum_sensitivities(lo, hi)
+    sens = _sensitivities(lo, hi, k)
     sse, sst = sums["sse"], sums["sst"]
     if not math.isinf(epsilon):
         half = epsilon / 2.0

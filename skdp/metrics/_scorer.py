@@ -24,6 +24,7 @@ from skdp.metrics._regression import (
     dp_mean_squared_error,
     dp_r2_score,
 )
+from skdp.utils._groups import check_max_rows_per_group
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._rowsum import enforce_meta, is_dask_collection
 from skdp.utils._sklearn_compat import validate_params
@@ -54,6 +55,9 @@ _METRICS = {
     "neg_mean_absolute_error": (_neg_mean_absolute_error, "predict", False),
 }
 _CLASSIFICATION = frozenset({"roc_auc", "average_precision", "accuracy"})
+# smooth sensitivity per row: no patient-level version yet (a derived group bound or an
+# explicit group-privacy conversion is needed), so groups are refused
+_ROW_LEVEL_ONLY = frozenset({"roc_auc", "average_precision"})
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
 # an error metric given as a function is scored as its negative (greater is better)
 _BY_FUNCTION[dp_mean_squared_error] = "neg_mean_squared_error"
@@ -90,7 +94,8 @@ class DPScorer(ScrubSeedsOnPickleMixin):
     pos_label : label or None
         Positive class; ``None`` means ``estimator.classes_[-1]``.
     metric_kwargs : dict
-        Extra keyword arguments for ``metric`` (e.g. ``sensitivity_form``).
+        Extra keyword arguments for ``metric`` (e.g. ``sensitivity_form``;
+        ``max_rows_per_group`` for a patient-level scorer).
     """
 
     def __init__(
@@ -195,21 +200,30 @@ class DPScorer(ScrubSeedsOnPickleMixin):
                 out = -out
         return out, pos_label
 
-    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
+    def __call__(self, estimator, X, y_true, sample_weight=None, groups=None, **kwargs):
         """Score ``estimator`` on ``(X, y_true)``, spending ``(epsilon, delta)``.
 
         ``X`` and ``y_true`` may be Dask collections (:doc:`/dask`): the estimator's
         response is computed partition by partition on the workers and the metric counts
         it there; the release is the same as for the same rows in memory.
+
+        ``groups`` (the patient of each scored row, in memory) makes the call's
+        guarantee per patient: the metric keeps at most the scorer's
+        ``max_rows_per_group`` rows a patient (:doc:`/patients`). The AUC and AP scorers
+        refuse it (their smooth sensitivity is per row).
         """
         if sample_weight is not None:
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
         if kwargs:
             raise ValueError(f"DP scorers take no extra score parameters, got {sorted(kwargs)}")
+        if groups is not None:
+            _check_groups_supported(self.metric, "groups=")
         y_score, pos_label = self._response(estimator, X)
         kw = dict(self.metric_kwargs)
         if self.takes_pos_label:
             kw["pos_label"] = pos_label
+        if groups is not None:  # only then: a metric without the keyword still works
+            kw["groups"] = groups
         return float(
             self.metric(
                 y_true,
@@ -286,7 +300,9 @@ def make_dp_scorer(
         Positive class for AUC/AP; default ``estimator.classes_[-1]``.
     **metric_kwargs
         Passed on to the metric (e.g. ``sensitivity_form="log"``, ``gamma=3.0``;
-        ``bounds_y=(lo, hi)`` for the regression metrics).
+        ``bounds_y=(lo, hi)`` for the regression metrics; ``max_rows_per_group=k``, the
+        public contribution bound of a patient-level scorer, for accuracy and the
+        regression metrics). ``groups`` is not one of them: it belongs to each call.
 
     Returns
     -------
@@ -298,6 +314,17 @@ def make_dp_scorer(
     Privacy of one call: that of the metric (replace-one neighbouring relation on the
     rows scored, their number public; pure ``epsilon``-DP with ``delta=0``, otherwise
     ``(epsilon, delta)``-DP; exact guarantee) -- see :func:`dp_roc_auc_score`.
+
+    Patients (:doc:`/patients`): a scorer made with ``max_rows_per_group=k`` and called
+    as ``scorer(estimator, X, y, groups=patients)`` spends its ``(epsilon, delta)`` per
+    patient (add, remove or replace one patient with all their rows): the metric keeps
+    at most ``k`` rows a patient, at random, and calibrates its noise to ``k`` rows
+    (:func:`dp_accuracy_score`, :func:`dp_r2_score`, ...). Its seed material then
+    includes the grouping. The ``"roc_auc"`` and ``"average_precision"`` scorers refuse
+    ``groups`` and ``max_rows_per_group``: their smooth sensitivity is per row, and a
+    patient-level version (a derived group bound, or an explicit group-privacy
+    conversion with its cost) is not implemented. scikit-learn's model selection does
+    not pass ``groups`` to a scorer: call it yourself, or see :doc:`/patients`.
 
     Accounting across model selection (McSherry 2009, parallel composition): the
     test folds of one cross-validation are disjoint, so one candidate's calls compose in
@@ -385,6 +412,7 @@ def make_dp_scorer(
                 "target, declared before seeing the data (its width sets the noise)"
             )
         metric_kwargs["bounds_y"] = _check_bounds_y(metric_kwargs["bounds_y"])
+    _check_patient_kwargs(fn, metric_kwargs)
     if response_method is None:
         response_method = default_method
     if isinstance(response_method, str):
@@ -417,6 +445,38 @@ def make_dp_scorer(
         takes_pos_label=takes_pos,
         metric_kwargs=metric_kwargs,
     )
+
+
+def _check_groups_supported(metric, what):
+    """``ValueError`` for ``groups``/``max_rows_per_group`` on a scorer whose metric
+    has no patient-level version (AUC, AP)."""
+    name = _BY_FUNCTION.get(metric)
+    if name in _ROW_LEVEL_ONLY:
+        raise ValueError(
+            f"{what} is not supported by the {name!r} scorer: its smooth sensitivity is "
+            "derived per row, and a patient-level version (a derived group bound, or an "
+            "explicit group-privacy conversion with its stated cost) is not implemented, "
+            "so the score would protect rows, not patients. Score per patient with "
+            "'accuracy' (or a regression metric), or score this metric without groups "
+            "(per row)"
+        )
+
+
+def _check_patient_kwargs(metric, metric_kwargs):
+    """``groups`` belongs to each call; ``max_rows_per_group`` is checked here (and
+    refused where the metric has no patient-level version)."""
+    if "groups" in metric_kwargs:
+        raise ValueError(
+            "groups is one label per scored row: pass it to each scorer call "
+            "(scorer(estimator, X, y, groups=...)), not to make_dp_scorer"
+        )
+    if metric_kwargs.get("max_rows_per_group", 0) is None:  # None: the default
+        del metric_kwargs["max_rows_per_group"]
+    if "max_rows_per_group" in metric_kwargs:
+        _check_groups_supported(metric, "max_rows_per_group")
+        if _BY_FUNCTION.get(metric) is not None:  # a custom metric checks its own
+            value = check_max_rows_per_group(metric_kwargs["max_rows_per_group"])
+            metric_kwargs["max_rows_per_group"] = value
 
 
 def _check_scored_estimator(estimator, metric):
@@ -461,9 +521,9 @@ class _AbortOnRefusal:
     def __init__(self, ledger):
         self.ledger = ledger
 
-    def spend(self, epsilon, delta=0.0, *, label=None):
-        try:
-            self.ledger.spend(epsilon, delta, label=label)
+    def spend(self, epsilon, delta=0.0, *, label=None, **unit):
+        try:  # unit: {"unit": "group"} for a patient-level call, else nothing
+            self.ledger.spend(epsilon, delta, label=label, **unit)
         except (BudgetExceededError, LedgerCopyError) as exc:
             raise PrivacySpendAborted.from_refusal(exc) from exc
         return self

@@ -156,7 +156,9 @@ def test_scorer_rejects_what_it_cannot_do(data):
     with pytest.raises(ValueError, match="sample_weight"):
         scorer(est, X, y, sample_weight=np.ones(len(y)))
     with pytest.raises(ValueError, match="extra score parameters"):
-        scorer(est, X, y, groups=np.ones(len(y)))
+        scorer(est, X, y, strata=np.ones(len(y)))
+    with pytest.raises(ValueError, match="groups= is not supported by the 'roc_auc' scorer"):
+        scorer(est, X, y, groups=np.ones(len(y)))  # per-row smooth sensitivity
     Xi, yi = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="binary"):
         scorer(LogisticRegression(max_iter=500).fit(Xi, yi), Xi, yi)
