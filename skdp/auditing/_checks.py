@@ -183,39 +183,14 @@ def check_privacy(
 
         warnings.simplefilter("ignore", DeltaTooLargeWarning)
         warnings.simplefilter("ignore", ApproximateGuaranteeWarning)
+        common = dict(confidence=confidence, score=score, random_state=random_state)
         if audit == "distinguishing":
-            result = distinguishing_audit(
-                estimator,
-                X,
-                y,
-                canary_X=canary_X,
-                canary_y=canary_y,
-                n_trials=n_trials,
-                confidence=confidence,
-                score=score,
-                random_state=random_state,
-                **audit_kwargs,
-            )
-        elif audit == "one-run":
-            result = one_run_audit(
-                estimator,
-                X,
-                y,
-                confidence=confidence,
-                score=score,
-                random_state=random_state,
-                **audit_kwargs,
-            )
-        else:
-            result = lira_attack(
-                estimator,
-                X,
-                y,
-                confidence=confidence,
-                score=score,
-                random_state=random_state,
-                **audit_kwargs,
-            )
+            common.update(canary_X=canary_X, canary_y=canary_y, n_trials=n_trials)
+        run = {
+            "distinguishing": distinguishing_audit,
+            "one-run": one_run_audit,
+        }.get(audit, lira_attack)
+        result = run(estimator, X, y, **common, **audit_kwargs)
     claimed = result.epsilon_claimed
     if (
         raise_on_failure

@@ -104,15 +104,8 @@ class AuditResult:
         come from :func:`roc_summary`.
         """
         fpr, tpr, auc, at = roc_summary(labels, scores)
-        return cls(
-            epsilon_lb=epsilon_lb,
-            method=method,
-            auc=auc,
-            tpr_at_fpr=at,
-            fpr=fpr,
-            tpr=tpr,
-            **fields,
-        )
+        roc = {"fpr": fpr, "tpr": tpr, "auc": auc, "tpr_at_fpr": at}
+        return cls(epsilon_lb=epsilon_lb, method=method, **roc, **fields)
 
     @property
     def consistent(self):
