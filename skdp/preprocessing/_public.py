@@ -21,7 +21,7 @@ from skdp.preprocessing._common import (
     like_input,
 )
 from skdp.utils._data_free import missing_values_message
-from skdp.utils._docstrings import insert_docs
+from skdp.utils._docstrings import FRAGMENTS, insert_docs
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, check_is_fitted
 from skdp.utils.schema import ColumnSpec, TabularEncoder, TabularSchema
 from skdp.utils.validation import (
@@ -35,6 +35,18 @@ from skdp.utils.validation import (
 
 __all__ = ["PublicBoundsScaler", "PublicOneHotEncoder"]
 
+#: The Notes ending both public transformers share (inserted by ``insert_docs``).
+_DOCS = dict(
+    public_fit_floating_point="""\
+**Floating point.** Nothing is random and nothing about the rows is released, so
+floating-point attacks on noise (Mironov 2012) do not apply.
+
+References
+----------
+"""
+    + FRAGMENTS["ref_mironov2012"],
+)
+
 
 def _check_feature_range(feature_range):
     try:
@@ -47,7 +59,7 @@ def _check_feature_range(feature_range):
     return a, b
 
 
-@insert_docs
+@insert_docs(**_DOCS)
 class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scale each feature from its declared bounds onto ``feature_range``; no privacy cost.
 
@@ -109,12 +121,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
     are clipped; that is what keeps the sensitivities of a downstream DP estimator
     declared with the same bounds valid.
 
-    **Floating point.** Nothing is random and nothing is released about the rows, so
-    floating-point attacks on noise (Mironov 2012) do not apply.
-
-    References
-    ----------
-    {ref_mironov2012}
+    {public_fit_floating_point}
 
     Examples
     --------
@@ -295,7 +302,7 @@ def _check_column_types(X, labels):
             raise err
 
 
-@insert_docs
+@insert_docs(**_DOCS)
 class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     """One-hot encode with declared categories only; no privacy cost.
 
@@ -351,12 +358,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     rejected: impute them first, e.g. with ``DPSimpleImputer(strategy="constant",
     fill_value="missing")`` and ``"missing"`` among the declared categories.
 
-    **Floating point.** Nothing is random and nothing about the rows is released, so
-    floating-point attacks on noise (Mironov 2012) do not apply.
-
-    References
-    ----------
-    {ref_mironov2012}
+    {public_fit_floating_point}
 
     Examples
     --------
