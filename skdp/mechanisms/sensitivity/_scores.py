@@ -6,6 +6,8 @@ Raskhodnikova and Smith 2007); public via :mod:`skdp.mechanisms.sensitivity`.
 
 from __future__ import annotations
 
+from skdp.utils._docstrings import insert_docs
+
 
 def auc_local_sensitivity(n_positive, n_negative):
     """Local sensitivity of the ROC AUC for class counts ``(n, m)``, either tie convention.
@@ -220,6 +222,21 @@ def count_smooth_sensitivity(local_sensitivities, n, beta):
     return float(np.max(ls * np.exp(-beta * dist)))
 
 
+#: The relation and parameters the two smooth sensitivities of a ranking metric share.
+_DOCS = dict(
+    smooth_count_inputs="""\
+Neighbouring relation: **replace one row**, ``N = n_total`` public, ``n`` private.
+The value depends on the private ``n``: never release or store it.
+
+Parameters
+----------
+n_positive : int
+n_total : int
+beta : float""",
+)
+
+
+@insert_docs(**_DOCS)
 def auc_smooth_sensitivity(n_positive, n_total, beta):
     """beta-smooth sensitivity of the ROC AUC (Lantz 2016 Thm 7.6), either tie convention.
 
@@ -227,14 +244,7 @@ def auc_smooth_sensitivity(n_positive, n_total, beta):
     :func:`auc_local_sensitivity` and :func:`count_smooth_sensitivity` (Nissim,
     Raskhodnikova and Smith 2007).
 
-    Neighbouring relation: **replace one row**, ``N = n_total`` public, ``n`` private.
-    The value depends on the private ``n``: never release or store it.
-
-    Parameters
-    ----------
-    n_positive : int
-    n_total : int
-    beta : float
+    {smooth_count_inputs}
 
     Returns
     -------
@@ -246,6 +256,7 @@ def auc_smooth_sensitivity(n_positive, n_total, beta):
     return count_smooth_sensitivity(auc_local_sensitivity(i, int(n_total) - i), n_positive, beta)
 
 
+@insert_docs(**_DOCS)
 def ap_smooth_sensitivity(n_positive, n_total, beta, *, ties="sklearn", form="harmonic", cap=True):
     """beta-smooth sensitivity of average precision (Lantz 2016 Thm 7.8).
 
@@ -256,14 +267,7 @@ def ap_smooth_sensitivity(n_positive, n_total, beta, *, ties="sklearn", form="ha
     is a beta-smooth upper bound (Nissim, Raskhodnikova and Smith 2007, Def 2.1) for
     either tie convention.
 
-    Neighbouring relation: **replace one row**, ``N = n_total`` public, ``n`` private.
-    The value depends on the private ``n``: never release or store it.
-
-    Parameters
-    ----------
-    n_positive : int
-    n_total : int
-    beta : float
+    {smooth_count_inputs}
     ties : {"sklearn", "pessimistic"}, default="sklearn"
     form : {"harmonic", "log"}, default="harmonic"
     cap : bool, default=True
