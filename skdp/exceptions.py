@@ -17,6 +17,7 @@ __all__ = [
     "PrivacyAdvisoryWarning",
     "PrivacyLeakWarning",
     "PrivacySpendAborted",
+    "PrivacyUnitError",
     "TuningBudgetWarning",
 ]
 
@@ -69,6 +70,12 @@ class TuningBudgetWarning(PrivacyAdvisoryWarning):
 class BudgetExceededError(ValueError):
     """A spend would take a :class:`~skdp.accounting.PrivacyLedger` past its budget,
     or the requested budget is too small for the mechanism to be run at all."""
+
+
+class PrivacyUnitError(ValueError):
+    """A spend in one privacy unit (per row, or per patient with ``groups``) was charged
+    to a :class:`~skdp.accounting.PrivacyLedger` that keeps its books in the other:
+    the two are not added without an explicit conversion (:doc:`/patients`)."""
 
 
 class LedgerCopyError(RuntimeError):

@@ -8,7 +8,12 @@ import threading
 
 from skdp.accounting._composition import _check_spend, compose_parallel
 from skdp.accounting._rdp import _check_real
-from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
+from skdp.exceptions import (
+    BudgetExceededError,
+    LedgerCopyError,
+    PrivacySpendAborted,
+    PrivacyUnitError,
+)
 from skdp.utils._groups import check_max_rows_per_group
 
 __all__ = ["LedgerCopyError", "PrivacyLedger", "PrivacySpendAborted"]
@@ -288,7 +293,7 @@ class PrivacyLedger:
         self._check_original()
         with self._lock:
             if self._unit is not None and unit != self._unit:
-                raise ValueError(_unit_message(self._unit, unit))
+                raise PrivacyUnitError(_unit_message(self._unit, unit))
             eps_spent, delta_spent = self._totals()
             eps_inf = self._eps_inf or math.isinf(epsilon)
             eps_sum = (
@@ -338,8 +343,8 @@ class PrivacyLedger:
             If the sequential total would pass the budget; nothing is recorded then.
         LedgerCopyError
             If this ledger is a copy (see the class Notes).
-        ValueError
-            If ``unit`` is not the ledger's (see the class Notes).
+        PrivacyUnitError
+            If ``unit`` is not the ledger's (a ``ValueError``; see the class Notes).
         """
         epsilon, delta = _check_spend((epsilon, delta))
         return self._charge(epsilon, delta, label, unit)

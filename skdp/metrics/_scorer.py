@@ -12,7 +12,12 @@ import functools
 import numpy as np
 
 from skdp.base import _shared_constraints
-from skdp.exceptions import BudgetExceededError, LedgerCopyError, PrivacySpendAborted
+from skdp.exceptions import (
+    BudgetExceededError,
+    LedgerCopyError,
+    PrivacySpendAborted,
+    PrivacyUnitError,
+)
 from skdp.metrics._accuracy import dp_accuracy_score
 from skdp.metrics._ranking import (
     dp_average_precision_score,
@@ -511,8 +516,9 @@ class _AbortOnRefusal:
     scikit-learn's model selection turns every :class:`Exception` a scorer raises into
     ``error_score`` (NaN by default) and carries on, so a refused spend would leave a
     search that selects among the scores released before the budget ran out. The
-    ledger's :class:`~skdp.exceptions.BudgetExceededError` or
-    :class:`~skdp.exceptions.LedgerCopyError` is therefore re-raised as
+    ledger's :class:`~skdp.exceptions.BudgetExceededError`,
+    :class:`~skdp.exceptions.LedgerCopyError` or
+    :class:`~skdp.exceptions.PrivacyUnitError` is therefore re-raised as
     :class:`~skdp.exceptions.PrivacySpendAborted` (a :class:`BaseException`).
     """
 
@@ -524,7 +530,7 @@ class _AbortOnRefusal:
     def spend(self, epsilon, delta=0.0, *, label=None, **unit):
         try:  # unit: {"unit": "group"} for a patient-level call, else nothing
             self.ledger.spend(epsilon, delta, label=label, **unit)
-        except (BudgetExceededError, LedgerCopyError) as exc:
+        except (BudgetExceededError, LedgerCopyError, PrivacyUnitError) as exc:
             raise PrivacySpendAborted.from_refusal(exc) from exc
         return self
 
