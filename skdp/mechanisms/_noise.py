@@ -65,6 +65,14 @@ def _as_value(value):
     return arr
 
 
+def _check_gamma(gamma):
+    """The tail exponent of the smooth-sensitivity noise: a float ``> 1``."""
+    gamma = check_positive(gamma, "gamma")
+    if gamma <= 1.0:
+        raise ValueError(f"gamma must be > 1, got {gamma}")
+    return gamma
+
+
 def _shaped(arr, like):
     """Return a Python float for scalar input, else an array."""
     return float(arr) if np.ndim(like) == 0 else arr
@@ -439,9 +447,7 @@ def smooth_sensitivity_logpdf(z, *, gamma=2.0):
     >>> bool(np.isclose(smooth_sensitivity_logpdf(0.0), -np.log(np.pi)))
     True
     """
-    gamma = check_positive(gamma, "gamma")
-    if gamma <= 1.0:
-        raise ValueError(f"gamma must be > 1, got {gamma}")
+    gamma = _check_gamma(gamma)
     z = np.asarray(z, dtype=float)
     log_c = math.log(gamma * math.sin(math.pi / gamma) / (2.0 * math.pi))
     with np.errstate(divide="ignore"):
@@ -479,9 +485,7 @@ def smooth_sensitivity_noise(size, *, gamma=2.0, rng):
     (5,)
     """
     check_rng(rng)
-    gamma = check_positive(gamma, "gamma")
-    if gamma <= 1.0:
-        raise ValueError(f"gamma must be > 1, got {gamma}")
+    gamma = _check_gamma(gamma)
     _n_draws(size)  # a bad or too large size: ValueError/TypeError naming size
     if gamma == 2.0:
         return rng.standard_cauchy(size=size)
@@ -510,9 +514,7 @@ def smooth_sensitivity_scale(smooth_sensitivity, *, epsilon, gamma=2.0):
     """
     s = check_nonneg(smooth_sensitivity, "smooth_sensitivity")
     epsilon = check_epsilon(epsilon)
-    gamma = check_positive(gamma, "gamma")
-    if gamma <= 1.0:
-        raise ValueError(f"gamma must be > 1, got {gamma}")
+    gamma = _check_gamma(gamma)
     return 2.0 * (gamma + 1.0) * s / epsilon
 
 
@@ -526,7 +528,5 @@ def smooth_sensitivity_beta(epsilon, *, gamma=2.0):
     1.0
     """
     epsilon = check_epsilon(epsilon)
-    gamma = check_positive(gamma, "gamma")
-    if gamma <= 1.0:
-        raise ValueError(f"gamma must be > 1, got {gamma}")
+    gamma = _check_gamma(gamma)
     return epsilon / (2.0 * (gamma + 1.0))
