@@ -8,10 +8,9 @@ the layer-3 engine ``skdp.variational``) are imported lazily through ``__getattr
 
 from __future__ import annotations
 
-import importlib
-
 from skdp.linear_model._functional import DPLinearRegression
 from skdp.linear_model._logistic import DPLogisticRegression
+from skdp.utils._lazy import lazy_attributes
 
 __all__ = [
     "DPLinearRegression",
@@ -26,10 +25,4 @@ _LAZY: dict[str, str] = {
     "ExpMFlowRegressor": "skdp.linear_model._expm_flow",
 }
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)

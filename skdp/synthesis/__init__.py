@@ -8,10 +8,9 @@ imports torch.
 
 from __future__ import annotations
 
-import importlib
-
 from skdp.synthesis._histogram import DPHistogramSynthesizer, lei_n_bins
 from skdp.synthesis._marginal import DPMarginalSynthesizer, marginal_n_bins
+from skdp.utils._lazy import lazy_attributes
 
 __all__ = [
     "CheckpointSelection",
@@ -28,14 +27,4 @@ _LAZY: dict[str, str] = {
     "DPGANSynthesizer": "skdp.synthesis._gan",
 }
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
