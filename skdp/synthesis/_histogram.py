@@ -359,18 +359,14 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
+    @insert_docs
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the noisy histogram(s).
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The private table (a response column is just another column).
-            A Dask DataFrame or array is counted partition by partition with the
-            same release (:doc:`/dask`; bounds and categories must be declared).
-        y : None
-            Ignored.
+        {param_fit_private_table}
 
         Returns
         -------

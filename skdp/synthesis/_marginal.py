@@ -462,18 +462,14 @@ class DPMarginalSynthesizer(
         return s / s.sum()
 
     # ------------------------------------------------------------------- fit
+    @insert_docs
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Measure the marginals, select the tree and estimate the model.
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The private table (a response column is just another column).
-            A Dask DataFrame or array is counted partition by partition with the
-            same release (:doc:`/dask`; bounds and categories must be declared).
-        y : None
-            Ignored.
+        {param_fit_private_table}
 
         Returns
         -------

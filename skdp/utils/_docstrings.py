@@ -82,6 +82,13 @@ bin_edges_ : dict {column: ndarray}
     "attr_bounds_tabular": """\
 bounds_ : dict {column: (lo, hi)}
     Bounds of the numeric columns (declared or privately estimated).""",
+    "param_fit_private_table": """\
+X : DataFrame or array-like of shape (n_samples, n_columns)
+    The private table (a response column is just another column).
+    A Dask DataFrame or array is counted partition by partition with the
+    same release (:doc:`/dask`; bounds and categories must be declared).
+y : None
+    Ignored.""",
     # ------------------------------------------------------------ fitted attributes
     "attr_features_in": """\
 n_features_in_ : int
