@@ -2,8 +2,9 @@
 
 import pytest
 
+from skdp.cluster import SubsampledExpMedian
 from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
-from skdp.linear_model import DPLinearRegression, DPLogisticRegression
+from skdp.linear_model import DPLinearRegression
 from skdp.pipeline import make_dp_pipeline
 from skdp.preprocessing import PublicBoundsScaler
 
@@ -30,11 +31,11 @@ def test_groups_reach_every_private_step_and_the_total_is_per_patient():
 
 
 def test_a_private_step_without_groups_support_is_refused():
-    X, _, event, groups, (lo, hi) = _data()
+    X, _, _, groups, (lo, hi) = _data()
     pipe = make_dp_pipeline(
         PublicBoundsScaler(bounds=(lo, hi)),
-        DPLogisticRegression(bounds_X=(-1, 1), classes=[0, 1], mechanism="objective"),
+        SubsampledExpMedian(n_clusters=2, bounds=(-1, 1)),  # per row only, so far
     )
     with pytest.raises(ValueError, match="does not support patient-level privacy"):
-        pipe.fit(X, event, groups=groups)
+        pipe.fit(X, groups=groups)
     assert not hasattr(pipe, "privacy_unit_")
