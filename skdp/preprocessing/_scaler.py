@@ -363,8 +363,20 @@ None, default=None
         else:
             eps_var = eps_rest - eps_mean
         delta_s, delta_w = (per_unit(s, k) for s in standard_scaler_sensitivities(d))
-        n_pub = float(self.n_public_)
+        self._release_moments(Z, (centre, half), (eps_mean, eps_var), (delta_s, delta_w), streams)
+        self.bounds_ = (lo, hi)
+        breakdown.update(bounds=float(eps_bounds), mean=float(eps_mean), variance=float(eps_var))
+        self.privacy_breakdown_ = breakdown
+        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        return self
 
+    def _release_moments(self, Z, box, budgets, sensitivities, streams):
+        """Release the sums of the scaled rows ``Z`` (and of ``Z^2 - 1/2``) with Laplace
+        noise and set ``mean_``, ``var_``, ``scale_`` and ``noise_scale_`` from them
+        (post-processing of the releases and public numbers only)."""
+        (centre, half), (eps_mean, eps_var) = box, budgets
+        delta_s, delta_w = sensitivities
+        n_pub = float(self.n_public_)
         s_noisy = add_laplace(
             Z.sum(axis=0),
             sensitivity=delta_s,
@@ -392,11 +404,6 @@ None, default=None
             self.noise_scale_["mean"] = delta_s / eps_mean
         if self.with_std and math.isfinite(eps_var):
             self.noise_scale_["variance"] = delta_w / eps_var
-        self.bounds_ = (lo, hi)
-        breakdown.update(bounds=float(eps_bounds), mean=float(eps_mean), variance=float(eps_var))
-        self.privacy_breakdown_ = breakdown
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
-        return self
 
     def _n_public(self, n):
         """The row count the sums are divided by: declared, or the rows (kept)."""

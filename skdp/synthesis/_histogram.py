@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from numbers import Integral, Real
@@ -13,7 +12,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._histogram_cells import (
-    _MAX_DOMAIN,
+    cell_counts,
     column_bins,
     lei_n_bins,
     noisy_cells,
@@ -25,7 +24,7 @@ from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams, make_rng
-from skdp.utils._rowsum import SparseCounts, is_dask_collection, n_rows, row_sum
+from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -374,7 +373,6 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         """
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
-        dask_input = is_dask_collection(X)
         n = n_rows(X)
         streams = fit_streams(
             self.random_state, ["bounds", "noise"], estimator=self, X=X, order_invariant=True
@@ -405,22 +403,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             n_bins=self.n_bins,
             max_integer_levels=self.max_integer_levels,
         )
-        shapes = [tuple(binners[c].n_levels for c in g) for g in groups]
-        for g, shape in zip(groups, shapes, strict=True):
-            n_cells = math.prod(shape)
-            if n_cells >= _MAX_DOMAIN:
-                raise ValueError(
-                    f"the histogram over columns {g} has {n_cells} cells, too many to index; "
-                    "use fewer bins (n_bins) or smaller projections"
-                )
-        count = functools.partial(
-            _cell_indices, encoder=encoder, binners=binners, groups=groups, shapes=shapes
-        )
-        if dask_input:  # exact sparse counts per partition; only the totals come back
-            totals = row_sum(_row_counts(count), X)
-            flats = [None] * len(groups)
-        else:
-            flats, totals = count(X), [None] * len(groups)
+        shapes, flats, totals = cell_counts(X, encoder, binners, groups)
         histograms = []
         with verbose_handler(self.verbose):
             for i, (g, shape, flat, total) in enumerate(
@@ -600,23 +583,3 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     def score(self, X, y=None):
         """Mean log-likelihood of ``X`` (the mean, as ``GaussianMixture.score``)."""
         return float(np.mean(self.score_samples(X)))
-
-
-def _cell_indices(X, *, encoder, binners, groups, shapes):
-    """The flat cell index of every row of ``X``, per histogram (public binning only)."""
-    C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
-    idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(encoder.schema.names)}
-    return [
-        np.ravel_multi_index(tuple(idx[c] for c in g), shape)
-        for g, shape in zip(groups, shapes, strict=True)
-    ]
-
-
-def _sparse_counts(X, *, count):
-    """Exact counts of the occupied cells of one block of rows, per histogram."""
-    return [SparseCounts.from_cells(flat) for flat in count(X)]
-
-
-def _row_counts(count):
-    """The picklable row function of :func:`skdp.utils._rowsum.row_sum` for ``count``."""
-    return functools.partial(_sparse_counts, count=count)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from numbers import Integral
@@ -16,6 +17,7 @@ from skdp.mechanisms._discrete import (
     uniform_subset,
 )
 from skdp.synthesis._missing import with_missing_level
+from skdp.utils._rowsum import SparseCounts, is_dask_collection, row_sum
 from skdp.utils._tabular.binning import ColumnBinner
 
 #: a flat cell index must fit in int64
@@ -289,3 +291,44 @@ def noise_mass(n_cells, eps, tau, *, mechanism, secure_mode):
         p = math.exp(-eps * grid * m) / (1.0 + r)
         return n_cells * p * grid * (m + r / -math.expm1(-eps * grid))
     return n_cells * 0.5 * math.exp(-eps * tau) * (tau + 1.0 / eps)
+
+
+def cell_counts(X, encoder, binners, groups):
+    """``(shapes, flats, totals)``: the shape of each histogram's grid and, per
+    histogram, the flat cell index of every row (in memory) or the exact sparse counts
+    summed over the partitions (Dask input: only the totals come back to the client);
+    the other of the two is ``None``. Public binning only."""
+    shapes = [tuple(binners[c].n_levels for c in g) for g in groups]
+    for g, shape in zip(groups, shapes, strict=True):
+        n_cells = math.prod(shape)
+        if n_cells >= _MAX_DOMAIN:
+            raise ValueError(
+                f"the histogram over columns {g} has {n_cells} cells, too many to index; "
+                "use fewer bins (n_bins) or smaller projections"
+            )
+    count = functools.partial(
+        _cell_indices, encoder=encoder, binners=binners, groups=groups, shapes=shapes
+    )
+    if is_dask_collection(X):  # exact sparse counts per partition; only the totals come back
+        return shapes, [None] * len(groups), row_sum(_row_counts(count), X)
+    return shapes, count(X), [None] * len(groups)
+
+
+def _cell_indices(X, *, encoder, binners, groups, shapes):
+    """The flat cell index of every row of ``X``, per histogram (public binning only)."""
+    C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
+    idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(encoder.schema.names)}
+    return [
+        np.ravel_multi_index(tuple(idx[c] for c in g), shape)
+        for g, shape in zip(groups, shapes, strict=True)
+    ]
+
+
+def _sparse_counts(X, *, count):
+    """Exact counts of the occupied cells of one block of rows, per histogram."""
+    return [SparseCounts.from_cells(flat) for flat in count(X)]
+
+
+def _row_counts(count):
+    """The picklable row function of :func:`skdp.utils._rowsum.row_sum` for ``count``."""
+    return functools.partial(_sparse_counts, count=count)
