@@ -7,6 +7,8 @@ audits), never a point estimate dressed as a bound.
 
 * :func:`distinguishing_audit` -- many fits on a fixed neighbouring pair; the tightest
   check of an implementation (catches a missing noise term).
+* :func:`group_audit` -- the same with one *patient* (all their rows) in or out: the
+  audit of a ``groups=`` (patient-level) guarantee.
 * :func:`threshold_audit` -- the same bound from scores you computed yourself
   (white-box audits, e.g. of one DP-SGD step).
 * :func:`one_run_audit` / :func:`loss_threshold_attack` -- one fit, many canaries.
@@ -45,6 +47,7 @@ from skdp.auditing._controls import (
     MemorizingDensity,
     RandomizedResponseRelease,
 )
+from skdp.auditing._group_audit import group_audit
 from skdp.auditing._inversion import (
     DeidentifiedDataAttack,
     ModelInversionAttack,
@@ -73,6 +76,7 @@ __all__ = [
     "distinguishing_audit",
     "epsilon_from_rates",
     "epsilon_lower_bound",
+    "group_audit",
     "lira_attack",
     "loss_threshold_attack",
     "membership_scores",
