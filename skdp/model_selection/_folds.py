@@ -9,6 +9,7 @@ other splitter is refused with the reason.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from numbers import Integral, Real
 
@@ -78,6 +79,44 @@ def assign_folds(n_samples, n_splits, random_state=None):
     order = np.random.default_rng(seq).permutation(int(n_samples))
     folds = np.empty(int(n_samples), dtype=np.intp)
     folds[order] = np.arange(int(n_samples)) % n_splits
+    return folds
+
+
+def assign_group_folds(groups, n_splits, random_state=None):
+    """Fold index of every row when the folds hold whole patients (``groups``).
+
+    A patient's fold is a keyed hash of their label, ``H(key, label) mod n_splits``:
+    it depends on the label and the key only -- never on the other patients, their
+    rows or their number -- so adding or removing one patient moves no one else to
+    another fold (a rank or a balanced partition of the labels would). Fold sizes are
+    then random, not balanced. The key comes from ``random_state`` as for
+    :func:`assign_folds` (``None``: fresh OS entropy) and is not kept.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_samples,)
+        The patient of each row (hashable labels).
+    n_splits : int
+        Number of folds, ``>= 2``.
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+
+    Returns
+    -------
+    folds : ndarray of shape (n_samples,), dtype intp
+    """
+    n_splits = int(n_splits)
+    if n_splits < 2:
+        raise ValueError("n_splits must be at least 2")
+    seq = _seed_from(random_state, _TAG + "/groups", {"n_splits": n_splits}, {}, False)
+    key = np.random.default_rng(seq).bytes(32)
+    labels = np.asarray(groups, dtype=object).tolist()
+    fold_of = {}
+    folds = np.empty(len(labels), dtype=np.intp)
+    for i, label in enumerate(labels):
+        if label not in fold_of:
+            digest = hashlib.blake2b(repr(label).encode(), key=key, digest_size=8).digest()
+            fold_of[label] = int.from_bytes(digest, "little") % n_splits
+        folds[i] = fold_of[label]
     return folds
 
 

@@ -18,6 +18,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from skdp.accounting._ledger import _replace_one_from_add_remove
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import DPScorer, cv_privacy_spend
+from skdp.model_selection._folds import assign_group_folds
 from skdp.utils._meta_privacy import check_pipeline_privacy
 from skdp.utils._random import is_seed_object, seed_objects
 
@@ -181,11 +182,11 @@ class _Plan:
             ),
         }
 
-    def charge(self, ledger, label):
+    def charge(self, ledger, label, unit="row"):
         if ledger is not None:
-            ledger.spend(self.epsilon, self.delta, label=label)
+            ledger.spend(self.epsilon, self.delta, label=label, unit=unit)
 
-    def run(self, X, y, random_state, keep_models=False, n_jobs=None):
+    def run(self, X, y, random_state, keep_models=False, n_jobs=None, groups=None):
         """Fit and score every candidate on every fold; scores are DP releases.
 
         The candidate x fold tasks run through :class:`joblib.Parallel` (``n_jobs``, or
@@ -199,7 +200,10 @@ class _Plan:
         sequential run uses.
         """
         n = _num_samples(X)
-        folds = self.folds.assign(n, random_state)
+        if groups is None:
+            folds = self.folds.assign(n, random_state)
+        else:  # whole patients per fold, by a keyed hash of their labels
+            folds = assign_group_folds(groups, self.n_splits, random_state)
         scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
         tasks = [(c, j) for c in range(len(self.estimators)) for j in range(self.n_splits)]
         seeds = [seed_objects(est) for est in self.estimators]
@@ -218,6 +222,7 @@ class _Plan:
                 self.fit_budgets[c],
                 self.where,
                 seeds=(seeds[c], scorer_seeds),
+                groups=groups,
             )
             for c, j in tasks
         )
@@ -231,11 +236,12 @@ class _Plan:
         return scores, guarantees, models
 
 
-def _fit_and_score(template, X, y, test, scorers, budget, where, seeds=({}, {})):
+def _fit_and_score(template, X, y, test, scorers, budget, where, seeds=({}, {}), groups=None):
     """One candidate on one fold: ``(model, its guarantee, {scorer: noisy score})``.
 
     ``seeds``: the seed objects of the template and of the scorers (a pickled copy in a
-    worker process holds ``None`` in their place).
+    worker process holds ``None`` in their place). ``groups``: the patient of each row
+    (the fit and every scorer call then protect patients).
     """
     # copies, as clone makes: every task starts from the seed states of the templates,
     # in this process and in a worker alike
@@ -245,10 +251,14 @@ def _fit_and_score(template, X, y, test, scorers, budget, where, seeds=({}, {}))
         for name, rs in scorer_seeds.items():
             scorers[name] = copy.copy(scorers[name])
             scorers[name].random_state = rs
-    model = clone(template).set_params(**est_seeds).fit(_take(X, ~test), _take(y, ~test))
+    fit_kw, score_kw = {}, {}
+    if groups is not None:
+        fit_kw, score_kw = {"groups": _take(groups, ~test)}, {"groups": _take(groups, test)}
+    model = clone(template).set_params(**est_seeds)
+    model.fit(_take(X, ~test), _take(y, ~test), **fit_kw)
     guarantee = _check_fitted_spend(model, budget, where)
     X_test, y_test = _take(X, test), _take(y, test)
-    values = {name: scorer(model, X_test, y_test) for name, scorer in scorers.items()}
+    values = {name: scorer(model, X_test, y_test, **score_kw) for name, scorer in scorers.items()}
     return model, guarantee, values
 
 

@@ -437,13 +437,20 @@ class DPGridSearchCV(
         tags.array_api_support = False
         return tags
 
-    def fit(self, X, y):
+    def fit(self, X, y, *, groups=None):
         """Charge the total, cross-validate every candidate, select, refit.
 
         Parameters
         ----------
         X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row: every fold then holds whole patients (a keyed hash
+            of the patient's label picks the fold, so no patient's fold depends on the
+            others), the candidates are fitted and the scorers called with ``groups``,
+            and the total is per patient (:doc:`/patients`). Needs candidates that take
+            ``groups`` and scorers made with ``max_rows_per_group``; grid selection
+            with ``cv=<int>`` and no ``holdout`` only.
 
         Returns
         -------
@@ -463,6 +470,8 @@ class DPGridSearchCV(
         _check_common(self.estimator, X, y, self.allow_nonprivate)
         p = self._planned()
         n = _num_samples(X)
+        if groups is not None:
+            groups = self._check_groups(groups, n, p)
         if self.holdout is not None:
             n_holdout = holdout_size(self.holdout, n, p.folds.n_splits)
             held = holdout_mask(n, n_holdout, self.random_state)
@@ -477,7 +486,8 @@ class DPGridSearchCV(
         if p.run is not None:
             self._fit_private(X, y, p)
         else:
-            self._fit_grid(X, y, p)
+            self._fit_grid(X, y, p, groups)
+        self.privacy_unit_ = "row" if groups is None else "group"
         if self.holdout is not None:
             scorer = copy.copy(p.scorers[p.scorer_name])
             scorer.epsilon, scorer.delta = p.breakdown["holdout_score"]

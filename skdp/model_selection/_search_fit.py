@@ -12,6 +12,7 @@ private selection and keeps only the winner; ``_results`` lays the noisy scores 
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 
 import numpy as np
@@ -24,6 +25,7 @@ from skdp.model_selection._folds import check_cv
 from skdp.model_selection._holdout import check_holdout
 from skdp.model_selection._plan import _check_fitted_spend, _check_scoring
 from skdp.model_selection._private import PrivateSelection
+from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
 
 __all__ = ["SearchFitMixin"]
@@ -107,17 +109,19 @@ class SearchFitMixin:
             folds, candidates, multimetric, refit_metric, name, plan, run, used, self.holdout
         )
 
-    def _fit_grid(self, X, y, p):
+    def _fit_grid(self, X, y, p, groups=None):
         plan = p.plan
-        plan.charge(self.ledger, "DPGridSearchCV (replace-one)")
-        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs)
+        unit = "row" if groups is None else "group"
+        plan.charge(self.ledger, "DPGridSearchCV (replace-one)", unit=unit)
+        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs, groups=groups)
         self.cv_results_ = self._results(p.candidates, scores, p.multimetric)
         if p.refit_metric is not None:
             self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{p.refit_metric}"]))
             self.best_params_ = p.candidates[self.best_index_]
             means = self.cv_results_[f"mean_test_{p.refit_metric}"]
             self.best_score_ = float(means[self.best_index_])
-            model = clone(plan.estimators[self.best_index_]).fit(X, y)
+            refit_kw = {} if groups is None else {"groups": groups}
+            model = clone(plan.estimators[self.best_index_]).fit(X, y, **refit_kw)
             guarantees.append(
                 _check_fitted_spend(model, plan.fit_budgets[self.best_index_], _WHERE)
             )
@@ -145,6 +149,32 @@ class SearchFitMixin:
         # ran (and so the weakest of their guarantees) would reveal the hidden K
         self.privacy_guarantee_ = "none" if math.isinf(run.epsilon) else run.guarantee
         self.selection_ = "private"
+
+    def _check_groups(self, groups, n, p):
+        """``groups`` as an array, or a ``ValueError`` naming what cannot take it yet."""
+        check_groups(groups, n)
+        if self.holdout is not None or p.run is not None or p.folds.splitter is not None:
+            raise ValueError(
+                "groups= works with grid selection, cv=<int> and no holdout for now "
+                "(a holdout, private selection or a cv splitter per patient is not "
+                "implemented)"
+            )
+        estimators = [self.estimator] + [e for e in p.plan.estimators if e is not self.estimator]
+        for est in estimators:
+            if "groups" not in inspect.signature(est.fit).parameters and not hasattr(
+                est, "_route_groups"
+            ):
+                raise ValueError(
+                    f"groups=: {type(est).__name__} does not support patient-level "
+                    "privacy yet, so the search's total would protect rows, not patients"
+                )
+        for name, scorer in p.plan.scorers.items():
+            if getattr(scorer, "metric_kwargs", {}).get("max_rows_per_group") is None:
+                raise ValueError(
+                    f"groups=: the scorer {name!r} was made without max_rows_per_group; "
+                    "make it with make_dp_scorer(..., max_rows_per_group=k)"
+                )
+        return np.asarray(groups)
 
     @staticmethod
     def _results(candidates, scores, multimetric):

@@ -155,6 +155,7 @@ WINNER_FACTS = {
     "privacy_guarantee_",
     "privacy_plan_",  # public: computed from the parameters alone (privacy_plan())
     "privacy_relation_",
+    "privacy_unit_",  # public: "row", or "group" when fit got groups
     "scorer_",
     "selection_",
 }
