@@ -448,9 +448,12 @@ class DPGridSearchCV(
             The patient of each row: every fold then holds whole patients (a keyed hash
             of the patient's label picks the fold, so no patient's fold depends on the
             others), the candidates are fitted and the scorers called with ``groups``,
-            and the total is per patient (:doc:`/patients`). Needs candidates that take
-            ``groups`` and scorers made with ``max_rows_per_group``; grid selection
-            with ``cv=<int>`` and no ``holdout`` only.
+            and the total is per patient (:doc:`/patients`), under *add or remove one
+            patient* (``privacy_relation_ = "add_remove"``: a replaced patient's new
+            label may hash to another fold); the total charged is the replace-one one,
+            which bounds it. Needs candidates that take ``groups`` and scorers made with
+            ``max_rows_per_group``; grid selection with ``cv=<int>`` and no ``holdout``
+            only.
 
         Returns
         -------
@@ -500,7 +503,9 @@ class DPGridSearchCV(
         self.delta_spent_ = p.delta
         self.privacy_breakdown_ = dict(p.breakdown)
         self.privacy_plan_ = p.public()
-        self.privacy_relation_ = "replace_one"
+        # with groups: add/remove one patient (a replaced patient's new label may hash to
+        # another fold); the replace-one total charged bounds the add/remove one
+        self.privacy_relation_ = "replace_one" if groups is None else "add_remove"
         return self
 
     def privacy_plan(self):

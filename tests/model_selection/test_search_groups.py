@@ -52,7 +52,7 @@ def test_search_with_groups_is_per_patient_everywhere():
     X, y, groups = _data()
     ledger = PrivacyLedger(100.0, unit="group")
     search = _search(ledger=ledger).fit(X, y, groups=groups)
-    assert search.privacy_unit_ == "group"
+    assert search.privacy_unit_ == "group" and search.privacy_relation_ == "add_remove"
     assert search.best_estimator_.privacy_unit_ == "group"
     assert ledger.entries[0]["unit"] == "group"
     assert ledger.epsilon_spent == pytest.approx(search.epsilon_spent_)
