@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.density._plan import FlowDensityPlan
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._docstrings import insert_docs
@@ -319,11 +320,11 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         )
         Z = encoder.transform(X)
         hidden = self._hidden_size(encoder.n_encoded_features_)
-        eps_sgd = epsilon - eps_bounds if math.isfinite(epsilon) else math.inf
         with torch_fit(self, streams) as env:
-            flow, result = self._train(env, Z, encoder, schema, hidden, eps_sgd, delta)
+            budget = (epsilon, delta, eps_bounds > 0.0)
+            flow, plan, result = self._train(env, Z, encoder, schema, hidden, budget)
         freeze(flow, diverged=_DIVERGED)
-        self._record(schema, encoder, flow, result, env.device, eps_bounds, epsilon, delta)
+        self._record(schema, encoder, flow, plan, result, env.device)
         return self
 
     def _hidden_size(self, D):
@@ -336,8 +337,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             )
         return int(hidden)
 
-    def _train(self, env, Z, encoder, schema, hidden, eps_sgd, delta):
-        """``(flow, TrainingResult)``: the flow built on ``env`` and trained on ``Z``."""
+    def _train(self, env, Z, encoder, schema, hidden, budget):
+        """``(flow, FlowDensityPlan, TrainingResult)``: the flow built on ``env``, the
+        fit's plan (public inputs only) and the flow trained on ``Z`` under it;
+        ``budget``: ``(epsilon, delta, bounds_estimated)``."""
         from skdp.flows import LogProbModule, make_flow
         from skdp.training import train_dpsgd
         from skdp.utils._torch import n_parameters
@@ -353,16 +356,26 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         )
         flow = env.to(flow)
         batch_size, n_iter = self._schedule(n, n_parameters(flow))
+        plan = FlowDensityPlan.build(
+            n=n,
+            epsilon=budget[0],
+            delta=budget[1],
+            bounds_estimated=budget[2],
+            batch_size=batch_size,
+            n_iter=n_iter,
+            noise_multiplier=self.noise_multiplier,
+            accountant=self.accountant,
+        )
         env.set_threads(min(batch_size, n) * n_parameters(flow))
         result = train_dpsgd(
             LogProbModule(flow),
             _negative_log_likelihood,
             (env.tensor(Z),),
-            epsilon=eps_sgd,
-            delta=delta,
-            n_iter=n_iter,
-            batch_size=batch_size,
-            noise_multiplier=self.noise_multiplier if math.isfinite(eps_sgd) else None,
+            epsilon=plan.epsilon - plan.eps_bounds,
+            delta=plan.delta,
+            n_iter=plan.n_iter,
+            sample_rate=plan.sample_rate,
+            noise_multiplier=plan.noise_multiplier if plan.private else None,
             max_grad_norm=float(self.max_grad_norm),
             optimizer="adam",
             learning_rate=float(self.learning_rate),
@@ -371,12 +384,13 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             batch_transform=self._dequantiser(
                 encoder, schema, env.streams["dequant"], env.device, env.dtype
             ),
-            callback=functools.partial(self._progress, total=n_iter),
+            callback=functools.partial(self._progress, total=plan.n_iter),
         )
-        return flow, result
+        return flow, plan, result
 
-    def _record(self, schema, encoder, flow, result, device, eps_bounds, epsilon, delta):
-        """The fitted attributes, the DP-SGD facts and the spend (``record_dpsgd_fit``)."""
+    def _record(self, schema, encoder, flow, plan, result, device):
+        """The fitted attributes, the DP-SGD facts and the spend (``record_dpsgd_fit``);
+        every privacy fact comes from ``plan``."""
         from skdp.training._fit_context import record_dpsgd_fit
 
         self.schema_ = schema
@@ -384,23 +398,18 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self._encoder = encoder
         self.n_encoded_features_ = encoder.n_encoded_features_
         self.flow_ = flow
-        private = math.isfinite(epsilon)
-        if private:
-            breakdown = {"bounds": eps_bounds, "dpsgd": result.epsilon_spent}
-        else:
-            breakdown = {"bounds": math.inf if eps_bounds else 0.0, "dpsgd": math.inf}
         record_dpsgd_fit(
             self,
-            noise_multiplier=result.noise_multiplier,
-            sample_rate=result.sample_rate,
-            n_iter=result.n_steps,
+            noise_multiplier=plan.noise_multiplier,
+            sample_rate=plan.sample_rate,
+            n_iter=plan.n_iter,
             history={k: list(result.history[k]) for k in ("step", "epsilon")},
             loss_curve=result.history.get("loss", []),  # kept for epsilon=inf only
             device=device,
-            breakdown=breakdown,
-            delta=delta,
+            breakdown=plan.breakdown(),
+            delta=plan.delta,
             guarantee=result.guarantee,
-            private=private,
+            private=plan.private,
         )
 
     def _schedule(self, n, n_params):

@@ -89,7 +89,7 @@ def test_bounds_data_opt_in_warns():
 
 def test_given_noise_multiplier_over_budget_raises():
     est = DPFlowDensity(epsilon=0.5, bounds=(-4, 4), noise_multiplier=0.4, **FAST)
-    with pytest.raises(ValueError, match="more than the budget"):
+    with pytest.raises(ValueError, match="more than epsilon"):  # BudgetExceededError
         est.fit(_gauss())
     with pytest.raises(ValueError, match="noise_multiplier must be None"):
         DPFlowDensity(epsilon=math.inf, bounds=(-4, 4), noise_multiplier=1.0, **FAST).fit(_gauss())
@@ -380,3 +380,46 @@ def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads)
     with pytest.raises(RuntimeError, match="training failed"):
         DPFlowDensity(epsilon=2.0, bounds=(-4, 4), n_jobs=1, **FAST).fit(_gauss(n=200))
     assert torch.get_num_threads() == three_threads
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"epsilon": 2.0, "bounds": (-4, 4)},
+        {"epsilon": 3.0, "bounds": None},
+        {"epsilon": 2.0, "bounds": {0: (-4, 4)}},  # one column declared, one estimated
+        {"epsilon": 2.0, "bounds": (-4, 4), "noise_multiplier": 5.0, "accountant": "rdp"},
+        {"epsilon": math.inf, "bounds": (-4, 4)},
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kw):
+    """The plan is built from public inputs only (n, the budget, whether the schema
+    leaves bounds to a private estimate, the DP-SGD schedule) and is the only source of
+    privacy_breakdown_, epsilon_spent_, delta_spent_ and noise_multiplier_: a plan
+    built without the rows gives the fitted facts, and its breakdown adds up to the
+    spend, within epsilon."""
+    from skdp.density._plan import FlowDensityPlan
+
+    est = DPFlowDensity(random_state=0, **{**FAST, **kw}).fit(_gauss(n=2000))
+    plan = FlowDensityPlan.build(
+        n=2000,
+        epsilon=kw["epsilon"],
+        delta=1e-5,
+        bounds_estimated=kw["bounds"] is None or isinstance(kw["bounds"], dict),
+        batch_size=FAST["batch_size"],
+        n_iter=FAST["n_iter"],
+        noise_multiplier=kw.get("noise_multiplier"),
+        accountant=kw.get("accountant", "pld"),
+    )
+    assert plan.breakdown() == est.privacy_breakdown_
+    assert sum(plan.breakdown().values()) == est.epsilon_spent_
+    assert (plan.delta_spent, plan.noise_multiplier) == (est.delta_spent_, est.noise_multiplier_)
+    assert (plan.sample_rate, plan.n_iter) == (est.sample_rate_, est.n_iter_)
+    if math.isfinite(kw["epsilon"]):
+        assert plan.eps_bounds == (0.1 * kw["epsilon"] if kw["bounds"] != (-4, 4) else 0.0)
+        assert plan.eps_bounds + plan.eps_dpsgd <= kw["epsilon"]
+        # the accountant's own count of the executed steps agrees with the plan
+        assert est.history_["epsilon"][-1] == plan.eps_dpsgd
+    else:
+        assert plan.breakdown() == {"bounds": 0.0, "dpsgd": math.inf}
+        assert est.epsilon_spent_ == math.inf and est.noise_multiplier_ == 0.0
