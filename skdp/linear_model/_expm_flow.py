@@ -8,16 +8,14 @@ module imports torch), and ``skdp.linear_model`` exposes these estimators lazily
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
+from skdp.exceptions import PrivacyLeakWarning
 from skdp.linear_model._expm_flow_base import (
-    _APPROX_MSG,
     _COMMON_ATTRS_DOC,
     _COMMON_PARAMS_DOC,
     _PRIVACY_NOTES,
@@ -25,6 +23,7 @@ from skdp.linear_model._expm_flow_base import (
     _BaseExpMFlow,
     _sigmoid,
 )
+from skdp.linear_model._expm_flow_plan import ExpMFlowPlan
 from skdp.mechanisms import resolve_bounds
 from skdp.utils._deprecation import DEPRECATED, RenamedAttribute
 from skdp.utils._random import fit_streams
@@ -200,13 +199,9 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.classes_ = classes
         y01 = (y == classes[1]).astype(np.float64)
         streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
-        self._fit_expm(X, y01, epsilon, streams)
-        breakdown = {"exponential_mechanism": epsilon}
-        if math.isinf(epsilon):
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact", breakdown=breakdown)
-        else:
-            warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=2)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate", breakdown=breakdown)
+        plan = ExpMFlowPlan.build(epsilon=epsilon, n_release_samples=self.n_release_samples)
+        self._fit_expm(X, y01, plan, streams)
+        self._record(plan)
         return self
 
     def decision_function(self, X):
@@ -371,7 +366,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         if isinstance(bounds, (tuple, list, np.ndarray)):
             if np.ndim(bounds) != 1 or len(bounds) != 2:
                 raise ValueError("bounds_y must be a (lo, hi) pair")
-        lo, hi, eps_bounds = resolve_bounds(
+        lo, hi, _ = resolve_bounds(  # the spend is the plan's eps_bounds
             bounds, y, epsilon=epsilon, rng=streams["bounds"], name="bounds_y"
         )
         lo, hi = float(np.ravel(lo)[0]), float(np.ravel(hi)[0])
@@ -379,13 +374,14 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
             raise ValueError("bounds_y needs lo < hi")
         self.bounds_y_ = (lo, hi)
         y01 = (np.clip(y, lo, hi) - lo) / (hi - lo)
-        self._fit_expm(X, y01, epsilon - eps_bounds, streams)
-        breakdown = {"bounds": eps_bounds, "exponential_mechanism": epsilon - eps_bounds}
-        if math.isinf(epsilon):
-            self._record_privacy_spent(math.inf, 0.0, guarantee="exact", breakdown=breakdown)
-        else:
-            warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=2)
-            self._record_privacy_spent(epsilon, 0.0, guarantee="approximate", breakdown=breakdown)
+        plan = ExpMFlowPlan.build(
+            epsilon=epsilon,
+            n_release_samples=self.n_release_samples,
+            regressor=True,
+            bounds_estimated=bounds is None or (isinstance(bounds, str) and bounds == "private"),
+        )
+        self._fit_expm(X, y01, plan, streams)
+        self._record(plan)
         return self
 
     def predict(self, X):

@@ -17,8 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from skdp.base import DPEstimatorMixin
-from skdp.exceptions import PrivacyLeakWarning
-from skdp.mechanisms.sensitivity import expm_squared_loss_sensitivity
+from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
 from skdp.utils._deprecation import DEPRECATED, renamed_parameter
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import (
@@ -103,18 +102,30 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
                 stacklevel=3,
             )
 
-    def _fit_expm(self, X, y01, epsilon, streams):
-        """Sample ``n_release_samples`` parameter vectors at ``epsilon / k`` each."""
+    def _record(self, plan):
+        """The privacy facts of the fit, from ``plan`` alone (warns that the guarantee
+        of a private fit is approximate)."""
+        if plan.private:
+            warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=3)
+        self._record_privacy_spent(
+            plan.epsilon_spent,
+            plan.delta_spent,
+            guarantee=plan.guarantee,
+            breakdown=plan.breakdown(),
+        )
+
+    def _fit_expm(self, X, y01, plan, streams):
+        """Sample ``n_release_samples`` parameter vectors at ``plan.epsilon_per_sample``
+        each (``plan``: the fit's :class:`ExpMFlowPlan`)."""
         self._warn_nonprivate_options()
         from skdp.utils.validation import check_magnitude
 
         check_magnitude(X, dtype=self.dtype)
-        k = self.n_release_samples
-        eps_each = epsilon / k
+        k = plan.n_release_samples
         out = sample_expm_linear(
             X,
             y01,
-            epsilon=eps_each,
+            epsilon=plan.epsilon_per_sample,
             rngs=streams,
             alpha=self.alpha,
             penalty=self.penalty,
@@ -142,7 +153,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         thetas = out["samples"]
         # the reverse-KL losses are un-noised functions of the training rows: kept only
         # for a fit that is not private anyway (epsilon=inf or a non-private opt-in)
-        nonprivate = bool(self._nonprivate_options()) or math.isinf(epsilon)
+        nonprivate = bool(self._nonprivate_options()) or math.isinf(plan.eps_mechanism)
         self.loss_curve_ = np.asarray(out["history"] if nonprivate else [], dtype=float)
         d = X.shape[1]
         self.sampled_coefs_ = thetas[:, :d].copy()
@@ -153,8 +164,8 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         self.intercept_ = float(self.sampled_intercepts_[0])
         self.flow_diagnostics_ = out["diagnostics"]
         self.n_iter_ = len(out["history"])
-        self.sensitivity_ = expm_squared_loss_sensitivity(0.0, 1.0)
-        self.epsilon_per_sample_ = eps_each
+        self.sensitivity_ = plan.sensitivity
+        self.epsilon_per_sample_ = plan.epsilon_per_sample
         if self.keep_flow and out["flow"] is not None:
             self.flow_ = out["flow"]
         if out["diagnostics"] is not None and out["diagnostics"]["collapsed"]:

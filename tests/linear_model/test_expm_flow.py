@@ -366,3 +366,51 @@ def test_deprecated_names_n_flows_and_bounds_still_work_for_one_release():
         ExpMFlowRegressor(n_flows=1, n_layers=2, **kw).fit(X, y)
     with pytest.warns(FutureWarning, match=r"bounds_ is deprecated.*bounds_y_"):
         assert new.bounds_ == new.bounds_y_ == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "kind, kw",
+    [
+        ("classifier", {"epsilon": 5.0}),
+        ("classifier", {"epsilon": 3.0, "n_release_samples": 3}),
+        ("classifier", {"epsilon": math.inf}),
+        ("regressor", {"epsilon": 5.0, "bounds_y": (0, 20)}),
+        ("regressor", {"epsilon": 5.0, "bounds_y": "private", "n_release_samples": 2}),
+        ("regressor", {"epsilon": math.inf, "bounds_y": (0, 20)}),
+        ("regressor", {"epsilon": math.inf, "bounds_y": "private"}),
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kind, kw):
+    """The plan is built from public inputs only (the budget, n_release_samples and, for
+    the regressor, whether bounds_y is estimated) and is the only source of
+    privacy_breakdown_, epsilon_spent_, delta_spent_, epsilon_per_sample_ and
+    sensitivity_: a plan built without the rows gives the fitted facts, and its
+    breakdown sums to epsilon."""
+    from skdp.linear_model._expm_flow_plan import ExpMFlowPlan
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 2))
+    if kind == "classifier":
+        y = (X[:, 0] > 0).astype(int)
+        est = _quiet(ExpMFlowClassifier(classes=[0, 1], random_state=0, **FAST, **kw), X, y)
+    else:
+        y = 10 + 3 * X[:, 0] + rng.normal(size=150)
+        est = _quiet(ExpMFlowRegressor(random_state=0, **FAST, **kw), X, y)
+    plan = ExpMFlowPlan.build(
+        epsilon=kw["epsilon"],
+        n_release_samples=kw.get("n_release_samples", 1),
+        regressor=kind == "regressor",
+        bounds_estimated=kw.get("bounds_y") == "private",
+    )
+    assert plan.breakdown() == est.privacy_breakdown_
+    assert (plan.epsilon_spent, plan.delta_spent) == (est.epsilon_spent_, est.delta_spent_)
+    assert plan.epsilon_per_sample == est.epsilon_per_sample_
+    assert plan.sensitivity == est.sensitivity_ == 1.0
+    assert est.sampled_coefs_.shape[0] == plan.n_release_samples
+    assert sum(plan.breakdown().values()) == pytest.approx(kw["epsilon"], rel=1e-12)
+    if math.isfinite(kw["epsilon"]):
+        assert est.privacy_guarantee_ == plan.guarantee == "approximate"
+        private_bounds = kw.get("bounds_y") == "private"
+        assert plan.eps_bounds == (0.1 * kw["epsilon"] if private_bounds else 0.0)
+    else:
+        assert est.privacy_guarantee_ == "none" and plan.eps_bounds == 0.0
