@@ -12,23 +12,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import add_geometric, add_laplace, private_quantile
-from skdp.mechanisms.sensitivity import (
-    bounded_sum_sensitivity,
-    count_sensitivity,
-    quantile_utility_sensitivity,
-)
 from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
     like_input,
 )
-from skdp.preprocessing._patients import (
-    check_patient_input,
-    patient_codes,
-    per_unit,
-    record_unit,
-)
+from skdp.preprocessing._imputer_plan import ImputerPlan
+from skdp.preprocessing._patients import check_patient_input, patient_codes
 from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
@@ -332,16 +323,16 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         check_patient_input(X, groups)
         X = self._validate(X, reset=True)
         codes, k = patient_codes(self, groups, X.shape[0])
-        record_unit(self, k)
         d = X.shape[1]
-        self.indicator_features_ = np.arange(d) if self.add_indicator else None
         if self.strategy == "constant":
-            self.statistics_ = self._constant(X)
-            self.bounds_ = None
-            self.privacy_breakdown_ = {}
-            self._record_privacy_spent(0.0, 0.0, guarantee="exact")
-            return self
+            plan = ImputerPlan.build(
+                strategy="constant", n_features=d, epsilon=0.0, max_rows_per_group=k
+            )
+            return self._record(plan, self._constant(X), bounds=None)
         epsilon, _ = self._check_privacy_params()
+        plan = ImputerPlan.build(
+            strategy=self.strategy, n_features=d, epsilon=epsilon, max_rows_per_group=k
+        )
         mask = _missing_mask(X, self.missing_values)
         lo, hi = self._bounds(X, mask)
         streams = fit_streams(
@@ -357,16 +348,19 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         if codes is not None:  # at most k rows per patient, chosen at random
             keep = bound_contributions(codes, k, streams["groups"])
             X, mask = X[keep], mask[keep]
-        if self.strategy == "mean":
-            self.statistics_, self.privacy_breakdown_ = self._mean(
-                X, mask, lo, hi, epsilon, streams, k
-            )
-        else:
-            self.statistics_, self.privacy_breakdown_ = self._median(
-                X, mask, lo, hi, epsilon, streams, k
-            )
-        self.bounds_ = (lo, hi)
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
+        release = self._mean if self.strategy == "mean" else self._median
+        return self._record(plan, release(X, mask, lo, hi, plan, streams["noise"]), (lo, hi))
+
+    def _record(self, plan, statistics, bounds):
+        """Write the fitted attributes: the fill values and the plan's facts (the only
+        source of the privacy attributes)."""
+        self.statistics_, self.bounds_ = statistics, bounds
+        self.indicator_features_ = np.arange(plan.n_features) if self.add_indicator else None
+        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
+        self.max_rows_per_group_ = plan.max_rows_per_group
+        self._record_privacy_spent(
+            plan.epsilon, plan.delta_spent, guarantee="exact", breakdown=plan.breakdown()
+        )
         return self
 
     def _constant(self, X):
@@ -438,21 +432,17 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         names = column_labels(self, d) if hasattr(self, "feature_names_in_") else None
         return check_bounds(self.bounds, d, name="bounds", columns=names)
 
-    def _mean(self, X, mask, lo, hi, epsilon, streams, k=None):
-        d = X.shape[1]
+    def _mean(self, X, mask, lo, hi, plan, rng):
+        """``c + h S~ / C~`` per column: the noisy sums of the scaled observed values over
+        the noisy observed counts, with the plan's sensitivities and budgets."""
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         Z = np.where(mask, 0.0, np.clip((np.where(mask, centre, X) - centre) / half, -1, 1))
         counts = (~mask).sum(axis=0).astype(np.int64)
-        eps_sum = epsilon / 2.0
-        eps_count = epsilon / 2.0 if math.isfinite(epsilon) else math.inf
-        rng = streams["noise"]
-        delta_sum = per_unit(d * float(bounded_sum_sensitivity(-1.0, 1.0)), k)
-        delta_count = per_unit(d * count_sensitivity(), k)
         s = np.asarray(
             add_laplace(
                 Z.sum(axis=0),
-                sensitivity=delta_sum,
-                epsilon=eps_sum,
+                sensitivity=plan.sensitivity_sum,
+                epsilon=plan.eps_sum,
                 rng=rng,
                 secure_mode=self.secure_mode,
             ),
@@ -461,27 +451,22 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         c = np.asarray(
             add_geometric(
                 counts,
-                sensitivity=delta_count,
-                epsilon=eps_count,
+                sensitivity=plan.sensitivity_count,
+                epsilon=plan.eps_count,
                 rng=rng,
                 secure_mode=self.secure_mode,
             ),
             dtype=float,
         )
         m = np.where(c >= 1.0, np.clip(s / np.maximum(c, 1.0), -1.0, 1.0), 0.0)
-        return centre + half * m, {"sum": float(eps_sum), "count": float(eps_count)}
+        return centre + half * m
 
-    def _median(self, X, mask, lo, hi, epsilon, streams, k=None):
-        d = X.shape[1]
-        # a row changes every column's quantile utility by at most
-        # quantile_utility_sensitivity() = 1 (the scale private_quantile assumes): one
-        # exponential mechanism per column with epsilon / d; a patient of at most k rows
-        # by at most k, so the exponent of sensitivity k: epsilon / (d k)
-        unit = per_unit(quantile_utility_sensitivity(), k)
-        eps_col = epsilon / d if k is None else epsilon / (d * unit)
-        rng = streams["noise"]
-        out = np.empty(d)
-        for j in range(d):
+    def _median(self, X, mask, lo, hi, plan, rng):
+        """The exponential-mechanism median of each column's clipped observed values,
+        each with the plan's ``eps_column``."""
+        eps_col = plan.eps_column
+        out = np.empty(plan.n_features)
+        for j in range(plan.n_features):
             obs = np.clip(X[~mask[:, j], j], lo[j], hi[j])
             if math.isinf(eps_col):
                 out[j] = float(np.median(obs)) if obs.size else lo[j] / 2 + hi[j] / 2
@@ -489,7 +474,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
                 out[j] = private_quantile(
                     obs, 0.5, lower=lo[j], upper=hi[j], epsilon=eps_col, rng=rng
                 )
-        return out, {"median": float(epsilon)}
+        return out
 
     def transform(self, X):
         """Fill the missing cells (and append the indicators with ``add_indicator``).

@@ -13,7 +13,7 @@ from skdp.mechanisms.sensitivity import group_sensitivity
 from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
 from skdp.utils._rowsum import any_dask
 
-__all__ = ["check_patient_input", "patient_codes", "per_unit", "record_unit"]
+__all__ = ["check_patient_input", "patient_codes", "per_unit"]
 
 
 def check_patient_input(X, groups):
@@ -49,9 +49,3 @@ def per_unit(row_sensitivity, k):
     """The sensitivity for the privacy unit: the row's (``k`` is ``None``, the value
     itself), or ``k`` times it for a patient of at most ``k`` rows."""
     return row_sensitivity if k is None else group_sensitivity(row_sensitivity, k)
-
-
-def record_unit(est, k):
-    """The fitted facts of the privacy unit: ``privacy_unit_`` and ``max_rows_per_group_``."""
-    est.privacy_unit_ = "row" if k is None else "group"
-    est.max_rows_per_group_ = k

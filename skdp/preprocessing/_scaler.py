@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,13 +9,12 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
-from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
-from skdp.preprocessing._patients import (
-    check_patient_input,
-    patient_codes,
-    per_unit,
-    record_unit,
+from skdp.preprocessing._patients import check_patient_input, patient_codes
+from skdp.preprocessing._scaler_plan import (
+    ScalerPlan,
+    estimates_bounds,
+    standard_scaler_sensitivities,
 )
 from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._groups import bound_contributions
@@ -30,43 +28,6 @@ from skdp.utils.validation import (
 )
 
 __all__ = ["DPStandardScaler", "standard_scaler_sensitivities"]
-
-
-def standard_scaler_sensitivities(n_features, *, neighbor="add_remove"):
-    """L1 sensitivities of the two vectors :class:`DPStandardScaler` releases.
-
-    With every column clipped to its bounds and mapped onto ``[-1, 1]``
-    (``z = (clip(x) - c) / h``, ``c`` the midpoint and ``h`` the half-width of the
-    bounds), the scaler releases ``S = sum_i z_i`` and ``W = sum_i (z_i^2 - 1/2)``
-    (vectors over the ``d = n_features`` columns). One row contributes a value in
-    ``[-1, 1]`` to each coordinate of ``S`` and in ``[-1/2, 1/2]`` to each of ``W``, so
-    (:func:`skdp.mechanisms.sensitivity.bounded_sum_sensitivity`, Dwork & Roth 2014
-    §3.3):
-
-    * add/remove one row: ``Delta_S = d``, ``Delta_W = d / 2``;
-    * replace one row: ``Delta_S = 2 d``, ``Delta_W = d``.
-
-    Both are tight (a row at a corner of the box).
-
-    Parameters
-    ----------
-    n_features : int
-    neighbor : {"add_remove", "replace"}, default="add_remove"
-
-    Returns
-    -------
-    delta_sum, delta_second_moment : float
-
-    Examples
-    --------
-    >>> from skdp.preprocessing import standard_scaler_sensitivities
-    >>> standard_scaler_sensitivities(3)
-    (3.0, 1.5)
-    """
-    d = int(n_features)
-    s = float(bounded_sum_sensitivity(-1.0, 1.0, neighbor=neighbor))
-    w = float(bounded_sum_sensitivity(-0.5, 0.5, neighbor=neighbor))
-    return d * s, d * w
 
 
 #: the keys of noise_scale_ before they followed privacy_breakdown_ (removed in 0.2)
@@ -310,24 +271,12 @@ None, default=None
         check_clip_bounds_declared(self.clip, bounds=self.bounds)
         check_patient_input(X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
-        estimated = (self.with_mean or self.with_std) and (
-            self.bounds is None or (isinstance(self.bounds, str) and self.bounds == "private")
-        )
+        releases = self.with_mean or self.with_std
+        estimated = releases and estimates_bounds(self.bounds)
         codes, k = patient_codes(self, groups, X.shape[0], estimated_bounds=estimated)
         epsilon, _ = self._check_privacy_params()
-        d = X.shape[1]
-        columns = column_labels(self, d)
-        record_unit(self, k)
-        breakdown = {"bounds": 0.0, "mean": 0.0, "variance": 0.0}
-        self.noise_scale_ = RenamedKeys(
-            {"mean": 0.0, "variance": 0.0}, _OLD_NOISE_KEYS, "DPStandardScaler.noise_scale_"
-        )
-        if not (self.with_mean or self.with_std):
-            self.n_public_ = self._n_public(X.shape[0])
-            self.mean_ = self.var_ = self.scale_ = self.bounds_ = None
-            self.privacy_breakdown_ = breakdown
-            self._record_privacy_spent(0.0, 0.0, guarantee="exact")
-            return self
+        if not releases:
+            return self._record(self._plan(X.shape[0], X.shape[1], epsilon, k))
         streams = fit_streams(
             self.random_state,
             ["bounds", "mean", "variance", "groups"],
@@ -340,7 +289,8 @@ None, default=None
         )
         if codes is not None:  # at most k rows per patient, chosen at random
             X = X[bound_contributions(codes, k, streams["groups"])]
-        self.n_public_ = self._n_public(X.shape[0])
+        plan = self._plan(X.shape[0], X.shape[1], epsilon, k)
+        columns = column_labels(self, plan.n_features)
         lo, hi, eps_bounds = resolve_bounds(
             self.bounds,
             X,
@@ -350,60 +300,73 @@ None, default=None
             columns=columns,
             fraction=self.bounds_fraction,
         )
+        if eps_bounds != plan.eps_bounds:  # the plan's public rule is resolve_bounds'
+            raise RuntimeError(f"bounds spent {eps_bounds}, planned {plan.eps_bounds}")
         lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
         Xc = clip_to_bounds(X, lo, hi, clip=self.clip, columns=columns)
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         Z = np.clip((Xc - centre) / half, -1.0, 1.0)
-        eps_rest = epsilon - eps_bounds
-        eps_mean = self.mean_fraction * eps_rest if self.with_std else eps_rest
-        if not self.with_std:
-            eps_var = 0.0
-        elif math.isinf(eps_rest):
-            eps_var = math.inf
-        else:
-            eps_var = eps_rest - eps_mean
-        delta_s, delta_w = (per_unit(s, k) for s in standard_scaler_sensitivities(d))
-        self._release_moments(Z, (centre, half), (eps_mean, eps_var), (delta_s, delta_w), streams)
-        self.bounds_ = (lo, hi)
-        breakdown.update(bounds=float(eps_bounds), mean=float(eps_mean), variance=float(eps_var))
-        self.privacy_breakdown_ = breakdown
-        self._record_privacy_spent(epsilon, 0.0, guarantee="exact")
-        return self
+        mean, var = self._release_moments(Z, (centre, half), plan, streams)
+        return self._record(plan, mean=mean, var=var, bounds=(lo, hi))
 
-    def _release_moments(self, Z, box, budgets, sensitivities, streams):
-        """Release the sums of the scaled rows ``Z`` (and of ``Z^2 - 1/2``) with Laplace
-        noise and set ``mean_``, ``var_``, ``scale_`` and ``noise_scale_`` from them
-        (post-processing of the releases and public numbers only)."""
-        (centre, half), (eps_mean, eps_var) = box, budgets
-        delta_s, delta_w = sensitivities
-        n_pub = float(self.n_public_)
+    def _plan(self, n, n_features, epsilon, k):
+        """The release plan from public inputs: the row count (declared ``n_public``,
+        or the rows kept), the columns, the budget and the parameters."""
+        return ScalerPlan.build(
+            n_public=self._n_public(n),
+            n_features=n_features,
+            epsilon=epsilon,
+            bounds=self.bounds,
+            bounds_fraction=self.bounds_fraction,
+            mean_fraction=self.mean_fraction,
+            with_mean=self.with_mean,
+            with_std=self.with_std,
+            max_rows_per_group=k,
+        )
+
+    def _release_moments(self, Z, box, plan, streams):
+        """The private mean and variance (``None`` without ``with_std``) from the sums of
+        the scaled rows ``Z`` (and of ``Z^2 - 1/2``) released with the plan's Laplace
+        noise (post-processing of the releases and public numbers only)."""
+        centre, half = box
+        n_pub = float(plan.n_public)
         s_noisy = add_laplace(
             Z.sum(axis=0),
-            sensitivity=delta_s,
-            epsilon=eps_mean,
+            sensitivity=plan.sensitivity_mean,
+            epsilon=plan.eps_mean,
             rng=streams["mean"],
             secure_mode=self.secure_mode,
         )
         m1 = np.clip(np.asarray(s_noisy, dtype=float) / n_pub, -1.0, 1.0)
-        self.mean_ = centre + half * m1
-        self.var_ = self.scale_ = None
-        if self.with_std:
-            w_noisy = add_laplace(
-                (Z * Z - 0.5).sum(axis=0),
-                sensitivity=delta_w,
-                epsilon=eps_var,
-                rng=streams["variance"],
-                secure_mode=self.secure_mode,
-            )
-            m2 = np.clip(np.asarray(w_noisy, dtype=float) / n_pub + 0.5, 0.0, 1.0)
-            floor = (2.0 * self.min_relative_scale) ** 2  # (min_relative_scale (hi-lo) / h)^2
-            var_z = np.clip(m2 - m1 * m1, floor, 1.0)
-            self.var_ = half * half * var_z
-            self.scale_ = np.sqrt(self.var_)
-        if math.isfinite(eps_mean):
-            self.noise_scale_["mean"] = delta_s / eps_mean
-        if self.with_std and math.isfinite(eps_var):
-            self.noise_scale_["variance"] = delta_w / eps_var
+        if not plan.with_std:
+            return centre + half * m1, None
+        w_noisy = add_laplace(
+            (Z * Z - 0.5).sum(axis=0),
+            sensitivity=plan.sensitivity_variance,
+            epsilon=plan.eps_variance,
+            rng=streams["variance"],
+            secure_mode=self.secure_mode,
+        )
+        m2 = np.clip(np.asarray(w_noisy, dtype=float) / n_pub + 0.5, 0.0, 1.0)
+        floor = (2.0 * self.min_relative_scale) ** 2  # (min_relative_scale (hi-lo) / h)^2
+        var_z = np.clip(m2 - m1 * m1, floor, 1.0)
+        return centre + half * m1, half * half * var_z
+
+    def _record(self, plan, *, mean=None, var=None, bounds=None):
+        """Write the fitted attributes: the released moments and the plan's facts (the
+        only source of the privacy attributes)."""
+        self.n_public_ = plan.n_public
+        self.mean_, self.var_, self.bounds_ = mean, var, bounds
+        self.scale_ = None if var is None else np.sqrt(var)
+        self.noise_scale_ = RenamedKeys(
+            plan.noise_scale(), _OLD_NOISE_KEYS, "DPStandardScaler.noise_scale_"
+        )
+        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
+        self.max_rows_per_group_ = plan.max_rows_per_group
+        self._record_privacy_spent(
+            plan.epsilon, plan.delta_spent, guarantee="exact", breakdown=plan.breakdown()
+        )
+        return self
 
     def _n_public(self, n):
         """The row count the sums are divided by: declared, or the rows (kept)."""

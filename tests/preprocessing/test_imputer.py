@@ -223,3 +223,70 @@ def test_string_error_carries_no_value():
     with pytest.raises(ValueError) as info:
         DPSimpleImputer(bounds=(0, 1)).fit(X)
     assert "SENTINEL" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"strategy": "mean"},
+        {"strategy": "median"},
+        {"strategy": "constant"},
+        {"strategy": "mean", "max_rows_per_group": 3},
+        {"strategy": "median", "max_rows_per_group": 3},
+        {"strategy": "constant", "max_rows_per_group": 2},
+        {"strategy": "mean", "epsilon": math.inf},
+        {"strategy": "median", "epsilon": math.inf},
+        {"strategy": "mean", "epsilon": 0.25, "secure_mode": True},
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kw, monkeypatch):
+    """ImputerPlan, built from public inputs (the strategy, the columns, the budget, k),
+    is the only source of privacy_breakdown_, epsilon_spent_ and delta_spent_, and the
+    mechanisms run with its sensitivities and budgets."""
+    from skdp.preprocessing._imputer_plan import ImputerPlan
+
+    X = _data()
+    params = {"epsilon": 1.0, "bounds": BOUNDS, "random_state": 0, **kw}
+    k = params.get("max_rows_per_group")
+    rng = np.random.default_rng(1)
+    groups = rng.permutation(np.arange(len(X)) % 1500) if k else None
+    calls = []
+    for name in ("add_laplace", "add_geometric", "private_quantile"):
+        original = getattr(imputer_module, name)
+
+        def rec(*args, _name=name, _original=original, **kwargs):
+            calls.append((_name, kwargs.get("sensitivity"), kwargs["epsilon"]))
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(imputer_module, name, rec)
+    imp = DPSimpleImputer(**params).fit(X, groups=groups)
+    plan = ImputerPlan.build(
+        strategy=params["strategy"],
+        n_features=X.shape[1],
+        epsilon=params["epsilon"],
+        max_rows_per_group=k,
+    )
+    assert plan.breakdown() == imp.privacy_breakdown_
+    assert (plan.epsilon, plan.delta_spent) == (imp.epsilon_spent_, imp.delta_spent_)
+    assert plan.max_rows_per_group == imp.max_rows_per_group_
+    spent = sum(plan.breakdown().values())
+    finite = math.isfinite(params["epsilon"])
+    d, unit = X.shape[1], k or 1
+    if plan.strategy == "constant":
+        assert spent == imp.epsilon_spent_ == 0.0 and calls == []
+    elif plan.strategy == "mean":
+        assert calls == [
+            ("add_laplace", plan.sensitivity_sum, plan.eps_sum),
+            ("add_geometric", plan.sensitivity_count, plan.eps_count),
+        ]
+        assert plan.sensitivity_sum == plan.sensitivity_count == d * unit
+        if finite:  # the documented 2 d / epsilon, k times with groups
+            scale = 2 * d * unit / params["epsilon"]
+            assert plan.noise_scale() == {"sum": scale, "count": scale}
+    else:
+        per_column = [("private_quantile", None, plan.eps_column)] * d
+        assert calls == (per_column if finite else [])
+        assert plan.eps_column == params["epsilon"] / (d * unit)
+    if plan.releases:
+        assert imp.epsilon_spent_ == params["epsilon"]
+        assert spent == pytest.approx(params["epsilon"], rel=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -257,3 +258,85 @@ def test_noise_scale_keys_follow_the_breakdown_and_old_keys_warn():
     g = pickle.loads(pickle.dumps(f))
     with pytest.warns(FutureWarning):
         assert g.noise_scale_["sum"] == f.noise_scale_["mean"]
+
+
+def _patients(n, seed=0):
+    """Patient ids of ``n`` rows: 1 to 5 rows each, shuffled."""
+    rng = np.random.default_rng(seed)
+    return rng.permutation(np.repeat(np.arange(n), rng.integers(1, 6, n))[:n])
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"bounds": "private"},
+        {"bounds": None, "epsilon": 2.0, "bounds_fraction": 0.2},
+        {"with_std": False},
+        {"with_mean": False, "mean_fraction": 0.3},
+        {"with_mean": False, "with_std": False},
+        {"n_public": 3000, "epsilon": 0.5},
+        {"max_rows_per_group": 3},
+        {"max_rows_per_group": 2, "with_std": False},
+        {"epsilon": math.inf},
+        {"epsilon": math.inf, "bounds": None},
+        {"epsilon": math.inf, "with_std": False},
+    ],
+)
+def test_privacy_facts_come_from_the_plan_alone(kw, monkeypatch):
+    """ScalerPlan, built from public inputs (the public row count, the columns, the
+    budget, the bounds parameter and its fraction, mean_fraction, with_mean/with_std,
+    k), is the only source of privacy_breakdown_, epsilon_spent_, delta_spent_ and
+    noise_scale_, and the Laplace releases run with its sensitivities and budgets."""
+    from skdp.preprocessing._scaler_plan import ScalerPlan
+
+    X = _data()
+    params = {"epsilon": 1.0, "bounds": BOUNDS, "random_state": 0, **kw}
+    k = params.get("max_rows_per_group")
+    groups = _patients(len(X)) if k else None
+    calls = []
+    original = scaler_module.add_laplace
+
+    def rec(value, **kwargs):
+        calls.append((kwargs["sensitivity"], kwargs["epsilon"]))
+        return original(value, **kwargs)
+
+    monkeypatch.setattr(scaler_module, "add_laplace", rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = DPStandardScaler(**params).fit(X, groups=groups)
+    n = len(X) if k is None else int(np.minimum(np.bincount(groups), k).sum())
+    plan = ScalerPlan.build(
+        n_public=params.get("n_public", n),  # public: declared, or the rows kept
+        n_features=X.shape[1],
+        epsilon=params["epsilon"],
+        bounds=params["bounds"],
+        bounds_fraction=params.get("bounds_fraction", 0.1),
+        mean_fraction=params.get("mean_fraction", 0.5),
+        with_mean=params.get("with_mean", True),
+        with_std=params.get("with_std", True),
+        max_rows_per_group=k,
+    )
+    assert plan.breakdown() == f.privacy_breakdown_
+    assert plan.noise_scale() == dict(f.noise_scale_)
+    assert (plan.epsilon, plan.delta_spent) == (f.epsilon_spent_, f.delta_spent_)
+    assert (plan.n_public, plan.max_rows_per_group) == (f.n_public_, f.max_rows_per_group_)
+    released = [(plan.sensitivity_mean, plan.eps_mean)] if plan.releases else []
+    if plan.with_std:
+        released.append((plan.sensitivity_variance, plan.eps_variance))
+    assert calls == released
+    assert plan.sensitivity_mean == 2 * (k or 1) == 2 * plan.sensitivity_variance
+    spent = sum(plan.breakdown().values())
+    if not plan.releases:
+        assert spent == f.epsilon_spent_ == 0.0
+    elif math.isfinite(params["epsilon"]):
+        assert spent == pytest.approx(params["epsilon"], rel=1e-12)
+        assert plan.noise_scale_mean == plan.sensitivity_mean / plan.eps_mean
+    else:
+        assert spent == f.epsilon_spent_ == math.inf and plan.noise_scale() == {
+            "mean": 0.0,
+            "variance": 0.0,
+        }
+    if params["bounds"] in (None, "private") and math.isfinite(params["epsilon"]):
+        share = params.get("bounds_fraction", 0.1) * params["epsilon"]
+        assert f.privacy_breakdown_["bounds"] == pytest.approx(share)
