@@ -123,6 +123,11 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     privacy_breakdown_ : dict
         ``{"sum": epsilon / 2, "count": epsilon / 2}`` (mean), ``{"median": epsilon}``
         or ``{}`` (constant); the values sum to ``epsilon_spent_``.
+    noise_scale_ : dict of str to float
+        The Laplace scales of the noisy sums and counts (``"sum"``, ``"count"``, keyed
+        like ``privacy_breakdown_``; in the units of the released sums and counts), 0 at
+        ``epsilon=inf``; empty for ``"median"`` (an exponential mechanism,
+        no additive noise) and ``"constant"``.
     privacy_unit_ : {"row", "group"}
         What ``epsilon_spent_`` protects: one row, or one patient with all their rows
         (``groups``).
@@ -358,6 +363,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         self.indicator_features_ = np.arange(plan.n_features) if self.add_indicator else None
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group
+        self.noise_scale_ = plan.noise_scale()
         self._record_privacy_spent(
             plan.epsilon, plan.delta_spent, guarantee="exact", breakdown=plan.breakdown()
         )
