@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from skdp.base import _shared_constraints
 from skdp.model_selection._folds import check_cv
 from skdp.model_selection._plan import (
@@ -11,7 +13,9 @@ from skdp.model_selection._plan import (
     _check_common,
     _num_samples,
     _Plan,
+    check_group_support,
 )
+from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
 from skdp.utils._sklearn_compat import validate_params
 
@@ -33,6 +37,7 @@ def dp_cross_validate(
     return_estimator=False,
     allow_nonprivate=False,
     n_jobs=None,
+    groups=None,
 ):
     """Cross-validate a DP estimator with DP scorers; one total, charged once.
 
@@ -96,6 +101,13 @@ def dp_cross_validate(
         :func:`joblib.parallel_backend` context, e.g. Dask's; see :doc:`/dask`). The
         total is charged once, here, before any fold runs; the results equal a
         sequential run's.
+    groups : array-like of shape (n_samples,), default=None
+        The patient of each row: every fold then holds whole patients (a keyed hash of
+        the patient's label picks the fold, so no patient's fold depends on the
+        others), the fits and the scorer calls take ``groups``, and the total is per
+        patient under *add or remove one patient* (the replace-one total charged
+        bounds it; :doc:`/patients`). Needs an estimator that takes ``groups``,
+        scorers made with ``max_rows_per_group`` and ``cv=<int>``.
 
     Returns
     -------
@@ -103,7 +115,8 @@ def dp_cross_validate(
         ``"test_score"`` (one scorer) or ``"test_<name>"`` (a dict of scorers): the noisy
         score of every fold, shape ``(k,)``; ``"epsilon_spent"``,
         ``"delta_spent"``: the total under replace one row; ``"privacy_guarantee"``;
-        ``"n_splits"``: the number of folds ``k``; ``"estimator"``: the fold models, with
+        ``"n_splits"``: the number of folds ``k``; ``"privacy_unit"``: ``"row"``, or
+        ``"group"`` with ``groups``; ``"estimator"``: the fold models, with
         ``return_estimator``. No timings (a fit's duration can depend on the data).
 
     Notes
@@ -211,9 +224,19 @@ def dp_cross_validate(
         "dp_cross_validate",
     )
     folds.check_n_samples(_num_samples(X))
-    plan.charge(ledger, "dp_cross_validate (replace-one)")
+    if groups is not None:
+        check_groups(groups, _num_samples(X))
+        if folds.splitter is not None:
+            raise ValueError(
+                "dp_cross_validate: with groups= the folds are a keyed hash of each "
+                "patient's label; pass cv=<int>, not a splitter"
+            )
+        check_group_support([estimator], plan.scorers, "dp_cross_validate")
+        groups = np.asarray(groups)
+    unit = "row" if groups is None else "group"
+    plan.charge(ledger, "dp_cross_validate (replace-one)", unit=unit)
     scores, guarantees, models = plan.run(
-        X, y, random_state, keep_models=return_estimator, n_jobs=n_jobs
+        X, y, random_state, keep_models=return_estimator, n_jobs=n_jobs, groups=groups
     )
     out = {}
     for name, values in scores.items():
@@ -223,6 +246,7 @@ def dp_cross_validate(
     out["delta_spent"] = plan.delta
     out["privacy_guarantee"] = "none" if math.isinf(plan.epsilon) else weakest_guarantee(guarantees)
     out["n_splits"] = folds.n_splits
+    out["privacy_unit"] = unit
     if return_estimator:
         out["estimator"] = models
     return out

@@ -6,6 +6,7 @@ Candidate checks, the scorers' privacy spend, the fold loop and the single ledge
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import warnings
 from collections.abc import Mapping
@@ -269,3 +270,22 @@ def _check_common(estimator, X, y, allow_nonprivate):
     _check_bool(allow_nonprivate, "allow_nonprivate")
     if not hasattr(estimator, "fit"):
         raise TypeError("estimator must be an estimator with a fit method")
+
+
+def check_group_support(estimators, scorers, where):
+    """Refuse ``groups=`` unless every candidate takes ``groups`` (or routes it, as
+    ``DPPipeline`` does) and every scorer was made with ``max_rows_per_group``: a fit or
+    a score per row would make the total protect rows, not patients."""
+    for est in estimators:
+        takes = "groups" in inspect.signature(est.fit).parameters
+        if not takes and not hasattr(est, "_route_groups"):
+            raise ValueError(
+                f"{where}: groups= but {type(est).__name__} does not support patient-level "
+                "privacy yet, so the total would protect rows, not patients"
+            )
+    for name, scorer in scorers.items():
+        if getattr(scorer, "metric_kwargs", {}).get("max_rows_per_group") is None:
+            raise ValueError(
+                f"{where}: groups= but the scorer {name!r} was made without "
+                "max_rows_per_group; make it with make_dp_scorer(..., max_rows_per_group=k)"
+            )

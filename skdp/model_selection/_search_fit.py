@@ -12,7 +12,6 @@ private selection and keeps only the winner; ``_results`` lays the noisy scores 
 from __future__ import annotations
 
 import copy
-import inspect
 import math
 
 import numpy as np
@@ -23,7 +22,7 @@ from sklearn.model_selection import ParameterGrid
 from skdp.model_selection._budget import SearchPlan, check_total, plan_search
 from skdp.model_selection._folds import check_cv
 from skdp.model_selection._holdout import check_holdout
-from skdp.model_selection._plan import _check_fitted_spend, _check_scoring
+from skdp.model_selection._plan import _check_fitted_spend, _check_scoring, check_group_support
 from skdp.model_selection._private import PrivateSelection
 from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
@@ -159,21 +158,7 @@ class SearchFitMixin:
                 "(a holdout, private selection or a cv splitter per patient is not "
                 "implemented)"
             )
-        estimators = [self.estimator] + [e for e in p.plan.estimators if e is not self.estimator]
-        for est in estimators:
-            if "groups" not in inspect.signature(est.fit).parameters and not hasattr(
-                est, "_route_groups"
-            ):
-                raise ValueError(
-                    f"groups=: {type(est).__name__} does not support patient-level "
-                    "privacy yet, so the search's total would protect rows, not patients"
-                )
-        for name, scorer in p.plan.scorers.items():
-            if getattr(scorer, "metric_kwargs", {}).get("max_rows_per_group") is None:
-                raise ValueError(
-                    f"groups=: the scorer {name!r} was made without max_rows_per_group; "
-                    "make it with make_dp_scorer(..., max_rows_per_group=k)"
-                )
+        check_group_support([self.estimator] + list(p.plan.estimators), p.plan.scorers, "groups=")
         return np.asarray(groups)
 
     @staticmethod

@@ -76,3 +76,34 @@ def test_search_refuses_what_cannot_protect_patients():
             scoring=make_dp_scorer("r2", epsilon=0.2, bounds_y=(0, 150), max_rows_per_group=3),
             cv=3,
         ).fit(X, y, groups=groups)
+
+
+def test_cross_validate_with_groups_is_per_patient():
+    from skdp.model_selection import dp_cross_validate
+
+    X, y, groups = _data()
+    est = DPLinearRegression(
+        epsilon=0.5, bounds_X=LONGITUDINAL_EHR_BOUNDS(), bounds_y=(0, 150), max_rows_per_group=3
+    )
+    scorer = make_dp_scorer(
+        "r2", epsilon=0.2, bounds_y=(0, 150), max_rows_per_group=3, random_state=0
+    )
+    ledger = PrivacyLedger(10.0, unit="group")
+    res = dp_cross_validate(
+        est,
+        X,
+        y,
+        scoring=scorer,
+        cv=3,
+        ledger=ledger,
+        random_state=0,
+        groups=groups,
+        return_estimator=True,
+    )
+    assert res["privacy_unit"] == "group" and ledger.unit == "group"
+    assert all(m.privacy_unit_ == "group" for m in res["estimator"])
+    assert res["epsilon_spent"] == pytest.approx(ledger.epsilon_spent)
+    assert dp_cross_validate(est, X, y, scoring=scorer, cv=3)["privacy_unit"] == "row"
+    no_k = make_dp_scorer("r2", epsilon=0.2, bounds_y=(0, 150))
+    with pytest.raises(ValueError, match="made without max_rows_per_group"):
+        dp_cross_validate(est, X, y, scoring=no_k, cv=3, groups=groups)
