@@ -14,6 +14,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 
 from skdp.utils._random import _seed_from
 
@@ -109,15 +110,19 @@ def assign_group_folds(groups, n_splits, random_state=None):
         raise ValueError("n_splits must be at least 2")
     seq = _seed_from(random_state, _TAG + "/groups", {"n_splits": n_splits}, {}, False)
     key = np.random.default_rng(seq).bytes(32)
-    labels = np.asarray(groups, dtype=object).tolist()
-    fold_of = {}
-    folds = np.empty(len(labels), dtype=np.intp)
-    for i, label in enumerate(labels):
-        if label not in fold_of:
-            digest = hashlib.blake2b(repr(label).encode(), key=key, digest_size=8).digest()
-            fold_of[label] = int.from_bytes(digest, "little") % n_splits
-        folds[i] = fold_of[label]
-    return folds
+    codes, labels = pd.factorize(np.asarray(groups))
+    fold_of_label = np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(repr(label).encode(), key=key, digest_size=8).digest(),
+                "little",
+            )
+            % n_splits
+            for label in np.asarray(labels).tolist()  # Python scalars: a stable repr
+        ],
+        dtype=np.intp,
+    )
+    return fold_of_label[codes]
 
 
 # ------------------------------------------------------------------- the cv parameter

@@ -31,39 +31,43 @@ GROUPS_HELP = (
 
 
 def check_groups(groups, n_samples, *, name="groups"):
-    """Validated group labels as integer codes ``0 .. n_groups - 1`` (``ndarray`` of
-    ``int64``, one per row).
+    """Validated group labels as integer codes ``0 .. n_groups - 1`` in order of first
+    appearance (``ndarray`` of ``int64``, one per row).
 
     Raises ``ValueError`` for a wrong length, a missing label (NaN/None) or a
     multi-dimensional ``groups``, ``TypeError`` for unhashable labels; the messages name
     the parameter and never show a label (labels are private).
     """
+    import pandas as pd  # a dependency of skdp; imported here to keep skdp's import light
+
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
         raise TypeError(f"{name} must be an array-like of one label per row")
-    arr = np.asarray(groups, dtype=object) if not hasattr(groups, "dtype") else None
-    values = np.asarray(groups)
+    if hasattr(groups, "array"):  # a pandas Series / Index
+        values = np.asarray(groups.array)
+    elif isinstance(groups, np.ndarray):
+        values = groups
+    else:  # a list: pandas infers one dtype without merging 1 and "1" into one label
+        try:
+            values = pd.Series(list(groups)).to_numpy()
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be an array-like of one label per row") from None
+        if values.dtype == object and any(isinstance(v, (list, np.ndarray)) for v in values):
+            raise ValueError(f"{name} must be 1-d (one label per row), got nested labels")
     if values.ndim != 1:
         raise ValueError(f"{name} must be 1-d (one label per row), got {values.ndim}-d")
     if values.shape[0] != n_samples:
         raise ValueError(
             f"{name} has {values.shape[0]} labels for {n_samples} rows: one label per row"
         )
-    if values.dtype.kind == "f":
-        if not np.isfinite(values).all():
-            raise ValueError(f"{name} has missing or non-finite labels (every row needs one)")
-        return np.unique(values, return_inverse=True)[1].astype(np.int64)
-    if values.dtype.kind in "iub":
-        return np.unique(values, return_inverse=True)[1].astype(np.int64)
-    items = arr if arr is not None else values.astype(object)
-    codes, seen = np.empty(n_samples, dtype=np.int64), {}
-    for i, label in enumerate(items):
-        if label is None or (isinstance(label, float) and label != label):
-            raise ValueError(f"{name} has missing labels (every row needs one)")
-        try:
-            codes[i] = seen.setdefault(label, len(seen))
-        except TypeError:
-            raise TypeError(f"{name} labels must be hashable (e.g. ints or strings)") from None
-    return codes
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise ValueError(f"{name} has missing or non-finite labels (every row needs one)")
+    try:
+        codes, _ = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        raise TypeError(f"{name} labels must be hashable (e.g. ints or strings)") from None
+    if codes.size and codes.min() < 0:
+        raise ValueError(f"{name} has missing or non-finite labels (every row needs one)")
+    return codes.astype(np.int64)
 
 
 def check_max_rows_per_group(value, *, name="max_rows_per_group"):

@@ -47,7 +47,7 @@ def test_check_groups_codes_the_labels(groups):
     [
         ([1, 2, 3], ValueError, "3 labels for 5 rows"),
         ([1.0, np.nan, 2.0, 2.0, 3.0], ValueError, "missing or non-finite"),
-        (["a", None, "b", "b", "c"], ValueError, "missing labels"),
+        (["a", None, "b", "b", "c"], ValueError, "missing or non-finite labels"),
         ([{"id": 1}] * 5, TypeError, "hashable"),
         (np.zeros((5, 2)), ValueError, "1-d"),
         ("abcde", TypeError, "one label per row"),
