@@ -483,7 +483,7 @@ dict, default=None
             for k in range(plan.n_problems):
                 target = classes[1] if plan.n_problems == 1 else classes[k]
                 signs = np.where(y == target, 1.0, -1.0)
-                done = float(plan.eps_bounds) + k * plan.eps_problem  # the public schedule
+                done = float(plan.eps_bounds) + k * plan.eps_problem_spent  # public schedule
                 if not plan.dpsgd:
                     weights[k] = self._solve_objective(Z, signs, plan, streams["noise"], k, done)
                     continue
@@ -519,7 +519,7 @@ dict, default=None
             phase="objective",
             step=k + 1,
             total=plan.n_problems,
-            epsilon_spent=done + plan.eps_problem,
+            epsilon_spent=done + plan.eps_problem_spent,
         )
         return w
 

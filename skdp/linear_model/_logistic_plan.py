@@ -134,6 +134,12 @@ class LogisticPlan:
         )
 
     @property
+    def eps_problem_spent(self):
+        """The epsilon one problem spends per privacy unit (per patient with groups:
+        ``k eps_problem``), for the progress records' public schedule."""
+        return (self.epsilon - self.eps_bounds) / self.n_problems
+
+    @property
     def dpsgd(self):
         """Whether DP-SGD runs."""
         return self.mechanism == "dpsgd"

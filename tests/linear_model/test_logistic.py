@@ -476,3 +476,26 @@ def test_patient_level_fit_runs_each_problem_at_epsilon_over_k():
     bad = {**kw, "bounds_X": None}
     with pytest.raises(ValueError, match="bounds_X=None with groups"):
         DPLogisticRegression(max_rows_per_group=2, **bad).fit(X, event, groups=groups)
+
+
+def test_patient_level_progress_reports_the_per_patient_spend(caplog):
+    """The progress records' epsilon_spent is the public schedule per patient: the last
+    one is epsilon, not epsilon / k."""
+    import logging
+
+    from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
+
+    X, _, event, groups = make_longitudinal_ehr(200, random_state=0)
+    clf = DPLogisticRegression(
+        epsilon=1.0,
+        bounds_X=LONGITUDINAL_EHR_BOUNDS(),
+        classes=[0, 1],
+        max_rows_per_group=4,
+        random_state=0,
+    )
+    with caplog.at_level(logging.INFO, logger="skdp"):
+        clf.fit(X, event, groups=groups)
+    spent = [
+        r.skdp_progress["epsilon_spent"] for r in caplog.records if hasattr(r, "skdp_progress")
+    ]
+    assert spent and spent[-1] == pytest.approx(clf.epsilon_spent_)
