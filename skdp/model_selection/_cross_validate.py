@@ -14,6 +14,7 @@ from skdp.model_selection._plan import (
     _num_samples,
     _Plan,
     check_group_support,
+    group_folds,
 )
 from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
@@ -233,10 +234,18 @@ def dp_cross_validate(
             )
         check_group_support([estimator], plan.scorers, "dp_cross_validate")
         groups = np.asarray(groups)
-    unit = "row" if groups is None else "group"
+    unit, group_fold = "row", None
+    if groups is not None:  # refused before the charge if a fold would be empty
+        unit, group_fold = "group", group_folds(groups, folds.n_splits, random_state)
     plan.charge(ledger, "dp_cross_validate (replace-one)", unit=unit)
     scores, guarantees, models = plan.run(
-        X, y, random_state, keep_models=return_estimator, n_jobs=n_jobs, groups=groups
+        X,
+        y,
+        random_state,
+        keep_models=return_estimator,
+        n_jobs=n_jobs,
+        groups=groups,
+        folds=group_fold,
     )
     out = {}
     for name, values in scores.items():

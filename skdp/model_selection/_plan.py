@@ -187,7 +187,7 @@ class _Plan:
         if ledger is not None:
             ledger.spend(self.epsilon, self.delta, label=label, unit=unit)
 
-    def run(self, X, y, random_state, keep_models=False, n_jobs=None, groups=None):
+    def run(self, X, y, random_state, keep_models=False, n_jobs=None, groups=None, folds=None):
         """Fit and score every candidate on every fold; scores are DP releases.
 
         The candidate x fold tasks run through :class:`joblib.Parallel` (``n_jobs``, or
@@ -201,10 +201,10 @@ class _Plan:
         sequential run uses.
         """
         n = _num_samples(X)
-        if groups is None:
+        if folds is None and groups is None:
             folds = self.folds.assign(n, random_state)
-        else:  # whole patients per fold, by a keyed hash of their labels
-            folds = assign_group_folds(groups, self.n_splits, random_state)
+        elif folds is None:  # whole patients per fold, by a keyed hash of their labels
+            folds = group_folds(groups, self.n_splits, random_state)
         scores = {name: np.empty((len(self.params), self.n_splits)) for name in self.scorers}
         tasks = [(c, j) for c in range(len(self.estimators)) for j in range(self.n_splits)]
         seeds = [seed_objects(est) for est in self.estimators]
@@ -277,8 +277,10 @@ def check_group_support(estimators, scorers, where):
     ``DPPipeline`` does) and every scorer was made with ``max_rows_per_group``: a fit or
     a score per row would make the total protect rows, not patients."""
     for est in estimators:
-        takes = "groups" in inspect.signature(est.fit).parameters
-        if not takes and not hasattr(est, "_route_groups"):
+        if hasattr(est, "_route_groups"):  # a DPPipeline: its own check, before any fit
+            est._route_groups({"groups": np.zeros(0)})
+            continue
+        if "groups" not in inspect.signature(est.fit).parameters:
             raise ValueError(
                 f"{where}: groups= but {type(est).__name__} does not support patient-level "
                 "privacy yet, so the total would protect rows, not patients"
@@ -289,3 +291,17 @@ def check_group_support(estimators, scorers, where):
                 f"{where}: groups= but the scorer {name!r} was made without "
                 "max_rows_per_group; make it with make_dp_scorer(..., max_rows_per_group=k)"
             )
+
+
+def group_folds(groups, n_splits, random_state):
+    """The patient folds (:func:`assign_group_folds`), refused before anything is
+    charged or fitted when a fold would have no test or no training rows (the keyed
+    hash gives random fold sizes): use fewer folds or more patients."""
+    folds = assign_group_folds(groups, n_splits, random_state)
+    sizes = np.bincount(folds, minlength=n_splits)
+    if sizes.min() == 0 or sizes.max() == folds.shape[0]:
+        raise ValueError(
+            f"groups=: the {n_splits} patient folds (a keyed hash of the labels) leave a "
+            "fold without test or training rows; use fewer folds (cv) or more patients"
+        )
+    return folds

@@ -22,7 +22,12 @@ from sklearn.model_selection import ParameterGrid
 from skdp.model_selection._budget import SearchPlan, check_total, plan_search
 from skdp.model_selection._folds import check_cv
 from skdp.model_selection._holdout import check_holdout
-from skdp.model_selection._plan import _check_fitted_spend, _check_scoring, check_group_support
+from skdp.model_selection._plan import (
+    _check_fitted_spend,
+    _check_scoring,
+    check_group_support,
+    group_folds,
+)
 from skdp.model_selection._private import PrivateSelection
 from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
@@ -110,9 +115,13 @@ class SearchFitMixin:
 
     def _fit_grid(self, X, y, p, groups=None):
         plan = p.plan
-        unit = "row" if groups is None else "group"
+        unit, folds = "row", None
+        if groups is not None:  # refused before the charge if a fold would be empty
+            unit, folds = "group", group_folds(groups, plan.n_splits, self.random_state)
         plan.charge(self.ledger, "DPGridSearchCV (replace-one)", unit=unit)
-        scores, guarantees, _ = plan.run(X, y, self.random_state, n_jobs=self.n_jobs, groups=groups)
+        scores, guarantees, _ = plan.run(
+            X, y, self.random_state, n_jobs=self.n_jobs, groups=groups, folds=folds
+        )
         self.cv_results_ = self._results(p.candidates, scores, p.multimetric)
         if p.refit_metric is not None:
             self.best_index_ = int(np.argmin(self.cv_results_[f"rank_test_{p.refit_metric}"]))

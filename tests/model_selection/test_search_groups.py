@@ -107,3 +107,35 @@ def test_cross_validate_with_groups_is_per_patient():
     no_k = make_dp_scorer("r2", epsilon=0.2, bounds_y=(0, 150))
     with pytest.raises(ValueError, match="made without max_rows_per_group"):
         dp_cross_validate(est, X, y, scoring=no_k, cv=3, groups=groups)
+
+
+def test_refusals_come_before_the_charge():
+    """An empty patient fold (random fold sizes of the keyed hash) and a pipeline step
+    that cannot take groups are refused before the ledger is charged or a fold is fit
+    (they used to fail inside the run, after the charge)."""
+    from skdp.model_selection import dp_cross_validate
+    from skdp.pipeline import make_dp_pipeline
+    from skdp.preprocessing import PublicBoundsScaler
+
+    X, y, groups = _data()
+    few = np.isin(groups, [0, 1, 2])  # 3 patients, 5 folds: some fold is empty
+    ledger = PrivacyLedger(100.0, unit="group")
+    with pytest.raises(ValueError, match="leave a fold without"):
+        _search(ledger=ledger, cv=5).fit(X[few], y[few], groups=groups[few])
+    with pytest.raises(ValueError, match="leave a fold without"):
+        dp_cross_validate(
+            _search().estimator,
+            X[few],
+            y[few],
+            scoring=_search().scoring,
+            cv=5,
+            ledger=ledger,
+            groups=groups[few],
+        )
+    lo, hi = LONGITUDINAL_EHR_BOUNDS()
+    pipe = make_dp_pipeline(
+        PublicBoundsScaler(bounds=(lo, hi)), SubsampledExpMedian(n_clusters=2, bounds=(-1, 1))
+    )
+    with pytest.raises(ValueError, match="does not support patient-level"):
+        dp_cross_validate(pipe, X, y, scoring=_search().scoring, cv=3, ledger=ledger, groups=groups)
+    assert len(ledger) == 0
