@@ -110,8 +110,8 @@ class FunctionalPlan:
         eps_rest = epsilon - eps_bounds
         share = _centre_share(n, eps_rest) if fit_intercept else 0.0
         eps_centre = share * eps_rest if share > 0.0 else 0.0
-        k = 1 if max_rows_per_group is None else int(max_rows_per_group)
-        centre_sens = _per_unit(target_moments_sensitivity(norm="l1"), k)
+        k = max_rows_per_group
+        centre_sens = group_sensitivity(target_moments_sensitivity(norm="l1"), k)
         centre_scale = centre_sens / eps_centre if share > 0.0 else 0.0
         eps_stats = eps_rest - eps_centre
         mean_only = share >= 1.0
@@ -139,7 +139,7 @@ class FunctionalPlan:
             "eps_centre": eps_centre,
             "mechanism": mechanism,
             "mean_only": mean_only,
-            "eigenvalue_sensitivity": _per_unit(
+            "eigenvalue_sensitivity": group_sensitivity(
                 float(gram_min_eigenvalue_sensitivity(p, fit_intercept=fit_intercept)), k
             ),
             "centre_sensitivity": centre_sens,
@@ -180,19 +180,13 @@ class FunctionalPlan:
         }
 
 
-def _per_unit(row_sensitivity, k):
-    """The sensitivity for the privacy unit: the row's, or ``k`` times it for a group
-    of at most ``k`` rows (exactly the row's value at ``k = 1``)."""
-    return row_sensitivity if k == 1 else group_sensitivity(row_sensitivity, k)
-
-
-def _statistics_release(p, epsilon, delta, common, k=1):
+def _statistics_release(p, epsilon, delta, common, k=None):
     """Sensitivities, scales and the epsilon split of the statistics' release (and of
     the smallest eigenvalue) at budget ``epsilon`` (after the bounds and the centre)."""
     fit_intercept, adaptive = common["fit_intercept"], common["adaptive"]
     gaussian = common["mechanism"] == "gaussian"
     w = _target_weight(p, fit_intercept=fit_intercept, gaussian=gaussian)
-    sens = _per_unit(
+    sens = group_sensitivity(
         sufficient_statistics_sensitivity(
             p, fit_intercept=fit_intercept, target_weight=w, norm="l2" if gaussian else "l1"
         ),

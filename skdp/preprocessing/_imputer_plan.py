@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from skdp.mechanisms.sensitivity import (
     bounded_sum_sensitivity,
     count_sensitivity,
+    group_sensitivity,
     quantile_utility_sensitivity,
 )
-from skdp.preprocessing._patients import per_unit
 
 __all__ = ["ImputerPlan"]
 
@@ -71,13 +71,15 @@ class ImputerPlan:
         columns, the budget (ignored for ``"constant"``) and the contribution bound of
         a patient-level fit."""
         d, k = int(n_features), max_rows_per_group
-        unit = per_unit(quantile_utility_sensitivity(), k)
+        unit = group_sensitivity(quantile_utility_sensitivity(), k)
         plan = {
             "strategy": strategy,
             "n_features": d,
             "epsilon": 0.0,
-            "sensitivity_sum": float(per_unit(d * float(bounded_sum_sensitivity(-1.0, 1.0)), k)),
-            "sensitivity_count": float(per_unit(d * count_sensitivity(), k)),
+            "sensitivity_sum": float(
+                group_sensitivity(d * float(bounded_sum_sensitivity(-1.0, 1.0)), k)
+            ),
+            "sensitivity_count": float(group_sensitivity(d * count_sensitivity(), k)),
             "utility_sensitivity": float(unit),
             "max_rows_per_group": k,
         }

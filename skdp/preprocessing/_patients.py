@@ -9,11 +9,10 @@ row's (:func:`skdp.mechanisms.sensitivity.group_sensitivity`).
 
 from __future__ import annotations
 
-from skdp.mechanisms.sensitivity import group_sensitivity
 from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
 from skdp.utils._rowsum import any_dask
 
-__all__ = ["check_patient_input", "patient_codes", "per_unit"]
+__all__ = ["check_patient_input", "patient_codes"]
 
 
 def check_patient_input(X, groups):
@@ -43,9 +42,3 @@ def patient_codes(est, groups, n, *, estimated_bounds=False):
             "is not implemented; declare bounds (doc/choosing_bounds.rst)"
         )
     return codes, k
-
-
-def per_unit(row_sensitivity, k):
-    """The sensitivity for the privacy unit: the row's (``k`` is ``None``, the value
-    itself), or ``k`` times it for a patient of at most ``k`` rows."""
-    return row_sensitivity if k is None else group_sensitivity(row_sensitivity, k)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from skdp.mechanisms.sensitivity import bounded_sum_sensitivity
-from skdp.preprocessing._patients import per_unit
+from skdp.mechanisms.sensitivity import bounded_sum_sensitivity, group_sensitivity
 
 __all__ = ["ScalerPlan", "estimates_bounds", "standard_scaler_sensitivities"]
 
@@ -122,7 +121,9 @@ class ScalerPlan:
         with ``bounds_fraction`` of ``epsilon``), ``mean_fraction``, ``with_mean`` /
         ``with_std`` and the contribution bound of a patient-level fit."""
         k = max_rows_per_group
-        delta_s, delta_w = (per_unit(s, k) for s in standard_scaler_sensitivities(n_features))
+        delta_s, delta_w = (
+            group_sensitivity(s, k) for s in standard_scaler_sensitivities(n_features)
+        )
         common = {
             "n_public": int(n_public),
             "n_features": int(n_features),

@@ -5,6 +5,8 @@ Public via :mod:`skdp.mechanisms.sensitivity`.
 
 from __future__ import annotations
 
+from skdp.utils._groups import check_max_rows_per_group
+
 
 def _check_neighbor(neighbor):
     if neighbor not in ("add_remove", "replace"):
@@ -127,8 +129,9 @@ def group_sensitivity(row_sensitivity, max_rows_per_group):
     ----------
     row_sensitivity : float
         ``Delta``, the add/remove-one-row sensitivity.
-    max_rows_per_group : int
-        ``k >= 1``.
+    max_rows_per_group : int or None
+        ``k >= 1``; ``None`` for a row-level release (``row_sensitivity`` is returned
+        as it is).
 
     Returns
     -------
@@ -140,7 +143,6 @@ def group_sensitivity(row_sensitivity, max_rows_per_group):
     >>> group_sensitivity(count_sensitivity(), 5)
     5.0
     """
-    k = int(max_rows_per_group)
-    if k < 1 or k != max_rows_per_group:
-        raise ValueError("max_rows_per_group must be a whole number >= 1")
-    return float(k) * float(row_sensitivity)
+    if max_rows_per_group is None:  # a row-level release: the row's, unchanged
+        return row_sensitivity
+    return float(check_max_rows_per_group(max_rows_per_group)) * float(row_sensitivity)
