@@ -476,16 +476,16 @@ default=None
             # reuse the noise on other rows
             order_invariant=codes is None,
         )
-        if codes is not None:  # at most k rows per patient, chosen at random
-            keep = bound_contributions(codes, k, streams["groups"])
-            X, y, n = X[keep], y[keep], keep.shape[0]
         columns = list(getattr(self, "feature_names_in_", range(p)))
         (lo, hi), (ylo, yhi), eps_bounds = _resolve_bounds(
             self, X, y, epsilon, streams["bounds"], columns
         )
-        if not self.clip and not dask_input:
+        if not self.clip and not dask_input:  # every row, before any is dropped at random
             _check_inside(X, lo, hi, columns)
             _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, y, n = X[keep], y[keep], keep.shape[0]
         scaling = _Scaling.build(lo, hi, ylo, yhi, fit_intercept=self.fit_intercept)
         plan = FunctionalPlan.build(
             n=n,

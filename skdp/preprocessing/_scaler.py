@@ -22,6 +22,7 @@ from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
 from skdp.utils.validation import (
     check_array,
+    check_bounds,
     check_clip_bounds_declared,
     clip_to_bounds,
     validate_data,
@@ -288,6 +289,13 @@ None, default=None
             order_invariant=codes is None,
         )
         if codes is not None:  # at most k rows per patient, chosen at random
+            if not self.clip:  # every row, before any is dropped at random
+                clip_to_bounds(
+                    X,
+                    *check_bounds(self.bounds, X.shape[1], name="bounds"),
+                    clip=False,
+                    columns=column_labels(self, X.shape[1]),
+                )
             X = X[bound_contributions(codes, k, streams["groups"])]
         plan = self._plan(X.shape[0], X.shape[1], epsilon, k)
         columns = column_labels(self, plan.n_features)

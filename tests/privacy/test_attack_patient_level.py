@@ -18,6 +18,7 @@ import pytest
 
 from skdp.auditing import threshold_audit
 from skdp.linear_model import DPLinearRegression, DPLogisticRegression
+from skdp.preprocessing import DPStandardScaler
 
 K = 5
 EPSILON = 1.0
@@ -131,3 +132,27 @@ def test_logistic_per_row_release_breaks_its_promise_for_a_patient_with_many_row
 def test_logistic_patient_level_release_keeps_its_promise():
     res = _audit(_logistic(K), True, worlds=_binary_worlds(), score=_decision)
     assert res.epsilon_lb <= EPSILON, res
+
+
+def test_clip_false_refusal_does_not_depend_on_the_rows_kept_at_random():
+    """clip=False refuses a value outside the declared bounds whichever rows of its
+    patient the bounding keeps: the check reads every row before any is dropped (it
+    read only the kept rows, so whether fit failed depended on the random choice)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (40, 1))
+    y = rng.uniform(-0.5, 0.5, 40)
+    X[3, 0] = 5.0  # outside (-1, 1); its patient has 10 rows, k = 1 keeps one
+    groups = np.r_[np.zeros(10, dtype=int), np.arange(1, 31)]
+    for seed in range(20):
+        with pytest.raises(ValueError, match="outside"):
+            DPLinearRegression(
+                bounds_X=(-1, 1),
+                bounds_y=(-1, 1),
+                clip=False,
+                max_rows_per_group=1,
+                random_state=seed,
+            ).fit(X, y, groups=groups)
+        with pytest.raises(ValueError, match="outside"):
+            DPStandardScaler(
+                bounds=(-1, 1), clip=False, max_rows_per_group=1, random_state=seed
+            ).fit(X, groups=groups)
