@@ -464,7 +464,9 @@ default=None
         X, y, dask_input = _validate_input(self, X, y, fit_params)
         n, p = (n_rows(X) if dask_input else X.shape[0]), X.shape[1]
         codes, k = _check_groups(self, groups, n, dask_input)
-        epsilon, delta = self._check_budget(n if codes is None else int(codes.max()) + 1)
+        # the rows' count (public): with groups it exceeds the patients', so the rule
+        # delta < 1 / n is the stricter one and reads no count of patients
+        epsilon, delta = self._check_budget(n)
         streams = fit_streams(
             self.random_state,
             ["bounds", "noise", "eigenvalue", "centre", "groups"],

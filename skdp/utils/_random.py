@@ -44,6 +44,7 @@ from numbers import Integral
 import numpy as np
 
 # seed objects and pickles: re-exported, callers import them from here too
+from skdp.utils._deprecation import DEPRECATED
 from skdp.utils._seed_objects import (
     SEED_OBJECT_TYPES,
     ScrubSeedsOnPickleMixin,
@@ -540,7 +541,7 @@ def fit_streams(
     # rename leaves every fixed-seed release unchanged ({old: new}, class attribute)
     for old, new in getattr(type(estimator), "_renamed_parameters", {}).items():
         value, new_value = params.pop(old), params.pop(new)
-        params[old] = new_value if isinstance(value, str) and value == "deprecated" else value
+        params[old] = new_value if isinstance(value, str) and value == DEPRECATED else value
     parts = {"class": _qualname(type(estimator)), "params": params}
     rows = {"X": X, "y": y, "sample_weight": sample_weight}
     if groups is not None:  # only then: row-level seeds stay as they were
