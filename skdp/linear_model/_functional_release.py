@@ -21,7 +21,7 @@ from skdp.mechanisms.sensitivity import (
     target_moments_sensitivity,
 )
 from skdp.utils._data_free import nonfinite_error
-from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
+from skdp.utils._groups import patient_codes
 from skdp.utils._rowsum import (
     any_dask,
     check_dask_input,
@@ -531,26 +531,8 @@ def _check_dask_bounds(est):
 
 
 def _check_groups(est, groups, n, dask_input):
-    """``(codes, k)`` of a patient-level fit, ``(None, None)`` without ``groups``."""
-    if groups is None:
-        return None, None
-    if dask_input:
-        raise ValueError(
-            "groups= is not supported for Dask input yet: bounding a patient's rows "
-            "needs them together (fit in memory, or without groups)"
-        )
-    codes = check_groups(groups, n)
-    if est.max_rows_per_group is None:
-        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
-    k = check_max_rows_per_group(est.max_rows_per_group)
-    for name in ("bounds_X", "bounds_y"):
-        value = getattr(est, name)
-        if value is None or _is_private(value):
-            raise ValueError(
-                f"{name}={value!r} with groups=: a private bound estimate per patient "
-                f"is not implemented; declare {name} (doc/choosing_bounds.rst)"
-            )
-    return codes, k
+    """``(codes, k)`` of a patient-level fit (declared bounds only)."""
+    return patient_codes(est, groups, n, dask_input=dask_input, estimated=("bounds_X", "bounds_y"))
 
 
 def _validate_input(est, X, y, fit_params):

@@ -10,30 +10,19 @@ import numpy as np
 
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import resolve_bounds
-from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
+from skdp.utils._groups import patient_codes
 
 __all__ = ["check_patient_groups", "resolve_classes", "resolve_feature_bounds"]
 
 
 def check_patient_groups(est, groups, n):
-    """``(codes, k)`` of a patient-level fit, ``(None, None)`` without ``groups``."""
-    if groups is None:
-        return None, None
-    codes = check_groups(groups, n)
-    if est.max_rows_per_group is None:
-        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
-    k = check_max_rows_per_group(est.max_rows_per_group)
-    if est.mechanism == "dpsgd":
+    """``(codes, k)`` of a patient-level fit: objective perturbation, declared bounds."""
+    if groups is not None and est.mechanism == "dpsgd":
         raise ValueError(
             "mechanism='dpsgd' with groups= is not implemented yet (DP-SGD per patient "
             "needs per-patient clipping); use mechanism='objective' or 'auto'"
         )
-    if est.bounds_X is None or (isinstance(est.bounds_X, str) and est.bounds_X == "private"):
-        raise ValueError(
-            f"bounds_X={est.bounds_X!r} with groups=: a private bound estimate per "
-            "patient is not implemented; declare bounds_X (doc/choosing_bounds.rst)"
-        )
-    return codes, k
+    return patient_codes(est, groups, n, estimated=("bounds_X",))
 
 
 def resolve_feature_bounds(est, X, epsilon, rng):

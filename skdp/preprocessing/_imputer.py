@@ -19,8 +19,8 @@ from skdp.preprocessing._common import (
     like_input,
 )
 from skdp.preprocessing._imputer_plan import ImputerPlan
-from skdp.preprocessing._patients import check_patient_input, patient_codes
-from skdp.utils._groups import bound_contributions
+from skdp.preprocessing._patients import check_patient_input
+from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import check_array, check_bounds, validate_data

@@ -9,10 +9,9 @@ row's (:func:`skdp.mechanisms.sensitivity.group_sensitivity`).
 
 from __future__ import annotations
 
-from skdp.utils._groups import GROUPS_HELP, check_groups, check_max_rows_per_group
 from skdp.utils._rowsum import any_dask
 
-__all__ = ["check_patient_input", "patient_codes"]
+__all__ = ["check_patient_input"]
 
 
 def check_patient_input(X, groups):
@@ -22,23 +21,3 @@ def check_patient_input(X, groups):
             "groups= is not supported for Dask input yet: bounding a patient's rows "
             "needs them together (fit in memory, or without groups)"
         )
-
-
-def patient_codes(est, groups, n, *, estimated_bounds=False):
-    """``(codes, k)`` of a patient-level fit, ``(None, None)`` without ``groups``.
-
-    ``estimated_bounds``: the fit would estimate its bounds privately, which is not
-    implemented per patient (refused, naming ``bounds``).
-    """
-    if groups is None:
-        return None, None
-    codes = check_groups(groups, n)
-    if est.max_rows_per_group is None:
-        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
-    k = check_max_rows_per_group(est.max_rows_per_group)
-    if estimated_bounds:
-        raise ValueError(
-            f"bounds={est.bounds!r} with groups=: a private bound estimate per patient "
-            "is not implemented; declare bounds (doc/choosing_bounds.rst)"
-        )
-    return codes, k

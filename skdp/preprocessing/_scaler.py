@@ -10,14 +10,14 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
-from skdp.preprocessing._patients import check_patient_input, patient_codes
+from skdp.preprocessing._patients import check_patient_input
 from skdp.preprocessing._scaler_plan import (
     ScalerPlan,
     estimates_bounds,
     standard_scaler_sensitivities,
 )
 from skdp.utils._deprecation import RenamedKeys
-from skdp.utils._groups import bound_contributions
+from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
 from skdp.utils.validation import (
@@ -274,7 +274,9 @@ None, default=None
         X = validate_data(self, X, dtype=np.float64, order="C")
         releases = self.with_mean or self.with_std
         estimated = releases and estimates_bounds(self.bounds)
-        codes, k = patient_codes(self, groups, X.shape[0], estimated_bounds=estimated)
+        codes, k = patient_codes(
+            self, groups, X.shape[0], estimated=("bounds",) if estimated else ()
+        )
         epsilon, _ = self._check_privacy_params()
         if not releases:
             return self._record(self._plan(X.shape[0], X.shape[1], epsilon, k))

@@ -93,3 +93,34 @@ def bound_contributions(codes, max_rows, rng):
     starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
     rank = np.arange(codes.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
     return np.sort(by_group[rank < max_rows])
+
+
+def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=()):
+    """``(codes, k)`` of a patient-level fit by ``est``; ``(None, None)`` without
+    ``groups``.
+
+    Refuses, naming the parameter: Dask input (bounding a patient's rows needs them
+    together), ``groups`` without ``est.max_rows_per_group`` (with
+    :data:`GROUPS_HELP`), a bad bound, bad labels (:func:`check_groups`), and any of
+    the bounds parameters named in ``estimated`` left to a private estimate (``None``
+    or ``"private"``), which is not implemented per patient.
+    """
+    if groups is None:
+        return None, None
+    if dask_input:
+        raise ValueError(
+            "groups= is not supported for Dask input yet: bounding a patient's rows "
+            "needs them together (fit in memory, or without groups)"
+        )
+    codes = check_groups(groups, n_samples)
+    if est.max_rows_per_group is None:
+        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
+    k = check_max_rows_per_group(est.max_rows_per_group)
+    for name in estimated:
+        value = getattr(est, name)
+        if value is None or (isinstance(value, str) and value == "private"):
+            raise ValueError(
+                f"{name}={value!r} with groups=: a private bound estimate per patient "
+                f"is not implemented; declare {name} (doc/choosing_bounds.rst)"
+            )
+    return codes, k
