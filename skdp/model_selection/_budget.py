@@ -174,7 +174,7 @@ def plan_search(
     scorer_name=None,
     run_refit=False,
 ):
-    """``(plan, private run or None, scoring used, fit budget per candidate)``.
+    """``(plan, private run or None, scoring used)``.
 
     ``total`` (from :func:`check_total`) ``None``: the candidates' and scorers' own
     budgets, as before. Otherwise the split rule of the module docstring sets them.
