@@ -977,7 +977,12 @@ def test_patient_level_fit_scales_every_sensitivity_and_records_the_unit():
         ({"max_rows_per_group": 2}, {"groups": np.arange(9)}, ValueError, "9 labels for"),
         ({"max_rows_per_group": 2, "bounds_X": None}, {}, ValueError, "bounds_X=None with"),
         ({"max_rows_per_group": 0}, {}, ValueError, "max_rows_per_group"),
-        ({"max_rows_per_group": 2}, {"groups": [None] * 10}, ValueError, "missing or non-finite labels"),
+        (
+            {"max_rows_per_group": 2},
+            {"groups": [None] * 10},
+            ValueError,
+            "missing or non-finite labels",
+        ),
     ],
 )
 def test_bad_patient_level_input_is_refused(params, fit_kw, error, match):

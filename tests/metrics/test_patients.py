@@ -135,7 +135,11 @@ _SECRET = "patient-7731"  # a label that must never appear in a message
     [
         ({"groups": np.arange(10)}, ValueError, "needs max_rows_per_group"),
         ({"groups": np.arange(9), "max_rows_per_group": 2}, ValueError, "9 labels for 10"),
-        ({"groups": [None] * 10, "max_rows_per_group": 2}, ValueError, "missing or non-finite labels"),
+        (
+            {"groups": [None] * 10, "max_rows_per_group": 2},
+            ValueError,
+            "missing or non-finite labels",
+        ),
         ({"groups": [[_SECRET]] * 10, "max_rows_per_group": 2}, ValueError, "1-d"),
         ({"groups": [{_SECRET: 0}] * 10, "max_rows_per_group": 2}, TypeError, "hashable"),
         ({"groups": np.arange(10), "max_rows_per_group": 0}, ValueError, "max_rows_per_group"),

@@ -161,7 +161,12 @@ _SECRET = "patient-7731"  # a label that must never appear in a message
     [
         ({}, np.arange(10) // 2, ValueError, "needs max_rows_per_group"),
         ({"max_rows_per_group": 2}, np.arange(9), ValueError, "9 labels for 10 rows"),
-        ({"max_rows_per_group": 2}, [None] * 10, ValueError, "groups has missing or non-finite labels"),
+        (
+            {"max_rows_per_group": 2},
+            [None] * 10,
+            ValueError,
+            "groups has missing or non-finite labels",
+        ),
         ({"max_rows_per_group": 2}, np.r_[np.nan, np.ones(9)], ValueError, "groups has"),
         ({"max_rows_per_group": 2}, [[_SECRET]] * 10, ValueError, "groups must be 1-d"),
         ({"max_rows_per_group": 2}, [{_SECRET: 1}] * 10, TypeError, "groups labels must"),
