@@ -67,6 +67,7 @@ _SUBPACKAGES = (
     "pipeline",
     "preprocessing",
     "sampling",
+    "survival",
     "synthesis",
     "training",
     "utils",

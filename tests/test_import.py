@@ -38,6 +38,7 @@ LAYERS = {
     "metrics": 4,
     "auditing": 4,
     "preprocessing": 4,
+    "survival": 4,
     "pipeline": 5,
     "model_selection": 5,
     # Tools above every layer: the command line, and estimator discovery (it imports every

@@ -1,0 +1,12 @@
+"""Differentially private survival analysis (time-to-event data).
+
+The target ``y`` follows scikit-survival: a structured array whose first field is the
+event indicator (bool) and second the time (float); :func:`make_survival_target` builds
+it without scikit-survival.
+"""
+
+from __future__ import annotations
+
+from skdp.survival._target import check_survival_target, make_survival_target
+
+__all__ = ["check_survival_target", "make_survival_target"]
