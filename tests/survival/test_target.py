@@ -11,7 +11,7 @@ from skdp.survival import check_survival_target, make_survival_target
 def test_round_trip_and_sksurv_layout():
     y = make_survival_target(np.array([1, 0, 1]), [3.0, 0.0, 2.5])
     assert y.dtype.names == ("event", "time")
-    assert y.dtype["event"] == bool and y.dtype["time"] == np.float64
+    assert y.dtype["event"] == np.dtype(bool) and y.dtype["time"] == np.float64
     event, time = check_survival_target(y)
     np.testing.assert_array_equal(event, [True, False, True])
     np.testing.assert_array_equal(time, [3.0, 0.0, 2.5])
