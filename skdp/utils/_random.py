@@ -534,7 +534,9 @@ def fit_streams(
     }
     # a parameter added later is hashed only when set away from its default, so its
     # arrival leaves every fixed-seed release unchanged
-    for name, default in LATER_PARAMS.items():
+    # (and the class's own such parameters, ``_later_parameters``, ``{name: default}``)
+    later = {**LATER_PARAMS, **getattr(type(estimator), "_later_parameters", {})}
+    for name, default in later.items():
         if name in params and params[name] is default:
             del params[name]
     # a renamed parameter is hashed under its old name with the value in effect, so a
