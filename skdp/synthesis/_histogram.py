@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,24 +17,27 @@ from skdp.synthesis._histogram_cells import (
     noisy_cells,
     projection_groups,
 )
+from skdp.synthesis._histogram_groups import (
+    PatientFactsMixin,
+    keep_flat,
+    kept_rows,
+    n_public_rows,
+    refuse_dask_groups,
+    synthesis_patients,
+)
 from skdp.synthesis._histogram_plan import HistogramPlan
-from skdp.synthesis._marginal_model import _draw_systematic
+from skdp.synthesis._histogram_sampling import HistogramSamplingMixin
 from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
-from skdp.utils._random import fit_streams, make_rng
+from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
-    check_is_fitted,
 )
 from skdp.utils._tabular.constraints import tabular_constraints
-from skdp.utils.schema import (
-    TabularEncoder,
-    assemble,
-)
 
 __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 
@@ -43,7 +45,14 @@ _logger = get_logger(__name__)
 
 
 @insert_docs
-class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimator):
+class DPHistogramSynthesizer(
+    HistogramSamplingMixin,
+    PatientFactsMixin,
+    TabularFrontEnd,
+    DPEstimatorMixin,
+    DensityMixin,
+    BaseEstimator,
+):
     """Synthetic data from a differentially private (projected) histogram.
 
     The public schema defines a finite domain: numeric columns are cut into equal-width
@@ -136,6 +145,11 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         integers with ``k < m <= max(k, max_integer_levels)`` (``k`` its Lei bin
         count) may get one bin per value instead of ``k`` groups, within the noise
         budget of its histogram (Notes, "Bins"). ``0`` keeps Lei's groups.
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` is given
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random inside the mechanism, and the
+        guarantee holds per patient (Notes, "Patients"). Required with ``groups``.
     verbose : int, default=0
         Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).
         Progress is always logged to the ``"skdp"`` logger: one record per released
@@ -178,7 +192,12 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         or ``secure_mode``) or density (``"laplace"``) is proportional to
         ``exp(-|x| / b)``, with ``b = 1 / epsilon_g`` (for the exact noise,
         ``epsilon_g`` rounded down to 20 significant bits first; Notes, "Floating
-        point"); 0 at ``epsilon=inf``.
+        point"); 0 at ``epsilon=inf``. Per patient (``groups``): ``b = k / epsilon_g``.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound ``k`` of a patient-level fit; ``None`` per row.
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` has string column names.
@@ -252,6 +271,29 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
     A replace-one guarantee needs ``epsilon / 2``. Only noisy, filtered counts are
     stored.
 
+    **Patients.** With ``fit(X, groups=g)`` the neighbouring relation is add or remove
+    one patient with all their rows (:doc:`/patients`). Each patient keeps at most ``k =
+    max_rows_per_group`` rows, chosen uniformly at random inside the mechanism from the
+    fit's own stream (never "the first k"; every row is encoded and checked first, so a
+    refusal never depends on the draw). The kept rows of one patient change a
+    histogram's counts by a non-negative vector summing to at most ``k``: L1
+    sensitivity ``k``, attained when the rows share a cell
+    (:func:`skdp.mechanisms.sensitivity.histogram_sensitivity`). The plan multiplies it
+    once: noise scale ``b = k / epsilon_g`` (exact discrete Laplace of parameter
+    ``epsilon_g / k``) and threshold ``tau = A log(n) k / epsilon_g`` (the same multiple
+    of the noise scale as per row), so each histogram is ``epsilon_g``-DP and the fit
+    exact pure ``epsilon``-DP per patient (composition and post-processing as above).
+    With ``n_public=None``, ``n`` is the number of rows kept (public as ``n`` is).
+    Bounds must be declared (a private bound estimate per patient is not
+    implemented); Dask input is refused.
+
+    *Synthetic rows, not patients.* :meth:`sample` draws rows from the noisy histogram
+    of the contribution-bounded table: they carry no patient identity and no link
+    between the rows of one patient (visits, within-patient correlation are not
+    modelled), and a patient with more than ``k`` rows counts ``k`` times, so their rows
+    are under-represented relative to the raw table (choose ``k`` near the usual number
+    of rows per patient). ``n_synthetic_`` estimates the rows kept, not the patients.
+
     References
     ----------
     S. Vinterbo. "Differentially private projected histograms: construction and use
@@ -305,6 +347,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         "max_survivors": [Interval(Integral, 1, None, closed="left")],
         "smoothing": [Interval(Real, 0, 1, closed="left")],
         "max_integer_levels": [Interval(Integral, 0, None, closed="left")],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
 
@@ -331,6 +374,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         max_survivors=10**7,
         smoothing=1e-3,
         max_integer_levels=32,
+        max_rows_per_group=None,
         verbose=0,
         random_state=None,
     ):
@@ -354,91 +398,117 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
         self.max_survivors = max_survivors
         self.smoothing = smoothing
         self.max_integer_levels = max_integer_levels
+        self.max_rows_per_group = max_rows_per_group
         self.verbose = verbose
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     @insert_docs
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Fit the noisy histogram(s).
 
         Parameters
         ----------
         {param_fit_private_table}
+        groups : array-like of shape (n_samples,), default=None
+            The patient (or other privacy unit) of each row, as in scikit-learn's
+            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+            keeps at most ``max_rows_per_group`` rows (chosen at random) and the noise
+            and the threshold are that many times the row's (Notes, "Patients"). In
+            memory only; needs declared bounds.
 
         Returns
         -------
         self
         """
+        refuse_dask_groups(self, X, groups)
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
         n = n_rows(X)
+        codes, k = synthesis_patients(self, X, groups, n)
         streams = fit_streams(
-            self.random_state, ["bounds", "noise"], estimator=self, X=X, order_invariant=True
+            self.random_state,
+            ["bounds", "noise", "groups"],
+            estimator=self,
+            X=X,
+            groups=codes,
+            # the kept rows depend on the row order: a permuted copy must not reuse the
+            # noise on other rows
+            order_invariant=codes is None,
         )
+        keep = kept_rows(codes, k, streams["groups"])  # at most k rows per patient
         schema, eps_bounds, encoder = self._prepare_table(
             X,
             epsilon=epsilon,
             rng=streams["bounds"],
             encoder={"categorical": "ordinal", "clip": self.clip},
         )
-        groups, uniform = projection_groups(schema, self.projections)
+        groups_, uniform = projection_groups(schema, self.projections)
         plan = HistogramPlan.build(
             epsilon=epsilon,
             eps_bounds=eps_bounds,
-            groups=groups,
+            groups=groups_,
             uniform=uniform,
-            n_public=int(self.n_public) if self.n_public is not None else n,
+            n_public=n_public_rows(self.n_public, n, keep),
             threshold=self.threshold,
             mechanism=renamed_parameter(self, "noise", "mechanism"),
             secure_mode=self.secure_mode,
+            max_rows_per_group=k,
         )
         binners = column_bins(
             schema,
-            groups,
+            groups_,
             uniform,
             plan.n_public,
             plan.noise_mass,
             n_bins=self.n_bins,
             max_integer_levels=self.max_integer_levels,
         )
-        shapes, flats, totals = cell_counts(X, encoder, binners, groups)
-        histograms = []
+        # every row is encoded (and checked) before the rows beyond k are dropped
+        shapes, flats, totals = cell_counts(X, encoder, binners, groups_)
+        flats = keep_flat(flats, keep)
         with verbose_handler(self.verbose):
-            for i, (g, shape, flat, total) in enumerate(
-                zip(groups, shapes, flats, totals, strict=True)
-            ):
-                cells, counts, sparse = noisy_cells(
-                    flat,
-                    math.prod(shape),
-                    plan,
-                    streams["noise"],
-                    max_cells=self.max_cells,
-                    max_survivors=self.max_survivors,
-                    counts=total,
-                )
-                histograms.append(
-                    {
-                        "columns": list(g),
-                        "shape": shape,
-                        "cells": cells,
-                        "counts": counts,
-                        "threshold": float(plan.threshold),
-                        "epsilon": float(plan.eps_group),
-                        "sparse": sparse,
-                    }
-                )
-                # public: the number of projections and the budget schedule
-                log_progress(
-                    _logger,
-                    estimator="DPHistogramSynthesizer",
-                    phase="histogram",
-                    step=i + 1,
-                    total=len(groups),
-                    epsilon_spent=plan.eps_bounds + (i + 1) * plan.eps_group,
-                )
+            histograms = self._release(plan, shapes, flats, totals, streams["noise"])
         return self._record(plan, schema, binners, histograms)
+
+    def _release(self, plan, shapes, flats, totals, rng):
+        """The noisy, filtered cells of every histogram, with the plan's noise and
+        threshold; one progress record per histogram (public numbers only)."""
+        histograms = []
+        for i, (g, shape, flat, total) in enumerate(
+            zip(plan.groups, shapes, flats, totals, strict=True)
+        ):
+            cells, counts, sparse = noisy_cells(
+                flat,
+                math.prod(shape),
+                plan,
+                rng,
+                max_cells=self.max_cells,
+                max_survivors=self.max_survivors,
+                counts=total,
+            )
+            histograms.append(
+                {
+                    "columns": list(g),
+                    "shape": shape,
+                    "cells": cells,
+                    "counts": counts,
+                    "threshold": float(plan.threshold),
+                    "epsilon": float(plan.eps_group),
+                    "sparse": sparse,
+                }
+            )
+            # public: the number of projections and the budget schedule
+            log_progress(
+                _logger,
+                estimator="DPHistogramSynthesizer",
+                phase="histogram",
+                step=i + 1,
+                total=len(plan.groups),
+                epsilon_spent=plan.eps_bounds + (i + 1) * plan.eps_group,
+            )
+        return histograms
 
     def _record(self, plan, schema, binners, histograms):
         """Write the fitted attributes: the model and the plan's privacy facts."""
@@ -452,6 +522,7 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             int(np.rint(histograms[0]["counts"]).sum()) if len(histograms) == 1 else None
         )
         self._binners = binners
+        self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self.noise_scale_ = plan.noise_scales()
         self._record_privacy_spent(plan.epsilon_spent, 0.0, breakdown=plan.breakdown())
         # the keys before 0.2 (a tuple's repr) still read, with a FutureWarning
@@ -460,126 +531,3 @@ class DPHistogramSynthesizer(TabularFrontEnd, DPEstimatorMixin, DensityMixin, Ba
             self.privacy_breakdown_, old, "DPHistogramSynthesizer.privacy_breakdown_"
         )
         return self
-
-    # --------------------------------------------------------------- sample
-    def sample(self, n_samples=1, *, random_state=None):
-        """Draw synthetic rows (post-processing of the noisy histograms).
-
-        Parameters
-        ----------
-        n_samples : int or None, default=1
-            Number of rows, drawn from the normalised surviving counts (jointly by
-            systematic sampling, or independently with ``sampling="iid"``).
-            ``None`` returns the synthetic data set ``D_eps`` itself: ``rint(count)``
-            copies of every surviving cell, shuffled (single projection only).
-        random_state : None, int, Generator or SeedSequence, default=None
-            ``None`` draws fresh OS entropy (the fitted model keeps no generator); a
-            value makes the draw reproducible. Sampling is post-processing.
-
-        Returns
-        -------
-        DataFrame (same columns and dtypes as the training data) or ndarray
-        """
-        check_is_fitted(self)
-        rng = make_rng(random_state)
-        if n_samples is None:
-            if len(self.histograms_) != 1:
-                raise ValueError("n_samples=None (the data set D_eps) needs a single projection")
-            h = self.histograms_[0]
-            reps = np.rint(h["counts"]).astype(np.int64)
-            cells = np.repeat(h["cells"], reps)
-            rng.shuffle(cells)
-            if len(cells) == 0:
-                warnings.warn(
-                    "every cell was filtered out: the synthetic data set is empty",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            group_cells = [cells]
-            m = len(cells)
-        else:
-            if isinstance(n_samples, bool) or not isinstance(n_samples, Integral | np.integer):
-                raise ValueError("n_samples must be a non-negative int or None")
-            m = int(n_samples)
-            if m < 0:
-                raise ValueError("n_samples must be a non-negative int or None")
-            from skdp.utils.validation import check_n_samples
-
-            check_n_samples(m, getattr(self, "n_features_in_", 1))
-            group_cells = []
-            for h in self.histograms_:
-                total = h["counts"].sum()
-                n_cells = math.prod(h["shape"])
-                if total > 0 and self.sampling == "systematic":
-                    cdf = np.cumsum(h["counts"], dtype=float)[None, :]
-                    pick = _draw_systematic(rng, cdf, np.zeros(m, dtype=np.int64))
-                    group_cells.append(h["cells"][pick])
-                elif total > 0:
-                    pick = rng.choice(len(h["cells"]), size=m, p=h["counts"] / total)
-                    group_cells.append(h["cells"][pick])
-                else:
-                    warnings.warn(
-                        f"every cell of the histogram over {h['columns']} was filtered out; "
-                        "those columns are sampled uniformly from their public domain",
-                        UserWarning,
-                        stacklevel=2,
-                    )
-                    group_cells.append(rng.integers(0, n_cells, size=m))
-        bins = {}
-        for h, cells in zip(self.histograms_, group_cells, strict=False):
-            for c, ix in zip(h["columns"], np.unravel_index(cells, h["shape"]), strict=True):
-                bins[c] = np.asarray(ix, dtype=np.int64)
-        for c in self.uniform_columns_:
-            bins[c] = rng.integers(0, self._binners[c].n_levels, size=m)
-        encoder = TabularEncoder(self.schema_, categorical="ordinal")
-        codes = [
-            self._binners[c].values(bins[c], rng, self.representative) for c in self.schema_.names
-        ]
-        return assemble(self.schema_, encoder.decode_codes(codes))
-
-    # ---------------------------------------------------------------- score
-    def score_samples(self, X):
-        """Log-likelihood of each row under the noisy histogram density.
-
-        The density of a row is, per projection, the normalised noisy count of its
-        cell (mixed with weight ``smoothing`` with the uniform distribution over the
-        cells) times the uniform density within the cell's numeric bins; unlisted
-        columns are uniform. Finite for every in-domain row when ``smoothing > 0``;
-        ``-inf`` for numeric values outside the bounds.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        C, outside = self._scoring_codes(X)
-        schema = self.schema_
-        idx = {c: self._binners[c].index(C[:, j]) for j, c in enumerate(schema.names)}
-        logp = np.zeros(len(C))
-        for c in schema.names:
-            logp += self._binners[c].log_cell_density(idx[c])
-        s = float(self.smoothing)
-        for h in self.histograms_:
-            n_cells = math.prod(h["shape"])
-            flat = np.ravel_multi_index(tuple(idx[c] for c in h["columns"]), h["shape"])
-            total = h["counts"].sum()
-            if total > 0:
-                pos = np.searchsorted(h["cells"], flat)
-                pos_c = np.minimum(pos, max(len(h["cells"]) - 1, 0))
-                found = (pos < len(h["cells"])) & (h["cells"][pos_c] == flat)
-                count = np.where(found, h["counts"][pos_c], 0.0)
-                with np.errstate(divide="ignore"):
-                    logp += np.log((1 - s) * count / total + s / n_cells)
-            else:
-                logp -= math.log(n_cells)
-        for c in self.uniform_columns_:
-            logp -= math.log(self._binners[c].n_levels)
-        logp[outside] = -np.inf
-        return logp
-
-    def score(self, X, y=None):
-        """Mean log-likelihood of ``X`` (the mean, as ``GaussianMixture.score``)."""
-        return float(np.mean(self.score_samples(X)))

@@ -53,11 +53,15 @@ class HistogramPlan:
     secure_mode : bool
         The exact discrete sampler (also for ``"laplace"``) on ``os.urandom``.
     sensitivity : float
-        The L1 sensitivity of one histogram (1: a row falls in one cell).
+        The L1 sensitivity of one histogram: 1 per row (a row falls in one cell), ``k``
+        per patient (``max_rows_per_group=k``: the patient's at most ``k`` rows change
+        the counts by ``k`` in all; :func:`histogram_sensitivity`). Multiplied here,
+        once: the noise scale and the threshold are in units of it.
     eps_group : float
         ``epsilon_g``, each histogram's share: ``(epsilon - eps_bounds) / g``.
     threshold : float
-        ``tau = A log(n_public) / epsilon_g`` (0 at ``epsilon = inf``).
+        ``tau = A log(n_public) sensitivity / epsilon_g`` (0 at ``epsilon = inf``): the
+        thesis's ``A log(n) / epsilon_g`` in units of the noise scale.
     grid : Fraction or None
         The lattice step of an exact release (1 for ``"geometric"``, ``2**-10`` for
         ``"laplace"`` with ``secure_mode``); ``None`` for floating-point Laplace noise.
@@ -71,6 +75,8 @@ class HistogramPlan:
         ``exp(-|x| / b)``): ``grid / alpha`` for an exact release (``1 / epsilon_g``
         up to the rounding of ``alpha``), ``sensitivity / epsilon_g`` for
         floating-point Laplace noise; 0 at ``epsilon = inf``.
+    max_rows_per_group : int or None
+        ``k`` of a patient-level fit (``groups``); ``None`` per row.
     """
 
     epsilon: float
@@ -86,6 +92,7 @@ class HistogramPlan:
     grid: Fraction | None
     alpha: Fraction | None
     noise_scale: float
+    max_rows_per_group: int | None = None
 
     @classmethod
     def build(
@@ -99,14 +106,17 @@ class HistogramPlan:
         threshold,
         mechanism,
         secure_mode,
+        max_rows_per_group=None,
     ):
         """The plan of a fit from public inputs only: the budget, the bounds' share, the
-        projections, the public row count and the parameters (``threshold`` is ``A``)."""
+        projections, the public row count, the parameters (``threshold`` is ``A``) and
+        the contribution bound ``k`` of a patient-level fit."""
         groups = tuple(tuple(g) for g in groups)
-        sens = histogram_sensitivity()
+        sens = histogram_sensitivity(max_rows_per_group=max_rows_per_group)
         eps_g = (epsilon - float(eps_bounds)) / len(groups)
         finite = math.isfinite(eps_g)
-        tau = threshold * math.log(max(n_public, 1)) / eps_g if finite else 0.0
+        # (x * 1.0 is x: the row-level threshold is bit-identical)
+        tau = threshold * math.log(max(n_public, 1)) * sens / eps_g if finite else 0.0
         grid = alpha = None
         if not finite:
             scale = 0.0
@@ -130,6 +140,7 @@ class HistogramPlan:
             grid=grid,
             alpha=alpha,
             noise_scale=scale,
+            max_rows_per_group=max_rows_per_group,
         )
 
     @property
@@ -165,7 +176,7 @@ class HistogramPlan:
         (:func:`skdp.synthesis._histogram_cells.noise_mass`, public)."""
         return noise_mass(
             n_cells,
-            self.eps_group,
+            self.eps_group / self.sensitivity,  # per count: the noise is sens / eps_g
             self.threshold,
             mechanism=self.mechanism,
             secure_mode=self.secure_mode,

@@ -7,6 +7,8 @@ k-median cost, the ILP coverage counts and the ExpM+NF squared-loss utility; pub
 
 from __future__ import annotations
 
+import math
+
 
 def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_one=False):
     """L1 sensitivity of the least-squares objective's coefficients (functional mechanism).
@@ -44,8 +46,9 @@ def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_
     return 2.0 * delta if replace_one else delta
 
 
-def histogram_sensitivity(*, replace_one=False):
-    """L1 sensitivity of a full histogram (vector of cell counts over a public domain).
+def histogram_sensitivity(*, replace_one=False, max_rows_per_group=None, norm="l1"):
+    """L1 (or L2) sensitivity of a full histogram (vector of cell counts over a public
+    domain), per row or per patient.
 
     Every record falls in exactly one cell, so adding or removing one record changes one
     count by 1: ``Delta = 1`` and Laplace noise of scale ``1/epsilon`` on every cell is
@@ -53,16 +56,54 @@ def histogram_sensitivity(*, replace_one=False):
 
     Neighbouring relation: **add/remove one row** (library default,
     :ref:`neighbouring-relation`). With ``replace_one=True`` two counts change by 1 each:
-    ``Delta = 2``.
+    ``Delta = 2`` (L2: ``sqrt(2)``).
+
+    With ``max_rows_per_group=k``: **add/remove one patient with all their rows**, each
+    patient bounded to at most ``k`` rows (:doc:`/patients`). The patient's rows change
+    the counts by ``v >= 0`` cell-wise with ``sum(v) <= k``, so ``||v||_1 <= k`` and
+    ``||v||_2 <= ||v||_1 <= k``, both attained when the ``k`` rows share one cell:
+    ``Delta_1 = Delta_2 = k`` (replace one patient: ``2k`` and ``sqrt(2) k``, attained
+    by two patients of ``k`` rows in two different cells). Every marginal of a table is
+    a histogram over its own cells, so the same bounds hold for each marginal; a score
+    ``||M(D) - q||_1 - c`` with ``q`` and ``c`` independent of ``D`` (MST's and AIM's
+    selection scores) moves by at most ``||M(D) - M(D')||_1``, the L1 bound. A
+    zCDP measurement's ``rho = Delta_2^2 / (2 sigma^2)`` grows by ``k^2``, a Laplace
+    one's ``epsilon = Delta_1 / b`` by ``k`` (the tests in ``tests/mechanisms/``
+    enumerate every neighbouring pair on a small domain).
+
+    Parameters
+    ----------
+    replace_one : bool, default=False
+    max_rows_per_group : int or None, default=None
+        ``k`` of a patient-level release; ``None``: per row.
+    norm : {"l1", "l2"}, default="l1"
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import histogram_sensitivity
+    >>> histogram_sensitivity(), histogram_sensitivity(max_rows_per_group=5, norm="l2")
+    (1.0, 5.0)
     """
-    return 2.0 if replace_one else 1.0
+    if norm not in ("l1", "l2"):
+        raise ValueError("norm must be 'l1' or 'l2'")
+    if norm == "l1":
+        row = 2.0 if replace_one else 1.0
+    else:
+        row = math.sqrt(2.0) if replace_one else 1.0
+    if max_rows_per_group is None:
+        return row
+    from skdp.mechanisms.sensitivity._generic import group_sensitivity
+
+    return group_sensitivity(row, max_rows_per_group)
 
 
-def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"):
+def kmedian_cost_sensitivity(
+    *, candidates=None, bounds=None, metric="euclidean", max_rows_per_group=None
+):
     """Sensitivity of the (truncated) k-median cost: the diameter of the public domain.
 
     ``Delta = max_{v, w} d(v, w)`` over the public candidate set ``V`` (``candidates``)
@@ -78,12 +119,20 @@ def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"
     so its maximum over the hull is attained at a point of ``V``). Tight: removing a
     point at distance ``Delta`` from ``F``.
 
+    With ``max_rows_per_group = k`` (neighbouring relation: **add/remove one patient
+    with all their rows**, at most ``k`` of them; :doc:`/patients`) the quality, a sum
+    of per-row terms each in ``[0, Delta]``, changes by at most ``k Delta``
+    (:func:`group_sensitivity`); the cap on each point's term stays ``Delta``. Tight:
+    ``k`` rows at distance ``Delta`` from ``F``.
+
     Parameters
     ----------
     candidates : array-like of shape (n_points, n_features), optional
     bounds : (lo, hi) pair of arrays of shape (n_features,), optional
         Used when ``candidates`` is None.
     metric : {"euclidean", "manhattan"}, default="euclidean"
+    max_rows_per_group : int or None, default=None
+        ``k`` of a patient-level release; ``None``: per row.
 
     Returns
     -------
@@ -91,6 +140,8 @@ def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"
     """
     import numpy as np
     from scipy.spatial.distance import cdist
+
+    from skdp.mechanisms.sensitivity._generic import group_sensitivity
 
     scipy_metric = {"euclidean": "euclidean", "manhattan": "cityblock"}[metric]
     if candidates is not None:
@@ -101,15 +152,16 @@ def kmedian_cost_sensitivity(*, candidates=None, bounds=None, metric="euclidean"
         step = max(1, (1 << 22) // max(V.shape[0], 1))
         for i in range(0, V.shape[0], step):
             best = max(best, float(cdist(V[i : i + step], V, metric=scipy_metric).max()))
-        return best
+        return group_sensitivity(best, max_rows_per_group)
     if bounds is None:
         raise ValueError("pass candidates or bounds")
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     width = np.abs(hi - lo)
-    return float(np.sqrt((width**2).sum()) if metric == "euclidean" else width.sum())
+    diameter = float(np.sqrt((width**2).sum()) if metric == "euclidean" else width.sum())
+    return group_sensitivity(diameter, max_rows_per_group)
 
 
-def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
+def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1, max_rows_per_group=None):
     """Inverse scale of the two-sided geometric noise on one ILP coverage count.
 
     ``alpha = epsilon / (n_rounds * n_levels * n_clauses)`` (Lantz 2016 Thm 6.6 + Thm 6.1 +
@@ -131,6 +183,10 @@ def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
     scale (larger = less noise).
 
     Neighbouring relation: **add/remove one example** (ch. 6; the library default).
+    With ``max_rows_per_group = k``: **add/remove one patient with all their rows**, at
+    most ``k`` of them (:doc:`/patients`); each row changes one of each clause's two
+    counts by 1, so the batch's L1 sensitivity is ``k n_clauses`` (attained by ``k``
+    positive all-ones rows) and ``alpha`` is ``k`` times smaller.
 
     Returns
     -------
@@ -140,7 +196,12 @@ def ilp_query_alpha(epsilon, n_clauses, *, n_rounds=1, n_levels=1):
     n_clauses, n_rounds, n_levels = int(n_clauses), int(n_rounds), int(n_levels)
     if min(n_clauses, n_rounds, n_levels) < 1:
         raise ValueError("n_clauses, n_rounds and n_levels must be >= 1")
-    return float(epsilon) / (n_rounds * n_levels * n_clauses)
+    if max_rows_per_group is None:
+        return float(epsilon) / (n_rounds * n_levels * n_clauses)
+    from skdp.utils._groups import check_max_rows_per_group
+
+    k = check_max_rows_per_group(max_rows_per_group)
+    return float(epsilon) / (n_rounds * n_levels * n_clauses * k)
 
 
 def ilp_epsilon_lower_bound(n_atoms, delta, eta, n_records, *, form="proof"):
