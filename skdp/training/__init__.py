@@ -13,6 +13,9 @@ Composable pieces, each used by every DP-SGD estimator of skdp:
   ``torch.optim.Optimizer``, with hooks for an exact data-free term and a public extra term;
   :func:`make_dp_step` wires one (sampler, privatizer, accountant, optimizer) from plain
   values: the one way into the engine;
+* :class:`RecordGroups`, :func:`group_clip_and_sum` and :func:`ghost_group_clip_and_sum`:
+  patient-level DP-SGD (patients sampled, each patient's gradient sum clipped once,
+  :mod:`skdp.training._patients`);
 * :class:`DPSGDTrainer` (a module and a per-record loss on a :class:`DPStep`) and
   :func:`train_dpsgd` (calibration and the loop).
 
@@ -20,6 +23,7 @@ Knows nothing of flows: estimators combine it with :mod:`skdp.flows`.
 """
 
 from skdp.training._ghost import GhostClippingUnsupported, ghost_clip_and_sum, linear_layers
+from skdp.training._patients import RecordGroups, ghost_group_clip_and_sum, group_clip_and_sum
 from skdp.training._per_sample import check_per_record_module, per_sample_gradients
 from skdp.training._privatizer import GaussianPrivatizer, clip_and_sum
 from skdp.training._sampler import PoissonSampler
@@ -33,10 +37,13 @@ __all__ = [
     "GaussianPrivatizer",
     "GhostClippingUnsupported",
     "PoissonSampler",
+    "RecordGroups",
     "TrainingResult",
     "check_per_record_module",
     "clip_and_sum",
     "ghost_clip_and_sum",
+    "ghost_group_clip_and_sum",
+    "group_clip_and_sum",
     "linear_layers",
     "make_dp_step",
     "per_sample_gradients",

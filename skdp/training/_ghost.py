@@ -12,7 +12,14 @@ import torch
 from torch import nn
 from torch.func import grad, vmap
 
-__all__ = ["GhostClippingUnsupported", "ghost_clip_and_sum", "linear_layers"]
+__all__ = [
+    "GhostClippingUnsupported",
+    "ghost_clip_and_sum",
+    "ghost_terms",
+    "layer_masks",
+    "linear_layers",
+    "zero_sums",
+]
 
 
 # ------------------------------------------------------------ ghost (book-keeping) path
@@ -64,7 +71,7 @@ class GhostClippingUnsupported(RuntimeError):
     """The module's forward pass does not fit the book-keeping path (use vmap)."""
 
 
-def _ghost_terms(
+def ghost_terms(
     module: nn.Module,
     loss_fn: Callable,
     layers: dict[str, nn.Module],
@@ -126,6 +133,37 @@ def _ghost_terms(
     return acts, gouts
 
 
+def layer_masks(
+    module: nn.Module, layers: dict[str, nn.Module] | None
+) -> tuple[dict[str, nn.Module], dict[str, torch.Tensor | None]]:
+    """``(layers, {name: mask or None})`` of the book-keeping path (``None`` for
+    ``nn.Linear``); :class:`GhostClippingUnsupported` when a parameter lives outside a
+    linear-like layer or a mask is not finite."""
+    if layers is None:
+        layers = linear_layers(module)
+    if not layers:
+        raise GhostClippingUnsupported("not every trainable parameter is in a linear layer")
+    masks = {}
+    for lname, layer in layers.items():
+        mask = dict(layer.named_buffers(recurse=False)).get("mask")
+        if type(layer).forward is nn.Linear.forward:
+            mask = None
+        if mask is not None and not bool(torch.isfinite(mask).all()):
+            raise GhostClippingUnsupported(f"layer {lname!r} has a non-finite mask")
+        masks[lname] = mask
+    return layers, masks
+
+
+def zero_sums(layers: dict[str, nn.Module]) -> dict[str, torch.Tensor]:
+    """A zero sum for every trainable parameter of ``layers`` (an empty batch)."""
+    summed = {}
+    for lname, layer in layers.items():
+        for pname, p in layer.named_parameters(recurse=False):
+            if p.requires_grad:
+                summed[f"{lname}.{pname}" if lname else pname] = torch.zeros_like(p)
+    return summed
+
+
 def ghost_clip_and_sum(
     module: nn.Module,
     loss_fn: Callable,
@@ -184,28 +222,12 @@ def ghost_clip_and_sum(
         If a parameter lives outside a linear-like layer, a layer is called other than once
         per forward or on a non-(1, in_features) record, or a mask is not finite.
     """
-    if layers is None:
-        layers = linear_layers(module)
-    if not layers:
-        raise GhostClippingUnsupported("not every trainable parameter is in a linear layer")
-    masks = {}
-    for lname, layer in layers.items():
-        mask = dict(layer.named_buffers(recurse=False)).get("mask")
-        if type(layer).forward is nn.Linear.forward:
-            mask = None
-        if mask is not None and not bool(torch.isfinite(mask).all()):
-            raise GhostClippingUnsupported(f"layer {lname!r} has a non-finite mask")
-        masks[lname] = mask
+    layers, masks = layer_masks(module, layers)
     b = inputs.shape[0]
     if b == 0:
-        summed = {}
-        for lname, layer in layers.items():
-            for pname, p in layer.named_parameters(recurse=False):
-                if p.requires_grad:
-                    summed[f"{lname}.{pname}" if lname else pname] = torch.zeros_like(p)
         zero = torch.zeros(0, dtype=inputs.dtype, device=inputs.device)
-        return summed, zero, 0
-    acts, gouts = _ghost_terms(module, loss_fn, layers, inputs, targets)
+        return zero_sums(layers), zero, 0
+    acts, gouts = ghost_terms(module, loss_fn, layers, inputs, targets)
     sq = torch.zeros(b, dtype=inputs.dtype, device=inputs.device)
     for lname, layer in layers.items():
         a, g, mask = acts[lname], gouts[lname], masks[lname]

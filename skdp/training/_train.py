@@ -63,6 +63,7 @@ def train_dpsgd(
     batch_transform: Callable | None = None,
     callback: Callable | None = None,
     log_every: int | None = None,
+    groups=None,
 ) -> TrainingResult:
     """Train ``module`` with DP-SGD for exactly ``n_iter`` accounted steps.
 
@@ -80,7 +81,8 @@ def train_dpsgd(
     n_iter : int
         Number of optimizer steps (each one accounted).
     sample_rate, batch_size : float, optional
-        Poisson rate ``q``, or the expected batch size (``q = min(1, batch_size / n)``).
+        Poisson rate ``q``, or the expected batch size (``q = min(1, batch_size / n)``;
+        with ``groups`` the expected number of patients, ``n`` the number of patients).
     noise_multiplier : float, optional
         ``None`` calibrates the smallest sigma whose ``n_iter`` steps meet
         ``(epsilon, delta)``; a given value whose epsilon exceeds ``epsilon`` raises
@@ -92,6 +94,9 @@ def train_dpsgd(
         ``callback(step, trainer, result_history)`` after every logged step.
     log_every : int, optional
         Log every that many steps (default ``max(1, n_iter // 50)``) and at the last step.
+    groups : RecordGroups, optional
+        Patient-level DP-SGD (:class:`DPSGDTrainer`): patients are sampled and clipped,
+        and ``(epsilon, delta)`` hold per patient.
 
     Returns
     -------
@@ -104,6 +109,9 @@ def train_dpsgd(
     ``max_grad_norm`` (its L2 sensitivity), with noise ``N(0, sigma^2 C^2 I)`` added once;
     ``n_iter`` steps are composed by the accountant (RDP by default: a proven bound,
     ``guarantee="exact"``; ``"gdp_clt"`` is approximate). The module must not mix records.
+    With ``groups`` the neighbours differ by one patient with all their rows, the sampled
+    unit is the patient and each patient's gradient sum (divided by the public bound
+    ``k``) is clipped to ``max_grad_norm`` (:mod:`skdp.training._patients`).
 
     Examples
     --------
@@ -119,7 +127,7 @@ def train_dpsgd(
     >>> res.n_steps, res.epsilon_spent <= 2.0, res.guarantee
     (50, True, 'exact')
     """
-    n = int(data[0].shape[0])
+    n = int(data[0].shape[0]) if groups is None else int(groups.n_groups)
     if sample_rate is None:
         if batch_size is None:
             raise ValueError("give sample_rate or batch_size")
@@ -138,7 +146,7 @@ def train_dpsgd(
     trainer = DPSGDTrainer(
         module,
         loss_fn,
-        n_samples=n,
+        n_samples=int(data[0].shape[0]),
         sample_rate=q,
         noise_multiplier=sigma,
         max_grad_norm=max_grad_norm if private else None,
@@ -149,6 +157,7 @@ def train_dpsgd(
         random_state=random_state,
         method=method,
         batch_transform=batch_transform,
+        groups=groups,
     )
     history: dict[str, list] = {"step": [], "epsilon": []}
     if not private:

@@ -18,6 +18,7 @@ from torch import nn
 from torch.func import vmap
 
 from skdp.training._ghost import GhostClippingUnsupported, ghost_clip_and_sum, linear_layers
+from skdp.training._patients import RecordGroups, ghost_group_clip_and_sum, group_clip_and_sum
 from skdp.training._per_sample import check_per_record_module, per_sample_gradients
 from skdp.training._privatizer import clip_and_sum
 from skdp.training._step import make_dp_step
@@ -124,6 +125,13 @@ class DPSGDTrainer:
         ``batch_transform(tensors) -> tensors`` applied to the sampled records outside vmap
         (e.g. dequantisation noise from a separate stream). It must act on each record
         separately.
+    groups : RecordGroups, optional
+        Patient-level DP-SGD (:mod:`skdp.training._patients`): the sampler draws patients
+        at rate ``q`` (``n_samples`` stays the number of rows of ``data``), each sampled
+        patient's gradient sum divided by ``k = groups.max_rows_per_group`` is clipped to
+        ``max_grad_norm`` as one vector (exactly, also by ``"ghost"``), and the noisy sum
+        is divided by the expected number of sampled patients ``q n_patients``. The
+        sensitivity is ``max_grad_norm`` per patient.
 
     Attributes
     ----------
@@ -157,9 +165,14 @@ class DPSGDTrainer:
         random_state=None,
         method: str = "auto",
         batch_transform: Callable | None = None,
+        groups: RecordGroups | None = None,
     ):
         if not (isinstance(n_samples, int | np.integer) and n_samples >= 1):
             raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+        if groups is not None and not isinstance(groups, RecordGroups):
+            raise TypeError("groups must be a RecordGroups (or None)")
+        if groups is not None and groups.n_rows != int(n_samples):
+            raise ValueError("groups must give the patient of each of the n_samples rows")
         if not (0.0 < float(sample_rate) <= 1.0):
             raise ValueError(f"sample_rate must be in (0, 1], got {sample_rate!r}")
         if private:
@@ -175,8 +188,11 @@ class DPSGDTrainer:
         self.module = module
         self.loss_fn = loss_fn
         self.n_samples = int(n_samples)
+        self.groups = groups
+        #: the sampled (and clipped) units: rows, or patients with ``groups``
+        self.n_units = self.n_samples if groups is None else groups.n_groups
         self.sample_rate = float(sample_rate)
-        self.expected_batch_size = self.sample_rate * self.n_samples
+        self.expected_batch_size = self.sample_rate * self.n_units
         self.noise_multiplier = float(noise_multiplier) if private else 0.0
         self.max_grad_norm = None if max_grad_norm is None else float(max_grad_norm)
         self.private = bool(private)
@@ -201,7 +217,7 @@ class DPSGDTrainer:
         self.dp_step = make_dp_step(
             self.params,
             optimizer,
-            n_samples=self.n_samples,
+            n_samples=self.n_units,
             sample_rate=self.sample_rate,
             noise_multiplier=self.noise_multiplier,
             max_grad_norm=self.max_grad_norm,
@@ -237,7 +253,8 @@ class DPSGDTrainer:
 
     # ------------------------------------------------------------------ pieces
     def sample_batch(self) -> np.ndarray:
-        """Indices of one Poisson batch (each record independently with probability q)."""
+        """Indices of one Poisson batch (each record, or patient with ``groups``,
+        independently with probability q)."""
         return self.dp_step.sampler.sample()
 
     def noisy_gradient(
@@ -282,6 +299,9 @@ class DPSGDTrainer:
         gradient sum and its non-finite count."""
 
         def grad_sum(idx):
+            seg = None
+            if self.groups is not None:  # the sampled patients' rows
+                idx, seg = self.groups.rows(idx)
             index = torch.as_tensor(idx, dtype=torch.long, device=data[0].device)
             batch = [t.index_select(0, index) for t in data]
             if self.batch_transform is not None:
@@ -291,21 +311,16 @@ class DPSGDTrainer:
             if not self._module_checked:
                 self._check_module(batch)
                 self._module_checked = True
-            return self._clipped_sum(batch)
+            return self._clipped_sum(batch, seg)
 
         return grad_sum
 
-    def _clipped_sum(self, batch) -> tuple[dict[str, torch.Tensor], int]:
-        """The clipped sum of one batch by ``self.method`` (sensitivity ``max_grad_norm``)."""
+    def _clipped_sum(self, batch, seg=None) -> tuple[dict[str, torch.Tensor], int]:
+        """The clipped sum of one batch by ``self.method`` (sensitivity ``max_grad_norm``);
+        with ``seg`` (the sampled patient of each row) clipped per patient."""
         if self.method == "ghost":
             try:
-                summed, _, n_bad = ghost_clip_and_sum(
-                    self.module,
-                    self.loss_fn,
-                    *batch,
-                    max_grad_norm=self.max_grad_norm,
-                    layers=self._linear_layers,
-                )
+                summed, _, n_bad = self._ghost_sum(batch, seg)
                 return {k: summed[k] for k in self.params}, n_bad
             except GhostClippingUnsupported:
                 self.method = "vmap"  # the forward pass does not fit; exact fallback
@@ -316,8 +331,44 @@ class DPSGDTrainer:
             params={k: p.detach() for k, p in self.params.items()},
             method=self.method,
         )
-        summed, _, n_bad = clip_and_sum(per_sample, self.max_grad_norm)
+        summed, _, n_bad = self._clip_rows(per_sample, seg)
         return summed, n_bad
+
+    def _n_seg(self, seg) -> int:
+        return int(seg.max()) + 1 if len(seg) else 0
+
+    def _clip_rows(self, per_sample, seg):
+        """``clip_and_sum`` per row, or per patient (``seg``; scaled by ``1 / k``)."""
+        if seg is None:
+            return clip_and_sum(per_sample, self.max_grad_norm)
+        return group_clip_and_sum(
+            per_sample,
+            seg,
+            self._n_seg(seg),
+            self.max_grad_norm,
+            scale=1.0 / self.groups.max_rows_per_group,
+        )
+
+    def _ghost_sum(self, batch, seg):
+        """The book-keeping clipped sum per row, or per patient (``seg``)."""
+        if seg is None:
+            return ghost_clip_and_sum(
+                self.module,
+                self.loss_fn,
+                *batch,
+                max_grad_norm=self.max_grad_norm,
+                layers=self._linear_layers,
+            )
+        return ghost_group_clip_and_sum(
+            self.module,
+            self.loss_fn,
+            *batch,
+            seg=seg,
+            n_groups=self._n_seg(seg),
+            max_grad_norm=self.max_grad_norm,
+            scale=1.0 / self.groups.max_rows_per_group,
+            layers=self._linear_layers,
+        )
 
     def _check_module(self, batch) -> None:
         """Check the module on a public probe before the first private step.
@@ -370,10 +421,10 @@ class DPSGDTrainer:
             return
         c = self.max_grad_norm
         params = {k: p.detach() for k, p in self.params.items()}
+        # with groups: two public patients of two probe rows each
+        seg = None if self.groups is None else np.arange(_N_PROBE) // 2
         try:
-            got, got_norms, _ = ghost_clip_and_sum(
-                self.module, self.loss_fn, *probe, max_grad_norm=c, layers=self._linear_layers
-            )
+            got, got_norms, _ = self._ghost_sum(probe, seg)
             ps = per_sample_gradients(
                 self.module, self.loss_fn, *probe, params=params, method="loop"
             )
@@ -382,7 +433,7 @@ class DPSGDTrainer:
             return
         except Exception:  # noqa: BLE001 - a probe the module rejects checks nothing
             return
-        ref, ref_norms, _ = clip_and_sum(ps, c)
+        ref, ref_norms, _ = self._clip_rows(ps, seg)
         finite = ref_norms[torch.isfinite(ref_norms)]
         scale = 1e-3 * min(c, float(finite.max())) if finite.numel() else 0.0  # roundoff floor
         same = set(got) >= set(ref) and _close(got_norms, ref_norms, tol, floor=scale)
@@ -409,6 +460,8 @@ class DPSGDTrainer:
         out = self.module(x)
         losses = vmap(self.loss_fn)(out, *targets)
         total = losses.sum()
+        if self.groups is not None:  # the patient-level objective's 1 / k
+            total = total / self.groups.max_rows_per_group
         grads = torch.autograd.grad(total, list(self.params.values()), allow_unused=True)
         return {
             k: (g if g is not None else torch.zeros_like(p))
