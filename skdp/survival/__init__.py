@@ -7,6 +7,7 @@ it without scikit-survival.
 
 from __future__ import annotations
 
+from skdp.survival._cox import DPCoxPH
 from skdp.survival._target import check_survival_target, make_survival_target
 
-__all__ = ["check_survival_target", "make_survival_target"]
+__all__ = ["DPCoxPH", "check_survival_target", "make_survival_target"]
