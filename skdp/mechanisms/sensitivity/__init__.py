@@ -33,16 +33,21 @@ from skdp.mechanisms.sensitivity._generic import (
 )
 from skdp.mechanisms.sensitivity._regression import regression_sum_sensitivities
 from skdp.mechanisms.sensitivity._scores import (
+    ap_group_local_sensitivity,
     ap_local_sensitivity,
     ap_smooth_sensitivity,
+    auc_group_local_sensitivity,
     auc_local_sensitivity,
     auc_smooth_sensitivity,
     count_smooth_sensitivity,
+    group_count_smooth_sensitivity,
 )
 
 __all__ = [
+    "ap_group_local_sensitivity",
     "ap_local_sensitivity",
     "ap_smooth_sensitivity",
+    "auc_group_local_sensitivity",
     "auc_local_sensitivity",
     "auc_smooth_sensitivity",
     "bounded_mean_sensitivity",
@@ -52,6 +57,7 @@ __all__ = [
     "expm_squared_loss_sensitivity",
     "functional_mechanism_sensitivity",
     "gram_min_eigenvalue_sensitivity",
+    "group_count_smooth_sensitivity",
     "group_sensitivity",
     "histogram_sensitivity",
     "ilp_epsilon_lower_bound",
