@@ -122,20 +122,33 @@ def add_cell_noise(counts, plan, rng):
 
 
 def _isotonic(values, increasing):
-    from sklearn.isotonic import isotonic_regression
-
-    return isotonic_regression(np.asarray(values, dtype=np.float64), increasing=increasing)
+    """Least-squares projection onto monotone sequences (pool adjacent violators)."""
+    y = np.asarray(values, dtype=np.float64)
+    y = y if increasing else -y
+    means, sizes = [], []
+    for v in y.tolist():
+        mean, size = v, 1
+        while means and means[-1] > mean:
+            prev_mean, prev_size = means.pop(), sizes.pop()
+            mean = (prev_mean * prev_size + mean * size) / (prev_size + size)
+            size += prev_size
+        means.append(mean)
+        sizes.append(size)
+    out = np.repeat(means, sizes)
+    return out if increasing else -out
 
 
 def at_risk(counts):
-    """Number at risk at the start of each interval, shape ``(m,)``: the suffix sums of
-    the rows leaving in each interval, projected onto non-increasing, non-negative
-    sequences (isotonic regression; exact counts are left unchanged)."""
-    exits = counts.sum(axis=1).astype(np.float64)
-    n_risk = np.cumsum(exits[::-1])[::-1]
-    if (np.diff(n_risk) > 0).any():
-        n_risk = _isotonic(n_risk, increasing=False)
-    return np.maximum(n_risk, 0.0)
+    """Number at risk at the start of each interval, shape ``(..., m)`` for counts
+    ``(..., m, C)``: the suffix sums of the rows leaving in each interval, projected onto
+    non-increasing, non-negative sequences (isotonic regression; exact counts are left
+    unchanged)."""
+    exits = np.asarray(counts, dtype=np.float64).sum(axis=-1)
+    n_risk = np.cumsum(exits[..., ::-1], axis=-1)[..., ::-1]
+    flat = n_risk.reshape(-1, n_risk.shape[-1])
+    for i in np.flatnonzero((np.diff(flat, axis=-1) > 0).any(axis=-1)):
+        flat[i] = _isotonic(flat[i], increasing=False)
+    return np.maximum(flat.reshape(n_risk.shape), 0.0)
 
 
 def fit_curves(counts):
