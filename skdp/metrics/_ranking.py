@@ -4,8 +4,10 @@ Boyd, Lantz and Page 2015; smooth sensitivity of Nissim, Raskhodnikova and Smith
 
 Neighbouring relation of every function here: **replace one row** (its label and/or its
 score may change); the number of rows ``N`` is public, the class counts ``n`` (positives)
-and ``m`` (negatives) are private. That is why these functions never raise on single-class
-``y_true`` and never return or store the class counts or the smooth sensitivity.
+and ``m`` (negatives) are private. With ``groups=``: add or remove one patient with all
+their rows (at most ``max_rows_per_group`` of them kept); the counts are then all
+private. That is why these functions never raise on single-class ``y_true`` and never
+return or store the class counts or the smooth sensitivity.
 """
 
 from __future__ import annotations
@@ -50,6 +52,28 @@ Guarantee: exact (a proven bound); one call spends exactly ``(epsilon, delta)``,
 with a ``ledger`` the call is recorded there before the metric is computed. Floating
 point: the Cauchy/Laplace noise is drawn in floating point; the guarantee is for the
 mathematical mechanism.""",
+    param_groups="""\
+groups : array-like of shape (n_samples,), default=None
+    The patient (or other privacy unit) of each row, as in scikit-learn's
+    ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient keeps at
+    most ``max_rows_per_group`` rows (chosen at random inside the call) and the smooth
+    sensitivity is the patient-level one (Notes). In memory only.
+max_rows_per_group : int, default=None
+    The public number of rows one patient may contribute (from the visit schedule or
+    the study protocol, never from the data). Required with ``groups``.""",
+    groups_notes="""\
+With ``groups`` (:doc:`/patients`): neighbouring relation add or remove one patient
+with all their rows; the number of rows and the class counts are then private. Each
+patient keeps at most ``k = max_rows_per_group`` rows, chosen uniformly at random inside
+the mechanism (:func:`skdp.utils._groups.bound_contributions`; never the first ``k``:
+the order of the rows is data), so a patient adds or removes at most ``k`` rows. The
+smooth sensitivity is derived for that relation, not converted by group privacy:
+``S = max_{t >= 0} exp(-beta t) L(max(0, c - t k))`` with the patient-level local
+bound ``L`` of the count ``c`` a patient moves by at most ``k``
+(:func:`~skdp.mechanisms.sensitivity.group_count_smooth_sensitivity`; the proof is
+there), and the mechanism above with the same ``beta``. ``(epsilon, delta)`` then
+holds per patient and a ledger is charged in unit ``"group"``. The seed material
+includes the grouping and ``k``.""",
     references="""\
 References
 ----------
@@ -75,6 +99,8 @@ def dp_roc_auc_score(
     pos_label=None,
     gamma=2.0,
     ties="sklearn",
+    groups=None,
+    max_rows_per_group=None,
 ):
     """Differentially private area under the ROC curve of a binary problem.
 
@@ -107,6 +133,7 @@ def dp_roc_auc_score(
         convention of skdp before this option existed), never above the ``"sklearn"``
         value. Both have
         the same sensitivity, hence the same noise.
+    {param_groups}
 
     Returns
     -------
@@ -139,6 +166,14 @@ def dp_roc_auc_score(
     ``S = max_{0 <= i <= N} LS(i, N - i) exp(-beta |i - n|)`` is a ``beta``-smooth upper
     bound on it (Thm 7.6).
 
+    {groups_notes}
+    Per patient ``c = min(n, m)`` and ``L(s) = min(1, k / s)`` (1 for ``s = 0``):
+    adding a patient to ``(n, m)`` moves the AUC by at most the share of the new
+    data set's (negative, positive) pairs that involve the patient, at most
+    ``k / (s + k)``, and removing one by at most ``k / s``
+    (:func:`~skdp.mechanisms.sensitivity.auc_group_local_sensitivity`). For ``k = 1``
+    this is the row bound above.
+
     {smooth_mechanism}
     The result is clamped to [0, 1] (post-processing).
 
@@ -170,6 +205,14 @@ def dp_roc_auc_score(
     >>> dp_roc_auc_score([0, 1, 0, 1], [0.2, 0.2, 0.2, 0.2], epsilon=math.inf,
     ...                  ties="pessimistic")
     0.0
+
+    Per patient (here 200 patients of 5 rows, at most 5 rows each):
+
+    >>> patient = np.arange(1000) % 200
+    >>> auc = dp_roc_auc_score(y, s, epsilon=1.0, delta=1e-6, groups=patient,
+    ...                        max_rows_per_group=5, random_state=0)
+    >>> 0.0 <= auc <= 1.0
+    True
     """
     return _dp_ranking_metric(
         "roc_auc",
@@ -183,6 +226,8 @@ def dp_roc_auc_score(
         gamma=gamma,
         form="harmonic",
         ties=ties,
+        groups=groups,
+        max_rows_per_group=max_rows_per_group,
     )
 
 
@@ -200,6 +245,8 @@ def dp_average_precision_score(
     gamma=2.0,
     sensitivity_form="harmonic",
     ties="sklearn",
+    groups=None,
+    max_rows_per_group=None,
 ):
     """Differentially private average precision of a binary problem.
 
@@ -236,6 +283,7 @@ def dp_average_precision_score(
         decreasing order (Lantz 2016, eq. 7.2; the convention of skdp before this option
         existed), never above the ``"sklearn"`` value. The conventions have different
         sensitivities (see Notes).
+    {param_groups}
 
     Returns
     -------
@@ -275,6 +323,15 @@ def dp_average_precision_score(
     replacement changes ``n`` by at most one, so
     ``S = max_{0 <= i <= N} LS(i) exp(-beta |i - n|)`` is a ``beta``-smooth upper bound
     (Thm 7.8).
+
+    {groups_notes}
+    Per patient ``c = n`` and ``L(n) = min(1, k G(max(0, n - k)))``, with ``G(j)`` the
+    largest change of AP when one row is added to a data set with ``j`` positives
+    (``max((H_{j+1} - 1) / j, (4 + H_j) / (4 (j + 1)))``, its log form with
+    ``sensitivity_form="log"``): a patient is a path of at most ``k`` one-row additions
+    through data sets with at least ``n - k`` positives
+    (:func:`~skdp.mechanisms.sensitivity.ap_group_local_sensitivity`). The bound holds
+    for both tie conventions.
 
     {smooth_mechanism}
     The result is clamped to [0, 1] (post-processing): the true minimum AP is above 0 but
@@ -326,6 +383,8 @@ def dp_average_precision_score(
         gamma=gamma,
         form=sensitivity_form,
         ties=ties,
+        groups=groups,
+        max_rows_per_group=max_rows_per_group,
     )
 
 

@@ -60,9 +60,8 @@ _METRICS = {
     "neg_mean_absolute_error": (_neg_mean_absolute_error, "predict", False),
 }
 _CLASSIFICATION = frozenset({"roc_auc", "average_precision", "accuracy"})
-# smooth sensitivity per row: no patient-level version yet (a derived group bound or an
-# explicit group-privacy conversion is needed), so groups are refused
-_ROW_LEVEL_ONLY = frozenset({"roc_auc", "average_precision"})
+# metrics without a patient-level version (groups refused); every built-in one has it
+_ROW_LEVEL_ONLY = frozenset()
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
 # an error metric given as a function is scored as its negative (greater is better)
 _BY_FUNCTION[dp_mean_squared_error] = "neg_mean_squared_error"
@@ -214,8 +213,7 @@ class DPScorer(ScrubSeedsOnPickleMixin):
 
         ``groups`` (the patient of each scored row, in memory) makes the call's
         guarantee per patient: the metric keeps at most the scorer's
-        ``max_rows_per_group`` rows a patient (:doc:`/patients`). The AUC and AP scorers
-        refuse it (their smooth sensitivity is per row).
+        ``max_rows_per_group`` rows a patient (:doc:`/patients`).
         """
         if sample_weight is not None:
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
@@ -306,8 +304,8 @@ def make_dp_scorer(
     **metric_kwargs
         Passed on to the metric (e.g. ``sensitivity_form="log"``, ``gamma=3.0``;
         ``bounds_y=(lo, hi)`` for the regression metrics; ``max_rows_per_group=k``, the
-        public contribution bound of a patient-level scorer, for accuracy and the
-        regression metrics). ``groups`` is not one of them: it belongs to each call.
+        public contribution bound of a patient-level scorer). ``groups`` is not one of
+        them: it belongs to each call.
 
     Returns
     -------
@@ -325,11 +323,13 @@ def make_dp_scorer(
     patient (add, remove or replace one patient with all their rows): the metric keeps
     at most ``k`` rows a patient, at random, and calibrates its noise to ``k`` rows
     (:func:`dp_accuracy_score`, :func:`dp_r2_score`, ...). Its seed material then
-    includes the grouping. The ``"roc_auc"`` and ``"average_precision"`` scorers refuse
-    ``groups`` and ``max_rows_per_group``: their smooth sensitivity is per row, and a
-    patient-level version (a derived group bound, or an explicit group-privacy
-    conversion with its cost) is not implemented. scikit-learn's model selection does
-    not pass ``groups`` to a scorer: call it yourself, or see :doc:`/patients`.
+    includes the grouping. The ``"roc_auc"`` and ``"average_precision"`` scorers use the
+    smooth sensitivity derived for add/remove one patient of at most ``k`` rows
+    (:func:`dp_roc_auc_score`, Notes), not the row-level one. scikit-learn's model
+    selection does not pass ``groups`` to a scorer: call it yourself, use
+    :class:`~skdp.model_selection.DPGridSearchCV` or
+    :func:`~skdp.model_selection.dp_cross_validate` with ``groups=``, or see
+    :doc:`/patients`.
 
     Accounting across model selection (McSherry 2009, parallel composition): the
     test folds of one cross-validation are disjoint, so one candidate's calls compose in

@@ -19,9 +19,12 @@ from skdp.mechanisms import (
     smooth_sensitivity_scale,
 )
 from skdp.mechanisms.sensitivity import (
+    ap_group_local_sensitivity,
     ap_local_sensitivity,
+    auc_group_local_sensitivity,
     auc_local_sensitivity,
     count_smooth_sensitivity,
+    group_count_smooth_sensitivity,
 )
 from skdp.metrics._checks import (
     _check_gamma,
@@ -31,6 +34,12 @@ from skdp.metrics._checks import (
     _positive_mask,
 )
 from skdp.metrics._rank_counts import dask_auc_ap, dask_rank_inputs, exact_auc_ap
+from skdp.utils._groups import (
+    GROUPS_HELP,
+    bound_contributions,
+    check_groups,
+    check_max_rows_per_group,
+)
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import any_dask
 from skdp.utils.validation import check_privacy_params
@@ -73,7 +82,7 @@ def _smooth_sensitivity(local_sensitivities, n, N, beta):
     return count_smooth_sensitivity(local_sensitivities(counts), n - lo, beta)
 
 
-def _noise_parameters(local_sensitivities, n, N, *, epsilon, delta, gamma):
+def _noise_parameters(local_sensitivities, n, N, *, epsilon, delta, gamma, smooth=None):
     """Noise scale and kind of Thm 7.4 (Lantz 2016; Nissim et al. 2007), one-dimensional.
 
     ``local_sensitivities(counts)`` gives the local sensitivity for an array of counts in
@@ -82,21 +91,41 @@ def _noise_parameters(local_sensitivities, n, N, *, epsilon, delta, gamma):
     ``2 (gamma + 1) S / epsilon``) when ``delta == 0``, else ``(scale, "laplace")``
     (``beta = epsilon / (2 ln(2/delta))``, scale ``2 S / epsilon``). The largest
     admissible ``beta`` is used. The scale depends on the private count: callers must not
-    release or store it.
+    release or store it. ``smooth(beta)``, when given, is the beta-smooth bound to use
+    instead (the patient-level one; ``local_sensitivities``, ``n`` and ``N`` unused).
     """
+    if smooth is None:
+
+        def smooth(beta):
+            return _smooth_sensitivity(local_sensitivities, n, N, beta)
+
     if delta == 0.0:
         beta = smooth_sensitivity_beta(epsilon, gamma=gamma)  # epsilon / (2 (gamma + 1))
-        s_star = _smooth_sensitivity(local_sensitivities, n, N, beta)
+        s_star = smooth(beta)
         return smooth_sensitivity_scale(s_star, epsilon=epsilon, gamma=gamma), "smooth"
     beta = epsilon / (2.0 * math.log(2.0 / delta))
-    s_star = _smooth_sensitivity(local_sensitivities, n, N, beta)
+    s_star = smooth(beta)
     return 2.0 * s_star / epsilon, "laplace"
 
 
 def _dp_ranking_metric(
-    which, y_true, y_score, *, epsilon, delta, random_state, ledger, pos_label, gamma, form, ties
+    which,
+    y_true,
+    y_score,
+    *,
+    epsilon,
+    delta,
+    random_state,
+    ledger,
+    pos_label,
+    gamma,
+    form,
+    ties,
+    groups=None,
+    max_rows_per_group=None,
 ):
     ties = _check_ties(ties)
+    k = _check_bound(groups, max_rows_per_group, y_true, y_score)
     dask_input = any_dask(y_true, y_score)
     if dask_input:  # checked and counted per partition; the rows stay on the workers
         pos_mask, scores, N = dask_rank_inputs(y_true, y_score, pos_label)
@@ -104,26 +133,32 @@ def _dp_ranking_metric(
         pos_mask = _positive_mask(y_true, pos_label)
         N = pos_mask.shape[0]
         scores = _check_scores(y_score, N)
-    epsilon, delta = check_privacy_params(epsilon, delta, n_samples=N)
+    codes = None if groups is None else check_groups(groups, N)
+    # delta's warning threshold counts privacy units: rows, or patients with groups
+    units = N if codes is None else int(codes.max()) + 1
+    epsilon, delta = check_privacy_params(epsilon, delta, n_samples=units)
     gamma = _check_gamma(gamma)
     # the metric, its budget, its options and its inputs are bound into the seed
     # material: two metrics (or two budgets) on one input never share noise under one seed
-    rng = release_rng(
-        random_state,
-        tag=f"dp_{which}_score",
-        params={
-            "epsilon": epsilon,
-            "delta": delta,
-            "gamma": gamma,
-            "form": form,
-            "ties": ties,
-        },
-        data=(pos_mask, scores),
-        order_invariant=True,
-    )
+    params = {"epsilon": epsilon, "delta": delta, "gamma": gamma, "form": form, "ties": ties}
+    if codes is None:
+        seed = {"params": params, "data": (pos_mask, scores), "order_invariant": True}
+    else:  # the grouping and k too; order-dependent (the kept rows depend on the order)
+        seed = {
+            "params": {**params, "max_rows_per_group": k},
+            "data": (pos_mask, scores, codes),
+            "order_invariant": False,
+        }
+    rng = release_rng(random_state, tag=f"dp_{which}_score", **seed)
     if ledger is not None:
         _check_ledger(ledger)
-        ledger.spend(epsilon, delta, label=f"dp_{which}_score")
+        if codes is None:
+            ledger.spend(epsilon, delta, label=f"dp_{which}_score")
+        else:
+            ledger.spend(epsilon, delta, label=f"dp_{which}_score", unit="group")
+    if codes is not None:  # at most k rows a patient, chosen uniformly at random
+        keep = bound_contributions(codes, k, rng)
+        pos_mask, scores = pos_mask[keep], scores[keep]
     if dask_input:
         auc, ap, n = dask_auc_ap(pos_mask, scores, ties, N)
     else:
@@ -131,18 +166,72 @@ def _dp_ranking_metric(
     value = auc if which == "roc_auc" else ap
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
-
-    def local_sensitivities(counts):
-        if which == "roc_auc":  # the same bound for both tie conventions
-            return auc_local_sensitivity(counts, N - counts)
-        return ap_local_sensitivity(counts, ties=ties, form=form, cap=True)
-
-    scale, kind = _noise_parameters(
-        local_sensitivities, n, N, epsilon=epsilon, delta=delta, gamma=gamma
-    )
+    if codes is None:
+        scale, kind = _noise_parameters(
+            _row_local_sensitivities(which, N, ties, form),
+            n,
+            N,
+            epsilon=epsilon,
+            delta=delta,
+            gamma=gamma,
+        )
+    else:
+        smooth = _group_smooth(which, n, pos_mask.shape[0] - n, k, form)
+        scale, kind = _noise_parameters(
+            None, None, None, epsilon=epsilon, delta=delta, gamma=gamma, smooth=smooth
+        )
     if kind == "smooth":
         eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
     else:
         eta = laplace_noise(1, scale=1.0, rng=rng)
     eta = float(np.asarray(eta, dtype=float).ravel()[0])
     return float(np.clip(value + scale * eta, 0.0, 1.0))
+
+
+def _row_local_sensitivities(which, N, ties, form):
+    """Replace one row, ``N`` public: ``LS(counts)`` for an array of positive counts."""
+
+    def local_sensitivities(counts):
+        if which == "roc_auc":  # the same bound for both tie conventions
+            return auc_local_sensitivity(counts, N - counts)
+        return ap_local_sensitivity(counts, ties=ties, form=form, cap=True)
+
+    return local_sensitivities
+
+
+def _group_smooth(which, n, m, k, form):
+    """``beta -> S*_beta`` per patient (add/remove one patient of at most ``k`` rows):
+    :func:`~skdp.mechanisms.sensitivity.group_count_smooth_sensitivity` over
+    ``min(n, m)`` (AUC) or ``n`` (AP), either tie convention."""
+    if which == "roc_auc":
+        count = min(n, m)
+
+        def local(s):
+            return auc_group_local_sensitivity(s, s, k)
+
+    else:
+        count = n
+
+        def local(c):
+            return ap_group_local_sensitivity(c, k, form=form)
+
+    def smooth(beta):
+        return group_count_smooth_sensitivity(local, count, k, beta)
+
+    return smooth
+
+
+def _check_bound(groups, max_rows_per_group, *arrays):
+    """The contribution bound ``k`` (``None`` without ``groups``); errors name the
+    parameter, never a value. Dask input with ``groups`` is refused."""
+    k = None if max_rows_per_group is None else check_max_rows_per_group(max_rows_per_group)
+    if groups is None:
+        return None
+    if any_dask(groups, *arrays):
+        raise ValueError(
+            "groups= is not supported for Dask input yet: bounding a patient's rows "
+            "needs them together (score in memory, or without groups)"
+        )
+    if k is None:
+        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
+    return k

@@ -1,6 +1,6 @@
 """The DP metrics that are sums and counts with the patient as the privacy unit
-(``groups=`` and ``max_rows_per_group``, doc/patients.rst), their scorers, and the
-refusal of the AUC/AP scorers (smooth sensitivity per row)."""
+(``groups=`` and ``max_rows_per_group``, doc/patients.rst) and their scorers (the
+AUC/AP ones included; their own tests: test_ranking_groups.py)."""
 
 from __future__ import annotations
 
@@ -202,16 +202,29 @@ def test_scorers_pass_groups_and_the_bound_through():
 
 
 @pytest.mark.parametrize("name", ["roc_auc", "average_precision"])
-def test_auc_and_ap_scorers_refuse_groups(name):
-    """Their smooth sensitivity is per row: no silent row-level bound for a patient."""
+def test_auc_and_ap_scorers_take_groups(name):
+    """Their smooth sensitivity has a patient-level version (tests/metrics/
+    test_ranking_groups.py): the scorer passes groups and the bound through."""
+    from skdp.metrics import dp_average_precision_score, dp_roc_auc_score
+
     X, _, event, groups = _ehr()
     clf = DPLogisticRegression(
         classes=[0, 1], bounds_X=LONGITUDINAL_EHR_BOUNDS(), random_state=0
     ).fit(X, event)
-    with pytest.raises(ValueError, match=f"groups= is not supported by the '{name}' scorer"):
+    fn = dp_roc_auc_score if name == "roc_auc" else dp_average_precision_score
+    scorer = make_dp_scorer(name, epsilon=1.0, max_rows_per_group=3, random_state=0)
+    want = fn(
+        event,
+        clf.decision_function(X),
+        epsilon=1.0,
+        groups=groups,
+        max_rows_per_group=3,
+        pos_label=1,
+        random_state=0,
+    )
+    assert scorer(clf, X, event, groups=groups) == want
+    with pytest.raises(ValueError, match="needs max_rows_per_group"):
         make_dp_scorer(name, epsilon=1.0)(clf, X, event, groups=groups)
-    with pytest.raises(ValueError, match="max_rows_per_group is not supported.*per row"):
-        make_dp_scorer(name, epsilon=1.0, max_rows_per_group=3)
     # max_rows_per_group=None is the default, and the scorer still works per row
     assert 0.0 <= make_dp_scorer(name, epsilon=1.0, max_rows_per_group=None)(clf, X, event) <= 1
 
