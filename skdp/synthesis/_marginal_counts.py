@@ -62,6 +62,10 @@ class RowCounts:
         """The counts of each column set's marginal over the compressed domains."""
         return candidate_counts(_compress(self.bins, maps), csizes, list(sets))
 
+    def rows(self, keep):
+        """The counts of the rows ``keep`` only (a patient-level fit's kept rows)."""
+        return RowCounts(self.bins[keep], self.sizes)
+
 
 class PartitionCounts:
     """The counts of :class:`RowCounts`, summed over the partitions of the Dask

@@ -160,6 +160,7 @@ class MarginalFitMixin:
         # the per-round selection epsilon, for the deprecated noise_ (public numbers)
         self._select_epsilon = float(plan.select_epsilon) if model.measured else math.inf
         self.rho_ = plan.rho
+        self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self.rho_breakdown_ = plan.rho_breakdown()
         self._record_privacy_spent(plan.epsilon_spent, plan.delta_spent, breakdown=plan.breakdown())
         return self

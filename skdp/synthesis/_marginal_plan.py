@@ -26,6 +26,7 @@ import numpy as np
 
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
+from skdp.mechanisms.sensitivity import group_sensitivity
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _SCORE_SENSITIVITY
 from skdp.utils._logging import get_logger, log_progress
 
@@ -123,7 +124,18 @@ class MarginalPlan:
         AIM: the rounds' budget (``rho`` under zCDP, ``epsilon`` under pure DP) and the
         first round's charge (``rounds_total / (16 d)``); 0 for MST.
     sensitivity, score_sensitivity : float
-        L1 (and L2) sensitivity of every marginal and of every selection score: 1.
+        L1 (and L2) sensitivity of every marginal and of every selection score: 1 per
+        row, ``k`` per patient (``max_rows_per_group=k``; a patient's at most ``k`` rows
+        change a marginal by a non-negative vector summing to ``k``, whose L2 norm is at
+        most ``k`` too, :func:`skdp.mechanisms.sensitivity.histogram_sensitivity`).
+        Multiplied here, once: every noise scale above is in units of it, so each
+        measurement's ``rho`` (or epsilon) and each selection's epsilon are the same per
+        patient as they are per row.
+    max_rows_per_group : int or None
+        ``k`` of a patient-level fit (``groups``); ``None`` per row.
+    secure_mode : bool
+        The measurements' discrete noise from ``os.urandom`` instead of the fit's
+        streams.
     """
 
     selection: str
@@ -149,12 +161,28 @@ class MarginalPlan:
     first_charge: float
     sensitivity: float
     score_sensitivity: float
+    max_rows_per_group: int | None = None
+    secure_mode: bool = False
 
     @classmethod
-    def build(cls, *, epsilon, delta, eps_bounds, n_columns, share, selection, n_public):
+    def build(
+        cls,
+        *,
+        epsilon,
+        delta,
+        eps_bounds,
+        n_columns,
+        share,
+        selection,
+        n_public,
+        max_rows_per_group=None,
+        secure_mode=False,
+    ):
         """The plan of a fit from public inputs only: the budget, the bounds' share, the
         column count, the normalised ``budget_split``, ``selection`` (may be
-        ``"auto"``) and the public ``n``."""
+        ``"auto"``), the public ``n``, the contribution bound ``k`` of a patient-level
+        fit and ``secure_mode``."""
+        k = max_rows_per_group
         d = int(n_columns)
         if selection == "auto":  # the column count: public
             selection = "mst" if d <= 2 else "aim"
@@ -166,8 +194,11 @@ class MarginalPlan:
             "epsilon": float(epsilon),
             "delta": float(delta),
             "eps_bounds": eps_bounds,
-            "sensitivity": float(_MARGINAL_SENSITIVITY),
-            "score_sensitivity": float(_SCORE_SENSITIVITY),
+            # per patient: k times the row's (1.0 per row, so row-level fits are unchanged)
+            "sensitivity": float(group_sensitivity(_MARGINAL_SENSITIVITY, k)),
+            "score_sensitivity": float(group_sensitivity(_SCORE_SENSITIVITY, k)),
+            "max_rows_per_group": k,
+            "secure_mode": bool(secure_mode),
         }
         shares = _stage_shares(selection, d, share)
         if math.isinf(epsilon):
@@ -243,9 +274,10 @@ class MarginalPlan:
         discrete Gaussian or Laplace; zeros without noise)."""
         if scale == 0 or self.mechanism == "none":
             return np.zeros(size, dtype=np.int64)
+        secure = self.secure_mode
         if self.mechanism == "gaussian":
-            return discrete_gaussian_noise(size, sigma=scale, rng=rng)
-        return discrete_laplace_noise(size, scale=scale, rng=rng)
+            return discrete_gaussian_noise(size, sigma=scale, rng=rng, secure_mode=secure)
+        return discrete_laplace_noise(size, scale=scale, rng=rng, secure_mode=secure)
 
     def round_noise(self, charge):
         """Selection epsilon, measurement noise scale and standard deviation of an AIM
