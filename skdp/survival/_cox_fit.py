@@ -111,40 +111,58 @@ def _symmetric_noise(size, sigma, rng):
     return upper + np.triu(upper, 1).T
 
 
-def release_baseline(data, plan, rng):
-    """Noisy ``(D_j, T_j)`` (each patient's vector clipped to the plan's sensitivity)
-    and the starting log-hazards ``alpha_j = log(D~_j / T~_j)`` (post-processing, with
-    public floors: one event, and one full interval of exposure)."""
-    J = data.n_intervals
+def baseline_sum(data, bound):
+    """``sum`` over patients of ``((d_ij)_j, (t_ij)_j)``, each patient's vector clipped
+    to L2 norm ``bound`` (the un-noised statistic: never stored)."""
     rows = np.hstack([data.events, data.exposure])
-    per = _clip_rows(data.per_unit(rows), plan.sensitivities["baseline"])
-    noisy = per.sum(0) + rng.normal(0.0, plan.sigma_baseline, size=2 * J)
+    return _clip_rows(data.per_unit(rows), bound).sum(0)
+
+
+def hessian_sum(data, alpha, beta, bound):
+    """``sum_i H_i`` at ``(alpha, beta)``, each patient's ``mu`` scaled so that the
+    Frobenius bound ``Lambda_i (1 + ||z_i||^2)`` (summed over the patient's rows) is at
+    most ``bound`` (the un-noised statistic: never stored)."""
+    mu = _mu(data, alpha, beta)
+    weight = data.per_unit(mu.sum(1) * (1.0 + np.einsum("ij,ij->i", data.Z, data.Z)))
+    scale = np.minimum(1.0, bound / np.maximum(weight, np.finfo(float).tiny))
+    return hessian(data, mu * data.to_rows(scale)[:, None], data.n_intervals)
+
+
+def gradient_sum(data, alpha, beta, bound):
+    """``sum_i clip(g_i, bound)`` of the patients' gradients at ``(alpha, beta)`` (the
+    un-noised statistic: never stored)."""
+    per = data.per_unit(row_gradients(data, alpha, beta))
+    return _clip_rows(per, bound).sum(0)
+
+
+def release_baseline(data, plan, rng):
+    """Noisy ``(D_j, T_j)`` (:func:`baseline_sum`) and the starting log-hazards
+    ``alpha_j = log(D~_j / T~_j)`` (post-processing, with public floors: one event, and
+    one full interval of exposure)."""
+    J = data.n_intervals
+    total = baseline_sum(data, plan.sensitivities["baseline"])
+    noisy = total + rng.normal(0.0, plan.sigma_baseline, size=2 * J)
     d_tilde = np.maximum(noisy[:J], 1.0)
     t_tilde = np.maximum(noisy[J:], data.widths)
     return np.log(d_tilde / t_tilde)
 
 
 def release_hessian_inverse(data, alpha, beta, plan, rng):
-    """The inverse of the noisy Hessian at ``(alpha, beta)``: each patient's block
-    scaled to Frobenius bound ``C_H``, Gaussian noise on the upper triangle, eigenvalues
-    floored at the plan's public ``eigen_floor`` (post-processing)."""
-    J, d = data.n_intervals, data.Z.shape[1]
-    mu = _mu(data, alpha, beta)
-    weight = data.per_unit(mu.sum(1) * (1.0 + np.einsum("ij,ij->i", data.Z, data.Z)))
-    bound = plan.sensitivities["hessian"]
-    scale = np.minimum(1.0, bound / np.maximum(weight, np.finfo(float).tiny))
-    mu = mu * data.to_rows(scale)[:, None]
-    H = hessian(data, mu, J) + _symmetric_noise(J + d, plan.sigma_hessian, rng)
+    """The inverse of the noisy Hessian at ``(alpha, beta)`` (:func:`hessian_sum`, noise
+    on the upper triangle), eigenvalues floored at the plan's public ``eigen_floor``
+    (post-processing)."""
+    size = data.n_intervals + data.Z.shape[1]
+    H = hessian_sum(data, alpha, beta, plan.sensitivities["hessian"])
+    H = H + _symmetric_noise(size, plan.sigma_hessian, rng)
     vals, vecs = np.linalg.eigh(H)
     vals = np.maximum(vals, plan.eigen_floor)
     return (vecs / vals) @ vecs.T
 
 
 def release_gradient(data, alpha, beta, plan, rng):
-    """The noisy sum of the patients' gradients, each clipped to ``C``."""
-    per = data.per_unit(row_gradients(data, alpha, beta))
-    per = _clip_rows(per, plan.sensitivities["gradient"])
-    return per.sum(0) + rng.normal(0.0, plan.sigma_gradient, size=per.shape[1])
+    """The noisy :func:`gradient_sum` at ``(alpha, beta)``."""
+    total = gradient_sum(data, alpha, beta, plan.sensitivities["gradient"])
+    return total + rng.normal(0.0, plan.sigma_gradient, size=total.shape[0])
 
 
 def noisy_newton(data, plan, streams, log=None):
