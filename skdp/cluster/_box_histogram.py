@@ -37,14 +37,15 @@ HIST_WORK = 1 << 27
 _WEISZFELD_STEPS = 5
 
 
-def histogram_cells_per_axis(n_features, n, epsilon_1, k=1):
+def histogram_cells_per_axis(n_features, n, epsilon_1, k=1, *, sensitivity=HIST_SENSITIVITY):
     """Cells per axis ``g`` of the first round's grid, or ``None`` when the coarsest
     admissible grid (``g >= 2`` with at least ``k`` cells) exceeds :data:`HIST_MAX_CELLS`.
 
     The largest ``g >= 2`` with ``g**d <= min(HIST_MAX_CELLS, n)`` (no finer than about
     one cell per point) and, for finite ``epsilon_1``,
     ``g**d * E[max(0, Z)] <= HIST_PHANTOM_SHARE * n`` with ``Z`` the noise of one cell
-    (``E[max(0, Z)] ~ scale / 2 = HIST_SENSITIVITY / (2 epsilon_1)``): the noise on empty
+    (``E[max(0, Z)] ~ scale / 2 = sensitivity / (2 epsilon_1)``, ``sensitivity`` the
+    counts' L1 sensitivity, :data:`HIST_SENSITIVITY` per row): the noise on empty
     cells adds at most about a tenth of the points as spurious mass. When even that is too
     fine, the coarsest grid with ``g >= 2`` and ``g**d >= k`` (``k`` centres need ``k``
     distinct cells). Reads only public numbers.
@@ -60,7 +61,7 @@ def histogram_cells_per_axis(n_features, n, epsilon_1, k=1):
     # no finer than about one cell per point
     limit = float(min(HIST_MAX_CELLS, max(n, 1)))
     if not math.isinf(epsilon_1):
-        limit = min(limit, HIST_PHANTOM_SHARE * n * 2.0 * epsilon_1 / HIST_SENSITIVITY)
+        limit = min(limit, HIST_PHANTOM_SHARE * n * 2.0 * epsilon_1 / sensitivity)
     g = g_min
     while (g + 1) ** d <= limit:
         g += 1
@@ -78,9 +79,13 @@ def grid_cell_counts(X, *, lo, hi, cells):
     return np.bincount(flat, minlength=cells**d).astype(np.int64)
 
 
-def noisy_grid_histogram(X, lo, hi, cells, epsilon_1, rng):
+def noisy_grid_histogram(
+    X, lo, hi, cells, epsilon_1, rng, *, sensitivity=HIST_SENSITIVITY, secure_mode=False
+):
     """The first round's release: cell counts plus discrete Laplace noise of scale
-    ``HIST_SENSITIVITY / epsilon_1`` (exactly ``epsilon_1``-DP; none at infinity).
+    ``sensitivity / epsilon_1`` (exactly ``epsilon_1``-DP when ``sensitivity`` bounds the
+    counts' L1 change: :data:`HIST_SENSITIVITY` per row, ``k`` per patient of at most
+    ``k`` rows; none at infinity). ``secure_mode``: the noise from ``os.urandom``.
 
     Returns ``(centres, cell_index, counts)``: the cell centres (``cells**d``, d), their
     integer indices per axis and the noisy counts (int64, may be negative).
@@ -88,8 +93,9 @@ def noisy_grid_histogram(X, lo, hi, cells, epsilon_1, rng):
     d = lo.shape[0]
     counts = row_sum(functools.partial(grid_cell_counts, lo=lo, hi=hi, cells=cells), X)
     if not math.isinf(epsilon_1):
-        scale = HIST_SENSITIVITY / float(epsilon_1)
-        counts = counts + discrete_laplace_noise(counts.shape, scale=scale, rng=rng)
+        scale = sensitivity / float(epsilon_1)
+        noise = discrete_laplace_noise(counts.shape, scale=scale, rng=rng, secure_mode=secure_mode)
+        counts = counts + noise
     index = np.stack(np.unravel_index(np.arange(cells**d), (cells,) * d), axis=1)
     centres = lo + (index + 0.5) * (hi - lo) / cells
     return centres, index, counts

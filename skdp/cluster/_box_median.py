@@ -82,13 +82,16 @@ def median_rank_counts(X, *, centers, windows, metric):
     return np.concatenate(parts)
 
 
-def private_median_step(X, centers, lo, hi, half_width, epsilon_m, metric, rng):
+def private_median_step(X, centers, lo, hi, half_width, epsilon_m, metric, rng, *, sensitivity=1.0):
     """One private Lloyd step of k-medians from the public ``centers`` (see module).
 
     Each coordinate is an exponential-mechanism choice with utility sensitivity 1 at
     ``epsilon_m / (2 d)``: a point added or removed changes the counts of one centre
     (``d`` choices), a moved point those of at most two (or one centre's by 2), so the
-    step is ``epsilon_m``-DP under add/remove and move.
+    step is ``epsilon_m``-DP under add/remove and move. ``sensitivity``: the utilities'
+    sensitivity per privacy unit (1 per row; ``k`` for a patient of at most ``k`` rows,
+    whose rows change the ``k d`` choices' utilities by at most ``k d`` in total, so the
+    step stays ``epsilon_m``-DP per patient).
     """
     k, d = centers.shape
     windows = median_windows(centers, lo, hi, half_width)
@@ -109,6 +112,8 @@ def private_median_step(X, centers, lo, hi, half_width, epsilon_m, metric, rng):
             if math.isinf(eps_axis):
                 i = int(np.argmax(utility))
             else:
-                i = int(exponential_mechanism(utility, epsilon=eps_axis, sensitivity=1.0, rng=rng))
+                i = exponential_mechanism(
+                    utility, epsilon=eps_axis, sensitivity=sensitivity, rng=rng
+                )
             new[j, a] = values[i]
     return new

@@ -27,6 +27,8 @@ from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
 from skdp.cluster._kmedian_rounds import BoxSearchRounds
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
@@ -49,7 +51,9 @@ def _finite_cost(total):
 
 
 @insert_docs
-class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseEstimator):
+class SubsampledExpMedian(
+    PatientFactsMixin, BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseEstimator
+):
     """Differentially private k-median with the subsampled exponential mechanism.
 
     ``n_candidates`` sets of ``n_clusters`` centres are drawn from a data-independent
@@ -130,6 +134,16 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         rounds' budget. ``"auto"``: only when the scale of the step's rank error,
         ``(4 d / epsilon_m) ln(window)``, is at most a tenth of the mean cluster size
         ``n / k`` (public numbers only); ``True``/``False``: always/never.
+    secure_mode : bool, default=False
+        Draw the box histogram's discrete Laplace noise from ``os.urandom`` (exact
+        integer sampling either way; not reproducible with ``random_state``). The
+        exponential-mechanism choices still use the fit's generator (see Notes).
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random and every round's sensitivity is
+        that many times the row's, so ``epsilon`` holds per patient (:doc:`/patients`).
+        Required with ``groups``.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the candidate sampling and of the selection. ``None`` draws fresh OS
         entropy. Keep it secret for a real release.
@@ -166,7 +180,13 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         1 for the median step (the rank utility); twice the largest centre move for the
         local rounds (capped at ``Delta``).
     sensitivity_ : float
-        The ``Delta`` used (public).
+        The cap ``Delta`` on each point's cost (public; per patient the quality moves
+        by up to ``k Delta``, see ``round_sensitivities_``).
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     {attr_spent_pure_exact}
     {attr_features_in}
 
@@ -236,6 +256,22 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
     sum to ``epsilon``. The grid, the radii and the split read only
     the box, ``epsilon``, ``k`` and ``n_public`` (or ``len(X)``).
 
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one
+    patient with all their rows (:doc:`/patients`). Each patient keeps at most ``k =
+    max_rows_per_group`` rows, chosen uniformly at random inside the mechanism; the
+    number of rows kept is treated as public as ``n`` is (or pass ``n_public``). Every
+    quality above is a sum of per-row terms, so a patient moves it by at most ``k``
+    times the row bound (:func:`~skdp.mechanisms.sensitivity.group_sensitivity`):
+    ``k Delta`` for the exponential mechanisms and the grid round
+    (:func:`~skdp.mechanisms.sensitivity.kmedian_cost_sensitivity`), ``k Delta_t`` for
+    the local rounds, ``k`` for the median step's rank utilities (the ``k d``
+    choices' utilities move by at most ``k d`` in total) and ``k`` for the histogram's
+    counts (L1, add/remove). The plan multiplies each round's sensitivity by ``k``
+    once, so each round is ``epsilon_t``-DP per patient and the rounds compose to
+    ``epsilon``. The candidate sets are drawn without looking at the data: nothing is
+    subsampled from the rows, so no amplification by subsampling is claimed, per row
+    or per patient. Dask input with ``groups`` is refused.
+
     **Exact accumulation.** Each point's term ``min(Delta, d(x, F))`` is rounded to the
     nearest multiple of ``u = Delta 2^-40`` and the integers are summed exactly (int64
     blocks combined with a carry), on in-memory and Dask input alike. Rounding is
@@ -258,7 +294,9 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
     **Floating point.** Not exact in floating point: the exponential-mechanism choice
     among the candidate sets uses floating-point log-weights and Gumbel draws
     (Gumbel-max); the guarantee is for the mathematical mechanism (Mironov 2012). The
-    candidate sets themselves are drawn without looking at the data.
+    candidate sets themselves are drawn without looking at the data. The histogram
+    round is exact (integer noise); ``secure_mode=True`` draws that noise from
+    ``os.urandom``, but not the Gumbel draws, which no exact sampler covers yet.
 
     References
     ----------
@@ -304,9 +342,14 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         "n_public": [Interval(Integral, 1, None, closed="left"), None],
         "first_round": [StrOptions({"auto", "histogram", "grid"})],
         "median_step": ["boolean", StrOptions({"auto"})],
+        "secure_mode": ["boolean"],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
     _parameter_constraints.pop("delta", None)
+    #: parameters added after fixed-seed releases were pinned: left out of the seed
+    #: material at these defaults (``skdp.utils._random.fit_streams``)
+    _later_parameters = {"secure_mode": False}
 
     def __init__(
         self,
@@ -325,6 +368,8 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         n_public=None,
         first_round="auto",
         median_step="auto",
+        secure_mode=False,
+        max_rows_per_group=None,
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -341,10 +386,12 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         self.n_public = n_public
         self.first_round = first_round
         self.median_step = median_step
+        self.secure_mode = secure_mode
+        self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Select ``n_clusters`` centres privately.
 
         Parameters
@@ -354,17 +401,34 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
             DataFrame (scored per partition; see Notes).
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            The patient (or other privacy unit) of each row, as in scikit-learn's
+            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
+            round's sensitivity is that many times the row's (Notes). In memory only.
 
         Returns
         -------
         self : SubsampledExpMedian
         """
         X, n = self._validate_rows(X)
-        plan = plan_kmedian(self, X.shape[1], n)
+        codes, k = patient_codes(self, groups, n, dask_input=is_dask_collection(X))
+        if codes is not None:  # the rows kept: at most k per patient (public, as n)
+            n = int(np.minimum(np.bincount(codes), k).sum())
+        plan = plan_kmedian(self, X.shape[1], n, k)
         # the release is a function of the multiset of rows: a chunk-invariant digest
-        rng = fit_streams(self.random_state, ["noise"], estimator=self, X=X, order_invariant=True)[
-            "noise"
-        ]
+        # (with groups the kept subset depends on the row order: order-dependent)
+        streams = fit_streams(
+            self.random_state,
+            ["noise", "groups"],
+            estimator=self,
+            X=X,
+            groups=codes,
+            order_invariant=codes is None,
+        )
+        rng = streams["noise"]
+        if codes is not None:  # at most k rows per patient, chosen at random
+            X = X[bound_contributions(codes, k, streams["groups"])]
         if plan.variant == "box_search":
             chosen = self._box_search(X, plan, rng)
         elif plan.variant == "enumerate":
@@ -413,7 +477,7 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
             utility,
             m=plan.n_sets,
             epsilon=plan.epsilon,
-            sensitivity=plan.cost_sensitivity,
+            sensitivity=plan.round_sensitivities[0],
             rng=rng,
         )
         return np.asarray(cands)[int(best)]
@@ -444,6 +508,7 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         self.median_step_ = bool(search is not None and search.median_step)
         self.round_epsilons_ = np.asarray(plan.round_epsilons, dtype=float)
         self.round_sensitivities_ = np.asarray(plan.round_sensitivities, dtype=float)
+        self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self._record_privacy_spent(
             plan.epsilon_spent, 0.0, guarantee="exact", breakdown=plan.privacy_breakdown
         )
@@ -470,9 +535,9 @@ class SubsampledExpMedian(BoxSearchRounds, DPEstimatorMixin, ClusterMixin, BaseE
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _nearest(X, self.cluster_centers_, self.metric)
 
-    def fit_predict(self, X, y=None):
+    def fit_predict(self, X, y=None, *, groups=None):
         """Fit, then return the nearest-centre labels of ``X`` (not stored)."""
-        return self.fit(X).predict(X)
+        return self.fit(X, groups=groups).predict(X)
 
     def score(self, X, y=None):
         """Negative (untruncated) k-median cost of ``X`` for the fitted centres.

@@ -6,6 +6,11 @@ the four variants runs, the cost sensitivity ``Delta``, each round's epsilon and
 sensitivity, the number of candidate sets, and the schedule of the box search (round 1's
 grid, the median step, the local rounds' radii). The plan is the only source of
 ``privacy_breakdown_`` and ``epsilon_spent_``; the rounds read it and recompute nothing.
+
+With ``groups`` (the patient as the privacy unit, at most ``k = max_rows_per_group``
+rows each) every round's sensitivity is ``k`` times the row's, multiplied here once
+(:func:`~skdp.mechanisms.sensitivity.group_sensitivity`); the per-row cap ``Delta`` on a
+point's cost is unchanged.
 """
 
 from __future__ import annotations
@@ -27,7 +32,11 @@ from skdp.cluster._box_search import (
     local_step_sensitivity,
 )
 from skdp.cluster._kmedian_costs import FIXED_BITS
-from skdp.mechanisms.sensitivity import kmedian_cost_sensitivity
+from skdp.mechanisms.sensitivity import (
+    count_sensitivity,
+    group_sensitivity,
+    kmedian_cost_sensitivity,
+)
 from skdp.utils.validation import check_bounds, check_finite
 
 __all__ = ["BoxSearchPlan", "KMedianPlan", "MAX_ENUMERATED", "plan_kmedian"]
@@ -78,6 +87,8 @@ class KMedianPlan:
     ``round_epsilons`` and ``round_sensitivities``: each round's epsilon and the
     sensitivity of its quality (one round outside the box search); they compose to
     ``epsilon``. ``cost_sensitivity`` is the cap ``Delta`` on each point's cost.
+    ``max_rows_per_group``: the contribution bound ``k`` of a patient-level fit
+    (``None`` per row); the round sensitivities are then ``k`` times the row's.
     """
 
     variant: str
@@ -92,6 +103,7 @@ class KMedianPlan:
     round_epsilons: tuple[float, ...]
     round_sensitivities: tuple[float, ...]
     search: BoxSearchPlan | None = None
+    max_rows_per_group: int | None = None
 
     @property
     def n_rounds(self) -> int:
@@ -108,11 +120,12 @@ class KMedianPlan:
         return {f"round_{t}": float(e) for t, e in enumerate(self.round_epsilons, start=1)}
 
 
-def plan_kmedian(est, n_features, n_rows) -> KMedianPlan:
+def plan_kmedian(est, n_features, n_rows, max_rows_per_group=None) -> KMedianPlan:
     """The plan of ``est.fit`` on ``n_rows`` rows of ``n_features`` features.
 
-    Reads only ``est``'s parameters and the two numbers (``n_rows`` is public, as the
-    default of ``n_public``); raises ``ValueError`` on a combination that cannot run.
+    Reads only ``est``'s parameters and the numbers (``n_rows`` is public, as the
+    default of ``n_public``; with ``groups`` the rows kept); raises ``ValueError`` on a
+    combination that cannot run. ``max_rows_per_group``: ``k`` of a patient-level fit.
     """
     epsilon, _ = est._check_privacy_params()
     k = est.n_clusters
@@ -132,7 +145,12 @@ def plan_kmedian(est, n_features, n_rows) -> KMedianPlan:
             "larger candidate set / box"
         )
     common = dict(
-        n_clusters=k, metric=est.metric, candidates=V, box=box, cost_sensitivity=cost_sensitivity
+        n_clusters=k,
+        metric=est.metric,
+        candidates=V,
+        box=box,
+        cost_sensitivity=cost_sensitivity,
+        max_rows_per_group=max_rows_per_group,
     )
     if V is None and est.n_rounds != 1:
         n_schedule = int(est.n_public) if est.n_public is not None else n_rows
@@ -159,7 +177,7 @@ def plan_kmedian(est, n_features, n_rows) -> KMedianPlan:
         n_sets=int(n_sets),
         n_candidates=int(n_sets),
         round_epsilons=(float(epsilon),),
-        round_sensitivities=(float(cost_sensitivity),),
+        round_sensitivities=(float(group_sensitivity(cost_sensitivity, max_rows_per_group)),),
         **common,
     )
 
@@ -196,11 +214,21 @@ def _box_search_plan(est, epsilon, n_schedule, common) -> KMedianPlan:
     """The plan of the box search: round 1 (histogram or coarse grid), the median step
     when it applies, then the local rounds of :func:`box_search_schedule`."""
     k, metric, cost_sensitivity = est.n_clusters, est.metric, common["cost_sensitivity"]
+    rows = common["max_rows_per_group"]  # k of a patient-level fit, or None
+
+    def per_unit(row_sensitivity):  # the privacy unit's sensitivity (once, here)
+        return float(group_sensitivity(row_sensitivity, rows))
+
     lo, hi = common["box"]
     d = lo.shape[0]
+    # with patients, the selections resolve what epsilon n / k would per row
+    n_resolved = n_schedule if rows is None else n_schedule / rows
+    hist_sensitivity = HIST_SENSITIVITY if rows is None else per_unit(count_sensitivity())
     cells = None
     if est.first_round != "grid":
-        cells = histogram_cells_per_axis(d, n_schedule, epsilon * FIRST_SHARE, k)
+        cells = histogram_cells_per_axis(
+            d, n_schedule, epsilon * FIRST_SHARE, k, sensitivity=hist_sensitivity
+        )
     if est.first_round == "histogram" and cells is None:
         raise ValueError(
             f'first_round="histogram" needs a grid of at most {HIST_MAX_CELLS} cells with '
@@ -210,26 +238,29 @@ def _box_search_plan(est, epsilon, n_schedule, common) -> KMedianPlan:
         spacing = (hi - lo) / cells
         coarse = dict(coarse_axis=None, coarse_points=0, coarse_sets=0, snap_cells=0)
         coarse.update(coarse_enumerated=False)
-        sensitivities = [float(HIST_SENSITIVITY)]
+        sensitivities = [float(hist_sensitivity)]
     else:  # the exponential mechanism over k-subsets of a coarse public grid
         coarse, spacing = _coarse_round_plan(lo, hi, k, n_schedule)
-        sensitivities = [float(cost_sensitivity)]
-    radii, eps = box_search_schedule(spacing, hi - lo, epsilon, n_schedule, n_rounds=est.n_rounds)
+        sensitivities = [per_unit(cost_sensitivity)]
+    radii, eps = box_search_schedule(spacing, hi - lo, epsilon, n_resolved, n_rounds=est.n_rounds)
     eps = [float(e) for e in eps]
     eps_m = MEDIAN_SHARE * float(sum(eps[1:]))
+    median_sensitivity = per_unit(1.0)  # the rank utility: 1 per row
     median = est.median_step is True or (
         est.median_step == "auto"
-        and median_step_applies(n_schedule, k, d, eps_m, window_size(spacing, lo, hi))
+        and median_step_applies(
+            n_schedule, k, d, eps_m / median_sensitivity, window_size(spacing, lo, hi)
+        )
     )
     if median:  # the median step takes its share of the local rounds' budget
         eps = [eps[0], eps_m] + [e * (1 - MEDIAN_SHARE) for e in eps[1:]]
-        sensitivities.append(1.0)
+        sensitivities.append(median_sensitivity)
     # each point's rounded term moves by at most rho + 2 u (u = Delta 2^-40, one grid
     # step plus the scaling's rounding), so the quality by 2 rho + 4 u
     slack = 4.0 * math.ldexp(cost_sensitivity, -FIXED_BITS)
     for radius in radii:
         sensitivities.append(
-            float(min(cost_sensitivity, local_step_sensitivity(radius, metric) + slack))
+            per_unit(min(cost_sensitivity, local_step_sensitivity(radius, metric) + slack))
         )
     m = DEFAULT_ROUND_CANDIDATES if est.n_candidates == "auto" else int(est.n_candidates)
     search = BoxSearchPlan(

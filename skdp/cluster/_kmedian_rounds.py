@@ -60,6 +60,7 @@ class BoxSearchRounds:
                 plan.round_epsilons[1],
                 plan.metric,
                 rng,
+                sensitivity=plan.round_sensitivities[1],
             )
         return self._local_rounds(X, plan, current, rng)
 
@@ -67,7 +68,14 @@ class BoxSearchRounds:
         """Round 1: noisy counts on a public grid, then a weighted k-median on them."""
         search = plan.search
         P, index, counts = noisy_grid_histogram(
-            X, search.lo, search.hi, search.cells, plan.round_epsilons[0], rng
+            X,
+            search.lo,
+            search.hi,
+            search.cells,
+            plan.round_epsilons[0],
+            rng,
+            sensitivity=plan.round_sensitivities[0],
+            secure_mode=self.secure_mode,
         )
         return weighted_kmedian(
             P,
@@ -94,7 +102,8 @@ class BoxSearchRounds:
 
     def _select_subset(self, X, V, subsets, epsilon, plan, rng, snap=None):
         """The exponential mechanism over index ``subsets`` of the public points ``V``
-        (quality: the negative truncated cost, exponent ``epsilon / (2 Delta)``; ``snap``
+        (quality: the negative truncated cost, exponent ``epsilon / (2 Delta_1)`` with
+        ``Delta_1 = plan.round_sensitivities[0]``, the cap ``Delta`` per row; ``snap``
         as :func:`subset_cost_units`'s): the chosen subset."""
         q = -_exact_costs(
             subset_cost_units,
@@ -106,7 +115,7 @@ class BoxSearchRounds:
             chunk_size=self.chunk_size,
             snap=snap,
         )
-        return subsets[self._select(q, epsilon, plan.cost_sensitivity, rng)]
+        return subsets[self._select(q, epsilon, plan.round_sensitivities[0], rng)]
 
     def _local_rounds(self, X, plan, current, rng):
         """The local rounds of the box search, one per radius of the plan, from the

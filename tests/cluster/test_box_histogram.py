@@ -75,13 +75,14 @@ def test_release_is_the_exact_counts_plus_discrete_laplace_of_scale_2_over_eps(m
     lo, hi = np.zeros(2), np.ones(2)
     seen = {}
 
-    def spy(size, *, scale, rng):
-        seen["scale"], seen["size"] = scale, size
+    def spy(size, *, scale, rng, secure_mode=False):
+        seen["scale"], seen["size"], seen["secure"] = scale, size, secure_mode
         return np.zeros(size, dtype=np.int64)
 
     monkeypatch.setattr(bh, "discrete_laplace_noise", spy)
     P, index, counts = noisy_grid_histogram(X, lo, hi, 5, 0.25, np.random.default_rng(0))
     assert seen["scale"] == pytest.approx(2 / 0.25) and seen["size"] == (25,)
+    assert seen["secure"] is False
     np.testing.assert_array_equal(counts, grid_cell_counts(X, lo=lo, hi=hi, cells=5))
     np.testing.assert_allclose(P, lo + (index + 0.5) / 5)
     # no noise at epsilon = inf
