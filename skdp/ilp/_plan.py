@@ -27,6 +27,10 @@ class ILPPlan:
     a round spends ``level_epsilon`` on each of its query batches ``levels``: the levels
     ``0..max_clause_length`` of the smart search, or the one batch ``"all"`` of the naive
     search. ``atoms``: the public bottom clause (column indices).
+    ``max_rows_per_group``: the contribution bound ``k`` of a patient-level fit
+    (``None`` per row); every batch's noise is then calibrated to ``k`` times the row's
+    L1 sensitivity (the search passes it to
+    :func:`~skdp.mechanisms.sensitivity.ilp_query_alpha`), the epsilons are unchanged.
     """
 
     epsilon: float
@@ -39,6 +43,7 @@ class ILPPlan:
     round_epsilon: float
     level_epsilon: float
     levels: tuple
+    max_rows_per_group: int | None = None
 
     @property
     def epsilon_spent(self) -> float:
@@ -52,9 +57,10 @@ class ILPPlan:
         return {f"round_{r}": float(self.round_epsilon) for r in range(1, self.n_rounds + 1)}
 
 
-def plan_ilp(est, n_atoms) -> ILPPlan:
+def plan_ilp(est, n_atoms, max_rows_per_group=None) -> ILPPlan:
     """The plan of ``est.fit`` on rows of ``n_atoms`` atoms (reads only ``est``'s
-    parameters, its ``feature_names_in_`` and ``n_atoms``)."""
+    parameters, its ``feature_names_in_``, ``n_atoms`` and the contribution bound
+    ``max_rows_per_group`` of a patient-level fit)."""
     epsilon, _ = est._check_privacy_params()
     ell = int(est.max_clause_length)
     round_epsilon = epsilon / est.n_clauses
@@ -75,6 +81,7 @@ def plan_ilp(est, n_atoms) -> ILPPlan:
         round_epsilon=round_epsilon,
         level_epsilon=level_epsilon,
         levels=levels,
+        max_rows_per_group=max_rows_per_group,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,6 +75,8 @@ def search_clause(
     min_pos=1,
     rng=None,
     counts=None,
+    max_rows_per_group=None,
+    secure_mode=False,
 ):
     """One DP reduction of a bottom clause (Alg. 4 "smart" or Alg. 3 "naive").
 
@@ -96,6 +99,12 @@ def search_clause(
         ``counts(clauses) -> (P, N)``, the true satisfy-counts of a list of equal-length
         clauses; replaces ``Xpos``/``Xneg`` (which may then be ``None``). Used for Dask
         input, whose counts are summed per partition.
+    max_rows_per_group : int or None, default=None
+        ``k`` when the privacy unit is a patient of at most ``k`` rows: every batch's L1
+        sensitivity, hence its noise, is ``k`` times the row's
+        (:func:`~skdp.mechanisms.sensitivity.ilp_query_alpha`).
+    secure_mode : bool, default=False
+        Draw the geometric noise from ``os.urandom`` instead of ``rng``.
 
     Returns
     -------
@@ -116,26 +125,37 @@ def search_clause(
     atoms = sorted(int(a) for a in bottom_clause)
     count = counts if counts is not None else functools.partial(_counts, Xpos, Xneg)
     run = _naive_search if search == "naive" else _smart_search
-    return run(count, atoms, int(max_clause_length), epsilon, min_pos, rng)
+    noise = _Noise(rng, max_rows_per_group, bool(secure_mode))
+    return run(count, atoms, int(max_clause_length), epsilon, min_pos, noise)
 
 
-def _noisy_counts(count, level, alpha, noisy, rng):
+class _Noise(NamedTuple):
+    """How the counts' noise is drawn: ``rng`` (or ``os.urandom`` when ``secure``), with
+    ``alpha`` for a privacy unit of at most ``rows`` rows (``None``: one row)."""
+
+    rng: object
+    rows: int | None
+    secure: bool
+
+
+def _noisy_counts(count, level, alpha, noisy, noise):
     """``(P', N')``: the true satisfy-counts of the clauses of ``level``, each with
     two-sided geometric noise ``G(alpha)`` when ``noisy``."""
     P, N = count(level)
     P, N = P.astype(float), N.astype(float)
     if noisy:
-        P += two_sided_geometric(len(level), alpha=alpha, rng=rng)
-        N += two_sided_geometric(len(level), alpha=alpha, rng=rng)
+        draw = dict(alpha=alpha, rng=noise.rng, secure_mode=noise.secure)
+        P += two_sided_geometric(len(level), **draw)
+        N += two_sided_geometric(len(level), **draw)
     return P, N
 
 
-def _naive_search(count, atoms, ell, epsilon, min_pos, rng):
-    """Alg. 3: every clause of the lattice, ``alpha = epsilon / |lattice|``; no pruning
-    (``min_pos`` unused)."""
+def _naive_search(count, atoms, ell, epsilon, min_pos, noise):
+    """Alg. 3: every clause of the lattice, ``alpha = epsilon / (k |lattice|)`` (``k =
+    1`` per row); no pruning (``min_pos`` unused)."""
     noisy = not math.isinf(epsilon)
     lattice = [c for i in range(ell + 1) for c in itertools.combinations(atoms, i)]
-    alpha = epsilon / len(lattice)
+    alpha = ilp_query_alpha(epsilon, len(lattice), max_rows_per_group=noise.rows)
     ledger = [
         {
             "level": "all",
@@ -149,7 +169,7 @@ def _naive_search(count, atoms, ell, epsilon, min_pos, rng):
         level = [c for c in lattice if len(c) == size]
         if not level:
             continue
-        P, N = _noisy_counts(count, level, alpha, noisy, rng)
+        P, N = _noisy_counts(count, level, alpha, noisy, noise)
         for c, p, n in zip(level, P, N, strict=True):
             evaluated.append(c)
             if p - n > best_cov:
@@ -157,9 +177,10 @@ def _naive_search(count, atoms, ell, epsilon, min_pos, rng):
     return best, best_cov, ledger, evaluated, []
 
 
-def _smart_search(count, atoms, ell, epsilon, min_pos, rng):
+def _smart_search(count, atoms, ell, epsilon, min_pos, noise):
     """Alg. 4: level ``i`` of the lattice with ``epsilon / (l + 1)``, split over its
-    ``beta_i`` clauses; the supersets of a pruned clause are never evaluated."""
+    ``beta_i`` clauses (and ``k`` rows per patient); the supersets of a pruned clause
+    are never evaluated."""
     noisy = not math.isinf(epsilon)
     ledger, evaluated, pruned = [], [], []
     best, best_cov = None, -math.inf
@@ -175,11 +196,12 @@ def _smart_search(count, atoms, ell, epsilon, min_pos, rng):
             kept = []
             continue
         beta = len(level)
-        alpha = ilp_query_alpha(epsilon, beta, n_levels=ell + 1)  # = eps_level / beta
+        # = eps_level / (k beta)
+        alpha = ilp_query_alpha(epsilon, beta, n_levels=ell + 1, max_rows_per_group=noise.rows)
         ledger.append(
             {"level": size, "n_clauses": beta, "epsilon": float(eps_level), "alpha": float(alpha)}
         )
-        P, N = _noisy_counts(count, level, alpha, noisy, rng)
+        P, N = _noisy_counts(count, level, alpha, noisy, noise)
         kept = []
         for c, p, n in zip(level, P, N, strict=True):
             evaluated.append(c)
