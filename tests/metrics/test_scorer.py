@@ -157,8 +157,8 @@ def test_scorer_rejects_what_it_cannot_do(data):
         scorer(est, X, y, sample_weight=np.ones(len(y)))
     with pytest.raises(ValueError, match="extra score parameters"):
         scorer(est, X, y, strata=np.ones(len(y)))
-    with pytest.raises(ValueError, match="groups= is not supported by the 'roc_auc' scorer"):
-        scorer(est, X, y, groups=np.ones(len(y)))  # per-row smooth sensitivity
+    with pytest.raises(ValueError, match="groups= needs max_rows_per_group"):
+        scorer(est, X, y, groups=np.ones(len(y)))  # no silent per-row bound for patients
     Xi, yi = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="binary"):
         scorer(LogisticRegression(max_iter=500).fit(Xi, yi), Xi, yi)
