@@ -15,6 +15,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.density._flow_fit import (
+    NUMERIC_RANGE,
+    bound_patients,
+    dequantiser,
+    flow_patient_codes,
+    flow_schedule,
+)
 from skdp.density._plan import FlowDensityPlan
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
@@ -33,14 +40,9 @@ __all__ = ["DPFlowDensity"]
 
 _logger = get_logger(__name__)
 
-#: Encoded numeric range: declared bounds map onto [-2, 2] (about the N(0, 1) base's range).
-NUMERIC_RANGE = (-2.0, 2.0)
-#: Gaussian dequantisation SD of one-hot/binary coordinates, in units of the {0, 1} code
-#: (skdp's default tau = 0.15); on the [-2, 2] encoding it is 0.15 * 4.
-CATEGORICAL_TAU = 0.15
 #: Expected passes over the data of the default step count (``n_iter=None``).
 FLOW_EPOCHS = 30
-_STREAMS = ["bounds", "init", "training", "dequant"]
+_STREAMS = ["bounds", "init", "training", "dequant", "groups"]
 
 
 @insert_docs
@@ -105,6 +107,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         on the noise multiplier (fewer steps at a small budget) made the held-out
         log-likelihood worse in every measured case, so there is none. ``n_iter_`` holds
         the count used.
+    max_rows_per_group : int or None, default=None
+        The public number of rows a patient may contribute, required with ``groups``
+        (from the visit schedule or the study protocol, never from the data;
+        :doc:`/patients`). ``batch_size`` then counts patients.
     learning_rate : float, default=1e-3
         Adam learning rate. A fit that diverges (non-finite parameters, or a flow that
         keeps producing non-finite samples) raises ``ValueError`` asking for a smaller one.
@@ -156,6 +162,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     history_ : dict
         ``"step"`` and ``"epsilon"`` (DP-SGD epsilon spent so far) at the logged steps: no
         quantity computed from the training data.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     loss_curve_ : ndarray
         Mean training negative log-likelihood (encoded space) at the logged steps, for
         ``epsilon=inf`` only; empty for a private fit, whose real-data loss is never
@@ -180,6 +190,17 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     own stream, drawn outside ``vmap``) is a per-record map with public constants and costs
     nothing. Sampling is post-processing. The fitted object stores no un-noised statistic of
     the data: no training loss of a private fit, no realised batch sizes.
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one patient
+    with all their rows, and the number of patients is public. Each patient keeps at most
+    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism;
+    each step Poisson-samples *patients* at rate ``q = batch_size / n_patients``, clips
+    each sampled patient's gradient sum divided by ``k`` to ``max_grad_norm`` as one
+    vector (L2 sensitivity ``max_grad_norm`` per patient, whatever ``k``), adds the noise
+    once and divides by ``q n_patients``; the accountant (unchanged) composes these
+    steps at sampling rate ``q``, so ``epsilon_spent_`` holds per patient
+    (``privacy_unit_ = "group"``; user-level DP-SGD, McMahan et al. 2018). Numeric bounds
+    must be declared. See :mod:`skdp.training._patients` and :doc:`/patients`.
 
     **Floating point.** No release is exact in floating point: the DP-SGD Gaussian noise
     (torch) and Poisson sampling, and with ``bounds=None`` the sparse-vector Laplace noise
@@ -228,6 +249,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
         "batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "n_iter": [None, Interval(Integral, 1, None, closed="left")],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
@@ -250,6 +272,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         noise_multiplier=None,
         batch_size=None,
         n_iter=None,
+        max_rows_per_group=None,
         learning_rate=1e-3,
         accountant="pld",
         device="auto",
@@ -271,6 +294,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self.noise_multiplier = noise_multiplier
         self.batch_size = batch_size
         self.n_iter = n_iter
+        self.max_rows_per_group = max_rows_per_group
         self.learning_rate = learning_rate
         self.accountant = accountant
         self.device = device
@@ -281,7 +305,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     # ----------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Fit the flow with DP-SGD.
 
         Parameters
@@ -291,6 +315,11 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             bounds are clipped; unknown categories raise ``ValueError``.
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
+            is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
+            at random; patients are sampled and clipped, Notes). In memory only; needs
+            declared bounds.
 
         Returns
         -------
@@ -300,11 +329,14 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = self._validate_X(X, reset=True)
-        n = int(X.shape[0])
+        codes, k = flow_patient_codes(self, X, groups, int(X.shape[0]))
+        n = int(X.shape[0]) if codes is None else int(codes.max()) + 1  # rows or patients
         epsilon, delta = self._check_privacy_params(
             n_samples=n, require_delta=math.isfinite(self.epsilon)
         )
-        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, groups=codes)
+        if codes is not None:  # at most k rows per patient, chosen at random
+            X, codes = bound_patients(X, codes, k, streams["groups"])
 
         # public schema; missing numeric bounds estimated privately inside the budget
         schema, eps_bounds, encoder = self._prepare_table(
@@ -322,7 +354,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         hidden = self._hidden_size(encoder.n_encoded_features_)
         with torch_fit(self, streams) as env:
             budget = (epsilon, delta, eps_bounds > 0.0)
-            flow, plan, result = self._train(env, Z, encoder, schema, hidden, budget)
+            units = None if codes is None else (codes, k)
+            flow, plan, result = self._train(env, Z, encoder, schema, hidden, budget, units)
         freeze(flow, diverged=_DIVERGED)
         self._record(schema, encoder, flow, plan, result, env.device)
         return self
@@ -337,15 +370,18 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             )
         return int(hidden)
 
-    def _train(self, env, Z, encoder, schema, hidden, budget):
+    def _train(self, env, Z, encoder, schema, hidden, budget, units=None):
         """``(flow, FlowDensityPlan, TrainingResult)``: the flow built on ``env``, the
         fit's plan (public inputs only) and the flow trained on ``Z`` under it;
-        ``budget``: ``(epsilon, delta, bounds_estimated)``."""
+        ``budget``: ``(epsilon, delta, bounds_estimated)``; ``units``: ``(codes, k)`` of
+        a patient-level fit (``None`` per row)."""
         from skdp.flows import LogProbModule, make_flow
-        from skdp.training import train_dpsgd
+        from skdp.training import RecordGroups, train_dpsgd
         from skdp.utils._torch import n_parameters
 
-        n = int(Z.shape[0])
+        groups = None if units is None else RecordGroups(*units)
+        k = None if groups is None else groups.max_rows_per_group
+        n = int(Z.shape[0]) if groups is None else groups.n_groups
         flow = make_flow(
             self.flow,
             encoder.n_encoded_features_,
@@ -355,7 +391,14 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             zero_init_output=True,
         )
         flow = env.to(flow)
-        batch_size, n_iter = self._schedule(n, n_parameters(flow))
+        batch_size, n_iter = flow_schedule(
+            self.batch_size,
+            self.n_iter,
+            n,
+            n_parameters(flow),
+            epochs=FLOW_EPOCHS,
+            rows_per_unit=k or 1,
+        )
         plan = FlowDensityPlan.build(
             n=n,
             epsilon=budget[0],
@@ -365,8 +408,9 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             n_iter=n_iter,
             noise_multiplier=self.noise_multiplier,
             accountant=self.accountant,
+            max_rows_per_group=k,
         )
-        env.set_threads(min(batch_size, n) * n_parameters(flow))
+        env.set_threads(min(batch_size, n) * (k or 1) * n_parameters(flow))
         result = train_dpsgd(
             LogProbModule(flow),
             _negative_log_likelihood,
@@ -385,6 +429,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
                 encoder, schema, env.streams["dequant"], env.device, env.dtype
             ),
             callback=functools.partial(self._progress, total=plan.n_iter),
+            groups=groups,
         )
         return flow, plan, result
 
@@ -411,47 +456,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             guarantee=result.guarantee,
             private=plan.private,
         )
+        self.privacy_unit_ = plan.privacy_unit
+        self.max_rows_per_group_ = plan.max_rows_per_group
 
-    def _schedule(self, n, n_params):
-        """``(batch_size, n_iter)``: the given values, or the public rule of the docstring."""
-        from skdp.accounting._schedule import default_batch_size, default_n_iter
-
-        batch_size = int(self.batch_size) if self.batch_size is not None else default_batch_size(n)
-        if self.n_iter is not None:
-            return batch_size, int(self.n_iter)
-        n_iter = default_n_iter(n, batch_size, epochs=FLOW_EPOCHS, n_parameters=n_params)
-        return batch_size, n_iter
-
-    @staticmethod
-    def _dequantiser(encoder, schema, rng, device, dtype):
-        """Per-record dequantisation noise, drawn outside vmap from the ``dequant`` stream."""
-        import torch
-
-        from skdp.utils._torch import torch_generator
-
-        D = encoder.n_encoded_features_
-        uni = np.zeros(D)
-        gau = np.zeros(D)
-        a, b = NUMERIC_RANGE
-        for c in schema:
-            sl = encoder.slices_[c.name]
-            if c.kind == "integer":
-                uni[sl] = encoder.scale_[c.name]  # U(-1/2, 1/2) in original units
-            elif c.kind in ("binary", "categorical"):
-                gau[sl] = CATEGORICAL_TAU * (b - a)
-        if not (uni.any() or gau.any()):
-            return None
-        gen = torch_generator(rng, device)
-        uni_t = torch.as_tensor(uni, device=device, dtype=dtype)
-        gau_t = torch.as_tensor(gau, device=device, dtype=dtype)
-
-        def dequantise(batch):
-            x = batch[0]
-            u = torch.rand(x.shape, generator=gen, device=device, dtype=dtype) - 0.5
-            g = torch.randn(x.shape, generator=gen, device=device, dtype=dtype)
-            return [x + u * uni_t + g * gau_t, *batch[1:]]
-
-        return dequantise
+    _dequantiser = staticmethod(dequantiser)
 
     def _progress(self, step, trainer, history, *, total):
         # the training loss is recorded (and logged) for epsilon=inf only

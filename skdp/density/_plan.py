@@ -27,7 +27,7 @@ class FlowDensityPlan:
     Attributes
     ----------
     n : int
-        Public number of rows.
+        Public number of sampled units: rows, or patients with ``max_rows_per_group``.
     epsilon, delta : float
         The total budget of the fit (all of ``delta`` goes to DP-SGD).
     eps_bounds : float
@@ -40,11 +40,17 @@ class FlowDensityPlan:
     batch_size, n_iter : int
         Expected batch size and number of steps.
     sample_rate : float
-        Poisson sampling rate ``q = min(1, batch_size / n)``.
+        Poisson sampling rate ``q = min(1, batch_size / n)`` (of rows, or of patients).
     noise_multiplier : float
         ``sigma``: the given one, or the smallest that meets ``epsilon - eps_bounds``
         (0 for a non-private fit).
     accountant : str
+    max_rows_per_group : int or None
+        The contribution bound ``k`` of a patient-level fit (``None`` per row). DP-SGD
+        clips each patient's gradient sum divided by ``k`` to ``max_grad_norm`` as one
+        vector, so its L2 sensitivity stays ``max_grad_norm`` per patient and the
+        accountant runs at the patients' sampling rate unchanged: ``k`` enters the
+        mechanism as that public ``1 / k`` scaling only (:mod:`skdp.training._patients`).
     """
 
     n: int
@@ -57,6 +63,7 @@ class FlowDensityPlan:
     sample_rate: float
     noise_multiplier: float
     accountant: str
+    max_rows_per_group: int | None = None
 
     @classmethod
     def build(
@@ -70,10 +77,12 @@ class FlowDensityPlan:
         n_iter,
         noise_multiplier=None,
         accountant="pld",
+        max_rows_per_group=None,
     ):
         """The plan from public inputs only: ``n``, the budget, whether the schema leaves
         numeric bounds to a private estimate, the schedule and the noise multiplier
-        (``None``: calibrated; ``BudgetExceededError`` when a given one spends more)."""
+        (``None``: calibrated; ``BudgetExceededError`` when a given one spends more), and
+        the contribution bound of a patient-level fit."""
         from skdp.accounting import resolve_noise_multiplier
 
         private = math.isfinite(epsilon)
@@ -103,7 +112,13 @@ class FlowDensityPlan:
             sample_rate=q,
             noise_multiplier=float(sigma),
             accountant=accountant,
+            max_rows_per_group=None if max_rows_per_group is None else int(max_rows_per_group),
         )
+
+    @property
+    def privacy_unit(self):
+        """``privacy_unit_``: ``"row"``, or ``"group"`` (one patient) with a bound."""
+        return "row" if self.max_rows_per_group is None else "group"
 
     @property
     def private(self):
