@@ -23,6 +23,7 @@ from skdp.linear_model._functional_release import (
     _statistics,
     _validate_input,
 )
+from skdp.linear_model._inference import LinearInferenceMixin, exact_sum_sq, released_statistics
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions
@@ -46,13 +47,8 @@ def _bounds_param():
     return [None, StrOptions({"data", "private"}), tuple, list, np.ndarray]
 
 
-def _is_private(value):
-    """The explicit opt-in to a private bounds estimate (``"private"``)."""
-    return isinstance(value, str) and value == "private"
-
-
 @insert_docs
-class DPLinearRegression(DPEstimatorMixin, RegressorMixin, BaseEstimator):
+class DPLinearRegression(LinearInferenceMixin, DPEstimatorMixin, RegressorMixin, BaseEstimator):
     """Differentially private least-squares linear regression (noisy sufficient statistics).
 
     The data are clipped and scaled to ``[-1, 1]`` with public bounds; the distinct
@@ -206,6 +202,12 @@ default=None
         (``groups``).
     max_rows_per_group_ : int or None
         The contribution bound of a patient-level fit (``None`` per row).
+    released_statistics_ : dict
+        The noisy statistics as released (scaled units: ``"gram"``, ``"target"``, the
+        private ``"target_variance"``, the public ``"n"``; ``"target_sum_sq"`` only at
+        ``epsilon=inf``), read by :meth:`conf_int` and :meth:`summary`
+        (:doc:`/inference`); ``"gram"`` and ``"target"`` are ``None`` when only the
+        target's mean was released.
     privacy_breakdown_ : dict
         Epsilon of ``"bounds"``, ``"centre"`` (the target's private mean and
         variance), ``"eigenvalue"`` and ``"objective"`` (the statistics); sums to
@@ -505,6 +507,7 @@ default=None
         if plan.mean_only:  # n epsilon too small for slopes: the private mean
             return self._record(plan, scaling, centre, model=None)
         rel = _release(*_statistics(X, y, scaling, centre, plan, columns, self.clip), plan, streams)
+        rel = exact_sum_sq(rel, plan, X, y, scaling, columns, self.clip)  # epsilon=inf only
         return self._record(
             plan, scaling, centre, model=_solve(rel, plan, centre, self.regularization)
         )
@@ -571,6 +574,7 @@ default=None
             "eigenvalue": scales[1],
             "objective": scales[0],
         }
+        self.released_statistics_ = released_statistics(plan, centre, model)
         self.privacy_breakdown_ = plan.breakdown()
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group

@@ -1,0 +1,208 @@
+"""Confidence intervals and p-values that include the privacy noise, for
+:class:`DPLinearRegression` (:doc:`/inference`): post-processing of the fitted model only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from skdp.linear_model._inference_common import (
+    N_BOOTSTRAP,
+    bootstrap_rng,
+    check_alpha,
+    check_n_bootstrap,
+    coefficient_names,
+    infinite_rows,
+    normal_table,
+    summary_frame,
+    t_table,
+)
+from skdp.utils._sklearn_compat import check_is_fitted
+
+__all__ = ["LinearInferenceMixin", "exact_sum_sq", "released_statistics"]
+
+
+def released_statistics(plan, centre, model):
+    """The ``released_statistics_`` of a fit: what ``conf_int`` reads (scaled units).
+
+    ``gram`` and ``target`` are the noisy ``X~^T X~`` (with the public corner ``n``)
+    and ``X~^T u`` exactly as released, ``target_variance`` the private variance of the
+    scaled target (``None`` when not released), ``target_sum_sq`` the exact ``sum u^2``
+    of a non-private fit (``epsilon=inf`` only, ``None`` otherwise), ``n`` the public
+    number of rows. Nothing un-noised is stored at a finite ``epsilon``.
+    """
+    out = {"n": int(plan.n), "gram": None, "target": None, "target_sum_sq": None}
+    out["target_variance"] = None if centre.variance is None else float(centre.variance)
+    if model is not None:
+        rel = model[3]
+        out["gram"] = np.array(rel["gram"], dtype=float)
+        out["target"] = np.array(rel["target"], dtype=float)
+        if math.isinf(plan.eps_objective):
+            out["target_sum_sq"] = rel.get("target_sum_sq")
+    return out
+
+
+def exact_sum_sq(rel, plan, X, y, scaling, columns, clip):
+    """Add ``sum u^2`` of the clipped, scaled target to ``rel`` at ``epsilon=inf`` (a
+    non-private fit: nothing is private there), for the residual variance of the
+    ordinary least squares interval; at a finite ``epsilon`` nothing is added."""
+    if math.isinf(plan.eps_objective):
+        from skdp.linear_model._functional_release import _target_moments
+
+        rel["target_sum_sq"] = _target_moments(X, y, *scaling.args(), clip=clip, columns=columns)[1]
+    return rel
+
+
+class LinearInferenceMixin:
+    """``conf_int`` and ``summary`` of :class:`DPLinearRegression` (post-processing)."""
+
+    def _inference(self, alpha, n_bootstrap, random_state):
+        """``(names, estimate, se, lower, upper, p)`` of every coefficient."""
+        check_is_fitted(self)
+        alpha = check_alpha(alpha)
+        n_bootstrap = check_n_bootstrap(n_bootstrap)
+        stats = self.released_statistics_
+        p = np.asarray(self.coef_).shape[0]
+        intercept = bool(self.fit_intercept)
+        names = coefficient_names(self, p, intercept)
+        estimate = np.asarray(self.coef_, float)
+        if intercept:
+            estimate = np.append(estimate, float(self.intercept_))
+        if stats["gram"] is None:  # the private mean only: nothing about the slopes
+            return (names, estimate, *infinite_rows(estimate.size))
+        if stats["target_sum_sq"] is not None:  # epsilon=inf: ordinary least squares
+            from skdp.linear_model._inference_linear import ols
+
+            centre, se, df = ols(self)
+            lower, upper, pval = t_table(centre, se, alpha, df)
+            return names, estimate, se, lower, upper, pval
+        if not intercept or stats["target_variance"] is None:
+            raise ValueError(
+                "conf_int needs fit_intercept=True at a finite epsilon: the residual "
+                "variance comes from the private variance of the target, which is "
+                "released only with an intercept"
+            )
+        from skdp.linear_model._inference_linear import bootstrap
+
+        rng = bootstrap_rng(random_state, stats["gram"], stats["target"], estimate)
+        centre, se = bootstrap(self, n_bootstrap, rng)
+        lower, upper, pval = normal_table(estimate, centre, se, alpha)
+        return names, estimate, se, lower, upper, pval
+
+    def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
+        """Confidence intervals of the coefficients that include the privacy noise.
+
+        Post-processing only: it reads the fitted model (the released statistics
+        ``released_statistics_``, the noise scales, the public bounds and ``n``), never
+        the data, and spends no privacy budget (``epsilon_spent_`` is unchanged). It
+        works on an unpickled model with the data gone.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            One minus the nominal coverage (0.05 for 95 % intervals).
+        n_bootstrap : int, default=400
+            Replicates of the mechanism per bootstrap stage (at least 50).
+        random_state : None, int or Generator, default=None
+            Seed of the bootstrap's simulation. ``None``: a seed derived from the
+            released values (public), so the same model always gives the same interval.
+
+        Returns
+        -------
+        ndarray of shape (n_features + 1, 2)
+            Lower and upper bounds, rows in the order of ``coef_`` followed by the
+            intercept (no intercept row when ``fit_intercept=False``).
+
+        Notes
+        -----
+        **Finite epsilon: a parametric bootstrap through the whole mechanism**
+        (Ferrando, Wang & Sheldon 2022), bias-corrected. A data model is fitted to the
+        releases: ``n`` Gaussian feature rows whose mean and covariance are those of
+        the noisy ``X~^T X~`` (clipped to the public bounds, held fixed over the
+        replicates, as ordinary least squares conditions on the design) and a target
+        ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian errors whose variance is
+        the private variance of the target minus what the slopes explain. Each
+        replicate re-runs the mechanism on simulated data: clipping of the target, the
+        private centre, the noisy statistics (Laplace or Gaussian, the fitted scales),
+        the private smallest eigenvalue, the adaptive ridge and the trimmed solve.
+        Stage 1 (``n_bootstrap`` replicates at the estimate) measures the mechanism's
+        bias (the ridge's shrinkage, the clipping of the target) and gives the
+        bias-corrected model ``2 theta^ - mean(theta*)``; stage 2 (``n_bootstrap``
+        replicates at that model) gives the distribution of the error ``theta* -
+        theta_bc``. The interval is ``theta^ - mean(error) -+ z_(1 - alpha/2)
+        sd(error)`` and the p-value the two-sided normal one of that centre over the
+        standard error. Assumptions: rows independent (per patient with ``groups``:
+        rows of one patient are treated as independent), the target linear in the
+        (clipped) features with homoscedastic Gaussian errors; the features' shape
+        beyond their first two moments does not matter except through clipping.
+        Needs ``fit_intercept=True`` (the residual variance comes from the private
+        variance of the target, released only with an intercept). Where ``n
+        epsilon`` is so small that the release is the private mean only, every
+        interval is the whole line.
+
+        **epsilon=inf:** the ordinary least squares interval of the clipped data
+        (Student's ``t`` with ``n - d'`` degrees of freedom), the same as
+        statsmodels' ``OLS`` when no value is clipped.
+
+        References
+        ----------
+        C. Ferrando, S. Wang, D. Sheldon. "Parametric bootstrap for differentially
+        private confidence intervals." AISTATS 2022.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp.linear_model import DPLinearRegression
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(-1, 1, size=(5000, 2))
+        >>> y = X @ [0.5, -0.3] + 0.1 + rng.normal(0, 0.2, size=5000)
+        >>> reg = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-2, 2),
+        ...                          random_state=0).fit(X, y)
+        >>> ci = reg.conf_int()
+        >>> ci.shape
+        (3, 2)
+        >>> bool(np.all(ci[:, 0] < ci[:, 1]))
+        True
+        """
+        _, _, _, lower, upper, _ = self._inference(alpha, n_bootstrap, random_state)
+        return np.column_stack([lower, upper])
+
+    def summary(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
+        """A statsmodels-like table of the coefficients with noise-aware inference.
+
+        Post-processing only, as :meth:`conf_int` (same method, same interval).
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            One minus the nominal coverage.
+        n_bootstrap : int, default=400
+            Replicates of the mechanism per bootstrap stage.
+        random_state : None, int or Generator, default=None
+            Seed of the bootstrap (``None``: derived from the released values).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by feature name (``feature_names_in_`` when present, else ``x0,
+            x1, ...``; ``"intercept"`` last), with columns ``coef`` (the released
+            estimate), ``std err``, the interval's bounds (``[0.025`` and ``0.975]``
+            for ``alpha=0.05``) and ``P>|z|``, the two-sided p-value of ``coefficient =
+            0`` (``P>|t|`` semantics at ``epsilon=inf``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdp.linear_model import DPLinearRegression
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(-1, 1, size=(5000, 2))
+        >>> y = X @ [0.5, 0.0] + 0.1 + rng.normal(0, 0.2, size=5000)
+        >>> reg = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-2, 2),
+        ...                          random_state=0).fit(X, y)
+        >>> list(reg.summary().index)
+        ['x0', 'x1', 'intercept']
+        """
+        names, estimate, se, lower, upper, p = self._inference(alpha, n_bootstrap, random_state)
+        return summary_frame(names, estimate, se, lower, upper, p, alpha)
