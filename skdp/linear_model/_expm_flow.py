@@ -26,6 +26,7 @@ from skdp.linear_model._expm_flow_base import (
 from skdp.linear_model._expm_flow_plan import ExpMFlowPlan
 from skdp.mechanisms import resolve_bounds
 from skdp.utils._deprecation import DEPRECATED, RenamedAttribute
+from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
 
@@ -117,6 +118,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         keep_flow=False,
         diagnostics=False,
         n_diagnostic_samples=2048,
+        max_rows_per_group=None,
         device="auto",
         dtype="float32",
         n_jobs=None,
@@ -141,6 +143,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.keep_flow = keep_flow
         self.diagnostics = diagnostics
         self.n_diagnostic_samples = n_diagnostic_samples
+        self.max_rows_per_group = max_rows_per_group
         self.device = device
         self.dtype = dtype
         self.n_jobs = n_jobs
@@ -148,7 +151,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, *, groups=None):
         """Sample the released model(s).
 
         Parameters
@@ -158,12 +161,17 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         y : array-like of shape (n_samples,)
             Labels among the declared ``classes`` (with ``classes="data"``: exactly two
             labels).
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row (as in scikit-learn's ``GroupKFold``): with it the
+            (approximate) guarantee is per patient, each keeping at most
+            ``max_rows_per_group`` rows chosen at random (Notes).
 
         Returns
         -------
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        codes, k = patient_codes(self, groups, X.shape[0])
         epsilon, _ = self._check_privacy_params()
         check_classification_targets(y)
         if self.classes is None:
@@ -197,9 +205,14 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
             if not np.isin(y, classes).all():
                 raise ValueError("y contains labels that are not in classes")
         self.classes_ = classes
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y, groups=codes)
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, y = X[keep], y[keep]
         y01 = (y == classes[1]).astype(np.float64)
-        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
-        plan = ExpMFlowPlan.build(epsilon=epsilon, n_release_samples=self.n_release_samples)
+        plan = ExpMFlowPlan.build(
+            epsilon=epsilon, n_release_samples=self.n_release_samples, max_rows_per_group=k
+        )
         self._fit_expm(X, y01, plan, streams)
         self._record(plan)
         return self
@@ -316,6 +329,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         keep_flow=False,
         diagnostics=False,
         n_diagnostic_samples=2048,
+        max_rows_per_group=None,
         device="auto",
         dtype="float32",
         n_jobs=None,
@@ -340,6 +354,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.keep_flow = keep_flow
         self.diagnostics = diagnostics
         self.n_diagnostic_samples = n_diagnostic_samples
+        self.max_rows_per_group = max_rows_per_group
         self.device = device
         self.dtype = dtype
         self.n_jobs = n_jobs
@@ -347,21 +362,30 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, *, groups=None):
         """Sample the released model(s).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row (as in scikit-learn's ``GroupKFold``): with it the
+            (approximate) guarantee is per patient, each keeping at most
+            ``max_rows_per_group`` rows chosen at random (Notes); ``bounds_y`` must be
+            declared.
 
         Returns
         -------
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        codes, k = patient_codes(self, groups, X.shape[0], estimated=("bounds_y",))
         epsilon, _ = self._check_privacy_params()
-        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y, groups=codes)
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, y = X[keep], y[keep]
         bounds = self.bounds_y
         if isinstance(bounds, (tuple, list, np.ndarray)):
             if np.ndim(bounds) != 1 or len(bounds) != 2:
@@ -379,6 +403,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
             n_release_samples=self.n_release_samples,
             regressor=True,
             bounds_estimated=bounds is None or (isinstance(bounds, str) and bounds == "private"),
+            max_rows_per_group=k,
         )
         self._fit_expm(X, y01, plan, streams)
         self._record(plan)

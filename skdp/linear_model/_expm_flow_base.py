@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
 from skdp.utils._deprecation import DEPRECATED, renamed_parameter
+from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -28,7 +29,7 @@ from skdp.utils._sklearn_compat import (
 )
 from skdp.variational import draw_from_flow, sample_expm_linear
 
-_STREAMS = ["init", "train", "diagnostics", "release", "batches", "bounds"]
+_STREAMS = ["init", "train", "diagnostics", "release", "batches", "bounds", "groups"]
 
 _APPROX_MSG = (
     "ExpMFlow: epsilon is the nominal budget of the exponential mechanism; the released "
@@ -55,7 +56,7 @@ def _sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
-class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
+class _BaseExpMFlow(PatientFactsMixin, DPEstimatorMixin, BaseEstimator):
     """Shared fitting code (not public)."""
 
     #: {deprecated name: name}: seeds keep the old name (skdp.utils._random.fit_streams)
@@ -80,6 +81,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         "keep_flow": ["boolean"],
         "diagnostics": ["boolean"],
         "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints(
             "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
@@ -107,6 +109,7 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         of a private fit is approximate)."""
         if plan.private:
             warnings.warn(_APPROX_MSG, ApproximateGuaranteeWarning, stacklevel=3)
+        self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self._record_privacy_spent(
             plan.epsilon_spent,
             plan.delta_spent,
@@ -125,7 +128,8 @@ class _BaseExpMFlow(DPEstimatorMixin, BaseEstimator):
         out = sample_expm_linear(
             X,
             y01,
-            epsilon=plan.epsilon_per_sample,
+            # epsilon_per_sample at the plan's sensitivity (k per patient, 1 per row)
+            epsilon=plan.exponent_epsilon,
             rngs=streams,
             alpha=self.alpha,
             penalty=self.penalty,
@@ -290,6 +294,12 @@ _COMMON_PARAMS_DOC = """
         also triggers a :class:`~sklearn.exceptions.ConvergenceWarning`.
     n_diagnostic_samples : int, default=2048
         Flow samples used by ``flow_diagnostics_`` (two draws of this size).
+    max_rows_per_group : int or None, default=None
+        The public number of rows one patient may contribute when ``fit`` gets
+        ``groups`` (from the visit schedule or the study protocol, never from the
+        data): rows beyond it are dropped at random and the utility's sensitivity is
+        that many times the row's, so ``epsilon`` is per patient (:doc:`/patients`;
+        approximate, as every ExpMFlow guarantee). Required with ``groups``.
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
     n_jobs : int or None, default=None
@@ -319,7 +329,13 @@ _COMMON_ATTRS_DOC = """
     sampled_intercepts_ : ndarray of shape (n_release_samples,)
         All models released by ``fit`` (covered by ``epsilon_spent_``).
     sensitivity_ : float
-        Sensitivity ``s = 1`` of the summed loss in ``[0, 1]``-scaled units.
+        Sensitivity ``s`` of the summed loss in ``[0, 1]``-scaled units: 1 per row,
+        ``k`` per patient (``groups``).
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+        (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     epsilon_per_sample_ : float
         ``epsilon / n_release_samples``.
     epsilon_spent_ : float
@@ -375,6 +391,16 @@ _PRIVACY_NOTES = """
     explains. No bound on the features is needed (the output is squashed).
     Accounting: basic composition of ``k`` pure-DP samples at ``epsilon / k``,
     ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``.
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one
+    patient with all their rows (:doc:`/patients`). Each patient keeps at most ``k =
+    max_rows_per_group`` rows, chosen uniformly at random inside the mechanism; a
+    patient then changes every ``u(theta)`` by at most ``k`` (``k`` losses in ``[0,
+    1]``), so the plan sets ``s = k`` and the density is ``∝ exp(epsilon u / (2 k
+    n_release_samples))``: exact sampling would be ``epsilon``-DP per patient. The
+    release is still sampled from a trained flow, so the per-patient guarantee is
+    approximate exactly as the per-row one is (below). ``bounds_y`` must be declared
+    (a private estimate per patient is not implemented).
 
     **The guarantee is approximate** (``privacy_guarantee_ = "approximate"``, an
     :class:`~skdp.exceptions.ApproximateGuaranteeWarning` at every fit). Exact sampling from
