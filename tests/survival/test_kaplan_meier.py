@@ -205,3 +205,20 @@ def test_band_covers_the_true_curve(epsilon, n):
         band = km.predict_interval(e)
         covered.append(np.mean((band[:, 0] <= truth) & (truth <= band[:, 1])))
     assert np.mean(covered) >= 0.93, np.mean(covered)
+
+
+def test_dask_input_is_counted_on_the_workers():
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    import pandas as pd
+
+    y = _data(900, seed=9)
+    frame = dd.from_pandas(pd.DataFrame({"event": y["event"], "time": y["time"]}), npartitions=3)
+    ref = DPKaplanMeier(epsilon=math.inf, max_time=20.0).fit(y).survival_function_
+    for lazy in (frame, da.from_array(y, chunks=250)):
+        km = DPKaplanMeier(epsilon=math.inf, max_time=20.0).fit(lazy)
+        np.testing.assert_array_equal(km.survival_function_, ref)
+    private = DPKaplanMeier(epsilon=1.0, max_time=20.0, random_state=0).fit(frame)
+    assert private.epsilon_spent_ == 1.0
+    with pytest.raises(ValueError, match="not supported for Dask input"):
+        DPKaplanMeier(max_time=20.0, max_rows_per_group=2).fit(frame, groups=np.arange(900))
