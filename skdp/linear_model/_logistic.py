@@ -272,8 +272,12 @@ dict, default=None
     Poisson-subsampled Gaussian mechanism on per-record gradients clipped to
     ``max_grad_norm`` (Abadi et al. 2016), under add/remove one row; the noise
     multiplier is calibrated so that the ``accountant`` (default PLD) composes the steps
-    to ``(epsilon_k, delta / K')``, ``epsilon_k`` as above. ``privacy_guarantee_`` is the
-    accountant's (``"exact"`` for PLD and RDP). Nothing else reads the rows: the
+    to ``(epsilon_k, delta / K')``, ``epsilon_k`` as above. With ``groups`` patients are
+    sampled (``batch_size`` counts patients) and each one's gradient sum over its at
+    most ``k`` rows, divided by ``k``, is clipped as one vector: sensitivity
+    ``max_grad_norm`` per patient, ``epsilon_k`` per patient with no division by ``k``
+    (:mod:`skdp.training._patients`). ``privacy_guarantee_`` is the accountant's
+    (``"exact"`` for PLD and RDP). Nothing else reads the rows: the
     hyperparameters are public defaults, the same for every data set.
 
     **Floating point.** The guarantee is for the mathematical mechanism: the noise
@@ -411,8 +415,8 @@ dict, default=None
         groups : array-like of shape (n_samples,), default=None
             The patient of each row: the guarantee is then per patient (each keeps at
             most ``max_rows_per_group`` rows, chosen at random; Notes). Objective
-            perturbation only (``mechanism="auto"`` picks it); needs declared
-            ``bounds_X``.
+            perturbation (``mechanism="auto"`` picks it) or per-patient DP-SGD;
+            needs declared ``bounds_X``.
         **fit_params : dict
             Only ``sample_weight=None`` is accepted; weights are rejected.
 
@@ -433,7 +437,8 @@ dict, default=None
         elif mechanism == "auto":  # public inputs only: n, p, declared classes, budget
             mechanism = auto_mechanism(n, p, epsilon, delta, n_problems)
         if mechanism == "dpsgd":  # delta against the public n (a DeltaTooLargeWarning)
-            self._check_privacy_params(n_samples=n, require_delta=math.isfinite(epsilon))
+            n_units = n if codes is None else int(codes.max()) + 1  # rows or patients
+            self._check_privacy_params(n_samples=n_units, require_delta=math.isfinite(epsilon))
         streams = fit_streams(
             self.random_state,
             ["bounds", "noise", "dpsgd", "groups"],
@@ -448,7 +453,7 @@ dict, default=None
         )
         if codes is not None:  # at most k rows per patient, chosen at random
             keep = bound_contributions(codes, k, streams["groups"])
-            X, y = X[keep], y[keep]
+            X, y, codes = X[keep], y[keep], codes[keep]
         lo, hi, eps_bounds = resolve_feature_bounds(self, X, epsilon, streams["bounds"])
         plan = LogisticPlan.build(
             epsilon=epsilon,
@@ -460,7 +465,8 @@ dict, default=None
             max_rows_per_group=k,
         )
         Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
-        weights, guarantee = self._fit_problems(Z, scale, y, classes, plan, streams)
+        units = None if codes is None else (codes, k)
+        weights, guarantee = self._fit_problems(Z, scale, y, classes, plan, streams, units)
         return self._record(plan, weights, guarantee, (lo, hi), (ax, cx, scale), p)
 
     def _validate_input(self, X, y, fit_params):
@@ -472,9 +478,10 @@ dict, default=None
         self.classes_ = resolve_classes(self, y)
         return X, y, self.classes_
 
-    def _fit_problems(self, Z, scale, y, classes, plan, streams):
+    def _fit_problems(self, Z, scale, y, classes, plan, streams, units=None):
         """The weights of each binary problem (one-vs-rest beyond two classes) on the
-        scaled rows ``Z``, and the guarantee of the mechanism that ran."""
+        scaled rows ``Z``, and the guarantee of the mechanism that ran; ``units``:
+        ``(codes, k)`` of a patient-level DP-SGD fit."""
         weights = np.empty((plan.n_problems, Z.shape[1]))
         self.n_iter_, self.loss_curve_ = 0, np.empty(0)
         guarantee, curves = "exact", []
@@ -496,6 +503,7 @@ dict, default=None
                     plan.delta_problem,
                     streams["dpsgd"],
                     progress=(k, plan.n_problems, done, private),
+                    groups=units,
                 )
                 weights[k] = v / scale
                 self.n_iter_ = int(result.n_steps)

@@ -15,15 +15,20 @@ __all__ = ["fit_binary_dpsgd"]
 _logger = get_logger(__name__)
 
 
-def fit_binary_dpsgd(est, U, positive, epsilon, delta, rng, progress=(0, 1, 0.0, True)):
+def fit_binary_dpsgd(
+    est, U, positive, epsilon, delta, rng, progress=(0, 1, 0.0, True), groups=None
+):
     """One binary problem by DP-SGD; ``(weights on U, TrainingResult)``.
 
     ``progress = (problem index, number of problems, epsilon spent before it,
-    private)`` for the progress records.
+    private)`` for the progress records. ``groups = (codes, k)``: patient-level DP-SGD
+    (:mod:`skdp.training._patients`: patients of at most ``k`` rows, already bounded,
+    sampled at ``batch_size / n_patients``, each patient's gradient sum over ``k``
+    clipped to ``max_grad_norm``); ``(epsilon, delta)`` then hold per patient.
     """
     # linear_model imports no torch: the module, loss and tensors come from the
     # torch boundary (utils._torch), the steps from the training engine
-    from skdp.training import train_dpsgd
+    from skdp.training import RecordGroups, train_dpsgd
     from skdp.utils._torch import logistic_record_loss, to_numpy, to_tensor, zero_linear
 
     module = zero_linear(U.shape[1], dtype="float64")
@@ -45,6 +50,7 @@ def fit_binary_dpsgd(est, U, positive, epsilon, delta, rng, progress=(0, 1, 0.0,
         accountant=est.accountant,
         random_state=int(rng.integers(2**32)),
         callback=functools.partial(_progress, est, progress=progress),
+        groups=None if groups is None else RecordGroups(*groups),
     )
     return to_numpy(module.weight.detach()).ravel().copy(), result
 

@@ -16,12 +16,8 @@ __all__ = ["check_patient_groups", "resolve_classes", "resolve_feature_bounds"]
 
 
 def check_patient_groups(est, groups, n):
-    """``(codes, k)`` of a patient-level fit: objective perturbation, declared bounds."""
-    if groups is not None and est.mechanism == "dpsgd":
-        raise ValueError(
-            "mechanism='dpsgd' with groups= is not implemented yet (DP-SGD per patient "
-            "needs per-patient clipping); use mechanism='objective' or 'auto'"
-        )
+    """``(codes, k)`` of a patient-level fit (objective perturbation or per-patient
+    DP-SGD): declared bounds."""
     return patient_codes(est, groups, n, estimated=("bounds_X",))
 
 

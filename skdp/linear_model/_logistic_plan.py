@@ -95,7 +95,8 @@ class LogisticPlan:
         The contribution bound ``k`` of a patient-level fit: each problem is run at
         ``eps_problem = (epsilon - eps_bounds) / (n_problems k)`` per row, which is
         ``k`` times that per patient of at most ``k`` rows (``DPLogisticRegression``
-        Notes); ``None`` per row.
+        Notes); DP-SGD clips per patient and runs at ``eps_problem`` per patient
+        (no division); ``None`` per row.
     """
 
     epsilon: float
@@ -117,7 +118,7 @@ class LogisticPlan:
         mechanism, the number of problems (from the declared classes), ``C`` and the
         contribution bound of a patient-level fit."""
         eps_problem = (epsilon - eps_bounds) / n_problems
-        if max_rows_per_group is not None:  # per row; k times that per patient
+        if max_rows_per_group is not None and mechanism != "dpsgd":  # k x per patient
             eps_problem = eps_problem / int(max_rows_per_group)
         ridge, rate = objective_perturbation_parameters(eps_problem, C)
         return cls(
@@ -136,7 +137,8 @@ class LogisticPlan:
     @property
     def eps_problem_spent(self):
         """The epsilon one problem spends per privacy unit (per patient with groups:
-        ``k eps_problem``), for the progress records' public schedule."""
+        ``k eps_problem`` for objective perturbation, ``eps_problem`` for DP-SGD), for
+        the progress records' public schedule."""
         return (self.epsilon - self.eps_bounds) / self.n_problems
 
     @property

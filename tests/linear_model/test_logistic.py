@@ -448,7 +448,8 @@ def test_privacy_facts_come_from_the_plan_alone(kw):
 def test_patient_level_fit_runs_each_problem_at_epsilon_over_k():
     """groups= with max_rows_per_group=k: objective perturbation at epsilon / k per
     row (epsilon per patient), the unit recorded; 'auto' picks objective perturbation;
-    DP-SGD, estimated bounds and a missing bound are refused."""
+    estimated bounds and a missing bound are refused (DP-SGD per patient:
+    tests/linear_model/test_logistic_dpsgd_groups.py)."""
     from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
     from skdp.linear_model._logistic_plan import LogisticPlan
 
@@ -469,10 +470,6 @@ def test_patient_level_fit_runs_each_problem_at_epsilon_over_k():
     assert plain.privacy_unit_ == "row" and plain.max_rows_per_group_ is None
     with pytest.raises(ValueError, match="needs max_rows_per_group"):
         DPLogisticRegression(**kw).fit(X, event, groups=groups)
-    with pytest.raises(ValueError, match="dpsgd.*not implemented"):
-        DPLogisticRegression(mechanism="dpsgd", max_rows_per_group=2, **kw).fit(
-            X, event, groups=groups
-        )
     bad = {**kw, "bounds_X": None}
     with pytest.raises(ValueError, match="bounds_X=None with groups"):
         DPLogisticRegression(max_rows_per_group=2, **bad).fit(X, event, groups=groups)
