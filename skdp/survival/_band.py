@@ -23,9 +23,10 @@ __all__ = ["SurvivalCurveBase", "band_from_draws", "step_lookup"]
 STREAMS = ("groups", "noise", "band")
 
 
-def step_lookup(edges, values, times, *, name="times"):
+def step_lookup(edges, values, times, *, interpolate=False, name="times"):
     """``values`` (one row per edge) at ``times`` as a right-continuous step function:
-    the value at the last edge ``<= t``. Times outside ``[0, max_time]`` are refused."""
+    the value at the last edge ``<= t``; with ``interpolate=True`` linear between the
+    edges. Times outside ``[0, max_time]`` are refused."""
     try:
         t = np.asarray(times, dtype=np.float64)
     except (TypeError, ValueError):
@@ -39,8 +40,14 @@ def step_lookup(edges, values, times, *, name="times"):
             f"{name} must lie within [0, max_time]: the curve is not estimated beyond "
             "the public horizon"
         )
-    idx = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, edges.size - 1)
-    out = np.asarray(values)[idx]
+    values = np.asarray(values)
+    if interpolate:
+        flat = values.reshape(values.shape[0], -1)
+        cols = [np.interp(t, edges, flat[:, i]) for i in range(flat.shape[1])]
+        out = np.stack(cols, axis=-1).reshape((t.size, *values.shape[1:]))
+    else:
+        idx = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, edges.size - 1)
+        out = values[idx]
     return out[0] if scalar else out
 
 

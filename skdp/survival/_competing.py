@@ -202,8 +202,9 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         self.bootstrap_incidence_ = boot
         return self
 
-    def predict(self, times):
-        """The private cumulative incidence of each event type at ``times``.
+    def predict(self, times, *, interpolate=False):
+        """The private cumulative incidence of each event type at ``times`` (a step
+        function; ``interpolate=True``: linear between the grid edges).
 
         Returns
         -------
@@ -211,10 +212,11 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         """
         check_is_fitted(self, "cumulative_incidence_")
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        return step_lookup(self.timeline_, self.cumulative_incidence_, t)
+        return step_lookup(self.timeline_, self.cumulative_incidence_, t, interpolate=interpolate)
 
-    def predict_interval(self, times, alpha=0.05):
-        """Pointwise ``1 - alpha`` intervals of each cumulative incidence, noise included.
+    def predict_interval(self, times, alpha=0.05, *, interpolate=False):
+        """Pointwise ``1 - alpha`` intervals of each cumulative incidence, noise included
+        (``interpolate`` as in :meth:`predict`).
 
         Returns
         -------
@@ -225,7 +227,8 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         draws = self.bootstrap_incidence_ if self.bootstrap_incidence_.shape[0] else est[None]
         lower, upper = band_from_draws(est, draws, alpha)
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        return step_lookup(self.timeline_, np.stack([lower, upper], axis=-1), t)
+        band = np.stack([lower, upper], axis=-1)
+        return step_lookup(self.timeline_, band, t, interpolate=interpolate)
 
     def plot(self, ax=None, *, alpha=0.05, **kwargs):
         """Draw each cumulative incidence as a step function with its band.

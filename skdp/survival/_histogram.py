@@ -155,23 +155,27 @@ def fit_curves(counts):
     """Curves of one stratum from its (noisy) histogram ``counts`` of shape ``(m, C)``.
 
     Returns ``(n_risk, hazard, survival)``: the projected number at risk ``(m,)``, the
-    cumulative cause-specific hazards at the grid edges ``(m + 1, C - 1)``
-    (Nelson--Aalen on the grid with the life-table denominator ``n_j - c_j / 2``, each
-    made non-decreasing and non-negative by isotonic regression) and the overall
-    survival at the edges ``(m + 1,)`` (the product over intervals of ``1 - q_j``,
-    ``q_j`` the all-cause hazard increment clipped to ``[0, 1]``).
+    cumulative cause-specific hazards at the grid edges ``(m + 1, C - 1)`` and the
+    overall survival at the edges ``(m + 1,)``.
+
+    The cumulative number of events of each type is projected onto non-decreasing
+    sequences from 0 (isotonic regression on the count scale, where every interval's
+    noise has the same variance; projecting the cumulative hazard instead lets the
+    huge noisy increments of the tail, where few are at risk, flatten the whole curve).
+    Its increments ``d_j >= 0`` over the life-table denominator ``n_j - c_j / 2`` (rows
+    censored inside an interval count half) are the Nelson--Aalen steps; ``S`` is the
+    product of ``1 - q_j``, ``q_j`` the all-cause step clipped to ``[0, 1]``.
     """
     counts = np.asarray(counts, dtype=np.float64)
     n_risk = at_risk(counts)
     denom = np.maximum(n_risk - np.maximum(counts[:, 0], 0.0) / 2.0, 1.0)
-    steps = counts[:, 1:] / denom[:, None]
+    events = np.vstack([np.zeros(counts.shape[1] - 1), np.cumsum(counts[:, 1:], axis=0)])
+    for c in range(events.shape[1]):
+        if (np.diff(events[:, c]) < 0).any():
+            events[:, c] = _isotonic(events[:, c], increasing=True)
+    steps = np.maximum(np.diff(events, axis=0), 0.0) / denom[:, None]
     hazard = np.vstack([np.zeros(steps.shape[1]), np.cumsum(steps, axis=0)])
-    for c in range(hazard.shape[1]):
-        if (np.diff(hazard[:, c]) < 0).any():
-            hazard[:, c] = _isotonic(hazard[:, c], increasing=True)
-    hazard = np.maximum(hazard, 0.0)
-    hazard -= hazard[0]
-    q = np.clip(np.diff(hazard, axis=0).sum(axis=1), 0.0, 1.0)
+    q = np.clip(steps.sum(axis=1), 0.0, 1.0)
     survival = np.r_[1.0, np.cumprod(1.0 - q)]
     return n_risk, hazard, survival
 

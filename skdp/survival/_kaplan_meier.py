@@ -102,7 +102,8 @@ class DPKaplanMeier(SurvivalCurveBase):
 
     ``predict`` is a right-continuous step function on the grid; within an interval it
     keeps the value at its start, so it differs from a continuous-time Kaplan--Meier
-    curve by up to the drop of one interval (choose the grid accordingly).
+    curve by up to the drop of one interval (choose the grid accordingly, or use
+    ``interpolate=True``).
 
     References
     ----------
@@ -186,28 +187,34 @@ class DPKaplanMeier(SurvivalCurveBase):
         self.bootstrap_survival_ = boot
         return self
 
-    def predict(self, times):
+    def predict(self, times, *, interpolate=False):
         """The private survival probability ``S(t)`` at ``times`` (a step function).
 
         Parameters
         ----------
         times : float or array-like of shape (n_times,)
             Within ``[0, max_time]``.
+        interpolate : bool, default=False
+            ``True``: linear between the grid edges (the life-table assumption of
+            events spread evenly inside an interval) instead of the step function;
+            closer to a continuous-time curve on a coarse grid.
 
         Returns
         -------
         float or ndarray of shape (n_times,)
         """
         check_is_fitted(self, "survival_function_")
-        return step_lookup(self.timeline_, self.survival_function_, times)
+        return step_lookup(self.timeline_, self.survival_function_, times, interpolate=interpolate)
 
-    def predict_cumulative_hazard(self, times):
-        """The private Nelson--Aalen cumulative hazard ``H(t)`` at ``times``."""
+    def predict_cumulative_hazard(self, times, *, interpolate=False):
+        """The private Nelson--Aalen cumulative hazard ``H(t)`` at ``times`` (a step
+        function; ``interpolate=True``: linear between the grid edges)."""
         check_is_fitted(self, "cumulative_hazard_")
-        return step_lookup(self.timeline_, self.cumulative_hazard_, times)
+        return step_lookup(self.timeline_, self.cumulative_hazard_, times, interpolate=interpolate)
 
-    def predict_interval(self, times, alpha=0.05):
-        """Pointwise ``1 - alpha`` confidence interval of ``S(t)``, noise included.
+    def predict_interval(self, times, alpha=0.05, *, interpolate=False):
+        """Pointwise ``1 - alpha`` confidence interval of ``S(t)``, noise included
+        (``interpolate`` as in :meth:`predict`).
 
         Returns
         -------
@@ -224,7 +231,7 @@ class DPKaplanMeier(SurvivalCurveBase):
             lower, upper = est, est
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         band = np.column_stack([lower, upper])
-        return step_lookup(self.timeline_, band, t)
+        return step_lookup(self.timeline_, band, t, interpolate=interpolate)
 
     def plot(self, ax=None, *, alpha=0.05, label="DP Kaplan-Meier", **kwargs):
         """Draw the curve as a step function with its ``1 - alpha`` band.

@@ -222,3 +222,12 @@ def test_dask_input_is_counted_on_the_workers():
     assert private.epsilon_spent_ == 1.0
     with pytest.raises(ValueError, match="not supported for Dask input"):
         DPKaplanMeier(max_time=20.0, max_rows_per_group=2).fit(frame, groups=np.arange(900))
+
+
+def test_interpolate_is_linear_between_edges():
+    km = DPKaplanMeier(epsilon=math.inf, max_time=20.0, n_intervals=10).fit(_data(800))
+    e, s = km.timeline_, km.survival_function_
+    mid = (e[2] + e[3]) / 2
+    assert km.predict(mid, interpolate=True) == pytest.approx((s[2] + s[3]) / 2)
+    np.testing.assert_allclose(km.predict(e, interpolate=True), s)
+    assert km.predict_interval([mid], interpolate=True).shape == (1, 2)
