@@ -11,10 +11,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.linear_model._functional_groups import _bound_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import (
-    _check_groups,
-    _check_inside,
     _release,
     _release_centre,
     _resolve_bounds,
@@ -26,7 +25,6 @@ from skdp.linear_model._functional_release import (
 from skdp.linear_model._inference import LinearInferenceMixin, exact_sum_sq, released_statistics
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
-from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
@@ -454,8 +452,8 @@ default=None
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            sensitivity is that many times the row's (Notes). In memory only; needs
-            declared ``bounds_X`` and ``bounds_y``.
+            sensitivity is that many times the row's (Notes). A Dask array or Series
+            with Dask ``X``: bounded on the workers (:doc:`/dask`).
         **fit_params : dict
             Only ``sample_weight=None`` is accepted; weights are rejected.
 
@@ -476,20 +474,17 @@ default=None
             X=X,
             y=y,
             groups=codes,
-            # the bounded subset depends on the row order: a permuted copy must not
-            # reuse the noise on other rows
-            order_invariant=codes is None,
+            # in memory the bounded subset depends on the row order: a permuted copy
+            # must not reuse the noise on other rows (on Dask it does not)
+            order_invariant=codes is None or dask_input,
         )
         columns = list(getattr(self, "feature_names_in_", range(p)))
         (lo, hi), (ylo, yhi), eps_bounds = _resolve_bounds(
             self, X, y, epsilon, streams["bounds"], columns
         )
-        if not self.clip and not dask_input:  # every row, before any is dropped at random
-            _check_inside(X, lo, hi, columns)
-            _check_inside(y[:, None], np.array([ylo]), np.array([yhi]), ["y"])
-        if codes is not None:  # at most k rows per patient, chosen at random
-            keep = bound_contributions(codes, k, streams["groups"])
-            X, y, n = X[keep], y[keep], keep.shape[0]
+        # clip=False: every row checked; then at most k rows per patient, at random
+        bounds = (lo, hi, ylo, yhi)
+        X, y, n = _bound_rows(self, X, y, bounds, columns, codes, k, streams["groups"], dask_input)
         scaling = _Scaling.build(lo, hi, ylo, yhi, fit_intercept=self.fit_intercept)
         plan = FunctionalPlan.build(
             n=n,

@@ -21,7 +21,6 @@ from skdp.mechanisms.sensitivity import (
     target_moments_sensitivity,
 )
 from skdp.utils._data_free import nonfinite_error
-from skdp.utils._groups import patient_codes
 from skdp.utils._rowsum import (
     any_dask,
     check_dask_input,
@@ -528,11 +527,6 @@ def _check_dask_bounds(est):
                 f"{name}={value!r} is not supported for Dask input: declare public "
                 f"bounds (a private bound estimate over partitions is not implemented)"
             )
-
-
-def _check_groups(est, groups, n, dask_input):
-    """``(codes, k)`` of a patient-level fit (declared bounds only)."""
-    return patient_codes(est, groups, n, dask_input=dask_input, estimated=("bounds_X", "bounds_y"))
 
 
 def _validate_input(est, X, y, fit_params):

@@ -6,6 +6,7 @@ Neighbouring relation: **replace one row**; the number of rows is public. With
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -20,11 +21,13 @@ from skdp.metrics._checks import (
     _check_ledger,
 )
 from skdp.utils._groups import (
+    DASK_GROUPS_IN_MEMORY,
     GROUPS_HELP,
     bound_contributions,
     check_groups,
     check_max_rows_per_group,
 )
+from skdp.utils._groups_dask import bound_dask_rows, check_dask_groups
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import any_dask, as_1d, n_rows, row_sum
 from skdp.utils._sklearn_compat import validate_params
@@ -138,7 +141,7 @@ def dp_accuracy_score(
         raise ValueError("y_true is empty")
     if not any_dask(yt, yp):
         _check_labels(yt, yp)
-    codes = None if groups is None else check_groups(groups, N)
+    codes = _patient_labels(groups, N, any_dask(yt, yp))
     epsilon, delta = check_privacy_params(epsilon, delta)
     rng = release_rng(
         random_state,
@@ -147,8 +150,8 @@ def dp_accuracy_score(
     )
     _check_ledger(ledger)
     if codes is not None:  # at most k rows per patient, chosen at random
-        yt, yp = _bounded(codes, k, rng, yt, yp)
-        N = yt.shape[0]
+        yt, yp = _bounded(codes, k, rng, yt, yp, check=_correct_block)
+        N = int(yt.shape[0])
     # exact, in blocks or per partition; on Dask the labels are validated in this pass,
     # so the ledger is charged after it: a refused input spends nothing
     correct = int(row_sum(_correct_block, yt, yp) or 0)
@@ -163,31 +166,37 @@ def dp_accuracy_score(
 
 def _check_bound(groups, max_rows_per_group, *arrays):
     """The contribution bound ``k`` of a patient-level metric (``None`` without
-    ``groups``); errors name the parameter, never a value. Dask input with ``groups``
-    is refused (bounding a patient's rows needs them together)."""
+    ``groups``); errors name the parameter, never a value. Dask ``groups`` beside
+    in-memory labels is refused (computing them would bring them to the client)."""
     k = None if max_rows_per_group is None else check_max_rows_per_group(max_rows_per_group)
     if groups is None:
         return None
-    if any_dask(groups, *arrays):
-        raise ValueError(
-            "groups= is not supported for Dask input yet: bounding a patient's rows "
-            "needs them together (score in memory, or without groups)"
-        )
+    if any_dask(groups) and not any_dask(*arrays):
+        raise ValueError(DASK_GROUPS_IN_MEMORY)
     if k is None:
         raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
     return k
 
 
+def _patient_labels(groups, n, dask_input):
+    """The checked labels: integer codes in memory, a 1-D Dask array (or the checked
+    in-memory labels) beside Dask input, bounded on the workers (:func:`_bounded`)."""
+    if groups is None:
+        return None
+    return check_dask_groups(groups, n) if dask_input else check_groups(groups, n)
+
+
 def _seed_material(params, data, codes, k):
     """``release_rng``'s ``params``, ``data`` and ``order_invariant``: the grouping and
     ``k`` only when ``groups`` is given (row-level seeds stay as they were), and then
-    order-dependent (the bounded subset depends on the row order)."""
+    order-dependent in memory (the bounded subset depends on the row order; on Dask it
+    does not, and Dask input is digested as a multiset)."""
     if codes is None:
         return {"params": params, "data": data, "order_invariant": True}
     return {
         "params": {**params, "max_rows_per_group": k},
         "data": (*data, codes),
-        "order_invariant": False,
+        "order_invariant": any_dask(*data),
     }
 
 
@@ -200,11 +209,24 @@ def _spend(ledger, epsilon, label, codes):
         ledger.spend(epsilon, 0.0, label=label, unit="group")
 
 
-def _bounded(codes, k, rng, *arrays):
+def _bounded(codes, k, rng, *arrays, check=None):
     """``arrays`` restricted to at most ``k`` rows per patient, chosen uniformly at
-    random with ``rng`` (:func:`skdp.utils._groups.bound_contributions`)."""
+    random with ``rng`` (:func:`skdp.utils._groups.bound_contributions`); on Dask
+    input on the workers, after Dask's shuffle by patient
+    (:func:`skdp.utils._groups_dask.bound_dask_rows`), once every row passed the block
+    check ``check`` (whether the input is refused must not depend on the rows kept)."""
+    if any_dask(*arrays):
+        if check is not None:  # its result (of every row) is dropped on the workers
+            row_sum(functools.partial(_only_check, check), *arrays)
+        return tuple(bound_dask_rows(list(arrays), codes, k, rng)[0])
     keep = bound_contributions(codes, k, rng)
     return tuple(a[keep] for a in arrays)
+
+
+def _only_check(check, *blocks):
+    """Run the block check ``check`` and return 0 (nothing of the rows)."""
+    check(*blocks)
+    return 0
 
 
 def _check_labels(yt, yp):

@@ -17,9 +17,14 @@ from sklearn.utils import check_consistent_length
 from skdp.base import _shared_constraints
 from skdp.mechanisms import add_laplace
 from skdp.mechanisms.sensitivity import group_sensitivity, regression_sum_sensitivities
-from skdp.metrics._accuracy import _bounded, _check_bound, _seed_material, _spend
+from skdp.metrics._accuracy import (
+    _bounded,
+    _check_bound,
+    _patient_labels,
+    _seed_material,
+    _spend,
+)
 from skdp.metrics._checks import _check_ledger
-from skdp.utils._groups import check_groups
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import (
     FRACTION_BITS,
@@ -135,16 +140,17 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, g
         check_finite(yp, name="y_pred")
     if N == 0:
         raise ValueError("y_true is empty")
-    codes = None if groups is None else check_groups(groups, N)
+    codes = _patient_labels(groups, N, any_dask(yt, yp))
     epsilon, delta = check_privacy_params(epsilon, delta)
     params = {"epsilon": epsilon, "delta": delta, "bounds_y": (lo, hi)}
     rng = release_rng(random_state, tag=tag, **_seed_material(params, (yt, yp), codes, k))
     _check_ledger(ledger)
+    block = functools.partial(_block_sums, lo=lo, hi=hi)
     if codes is not None:  # at most k rows per patient, chosen at random
-        yt, yp = _bounded(codes, k, rng, yt, yp)
-        N = yt.shape[0]
+        yt, yp = _bounded(codes, k, rng, yt, yp, check=block)
+        N = int(yt.shape[0])
     # exact integer sums in units of 2**-(2 FRACTION_BITS), combined exactly, rounded once
-    G = row_sum(functools.partial(_block_sums, lo=lo, hi=hi), yt, yp)
+    G = row_sum(block, yt, yp)
     if ledger is not None:
         _spend(ledger, epsilon, tag, codes)
     unit = 2 * FRACTION_BITS

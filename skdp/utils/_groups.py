@@ -30,6 +30,13 @@ GROUPS_HELP = (
 )
 
 
+#: Dask labels beside in-memory data (computing them would bring them to the client)
+DASK_GROUPS_IN_MEMORY = (
+    "groups is a Dask collection but the data are in memory: pass groups in memory "
+    "too (or the data as a Dask collection)"
+)
+
+
 def check_groups(groups, n_samples, *, name="groups"):
     """Validated group labels as integer codes ``0 .. n_groups - 1`` in order of first
     appearance (``ndarray`` of ``int64``, one per row).
@@ -95,24 +102,36 @@ def bound_contributions(codes, max_rows, rng):
     return np.sort(by_group[rank < max_rows])
 
 
-def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=()):
+def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=(), dask_ok=False):
     """``(codes, k)`` of a patient-level fit by ``est``; ``(None, None)`` without
     ``groups``.
 
     Refuses, naming the parameter: Dask input (bounding a patient's rows needs them
-    together), ``groups`` without ``est.max_rows_per_group`` (with
-    :data:`GROUPS_HELP`), a bad bound, bad labels (:func:`check_groups`), and any of
-    the bounds parameters named in ``estimated`` left to a private estimate (``None``
-    or ``"private"``), which is not implemented per patient.
+    together) unless ``dask_ok`` (the caller bounds on the workers,
+    :func:`skdp.utils._groups_dask.bound_dask_rows`; the codes are then the labels as a
+    1-D Dask array, or the checked in-memory labels), Dask ``groups`` beside in-memory
+    data, ``groups`` without ``est.max_rows_per_group`` (with :data:`GROUPS_HELP`), a
+    bad bound, bad labels (:func:`check_groups`), and any of the bounds parameters
+    named in ``estimated`` left to a private estimate (``None`` or ``"private"``),
+    which is not implemented per patient.
     """
+    from skdp.utils._rowsum import is_dask_collection
+
     if groups is None:
         return None, None
-    if dask_input:
+    if dask_input and not dask_ok:
         raise ValueError(
             "groups= is not supported for Dask input yet: bounding a patient's rows "
             "needs them together (fit in memory, or without groups)"
         )
-    codes = check_groups(groups, n_samples)
+    if dask_input:
+        from skdp.utils._groups_dask import check_dask_groups
+
+        codes = check_dask_groups(groups, n_samples)
+    elif is_dask_collection(groups):
+        raise ValueError(DASK_GROUPS_IN_MEMORY)
+    else:
+        codes = check_groups(groups, n_samples)
     if est.max_rows_per_group is None:
         raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
     k = check_max_rows_per_group(est.max_rows_per_group)

@@ -1,0 +1,65 @@
+"""The patient as the privacy unit in :class:`DPLinearRegression`: the labels and the
+contribution bound, the ``clip=False`` check of every row, and the random choice of at
+most ``k`` rows per patient, in memory or on the Dask workers (:doc:`/patients`).
+
+Every statistic of the fit is a sum of per-row terms, so after the bounding a patient
+moves it by at most ``k`` rows' terms and every sensitivity is ``k`` times the row's
+(:func:`skdp.mechanisms.sensitivity.group_sensitivity`, in the release plan).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from skdp.linear_model._functional_release import _check_inside
+from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._groups_dask import bound_dask_rows
+from skdp.utils._rowsum import n_rows, row_sum
+
+__all__ = ["_bound_rows", "_check_groups"]
+
+
+def _check_groups(est, groups, n, dask_input):
+    """``(codes, k)`` of a patient-level fit (declared bounds only); on Dask input the
+    codes are the labels, bounded on the workers (:func:`_bound_rows`)."""
+    return patient_codes(
+        est,
+        groups,
+        n,
+        dask_input=dask_input,
+        estimated=("bounds_X", "bounds_y"),
+        dask_ok=True,
+    )
+
+
+def _inside_block(X, y, lo, hi, ylo, yhi, columns):
+    """Check one block of rows against the declared bounds (``clip=False``)."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).reshape(-1, 1)
+    _check_inside(X, lo, hi, columns)
+    _check_inside(y, np.array([ylo]), np.array([yhi]), ["y"])
+    return 0
+
+
+def _bound_rows(est, X, y, bounds, columns, codes, k, rng, dask_input):
+    """``(X, y, n)`` of the rows released: with ``clip=False`` every row is checked
+    against the declared ``bounds = (lo, hi, ylo, yhi)`` before any is dropped at
+    random; with ``groups`` each patient keeps at most ``k`` rows chosen at random with
+    ``rng`` (in memory, or on the Dask workers after Dask's shuffle by patient,
+    :func:`skdp.utils._groups_dask.bound_dask_rows`)."""
+    lo, hi, ylo, yhi = bounds
+    if not est.clip and not dask_input:
+        _inside_block(X, y, lo, hi, ylo, yhi, columns)
+    elif not est.clip and codes is not None:  # Dask: a pass over all rows, on the workers
+        row_sum(
+            functools.partial(_inside_block, lo=lo, hi=hi, ylo=ylo, yhi=yhi, columns=columns), X, y
+        )
+    if codes is None:
+        return X, y, n_rows(X) if dask_input else X.shape[0]
+    if dask_input:
+        (X, y), n = bound_dask_rows([X, y], codes, k, rng)
+        return X, y, n
+    keep = bound_contributions(codes, k, rng)
+    return X[keep], y[keep], keep.shape[0]

@@ -1,0 +1,177 @@
+"""Contribution bounding on Dask input: each patient keeps at most ``k`` of its rows,
+chosen at random **on the workers** (:doc:`/patients`, :doc:`/dask`).
+
+Bounding needs a patient's rows together, and a patient's rows may lie in any
+partition. The rows (the data columns and the patient label) are moved by Dask's own
+shuffle on the label (``DataFrame.shuffle``, on the workers), so that all rows of a
+patient land in one partition; each partition then keeps at most ``k`` rows per
+patient and the result stays a lazy Dask collection. The client receives only one row
+count per partition (the number of rows kept is public, as the number of rows is).
+
+Random choice. Every row gets a pseudo-random priority: a keyed hash (splitmix64
+rounds, :func:`skdp.utils._random._mix`) of a secret 64-bit key drawn from the
+estimator's own noise stream, of the row's contents and label, and of its occurrence
+number among identical rows of the same patient; a patient keeps its ``k`` rows of
+smallest priority. For a fresh key the priorities of a patient's rows are independent
+and uniform (up to the hash), so every ``k``-subset of its rows is equally likely,
+whatever their order and partition. The choice for a patient depends only on the key
+and on that patient's own rows, so adding or removing a patient changes the bounded
+data by that patient's at most ``k`` rows: the sensitivity of every sum is ``k`` times
+the row's (:func:`skdp.mechanisms.sensitivity.group_sensitivity`) -- the same bound as
+for the in-memory choice (:func:`skdp.utils._groups.bound_contributions`), whose
+random rows differ. The kept multiset of rows is a function of the key and of the
+multiset of rows, so a permuted or repartitioned copy of the data keeps the same rows
+(a seeded release digests Dask input as a multiset, ``order_invariant=True``). The key
+lives only in the task graph of the fit; nothing of it is stored.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from skdp.utils._random import _cell_keys, _mix
+from skdp.utils._rowsum import (
+    _frame_lengths,
+    as_1d,
+    dask_errors,
+    is_dask_collection,
+    n_rows,
+)
+
+__all__ = ["bound_dask_rows", "check_dask_groups"]
+
+#: the label column of the shuffled frame
+_LABEL = "__skdp_group__"
+_OFFSET = np.uint64(0x9E3779B97F4A7C15)
+
+
+def check_dask_groups(groups, n_samples, *, name="groups"):
+    """``groups`` for a fit on Dask input: a 1-D Dask array of labels (from a Dask
+    array, Series or one-column DataFrame) or an in-memory array checked as in memory.
+
+    Raises ``ValueError`` for a wrong length or shape, naming ``name``; missing labels
+    are refused per partition when the rows are bounded (:func:`bound_dask_rows`).
+    Nothing is computed but one row count per partition (when Dask does not know it).
+    """
+    if not is_dask_collection(groups):
+        from skdp.utils._groups import check_groups
+
+        check_groups(groups, n_samples, name=name)  # in memory already: checked here
+        return np.asarray(groups.array if hasattr(groups, "array") else groups)
+    try:
+        with warnings.catch_warnings():  # text labels become an object array: intended
+            warnings.filterwarnings("ignore", "Dask currently has limited support")
+            labels = as_1d(groups, name)
+    except ValueError:
+        raise ValueError(f"{name} must be 1-d (one label per row)") from None
+    if n_rows(labels) != n_samples:
+        raise ValueError(
+            f"{name} has {n_rows(labels)} labels for {n_samples} rows: one label per row"
+        )
+    return labels
+
+
+def _frame(arrays, labels):
+    """One lazy Dask DataFrame of the aligned ``arrays`` (data columns ``a{i}_{j}``) and
+    the labels (column :data:`_LABEL`), partitioned like the first array's rows."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    chunks = arrays[0].chunks[0]
+    frames = []
+    for i, a in enumerate(arrays):
+        a = a.rechunk((chunks,) + tuple(-1 for _ in a.shape[1:]))
+        width = 1 if a.ndim == 1 else int(a.shape[1])
+        a = a.reshape(a.shape[0], width) if a.ndim == 1 else a
+        frames.append(dd.from_dask_array(a, columns=[f"a{i}_{j}" for j in range(width)]))
+    if is_dask_collection(labels):
+        labels = labels.rechunk((chunks,))
+    else:
+        labels = da.from_array(labels, chunks=(chunks,))
+    frames.append(dd.from_dask_array(labels, columns=_LABEL))
+    return dd.concat(frames, axis=1)
+
+
+def _check_labels(labels):
+    """Missing labels are refused, naming ``groups`` (never a label)."""
+    import pandas as pd
+
+    missing = ~np.isfinite(labels) if labels.dtype.kind == "f" else pd.isna(labels)
+    if np.any(missing):
+        raise ValueError("groups has missing or non-finite labels (every row needs one)")
+
+
+def _priorities(part, key):
+    """``(patient key, priority)`` of every row of ``part`` (module docstring); the
+    patient key is the label's 64-bit hash (two labels of one hash would share one
+    bound of ``k`` rows: fewer rows, never more)."""
+    import pandas as pd
+
+    patient = _cell_keys(part[_LABEL].to_numpy())
+    content = np.full(len(part), np.uint64(key), dtype=np.uint64)
+    for j, column in enumerate(part.columns):
+        offset = np.uint64((j + 1) * int(_OFFSET) % 2**64)
+        content = _mix(content ^ (_cell_keys(part[column].to_numpy()) + offset))
+    # the occurrence number among identical rows of a patient: duplicates differ too
+    occurrence = pd.DataFrame({"g": patient, "h": content}).groupby(["g", "h"]).cumcount()
+    return patient, _mix(content ^ _mix(occurrence.to_numpy().astype(np.uint64) + _OFFSET))
+
+
+def _keep_k(part, k, key):
+    """The rows of one shuffled partition that are kept: at most ``k`` per patient,
+    those of smallest priority, in the order of (patient key, priority) -- a function
+    of the rows, not of the order in which the shuffle delivered them, so every
+    column computed apart lines up."""
+    if len(part) == 0:
+        return part
+    _check_labels(part[_LABEL].to_numpy())
+    patient, priority = _priorities(part, key)
+    order = np.lexsort((priority, patient))
+    sorted_patient = patient[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_patient)) + 1]
+    sizes = np.diff(np.r_[starts, len(order)])
+    rank = np.arange(len(order)) - np.repeat(starts, sizes)
+    return part.iloc[order[rank < k]]
+
+
+def bound_dask_rows(arrays, groups, k, rng):
+    """The rows of ``arrays`` with each patient kept to at most ``k`` rows, chosen at
+    random on the workers (module docstring).
+
+    Parameters
+    ----------
+    arrays : sequence of Dask arrays (1-d or 2-d) or None
+        Aligned by rows (validated lazily by the caller; their blocks are checked by
+        the caller's row function after bounding).
+    groups : Dask array or in-memory array
+        One label per row (:func:`check_dask_groups`).
+    k : int
+        The contribution bound ``max_rows_per_group``.
+    rng : numpy.random.Generator
+        The estimator's own stream for the choice: one 64-bit key is drawn from it.
+
+    Returns
+    -------
+    (list, int)
+        Lazy Dask arrays of the kept rows (``None`` stays ``None``; known chunks) and
+        the number of rows kept.
+    """
+    key = int.from_bytes(rng.bytes(8), "little")
+    present = [a for a in arrays if a is not None]
+    frame = _frame(present, groups)
+    shuffled = frame.shuffle(on=_LABEL, npartitions=frame.npartitions, ignore_index=True)
+    kept = shuffled.map_partitions(_keep_k, k, key, meta=frame._meta)
+    with dask_errors("groups"):
+        lengths = tuple(_frame_lengths(kept))
+    out, i = [], 0
+    for a in arrays:
+        if a is None:
+            out.append(None)
+            continue
+        columns = [c for c in frame.columns if c.startswith(f"a{i}_")]
+        values = kept[columns].to_dask_array(lengths=lengths)
+        out.append(values[:, 0] if a.ndim == 1 else values)
+        i += 1
+    return out, int(sum(lengths))
