@@ -57,6 +57,10 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
         The number of equal intervals when ``time_grid`` is None.
     n_iter : int, default=8
         The number of noisy Newton steps (released gradients).
+    step_size : float, default=0.7
+        The damping of each Newton step (``1``: a full step). Below 1 the steps
+        converge even where the Hessian released at the start underestimates the
+        curvature at the optimum (strong effects).
     max_grad_norm : float, default=2.0
         The clipping norm ``C`` of a patient's gradient (features in ``[-1, 1]``,
         times in units of ``max_time``).
@@ -65,7 +69,10 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
     baseline_fraction : float, default=0.1
         Share of the zCDP budget ``rho`` spent on the baseline histogram.
     hessian_fraction : float, default=0.3
-        Share of ``rho`` spent on the Hessian; the rest goes to the gradients.
+        Share of ``rho`` spent on the Hessian.
+    centre_fraction : float, default=0.05
+        Share of ``rho`` spent on the features' mean (the expansion point); the rest
+        goes to the gradients.
     max_rows_per_group : int, default=None
         With ``groups``: the public number of rows (episodes) a patient may
         contribute; rows beyond it are dropped at random.
@@ -85,7 +92,7 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
     epsilon_spent_, delta_spent_ : float
     privacy_guarantee_ : {"exact", "none"}
     privacy_breakdown_ : dict
-        ``{"baseline", "hessian", "gradient"}``: ``epsilon_spent_`` split in proportion
+        ``{"centre", "baseline", "hessian", "gradient"}``: ``epsilon_spent_`` split in proportion
         to each part's ``rho`` (see ``rho_breakdown_``); sums to ``epsilon_spent_``.
     rho_breakdown_ : dict or None
         The zCDP budget of each part (``None`` for a non-private fit).
@@ -109,17 +116,20 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
 
     **Privacy.** Neighbouring relation: add or remove one row (one patient with all
     their rows with ``groups``); the number of rows is *not* used (every release is
-    a sum, nothing is divided by ``n``). Three kinds of sums are released with
-    Gaussian noise, each of a per-patient contribution clipped in L2
+    a sum, and the one mean is a ratio of two noisy sums). Four kinds of sums are
+    released with Gaussian noise, each of a per-patient contribution clipped in L2
     (:func:`~skdp.survival._cox_plan.cox_sensitivities`, which proves the bounds):
 
-    1. the baseline histogram ``(sum_i d_ij, sum_i t_ij)_j``, sensitivity
+    1. the centre ``sum_i (1, z_i)``, sensitivity ``sqrt(1 + d)``; the noisy mean
+       ``m`` is the expansion point (features ``z - m`` from then on);
+    2. the baseline histogram ``(sum_i d_ij, sum_i t_ij)_j``, sensitivity
        ``sqrt(1 + sum_j (Delta_j / max_time)^2)``; its noisy ratio starts ``alpha``;
-    2. the Hessian of ``sum_i l_i`` at ``(alpha, 0)``, each patient's block scaled to
+    3. the Hessian of ``sum_i l_i`` at ``(alpha, 0)``, each patient's block scaled to
        Frobenius norm ``hessian_clip``, noise on its upper triangle; its eigenvalues
        are floored at a public level and it is inverted (post-processing);
-    3. ``n_iter`` gradients ``sum_i clip(grad l_i, max_grad_norm)`` at the current
-       released point, each followed by the chord-Newton step ``theta += H~^-1 g~``.
+    4. ``n_iter`` gradients ``sum_i clip(grad l_i, max_grad_norm)`` at the current
+       released point, each followed by the damped chord-Newton step ``theta +=
+       step_size H~^-1 g~``.
 
     Gaussian noise of standard deviation ``sensitivity / sqrt(2 rho_part)`` is
     ``rho_part``-zCDP; the parts compose adaptively to ``rho = zcdp_rho(epsilon,
@@ -178,6 +188,8 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
         "hessian_clip": [Interval(Real, 0, None, closed="neither")],
         "baseline_fraction": [Interval(Real, 0, 1, closed="neither")],
         "hessian_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "centre_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "step_size": [Interval(Real, 0, 1, closed="right")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
@@ -192,10 +204,12 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
         time_grid=None,
         n_intervals=10,
         n_iter=8,
+        step_size=0.7,
         max_grad_norm=2.0,
         hessian_clip=3.5,
         baseline_fraction=0.1,
         hessian_fraction=0.3,
+        centre_fraction=0.05,
         max_rows_per_group=None,
         random_state=None,
     ):
@@ -206,10 +220,12 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
         self.time_grid = time_grid
         self.n_intervals = n_intervals
         self.n_iter = n_iter
+        self.step_size = step_size
         self.max_grad_norm = max_grad_norm
         self.hessian_clip = hessian_clip
         self.baseline_fraction = baseline_fraction
         self.hessian_fraction = hessian_fraction
+        self.centre_fraction = centre_fraction
         self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
@@ -237,7 +253,7 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
         plan = self._plan(epsilon, delta, edges, Z.shape[1], k)
         streams = fit_streams(
             self.random_state,
-            ["baseline", "hessian", "gradient", "groups"],
+            ["baseline", "hessian", "gradient", "groups", "centre"],
             estimator=self,
             X=Z,
             y=np.column_stack([event, time]),
@@ -251,7 +267,9 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
             codes = np.unique(codes[keep], return_inverse=True)[1].ravel()
         data = pe_data(Z, event, time, edges, codes)
         if plan.private:
-            alpha, beta = noisy_newton(data, plan, streams, log=self._logger(plan))
+            alpha, beta = noisy_newton(
+                data, plan, streams, step_size=self.step_size, log=self._logger(plan)
+            )
         else:
             alpha, beta = exact_newton(data)
         return self._record(plan, alpha, beta, edges, (lo, hi))
@@ -291,6 +309,7 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
             hessian_clip=self.hessian_clip,
             baseline_fraction=self.baseline_fraction,
             hessian_fraction=self.hessian_fraction,
+            centre_fraction=self.centre_fraction,
             max_rows_per_group=k,
         )
 

@@ -111,6 +111,22 @@ def _symmetric_noise(size, sigma, rng):
     return upper + np.triu(upper, 1).T
 
 
+def centre_sum(data, bound):
+    """``sum`` over rows of ``(1, z_i)``, each patient's sum clipped to L2 norm
+    ``bound`` (the un-noised statistic: never stored)."""
+    rows = np.hstack([np.ones((data.Z.shape[0], 1)), data.Z])
+    return _clip_rows(data.per_unit(rows), bound).sum(0)
+
+
+def release_centre(data, plan, rng):
+    """The features' noisy mean ``m = S~ / max(n~, 1)`` clipped to ``[-1, 1]``
+    (post-processing of the noisy :func:`centre_sum`): the point the model is expanded
+    around, so that a rare binary feature is not confounded with the baseline."""
+    total = centre_sum(data, plan.sensitivities["centre"])
+    noisy = total + rng.normal(0.0, plan.sigma_centre, size=total.shape[0])
+    return np.clip(noisy[1:] / max(noisy[0], 1.0), -1.0, 1.0)
+
+
 def baseline_sum(data, bound):
     """``sum`` over patients of ``((d_ij)_j, (t_ij)_j)``, each patient's vector clipped
     to L2 norm ``bound`` (the un-noised statistic: never stored)."""
@@ -165,21 +181,26 @@ def release_gradient(data, alpha, beta, plan, rng):
     return total + rng.normal(0.0, plan.sigma_gradient, size=total.shape[0])
 
 
-def noisy_newton(data, plan, streams, log=None):
-    """``(alpha, beta)`` of the private fit: the noisy baseline as the start, one noisy
-    Hessian at ``beta = 0`` and ``n_iter`` chord-Newton steps ``theta += H~^-1 g~(theta)``
-    on noisy clipped gradients. Every step is post-processing of the releases."""
+def noisy_newton(data, plan, streams, *, step_size=1.0, log=None):
+    """``(alpha, beta)`` of the private fit (``alpha`` for ``z = 0``): features centred
+    at the noisy mean ``m``, the noisy baseline as the start, one noisy Hessian at
+    ``beta = 0`` and ``n_iter`` damped chord-Newton steps ``theta += step_size H~^-1
+    g~(theta)`` on noisy clipped gradients. Every step is post-processing of the
+    releases."""
     J, d = data.n_intervals, data.Z.shape[1]
+    centre = release_centre(data, plan, streams["centre"])
+    data = PEData(data.Z - centre, data.events, data.exposure, data.widths, data.codes)
     alpha = release_baseline(data, plan, streams["baseline"])
     beta = np.zeros(d)
     h_inv = release_hessian_inverse(data, alpha, beta, plan, streams["hessian"])
     for step in range(plan.n_iter):
         g = release_gradient(data, alpha, beta, plan, streams["gradient"])
-        delta = h_inv @ g
+        delta = step_size * (h_inv @ g)
         alpha, beta = alpha + delta[:J], beta + delta[J:]
         if log is not None:
             log(step + 1)
-    return alpha, beta
+    # alpha + (z - m) beta = (alpha - m beta) + z beta
+    return alpha - centre @ beta, beta
 
 
 def log_likelihood(data, alpha, beta):

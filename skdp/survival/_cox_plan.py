@@ -1,9 +1,10 @@
 """The release plan of :class:`~skdp.survival.DPCoxPH`: every budget share, sensitivity
 and noise scale of one fit, computed once from public inputs.
 
-The fit releases three kinds of Gaussian-noised sums (all clipped per patient): the
-baseline histogram (events and exposure per interval), one Hessian of the
-piecewise-exponential log-likelihood, and ``n_iter`` gradients. They compose under
+The fit releases four kinds of Gaussian-noised sums (all clipped per patient): the row
+count and feature sums (a centre for the features), the baseline histogram (events and
+exposure per interval), one Hessian of the piecewise-exponential log-likelihood, and
+``n_iter`` gradients. They compose under
 zero-concentrated DP (Bun & Steinke 2016): ``rho = zcdp_rho(epsilon, delta)`` is split
 by the public fractions and converted back to ``(epsilon, delta)`` exactly (Canonne,
 Kamath & Steinke 2020). The plan is the only source of ``privacy_breakdown_``,
@@ -22,11 +23,11 @@ from skdp.accounting import zcdp_rho
 __all__ = ["CoxPlan", "cox_sensitivities"]
 
 #: the parts of a fit in privacy_breakdown_ / rho_breakdown_ / noise_scale_
-PARTS = ("baseline", "hessian", "gradient")
+PARTS = ("centre", "baseline", "hessian", "gradient")
 
 
 def cox_sensitivities(edges, n_features, *, max_grad_norm, hessian_clip):
-    """L2 sensitivities of the three sums :class:`~skdp.survival.DPCoxPH` releases.
+    """L2 sensitivities of the four sums :class:`~skdp.survival.DPCoxPH` releases.
 
     Features are clipped to ``bounds_X`` and mapped onto ``z`` in ``[-1, 1]^d``; times
     are in units of the horizon ``M = max_time``. On the public grid ``0 = e_0 < ... <
@@ -34,6 +35,8 @@ def cox_sensitivities(edges, n_features, *, max_grad_norm, hessian_clip):
     (time at risk) of interval ``j``, with ``sum_j d_ij <= 1`` and ``0 <= t_ij <=
     Delta_j / M`` (``Delta_j = e_{j+1} - e_j``) for a patient of one row.
 
+    * **Centre** ``sum_i (1, z_i)``: one row's vector has L2 norm at most ``sqrt(1 +
+      d)``; a patient's sum over their rows is clipped to it.
     * **Baseline** ``(D_j, T_j)_j = sum_i (d_ij, t_ij)_j``: one patient's vector has L2
       norm at most ``s_0 = sqrt(1 + sum_j (Delta_j / M)^2)`` (one event, and each
       exposure at most its interval's width). A patient of several rows is clipped to
@@ -64,18 +67,19 @@ def cox_sensitivities(edges, n_features, *, max_grad_norm, hessian_clip):
     Returns
     -------
     dict
-        ``{"baseline": s_0, "hessian": C_H, "gradient": C}``.
+        ``{"centre": sqrt(1 + d), "baseline": s_0, "hessian": C_H, "gradient": C}``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp.survival._cox_plan import cox_sensitivities
     >>> s = cox_sensitivities(np.linspace(0, 10, 5), 3, max_grad_norm=2.0, hessian_clip=3.5)
-    >>> round(s["baseline"], 4), s["gradient"], s["hessian"]
-    (1.118, 2.0, 3.5)
+    >>> s["centre"], round(s["baseline"], 4), s["gradient"], s["hessian"]
+    (2.0, 1.118, 2.0, 3.5)
     """
     widths = np.diff(np.asarray(edges, dtype=np.float64)) / float(edges[-1])
     return {
+        "centre": float(math.sqrt(1.0 + int(n_features))),
         "baseline": float(math.sqrt(1.0 + float(np.sum(widths * widths)))),
         "hessian": float(hessian_clip),
         "gradient": float(max_grad_norm),
@@ -92,14 +96,14 @@ class CoxPlan:
         The fit's budget (``epsilon = inf``: an exact non-private fit, no noise).
     rho : float
         ``zcdp_rho(epsilon, delta)`` (``inf`` when not private).
-    rho_baseline, rho_hessian, rho_gradient : float
+    rho_centre, rho_baseline, rho_hessian, rho_gradient : float
         Shares of ``rho`` (``rho_gradient`` for all ``n_iter`` gradients together);
         they sum to ``rho``.
     n_iter : int
         Number of released gradients (Newton steps).
     sensitivities : dict
         :func:`cox_sensitivities`.
-    sigma_baseline, sigma_hessian, sigma_gradient : float
+    sigma_centre, sigma_baseline, sigma_hessian, sigma_gradient : float
         Gaussian standard deviations, ``sensitivity / sqrt(2 rho_part)`` (per gradient
         for ``sigma_gradient``: ``rho_gradient / n_iter`` each); 0 when not private.
     eigen_floor : float
@@ -114,10 +118,12 @@ class CoxPlan:
     n_intervals: int
     n_iter: int
     rho: float
+    rho_centre: float
     rho_baseline: float
     rho_hessian: float
     rho_gradient: float
     sensitivities: dict
+    sigma_centre: float
     sigma_baseline: float
     sigma_hessian: float
     sigma_gradient: float
@@ -137,6 +143,7 @@ class CoxPlan:
         hessian_clip,
         baseline_fraction,
         hessian_fraction,
+        centre_fraction=0.05,
         max_rows_per_group=None,
     ):
         """The plan from public inputs only (budget, grid, number of features, the
@@ -158,25 +165,35 @@ class CoxPlan:
             return cls(
                 **common,
                 rho=inf,
+                rho_centre=inf,
                 rho_baseline=inf,
                 rho_hessian=inf,
                 rho_gradient=inf,
+                sigma_centre=0.0,
                 sigma_baseline=0.0,
                 sigma_hessian=0.0,
                 sigma_gradient=0.0,
                 eigen_floor=0.0,
             )
         rho = float(zcdp_rho(epsilon, delta))
+        rho_c = float(centre_fraction) * rho
         rho_b = float(baseline_fraction) * rho
         rho_h = float(hessian_fraction) * rho
-        rho_g = rho - rho_b - rho_h
+        rho_g = rho - rho_c - rho_b - rho_h
+        if not rho_g > 0:
+            raise ValueError(
+                "centre_fraction + baseline_fraction + hessian_fraction must be < 1 "
+                "(the rest of the budget goes to the gradients)"
+            )
         sig_h = sens["hessian"] / math.sqrt(2.0 * rho_h)
         return cls(
             **common,
             rho=rho,
+            rho_centre=rho_c,
             rho_baseline=rho_b,
             rho_hessian=rho_h,
             rho_gradient=rho_g,
+            sigma_centre=sens["centre"] / math.sqrt(2.0 * rho_c),
             sigma_baseline=sens["baseline"] / math.sqrt(2.0 * rho_b),
             sigma_hessian=sig_h,
             sigma_gradient=sens["gradient"] / math.sqrt(2.0 * rho_g / int(n_iter)),
@@ -199,20 +216,21 @@ class CoxPlan:
         private (the estimator adds ``"nonprivate": inf``)."""
         if not self.private:
             return {}
-        rhos = (self.rho_baseline, self.rho_hessian, self.rho_gradient)
+        rhos = (self.rho_centre, self.rho_baseline, self.rho_hessian, self.rho_gradient)
         shares = [self.epsilon * r / self.rho for r in rhos]
-        shares[-1] = self.epsilon - shares[0] - shares[1]  # exact sum
+        shares[-1] = self.epsilon - math.fsum(shares[:-1])  # the parts sum to epsilon
         return dict(zip(PARTS, (float(s) for s in shares), strict=True))
 
     def rho_breakdown(self):
         """``rho_breakdown_``: the zCDP budget of each part (``None`` when not private)."""
         if not self.private:
             return None
-        rhos = (self.rho_baseline, self.rho_hessian, self.rho_gradient)
+        rhos = (self.rho_centre, self.rho_baseline, self.rho_hessian, self.rho_gradient)
         return dict(zip(PARTS, (float(r) for r in rhos), strict=True))
 
     def noise_scale(self):
         """``noise_scale_``: the Gaussian standard deviation of each part, in the units
-        of its sum (events and exposure in horizon units; the gradient per step)."""
-        sig = (self.sigma_baseline, self.sigma_hessian, self.sigma_gradient)
+        of its sum (rows and features in ``[-1, 1]``; events and exposure in horizon
+        units; the gradient per step)."""
+        sig = (self.sigma_centre, self.sigma_baseline, self.sigma_hessian, self.sigma_gradient)
         return dict(zip(PARTS, (float(s) for s in sig), strict=True))

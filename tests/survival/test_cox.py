@@ -145,7 +145,7 @@ def test_plan_alone_gives_the_breakdown_and_it_sums_to_the_total():
         hessian_fraction=0.3,
     )
     parts = plan.breakdown()
-    assert set(parts) == {"baseline", "hessian", "gradient"}
+    assert set(parts) == {"centre", "baseline", "hessian", "gradient"}
     assert math.isclose(math.fsum(parts.values()), 1.0, rel_tol=1e-12)
     assert math.isclose(math.fsum(plan.rho_breakdown().values()), zcdp_rho(1.0, 1e-5))
     X, y = _data(500)
@@ -194,6 +194,24 @@ def test_large_epsilon_agrees_with_the_non_private_fit():
     cos = big.coef_ @ exact.coef_ / np.linalg.norm(big.coef_) / np.linalg.norm(exact.coef_)
     assert cos > 0.99
     assert abs(big.score(X, y) - exact.score(X, y)) < 0.005
+
+
+def test_large_epsilon_converges_with_a_strong_effect_and_a_rare_binary_feature():
+    """The damped steps converge where the Hessian released at beta = 0 underestimates
+    the curvature at the optimum (hazard ratio e^3 across the range), and the centring
+    keeps a rare binary feature from absorbing the baseline."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    X = np.column_stack([rng.uniform(-1, 1, n), (rng.random(n) < 0.02).astype(float)])
+    t = rng.exponential(1.0 / (0.1 * np.exp(1.5 * X[:, 0])))
+    y = make_survival_target(t <= 10, np.minimum(t, 10))
+    params = {"bounds_X": ([-1, 0], [1, 1]), "max_time": 10.0, "random_state": 0}
+    exact = DPCoxPH(epsilon=math.inf, **params).fit(X, y)
+    big = DPCoxPH(epsilon=1e6, n_iter=20, **params).fit(X, y)
+    assert abs(big.coef_[0] - exact.coef_[0]) < 0.1
+    assert abs(big.coef_[1] - exact.coef_[1]) < 0.3
+    one = DPCoxPH(epsilon=1.0, **params).fit(X, y)
+    assert abs(one.coef_[1]) < 1.5  # no drift along the baseline
 
 
 def test_epsilon_one_keeps_the_signal():

@@ -13,7 +13,13 @@ import pytest
 from skdp.accounting import zcdp_epsilon
 from skdp.auditing import threshold_audit
 from skdp.survival import DPCoxPH, make_survival_target
-from skdp.survival._cox_fit import baseline_sum, gradient_sum, hessian_sum, pe_data
+from skdp.survival._cox_fit import (
+    baseline_sum,
+    centre_sum,
+    gradient_sum,
+    hessian_sum,
+    pe_data,
+)
 from skdp.survival._cox_plan import CoxPlan, cox_sensitivities
 from skdp.survival._grid import time_grid_edges
 
@@ -57,8 +63,9 @@ def test_the_clipped_sums_move_by_at_most_their_sensitivity(kind, seed):
     points (alpha, beta), with every patient's rows summed and clipped together."""
     sens = cox_sensitivities(EDGES, 2, max_grad_norm=2.0, hessian_clip=3.5)
     d0, d1 = _neighbours(kind, seed)
-    diff = baseline_sum(d1, sens["baseline"]) - baseline_sum(d0, sens["baseline"])
-    assert np.linalg.norm(diff) <= sens["baseline"] * (1 + 1e-12)
+    for name, stat in (("baseline", baseline_sum), ("centre", centre_sum)):
+        diff = stat(d1, sens[name]) - stat(d0, sens[name])
+        assert np.linalg.norm(diff) <= sens[name] * (1 + 1e-12), name
     rng = np.random.default_rng(seed)
     for _ in range(5):
         alpha = rng.normal(0, 2, EDGES.size - 1)
@@ -94,7 +101,8 @@ def test_the_plan_composes_to_the_budget_under_zcdp():
     )
     sens = plan.sensitivities
     rho = (
-        sens["baseline"] ** 2 / (2 * plan.sigma_baseline**2)
+        sens["centre"] ** 2 / (2 * plan.sigma_centre**2)
+        + sens["baseline"] ** 2 / (2 * plan.sigma_baseline**2)
         + sens["hessian"] ** 2 / (2 * plan.sigma_hessian**2)
         + plan.n_iter * sens["gradient"] ** 2 / (2 * plan.sigma_gradient**2)
     )
