@@ -32,6 +32,10 @@ MIN_FEATURE_VARIANCE = 1e-4
 MIN_RESIDUAL_SHARE = 0.01
 #: the Jacobian of the mechanism's mean map is inverted with singular values at least this
 MIN_GAIN = 0.05
+#: fixed-point iterations that undo the eigenvalue spread of the released Gram matrix
+DEBIAS_ITERATIONS = 5
+#: replicates of the pilot run that sets the finite-difference steps
+PILOT = 50
 #: replicates times rows simulated at once (memory about 8 bytes times this, twice)
 CHUNK = 2_000_000
 
@@ -111,6 +115,30 @@ def _design(gram, n, p, rng):
     return np.hstack([X, np.ones((n, 1))])
 
 
+def _debiased_gram(spec, gram, rng, iterations=DEBIAS_ITERATIONS, draws=200):
+    """The Gram matrix whose noisy release has, on average, the released eigenvalues.
+
+    Noise spreads the eigenvalues of a symmetric matrix (the smallest falls, the largest
+    rises), so simulating from the released Gram itself would overstate the
+    ill-conditioning, hence the ridge and the shrinkage. Keeping the released
+    eigenvectors, the eigenvalues ``l`` are moved until the mean sorted eigenvalues of
+    ``V diag(l) V^T + E`` (``E`` the release's noise, simulated) equal the released
+    ones (a fixed-point iteration)."""
+    d = gram.shape[0]
+    rows, cols = _gram_index(d, True)
+    target, V = np.linalg.eigh(gram)
+    E = np.zeros((draws, d, d))
+    E[:, rows, cols] = spec.noise(rng, (draws, rows.size))
+    E[:, cols, rows] = E[:, rows, cols]
+    lam = target.copy()
+    floor = 1e-3 * max(float(target[-1]), 1.0)
+    for _ in range(iterations):
+        G = (V * lam) @ V.T
+        mean = np.linalg.eigvalsh(G + E).mean(axis=0)
+        lam = np.maximum(lam + (target - mean), floor)
+    return (V * lam) @ V.T
+
+
 def _ridge(spec, M, lam_tilde, variance):
     """The ridge of each replicate (the rule of ``_adaptive_ridge`` and ``_ridge_factor``
     of :mod:`skdp.linear_model._functional_release`, batched)."""
@@ -142,8 +170,9 @@ def _centre(spec, Y, noise):
     """The private mean and variance of each replicate's scaled target (``noise``: the
     replicates' unit Laplace draws, shape ``(2, b)``)."""
     n = spec.n
-    noisy_sum = Y.sum(axis=1) + spec.centre_scale * noise[0]
-    noisy_sq = np.einsum("bi,bi->b", Y, Y) - 0.5 * n + spec.centre_scale * noise[1]
+    noisy_sum = Y.sum(axis=1, dtype=np.float64) + spec.centre_scale * noise[0]
+    square = np.einsum("bi,bi->b", Y, Y, dtype=np.float64)
+    noisy_sq = square - 0.5 * n + spec.centre_scale * noise[1]
     mean = np.clip(noisy_sum / n, -1.0, 1.0)
     var = np.maximum(noisy_sq / n + 0.5 - mean**2, max(1.0 / (n * spec.eps_centre), 1e-4))
     return mean, np.minimum(var, 1.0)
@@ -154,7 +183,7 @@ def _draws(spec, b, n, d, rng):
     numbers: the differences between models are smooth in the model)."""
     unit = rng.standard_normal if spec.gaussian else functools.partial(rng.laplace, 0.0, 1.0)
     return {
-        "e": rng.standard_normal((b, n)),
+        "e": rng.standard_normal((b, n), dtype=np.float32),
         "centre": rng.laplace(0.0, 1.0, (2, b)),
         "target": spec.scale * unit(size=(b, d)) / spec.weight,
         "gram": spec.scale * unit(size=(b, d * (d + 1) // 2 - 1)),
@@ -168,10 +197,15 @@ def _mechanism(spec, X1, G, lam_true, theta, sigma, z):
     p, n, d = spec.p, spec.n, spec.p + 1
     rows, cols = _gram_index(d, True)
     slope, a = spec.to_scaled(theta)
-    Y = np.clip((X1[:, :p] @ slope + a) + sigma * z["e"], -1.0, 1.0)
+    # the rows in float32 (the sums are accumulated pairwise: relative error ~1e-7)
+    Y = z["e"] * np.float32(sigma)
+    Y += (X1[:, :p] @ slope + a).astype(np.float32)
+    np.clip(Y, -1.0, 1.0, out=Y)
     mean, var = _centre(spec, Y, z["centre"])
-    U = np.clip(Y - mean[:, None], -1.0, 1.0)
-    c = U @ X1 + z["target"]
+    U = Y
+    U -= mean[:, None].astype(np.float32)
+    np.clip(U, -1.0, 1.0, out=U)
+    c = (U @ X1.astype(np.float32)).astype(np.float64) + z["target"]
     M = np.broadcast_to(G, (Y.shape[0], d, d)).copy()
     M[:, rows, cols] += z["gram"]
     M[:, cols, rows] = M[:, rows, cols]
@@ -217,18 +251,18 @@ def _residual_sd(spec, X1, theta, variance):
 
 
 def _linearised(spec, X1, theta, sigma, n_bootstrap, rng):
-    """The mean map ``m(theta)`` of the mechanism, its Jacobian (finite differences of
-    one bootstrap standard deviation, common random numbers) and the replicates'
-    covariance, all at ``theta``."""
+    """The mean map ``m(theta)`` of the mechanism, its Jacobian and the replicates'
+    covariance at ``theta``. The Jacobian is a finite difference of one standard
+    deviation of a pilot run, on ``n_bootstrap / 4`` replicates with common random
+    numbers (the differences are smooth); the mean and covariance use ``n_bootstrap``."""
     k = theta.size
-    seed = int(rng.integers(2**63))
-    base = replicates(spec, X1, [theta], sigma, n_bootstrap, np.random.default_rng(seed))[0]
-    mean, cov = base.mean(axis=0), np.cov(base, rowvar=False)
-    h = np.maximum(np.sqrt(np.diag(cov)), 1e-12)
+    pilot = replicates(spec, X1, [theta], sigma, PILOT, rng)[0]
+    h = np.maximum(pilot.std(axis=0), 1e-12)
     steps = [theta + h[j] * np.eye(k)[j] for j in range(k)]
-    moved = replicates(spec, X1, steps, sigma, n_bootstrap, np.random.default_rng(seed))
-    J = (moved.mean(axis=1) - mean).T / h
-    return mean, J, cov
+    moved = replicates(spec, X1, [theta, *steps], sigma, max(PILOT, n_bootstrap // 4), rng)
+    J = (moved[1:].mean(axis=1) - moved[0].mean(axis=0)).T / h
+    base = replicates(spec, X1, [theta], sigma, n_bootstrap, rng)[0]
+    return base.mean(axis=0), J, np.cov(base, rowvar=False)
 
 
 def _stable_inverse(J):
@@ -244,7 +278,7 @@ def bootstrap(est, n_bootstrap, rng):
     (Notes of :meth:`conf_int`)."""
     spec = _Spec.of(est)
     stats = est.released_statistics_
-    X1 = _design(stats["gram"], spec.n, spec.p, rng)
+    X1 = _design(_debiased_gram(spec, stats["gram"], rng), spec.n, spec.p, rng)
     variance = float(stats["target_variance"])
     estimate = np.append(np.asarray(est.coef_, float), float(est.intercept_))
     sigma = _residual_sd(spec, X1, estimate, variance)
