@@ -18,7 +18,7 @@ import pandas as pd
 
 from skdp.utils._random import _seed_from
 
-__all__ = ["FoldSpec", "assign_folds", "check_cv"]
+__all__ = ["FoldSpec", "assign_folds", "assign_group_folds", "check_cv", "label_hashes"]
 
 _TAG = "skdp.model_selection.folds"
 
@@ -109,20 +109,23 @@ def assign_group_folds(groups, n_splits, random_state=None):
     if n_splits < 2:
         raise ValueError("n_splits must be at least 2")
     seq = _seed_from(random_state, _TAG + "/groups", {"n_splits": n_splits}, {}, False)
-    key = np.random.default_rng(seq).bytes(32)
-    codes, labels = pd.factorize(np.asarray(groups))
-    fold_of_label = np.array(
-        [
-            int.from_bytes(
-                hashlib.blake2b(repr(label).encode(), key=key, digest_size=8).digest(),
-                "little",
-            )
-            % n_splits
-            for label in np.asarray(labels).tolist()  # Python scalars: a stable repr
-        ],
-        dtype=np.intp,
-    )
+    codes, hashes = label_hashes(groups, np.random.default_rng(seq).bytes(32))
+    fold_of_label = np.array([h % n_splits for h in hashes], dtype=np.intp)
     return fold_of_label[codes]
+
+
+def label_hashes(groups, key):
+    """``(codes, hashes)``: each row's label code and, per distinct label, the keyed
+    BLAKE2b hash of the label as a 64-bit Python int (a function of the label and the
+    ``key`` only, never of the other labels)."""
+    codes, labels = pd.factorize(np.asarray(groups))
+    hashes = [
+        int.from_bytes(
+            hashlib.blake2b(repr(label).encode(), key=key, digest_size=8).digest(), "little"
+        )
+        for label in np.asarray(labels).tolist()  # Python scalars: a stable repr
+    ]
+    return codes, hashes
 
 
 # ------------------------------------------------------------------- the cv parameter
@@ -240,9 +243,13 @@ def check_cv(cv, n_splits="deprecated", *, where, default=5):
     if type(cv).__name__ in _READS_GROUPS:
         _refuse(
             cv,
-            "it reads groups, which are data: the folds would depend on the rows' "
-            "group values, and the privacy accounting is per row with folds fixed by "
-            "the row count alone.",
+            "it reads groups, which are data: its folds depend on every patient's "
+            "labels and number of rows (GroupKFold balances the fold sizes), so adding "
+            "one patient can move other patients to other folds, which the accounting "
+            "(each patient in one test fold, fixed without the data) does not cover. "
+            "For folds of whole patients pass groups= to fit (or to dp_cross_validate) "
+            "with cv=<int>: each patient's fold is then a keyed hash of their own label, "
+            "whatever the other patients.",
             where,
         )
     if isinstance(cv, PredefinedSplit):

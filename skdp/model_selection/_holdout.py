@@ -17,6 +17,14 @@ selection row by the selection and the refit, and by the final call only through
 released refit model (post-processing). The two parts compose in parallel (McSherry
 2009): the total is the larger of the two, so the final call is released at the
 selection's own total at no extra cost.
+
+**Patients** (``fit(..., groups=)``): whole patients are held out. Each patient is held
+out when the keyed hash of their label, read as a number in [0, 1), is below
+``holdout`` (a fraction): a function of the label and the key only, so adding or
+removing one patient moves no other patient across the split (a fixed count of
+patients would). The held-out patients are disjoint from the selection's, so the two
+parts compose in parallel per patient. The number of held-out rows is then random and
+depends on the patients' row counts: it is not stored.
 """
 
 from __future__ import annotations
@@ -28,7 +36,14 @@ import numpy as np
 
 from skdp.utils._random import _seed_from
 
-__all__ = ["check_holdout", "holdout_mask", "holdout_size"]
+__all__ = [
+    "check_holdout",
+    "check_holdout_groups",
+    "holdout_group_mask",
+    "holdout_mask",
+    "holdout_size",
+    "split_holdout",
+]
 
 _TAG = "skdp.model_selection.holdout"
 
@@ -77,3 +92,57 @@ def holdout_mask(n_samples, n_holdout, random_state=None):
     mask = np.zeros(int(n_samples), dtype=bool)
     mask[order[: int(n_holdout)]] = True
     return mask
+
+
+def check_holdout_groups(holdout):
+    """``holdout`` with ``groups``: a fraction (``ValueError`` for a count)."""
+    holdout = check_holdout(holdout)
+    if isinstance(holdout, int):
+        raise ValueError(
+            f"holdout={holdout!r} with groups=: give holdout as a fraction in (0, 1); each "
+            "patient is then held out with that probability by a keyed hash of their "
+            "label (a fixed number of rows or patients would depend on the other patients)"
+        )
+    return holdout
+
+
+def holdout_group_mask(groups, holdout, random_state=None):
+    """``True`` at the rows of the held-out patients (whole patients, module docstring).
+
+    ``holdout`` must be a fraction: patient ``g`` is held out when
+    ``H(key, g) / 2^64 < holdout``, the key from ``random_state`` (``None``: fresh OS
+    entropy) with a tag of its own, never from the data. Refused (``ValueError``, before
+    anything is charged) when one side would have no patient.
+    """
+    from skdp.model_selection._folds import label_hashes
+
+    holdout = check_holdout_groups(holdout)
+    seq = _seed_from(random_state, _TAG + "/groups", {"holdout": holdout}, {}, False)
+    codes, hashes = label_hashes(groups, np.random.default_rng(seq).bytes(32))
+    held_label = np.array([h < holdout * 2.0**64 for h in hashes], dtype=bool)
+    mask = held_label[codes]
+    if mask.all() or not mask.any():
+        raise ValueError(
+            f"holdout={holdout!r} with groups=: the keyed hash of the patients' labels "
+            "leaves one side of the split without patients; use another holdout fraction "
+            "or more patients"
+        )
+    return mask
+
+
+def split_holdout(X, y, groups, holdout, n_splits, random_state):
+    """``(X, y, groups, (X_hold, y_hold, groups_hold), n_holdout)`` of a search with
+    ``holdout``: row positions (``groups=None``, :func:`holdout_mask`) or whole patients
+    (:func:`holdout_group_mask`; ``n_holdout`` is then ``None``: a row count of private
+    patients is not released)."""
+    from skdp.model_selection._plan import _num_samples, _take
+
+    n = _num_samples(X)
+    if groups is None:
+        n_holdout = holdout_size(holdout, n, n_splits)
+        held = holdout_mask(n, n_holdout, random_state)
+        hold = (_take(X, held), _take(y, held), None)
+        return _take(X, ~held), _take(y, ~held), None, hold, n_holdout
+    held = holdout_group_mask(groups, holdout, random_state)
+    hold = (_take(X, held), _take(y, held), groups[held])
+    return _take(X, ~held), _take(y, ~held), groups[~held], hold, None

@@ -88,6 +88,14 @@ class PrivateSelection:
     under replace-one), so ``eps0 = max_c [s + (k - 1) 2 e_c]`` (a uniformly random
     candidate is a data-independent mixture: the largest candidate cost bounds it).
 
+    **Patients** (``fit(..., groups=)``, :doc:`/patients`). The same theorem with the
+    patient as the unit: the folds hold whole patients (a keyed hash of each label, one
+    assignment drawn before the charge and used by every run, so no run can fail on an
+    empty fold), every fit and scorer call is given its rows' patients and states its
+    budget per patient (the scorers keep at most ``max_rows_per_group`` rows a patient),
+    and a patient is in one test fold and ``k - 1`` training sets of a run: ``eps0`` as
+    above holds per patient (add or remove one patient), and so does the total.
+
     **Randomness.** ``K``, the candidate of each run and fresh seeds for the
     candidates' and the scorer's ``random_state`` (when those are not ``None``) come from
     one stream of :func:`skdp.utils._random.fit_streams` of the search (``random_state``
@@ -242,12 +250,17 @@ class _PrivateRun:
                 "(the estimator's _mechanism_guarantee is wrong)."
             )
 
-    def charge(self, ledger, label):
+    def charge(self, ledger, label, unit="row"):
         if ledger is not None:
-            ledger.spend(self.epsilon, self.delta, label=label)
+            ledger.spend(self.epsilon, self.delta, label=label, unit=unit)
 
-    def run(self, X, y, random_state, stand_in):
-        """``(best candidate index, its mean noisy score)``."""
+    def run(self, X, y, random_state, stand_in, groups=None, folds=None):
+        """``(best candidate index, its mean noisy score)``.
+
+        With ``groups`` (the patient of each row) every fit and scorer call is given its
+        rows' patients, and ``folds`` (whole patients, drawn by the caller before the
+        charge) serve every run.
+        """
         n = _num_samples(X)
         rng = fit_streams(
             random_state, ["selection"], estimator=stand_in, X=X, y=y, tag="private_selection"
@@ -273,15 +286,19 @@ class _PrivateRun:
                 scorer = copy.copy(self.scorer)
                 if getattr(scorer, "random_state", None) is not None:
                     scorer.random_state = int(rng.integers(2**32))
-                folds = self.folds.assign(n, int(fold_key.integers(2**63 - 1)))
+                key = int(fold_key.integers(2**63 - 1))  # drawn either way: one stream
+                run_folds = self.folds.assign(n, key) if groups is None else folds
                 values = []
                 for j in range(self.n_splits):
-                    test = folds == j
-                    model = clone(template).fit(_take(X, ~test), _take(y, ~test))
+                    test = run_folds == j
+                    fit_kw, score_kw = {}, {}
+                    if groups is not None:
+                        fit_kw, score_kw = {"groups": groups[~test]}, {"groups": groups[test]}
+                    model = clone(template).fit(_take(X, ~test), _take(y, ~test), **fit_kw)
                     self.check_guarantee(
                         _check_fitted_spend(model, self.plan.fit_budgets[c], self.plan.where), c
                     )
-                    values.append(float(scorer(model, _take(X, test), _take(y, test))))
+                    values.append(float(scorer(model, _take(X, test), _take(y, test), **score_kw)))
                 score = float(np.mean(values))
                 key = (not math.isnan(score), score, -c)
                 if best is None or key > best[0]:

@@ -11,8 +11,8 @@ from sklearn.utils import get_tags
 
 from skdp.model_selection._budget import warn_if_tuning_starves
 from skdp.model_selection._delegation import BestEstimatorMixin
-from skdp.model_selection._holdout import holdout_mask, holdout_size
-from skdp.model_selection._plan import _check_common, _check_scoring, _num_samples, _take
+from skdp.model_selection._holdout import split_holdout
+from skdp.model_selection._plan import _check_common, _check_scoring, _num_samples
 from skdp.model_selection._private import WITHHELD
 from skdp.model_selection._search_fit import _WHERE, SearchFitMixin
 from skdp.utils._random import ScrubSeedsOnPickleMixin
@@ -125,7 +125,9 @@ class DPGridSearchCV(
         other rows; ``best_score_unbiased_`` is one DP score of ``best_estimator_`` on
         the held-out rows with the selecting scorer, released at the selection's own
         total at no extra cost (disjoint rows compose in parallel). Needs ``refit``.
-        ``None``: every row goes to the search and there is no unbiased score.
+        ``None``: every row goes to the search and there is no unbiased score. With
+        ``fit(..., groups=)`` a fraction only: whole patients are held out, each by a
+        keyed hash of their label (``skdp.model_selection._holdout``).
 
     Attributes
     ----------
@@ -146,7 +148,8 @@ class DPGridSearchCV(
         noisy score towards the middle of the range).
     n_holdout_ : int
         With ``holdout``: the number of held-out rows (a function of ``n`` and
-        ``holdout``).
+        ``holdout``). Not set with ``groups`` (the held-out patients' row count is
+        private).
     best_estimator_ : estimator
         The selected candidate refitted on all rows (``refit=True``; with ``holdout``,
         on the rows not held out). Its own
@@ -451,9 +454,11 @@ class DPGridSearchCV(
             and the total is per patient (:doc:`/patients`), under *add or remove one
             patient* (``privacy_relation_ = "add_remove"``: a replaced patient's new
             label may hash to another fold); the total charged is the replace-one one,
-            which bounds it. Needs candidates that take ``groups`` and scorers made with
-            ``max_rows_per_group``; grid selection with ``cv=<int>`` and no ``holdout``
-            only.
+            which bounds it. Needs candidates that take ``groups``, scorers made with
+            ``max_rows_per_group`` and ``cv=<int>`` (a splitter's folds would not be
+            whole patients fixed without the data); works with grid and private
+            selection (one patient fold assignment for every run) and with a
+            ``holdout`` fraction (whole patients held out).
 
         Returns
         -------
@@ -475,11 +480,10 @@ class DPGridSearchCV(
         n = _num_samples(X)
         if groups is not None:
             groups = self._check_groups(groups, n, p)
-        if self.holdout is not None:
-            n_holdout = holdout_size(self.holdout, n, p.folds.n_splits)
-            held = holdout_mask(n, n_holdout, self.random_state)
-            X_hold, y_hold = _take(X, held), _take(y, held)
-            X, y = _take(X, ~held), _take(y, ~held)
+        if self.holdout is not None:  # row positions, or whole patients with groups
+            X, y, groups, hold, n_holdout = split_holdout(
+                X, y, groups, self.holdout, p.folds.n_splits, self.random_state
+            )
         p.folds.check_n_samples(_num_samples(X))
         if p.refit_metric is not None:
             warn_if_tuning_starves(max(e for e, _ in p.plan.fit_budgets), p.epsilon, _WHERE)
@@ -487,15 +491,17 @@ class DPGridSearchCV(
             if key.endswith("_") and not key.startswith("__"):
                 delattr(self, key)  # a refit must not keep the previous fit's facts
         if p.run is not None:
-            self._fit_private(X, y, p)
+            self._fit_private(X, y, p, groups)
         else:
             self._fit_grid(X, y, p, groups)
         self.privacy_unit_ = "row" if groups is None else "group"
         if self.holdout is not None:
             scorer = copy.copy(p.scorers[p.scorer_name])
             scorer.epsilon, scorer.delta = p.breakdown["holdout_score"]
-            self.n_holdout_ = n_holdout
-            self.best_score_unbiased_ = float(scorer(self.best_estimator_, X_hold, y_hold))
+            if n_holdout is not None:  # with groups the held-out row count is private
+                self.n_holdout_ = n_holdout
+            kw = {} if hold[2] is None else {"groups": hold[2]}
+            self.best_score_unbiased_ = float(scorer(self.best_estimator_, *hold[:2], **kw))
         self.scorer_ = p.scoring
         self.multimetric_ = p.multimetric
         self.n_splits_ = p.folds.n_splits

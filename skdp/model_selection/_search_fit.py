@@ -21,7 +21,7 @@ from sklearn.model_selection import ParameterGrid
 
 from skdp.model_selection._budget import SearchPlan, check_total, plan_search
 from skdp.model_selection._folds import check_cv
-from skdp.model_selection._holdout import check_holdout
+from skdp.model_selection._holdout import check_holdout, check_holdout_groups
 from skdp.model_selection._plan import (
     _check_fitted_spend,
     _check_scoring,
@@ -139,18 +139,26 @@ class SearchFitMixin:
         )
         self.selection_ = "grid"
 
-    def _fit_private(self, X, y, p):
-        """Private selection: random repetitions, only the winner (see PrivateSelection)."""
+    def _fit_private(self, X, y, p, groups=None):
+        """Private selection: random repetitions, only the winner (see PrivateSelection).
+
+        With ``groups`` every run uses one patient fold assignment, drawn (and refused if
+        a fold would be empty) before the charge: a run that failed on an empty fold
+        would reveal that it ran."""
         plan, run = p.plan, p.run
         stand_in = copy.copy(self)
         stand_in.ledger = None
-        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)")
-        best, score = run.run(X, y, self.random_state, stand_in)
+        unit, folds = "row", None
+        if groups is not None:
+            unit, folds = "group", group_folds(groups, plan.n_splits, self.random_state)
+        run.charge(self.ledger, "DPGridSearchCV private selection (replace-one)", unit=unit)
+        best, score = run.run(X, y, self.random_state, stand_in, groups=groups, folds=folds)
         self.best_index_ = int(best)
         self.best_params_ = p.candidates[best]
         self.best_score_ = score
         if p.refit_metric is not None:
-            model = clone(plan.estimators[best]).fit(X, y)
+            refit_kw = {} if groups is None else {"groups": groups}
+            model = clone(plan.estimators[best]).fit(X, y, **refit_kw)
             run.check_guarantee(_check_fitted_spend(model, plan.fit_budgets[best], _WHERE), best)
             self.best_estimator_ = model
         # planned over the whole grid, never over the runs that ran: which candidates
@@ -159,14 +167,17 @@ class SearchFitMixin:
         self.selection_ = "private"
 
     def _check_groups(self, groups, n, p):
-        """``groups`` as an array, or a ``ValueError`` naming what cannot take it yet."""
+        """``groups`` as an array, or a ``ValueError`` naming what cannot take it."""
         check_groups(groups, n)
-        if self.holdout is not None or p.run is not None or p.folds.splitter is not None:
+        if p.folds.splitter is not None:
             raise ValueError(
-                "groups= works with grid selection, cv=<int> and no holdout for now "
-                "(a holdout, private selection or a cv splitter per patient is not "
-                "implemented)"
+                f"{_WHERE}: with groups= pass cv=<int>: the folds are then whole patients, "
+                "each patient's fold a keyed hash of their own label (fixed without the "
+                f"data); cv={type(p.folds.splitter).__name__}(...) splits row positions, "
+                "so a patient's rows would fall in several folds"
             )
+        if self.holdout is not None:
+            check_holdout_groups(self.holdout)
         check_group_support([self.estimator] + list(p.plan.estimators), p.plan.scorers, "groups=")
         return np.asarray(groups)
 

@@ -5,12 +5,18 @@ import numpy as np
 import pytest
 
 from skdp.accounting import PrivacyLedger
-from skdp.cluster import SubsampledExpMedian
 from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
 from skdp.linear_model import DPLinearRegression
 from skdp.metrics import make_dp_scorer
 from skdp.model_selection import DPGridSearchCV
 from skdp.model_selection._folds import assign_group_folds
+
+
+class _RowOnly(DPLinearRegression):
+    """A DP estimator whose fit takes no groups (per-row privacy only)."""
+
+    def fit(self, X, y):
+        return super().fit(X, y)
 
 
 def _data():
@@ -67,12 +73,12 @@ def test_search_refuses_what_cannot_protect_patients():
     no_k = make_dp_scorer("r2", epsilon=0.2, bounds_y=(0, 150), random_state=0)
     with pytest.raises(ValueError, match="made without max_rows_per_group"):
         _search(scoring=no_k).fit(X, y, groups=groups)
-    with pytest.raises(ValueError, match="holdout"):
-        _search(holdout=0.2).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="holdout=40 with groups=: give holdout as a fraction"):
+        _search(holdout=40).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not support patient-level"):
         DPGridSearchCV(
-            SubsampledExpMedian(n_clusters=2, bounds=(0, 1)),
-            param_grid={"n_clusters": [2]},
+            _RowOnly(epsilon=0.5, bounds_X=LONGITUDINAL_EHR_BOUNDS(), bounds_y=(0, 150)),
+            param_grid={"regularization": [10.0]},
             scoring=make_dp_scorer("r2", epsilon=0.2, bounds_y=(0, 150), max_rows_per_group=3),
             cv=3,
         ).fit(X, y, groups=groups)
@@ -134,7 +140,8 @@ def test_refusals_come_before_the_charge():
         )
     lo, hi = LONGITUDINAL_EHR_BOUNDS()
     pipe = make_dp_pipeline(
-        PublicBoundsScaler(bounds=(lo, hi)), SubsampledExpMedian(n_clusters=2, bounds=(-1, 1))
+        PublicBoundsScaler(bounds=(lo, hi)),
+        _RowOnly(epsilon=0.5, bounds_X=(-1, 1), bounds_y=(0, 150)),
     )
     with pytest.raises(ValueError, match="does not support patient-level"):
         dp_cross_validate(pipe, X, y, scoring=_search().scoring, cv=3, ledger=ledger, groups=groups)
