@@ -73,7 +73,8 @@ def dp_cross_validate(
         only, and are accounted alike (see Notes). Every other value is refused with the
         reason (``ValueError``): splitters that read ``y`` (``StratifiedKFold`` and its
         variants: a split that reads ``y`` is a statistic of the private labels) or
-        ``groups`` (``GroupKFold``, ``LeaveOneGroupOut``, ...), ``KFold(shuffle=False)``
+        ``groups`` (``GroupKFold``, ``LeaveOneGroupOut``, ...; for folds of whole
+        patients pass ``groups=`` with an int ``cv``), ``KFold(shuffle=False)``
         (its folds follow the row order, which can depend on the data), ``PredefinedSplit``
         and iterables of ``(train, test)`` index arrays (nothing shows they were made
         without the data), and splitters whose folds are not one partition of the rows

@@ -76,6 +76,7 @@ class DPGridSearchCV(
         and its variants) or ``groups``, ``KFold(shuffle=False)``, ``PredefinedSplit``,
         iterables of index arrays and splitters that are not one partition of the rows
         are refused with the reason (``ValueError``; see :func:`dp_cross_validate`).
+        Folds of whole patients: ``fit(..., groups=)`` with an int ``cv``.
     n_splits : int, optional
         Deprecated alias of an int ``cv`` (``FutureWarning`` at ``fit``; removed in 0.2):
         the same folds and results as ``cv=n_splits``.
