@@ -320,3 +320,33 @@ def _nearest(X, centers, metric, distance=False):
     if distance:
         return D.min(axis=1)
     return np.argmin(D, axis=1).astype(np.int64)
+
+
+# ------------------------------------------- base distributions and quality of one round
+def _uniform_index_sets(n_points, k, m, rng):
+    """``m`` uniform k-subsets of the candidates' indices."""
+    return _uniform_subsets(n_points, k, m, rng)
+
+
+def _kpp_index_sets(V, k, metric, weighting, m, rng):
+    """``m`` k-means++ seedings on the candidates (indices)."""
+    return _kpp_subsets(V, k, m, rng, metric, weighting)
+
+
+def _box_sets(lo, hi, k, m, rng):
+    """``m`` sets of ``k`` centres uniform in the box."""
+    return lo + (hi - lo) * rng.random((m, k, lo.shape[0]))
+
+
+def _negative_costs(X, sets, *, V, metric, cost_sensitivity, chunk_size):
+    """The quality ``-sum_x min(Delta, d(x, F))`` of each candidate set: index subsets of
+    the candidates ``V``, or centre sets when ``V`` is ``None``."""
+    centers = V[np.asarray(sets)] if V is not None else np.asarray(sets, dtype=float)
+    return -_exact_costs(
+        set_cost_units,
+        X,
+        centers=centers,
+        metric=metric,
+        truncate=cost_sensitivity,
+        chunk_size=chunk_size,
+    )
