@@ -2,9 +2,11 @@
 of ``(stratum, interval, status)`` on a public time grid, and its post-processing.
 
 A row falls in one cell: its stratum (the arm of a trial; one stratum for a single
-curve), the grid interval that holds its time (:func:`~skdp.survival._grid.interval_of`,
-censored at the horizon) and its status (column 0 censored, column ``c >= 1`` the event
-of type ``c``). Adding or removing one row changes one cell by one: L1 sensitivity 1; a
+curve), the grid interval that holds its time (:func:`~skdp.survival._grid.interval_of`)
+or, for a row still followed at the horizon ``max_time``, one extra bin after the last
+interval, and its status (column 0 censored, column ``c >= 1`` the event of type
+``c``; the extra bin only has censored rows: its other cells are released and
+discarded). Adding or removing one row changes one cell by one: L1 sensitivity 1; a
 patient with at most ``k`` rows changes at most ``k`` cells by one in total: L1
 sensitivity ``k`` (:func:`skdp.mechanisms.sensitivity.group_sensitivity`). Integer
 discrete Laplace noise of scale ``k / epsilon`` on every cell
@@ -58,7 +60,9 @@ class HistogramPlan:
     epsilon : float
         The whole budget of the release (one histogram; ``inf``: exact counts).
     n_strata, n_intervals, n_columns : int
-        The histogram's shape: arms, grid intervals, statuses (censored + event types).
+        Arms, grid intervals, statuses (censored + event types). The histogram has
+        shape ``(n_strata, n_intervals + 1, n_columns)``: the extra bin holds the rows
+        followed past the horizon.
     sensitivity : float
         Its L1 sensitivity: 1 per row, ``k`` per patient of at most ``k`` rows.
     noise_scale : float
@@ -86,7 +90,7 @@ class HistogramPlan:
 
     @property
     def shape(self):
-        return (self.n_strata, self.n_intervals, self.n_columns)
+        return (self.n_strata, self.n_intervals + 1, self.n_columns)
 
     @property
     def breakdown(self):
@@ -106,8 +110,8 @@ class HistogramPlan:
 def noisy_histogram(strata, intervals, status, plan, rng):
     """The released histogram, ``int64`` of shape ``plan.shape``: each row's cell counted
     once, plus discrete Laplace noise of scale ``plan.noise_scale`` on every cell."""
-    cells = (np.asarray(strata) * plan.n_intervals + intervals) * plan.n_columns + status
-    size = plan.n_strata * plan.n_intervals * plan.n_columns
+    cells = (np.asarray(strata) * (plan.n_intervals + 1) + intervals) * plan.n_columns + status
+    size = int(np.prod(plan.shape))
     counts = np.bincount(cells.astype(np.int64), minlength=size).astype(np.int64)
     return add_cell_noise(counts, plan, rng)
 
@@ -118,7 +122,9 @@ def add_cell_noise(counts, plan, rng):
     counts = np.asarray(counts, dtype=np.int64).reshape(-1)
     if plan.noise_scale > 0.0:
         counts = add_geometric(counts, sensitivity=plan.sensitivity, epsilon=plan.epsilon, rng=rng)
-    return counts.reshape(plan.shape)
+    counts = counts.reshape(plan.shape)
+    counts[:, -1, 1:] = 0  # no event lies past the horizon: discarded (post-processing)
+    return counts
 
 
 def _isotonic(values, increasing):
@@ -139,10 +145,10 @@ def _isotonic(values, increasing):
 
 
 def at_risk(counts):
-    """Number at risk at the start of each interval, shape ``(..., m)`` for counts
-    ``(..., m, C)``: the suffix sums of the rows leaving in each interval, projected onto
-    non-increasing, non-negative sequences (isotonic regression; exact counts are left
-    unchanged)."""
+    """Number at risk at the start of each bin, shape ``(..., m + 1)`` for counts
+    ``(..., m + 1, C)`` (the last entry: followed past the horizon): the suffix sums of
+    the rows leaving in each bin, projected onto non-increasing, non-negative sequences
+    (isotonic regression; exact counts are left unchanged)."""
     exits = np.asarray(counts, dtype=np.float64).sum(axis=-1)
     n_risk = np.cumsum(exits[..., ::-1], axis=-1)[..., ::-1]
     flat = n_risk.reshape(-1, n_risk.shape[-1])
@@ -152,7 +158,8 @@ def at_risk(counts):
 
 
 def fit_curves(counts):
-    """Curves of one stratum from its (noisy) histogram ``counts`` of shape ``(m, C)``.
+    """Curves of one stratum from its (noisy) histogram ``counts`` of shape
+    ``(m + 1, C)`` (the last row: followed past the horizon).
 
     Returns ``(n_risk, hazard, survival)``: the projected number at risk ``(m,)``, the
     cumulative cause-specific hazards at the grid edges ``(m + 1, C - 1)`` and the
@@ -167,7 +174,8 @@ def fit_curves(counts):
     product of ``1 - q_j``, ``q_j`` the all-cause step clipped to ``[0, 1]``.
     """
     counts = np.asarray(counts, dtype=np.float64)
-    n_risk = at_risk(counts)
+    n_risk = at_risk(counts)[:-1]
+    counts = counts[:-1]
     denom = np.maximum(n_risk - np.maximum(counts[:, 0], 0.0) / 2.0, 1.0)
     events = np.vstack([np.zeros(counts.shape[1] - 1), np.cumsum(counts[:, 1:], axis=0)])
     for c in range(events.shape[1]):
@@ -196,12 +204,13 @@ def _model(counts):
     start, and per interval the probabilities of each event type and of censoring for a
     row at risk."""
     n_risk, hazard, survival = fit_curves(counts)
+    n_past = at_risk(counts)[-1]
     steps = np.clip(np.diff(hazard, axis=0), 0.0, None)
     total = steps.sum(axis=1)
     q = np.clip(total, 0.0, 1.0)
     share = np.where(total[:, None] > 0, steps / np.maximum(total, 1e-300)[:, None], 0.0)
     p_event = q[:, None] * share
-    nxt = np.r_[n_risk[1:], 0.0]
+    nxt = np.r_[n_risk[1:], n_past]
     exit_rate = np.where(n_risk > 0, (n_risk - nxt) / np.maximum(n_risk, 1e-300), 0.0)
     p_cens = np.clip(exit_rate - q, 0.0, 1.0 - q)
     return int(round(n_risk[0])), p_event, p_cens
@@ -210,17 +219,18 @@ def _model(counts):
 def simulate_histograms(counts, plan, rng, n_draws, *, pooled=None):
     """``n_draws`` histograms drawn from the model fitted to the noisy ``counts``
     ``(G, m, C)``, each passed through the same mechanism (fresh discrete Laplace noise
-    of the plan's scale): shape ``(n_draws, G, m, C)``.
+    of the plan's scale): shape ``(n_draws, G, m + 1, C)``.
 
     A parametric bootstrap: each stratum starts with its estimated number of rows, which
     leave interval by interval with the estimated event-type and censoring
-    probabilities (the last interval censors everyone left, at the horizon). With
+    probabilities; those left after the last interval fill the bin past the horizon. With
     ``pooled`` (a histogram ``(m, C)``), every stratum uses the event probabilities of
     ``pooled`` and its own censoring: the null hypothesis of a log-rank test.
     Reads only released counts: post-processing.
     """
-    n_strata, m, n_cols = counts.shape
-    out = np.zeros((n_draws, n_strata, m, n_cols), dtype=np.float64)
+    n_strata, n_bins, n_cols = counts.shape
+    m = n_bins - 1
+    out = np.zeros((n_draws, n_strata, n_bins, n_cols), dtype=np.float64)
     shared = _model(pooled)[1] if pooled is not None else None
     for g in range(n_strata):
         n0, p_event, p_cens = _model(counts[g])
@@ -231,15 +241,16 @@ def simulate_histograms(counts, plan, rng, n_draws, *, pooled=None):
         for j in range(m):
             p_ev = np.clip(p_event[j], 0.0, 1.0)
             p_ev = p_ev / max(p_ev.sum(), 1.0)
-            # the last interval censors everyone left, at the horizon
-            p_c = 1.0 - p_ev.sum() if j == m - 1 else min(p_cens[j], 1.0 - p_ev.sum())
+            p_c = min(p_cens[j], 1.0 - p_ev.sum())
             probs = np.r_[max(p_c, 0.0), p_ev, 0.0]
             probs[-1] = max(1.0 - probs[:-1].sum(), 0.0)
             draws = rng.multinomial(left, probs / probs.sum())
             out[:, g, j, :] = draws[:, :-1]
             left = draws[:, -1]
+        out[:, g, m, 0] = left
     if plan.noise_scale > 0.0:
         out += _laplace_ints(out.shape, plan.noise_scale, rng)
+        out[:, :, m, 1:] = 0.0
     return out
 
 

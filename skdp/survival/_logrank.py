@@ -63,7 +63,8 @@ class DPLogrankResult:
 
 
 def logrank_statistic(counts, noise_variance):
-    """``(T, observed, expected)`` of histograms ``(..., G, m, 2)`` (noisy or exact).
+    """``(T, observed, expected)`` of histograms ``(..., G, m + 1, 2)`` (noisy or exact;
+    the last bin: followed past the horizon).
 
     ``U = O - E`` per arm with ``E_a = sum_j n_aj d_j / n_j``; its covariance is the
     hypergeometric (Mantel--Haenszel) one plus the noise's: each cell's noise ``z_bj``
@@ -72,8 +73,8 @@ def logrank_statistic(counts, noise_variance):
     ``G - 1`` arms."""
     counts = np.asarray(counts, dtype=np.float64)
     n_arms = counts.shape[-3]
-    n_risk = at_risk(counts)  # (..., G, m)
-    deaths = counts[..., 1]
+    n_risk = at_risk(counts)[..., :-1]  # (..., G, m)
+    deaths = counts[..., :-1, 1]
     total_n, total_d = n_risk.sum(axis=-2), deaths.sum(axis=-2)  # (..., m)
     tn = total_n[..., None, :]
     w = np.where(tn > 0, n_risk / np.maximum(tn, 1e-300), 1.0 / n_arms)

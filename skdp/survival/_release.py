@@ -124,14 +124,18 @@ def _block_counts(y_block, labels_block, *, edges, arms, event_types, competing,
     n = status.shape[0]
     strata = np.zeros(n, dtype=np.int64) if arms is None else _strata_codes(labels_block, arms, n)
     idx, status = _cells(status, time, edges, event_types)
-    cells = (strata * plan.n_intervals + idx) * plan.n_columns + status
-    size = plan.n_strata * plan.n_intervals * plan.n_columns
+    cells = (strata * (plan.n_intervals + 1) + idx) * plan.n_columns + status
+    size = int(np.prod(plan.shape))
     return np.bincount(cells, minlength=size).astype(np.int64)
 
 
 def _cells(status, time, edges, event_types):
+    """Each row's bin (its interval; ``m`` for a row still followed at the horizon:
+    later, or censored exactly there) and its column."""
     idx, observed = interval_of(time, status > 0, edges)
     cols = _status_columns(status, event_types, "y")
+    past = (time > edges[-1]) | ((time == edges[-1]) & ~observed)
+    idx = np.where(past, edges.size - 1, idx)
     return idx, np.where(observed, cols, 0)
 
 
