@@ -131,7 +131,7 @@ def _debiased_gram(spec, gram, rng, iterations=DEBIAS_ITERATIONS, draws=200):
     E[:, rows, cols] = spec.noise(rng, (draws, rows.size))
     E[:, cols, rows] = E[:, rows, cols]
     lam = target.copy()
-    floor = 1e-3 * max(float(target[-1]), 1.0)
+    floor = max(1e-3 * float(target[-1]), spec.entry_sd, 1.0)
     for _ in range(iterations):
         G = (V * lam) @ V.T
         mean = np.linalg.eigvalsh(G + E).mean(axis=0)
