@@ -34,6 +34,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from skdp.model_selection._folds import label_hashes
+from skdp.model_selection._plan import _num_samples, _take
 from skdp.utils._random import _seed_from
 
 __all__ = [
@@ -114,8 +116,6 @@ def holdout_group_mask(groups, holdout, random_state=None):
     entropy) with a tag of its own, never from the data. Refused (``ValueError``, before
     anything is charged) when one side would have no patient.
     """
-    from skdp.model_selection._folds import label_hashes
-
     holdout = check_holdout_groups(holdout)
     seq = _seed_from(random_state, _TAG + "/groups", {"holdout": holdout}, {}, False)
     codes, hashes = label_hashes(groups, np.random.default_rng(seq).bytes(32))
@@ -135,8 +135,6 @@ def split_holdout(X, y, groups, holdout, n_splits, random_state):
     ``holdout``: row positions (``groups=None``, :func:`holdout_mask`) or whole patients
     (:func:`holdout_group_mask`; ``n_holdout`` is then ``None``: a row count of private
     patients is not released)."""
-    from skdp.model_selection._plan import _num_samples, _take
-
     n = _num_samples(X)
     if groups is None:
         n_holdout = holdout_size(holdout, n, n_splits)

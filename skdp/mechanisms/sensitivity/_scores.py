@@ -7,6 +7,7 @@ Raskhodnikova and Smith 2007); public via :mod:`skdp.mechanisms.sensitivity`.
 from __future__ import annotations
 
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._groups import check_max_rows_per_group
 
 
 def auc_local_sensitivity(n_positive, n_negative):
@@ -295,8 +296,6 @@ added patient changes them). ``k = 1`` is add/remove one row.""",
 
 
 def _group_k(max_rows_per_group):
-    from skdp.utils._groups import check_max_rows_per_group
-
     return check_max_rows_per_group(max_rows_per_group)
 
 
