@@ -16,7 +16,10 @@ the exact metric on **all** rows, median (and 90th percentile) over ``--seeds`` 
   privacy: the row-level relation is replace-one with the row count public, which does
   not by itself cover adding a patient;
 * ``per-row``: the row-level release at ``epsilon`` -- **not** a patient-level
-  guarantee (about ``v epsilon`` for a patient with ``v`` visits): the cost reference.
+  guarantee (about ``v epsilon`` for a patient with ``v`` visits): the cost reference;
+* ``k=3 bounding``: the exact metric on the rows the bounding keeps (no noise): the
+  part of the ``patient k=3`` error that is the bias of scoring at most 3 visits a
+  patient.
 
 Run ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/_patient_scoring.py --seeds 10``.
 """
@@ -38,7 +41,7 @@ K_MAX = 20
 K = 3
 SETTINGS = [(1000, 1.0, 0.0), (1000, 1.0, 1e-6), (5000, 1.0, 1e-6), (20000, 1.0, 1e-6)]
 METRICS = {"AUC": dp_roc_auc_score, "AP": dp_average_precision_score}
-METHODS = ("patient k=3", "group-priv", "per-row")
+METHODS = ("patient k=3", "group-priv", "per-row", "k=3 bounding")
 
 
 def _public_score(X):
@@ -73,6 +76,15 @@ def _errors(metric, n_patients, eps, delta, seed):
             ),
             "group-priv": metric(event, score, epsilon=eps_g, delta=delta_g, random_state=rs),
             "per-row": metric(event, score, epsilon=eps, delta=delta, random_state=rs),
+            # the bounding alone (no noise): the part of the k=3 error that is bias
+            "k=3 bounding": metric(
+                event,
+                score,
+                epsilon=math.inf,
+                groups=groups,
+                max_rows_per_group=K,
+                random_state=rs,
+            ),
         }
     return {name: abs(v - exact) for name, v in released.items()}, exact
 
