@@ -99,6 +99,7 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
     noise_scale_ : dict
         The Gaussian standard deviation of each part's sum (the gradient's per step).
     n_iter_ : int
+        The released Newton steps (0 for the exact fit at ``epsilon = inf``).
     privacy_unit_ : {"row", "group"}
     max_rows_per_group_ : int or None
     nonprivate_options_ : list of str
@@ -141,6 +142,13 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
     ``max_rows_per_group`` rows (chosen at random inside the mechanism) and every
     clipping applies to the patient's sum over those rows, so the sensitivities do
     not grow with it (:doc:`/patients`).
+
+    **Utility.** The noise does not shrink with ``n`` but the signal grows with it:
+    on simulations with known hazard ratios and on FLCHAIN (4,000 training patients,
+    up to 10 features) the held-out concordance at ``epsilon = 1`` is within 0.005 of
+    lifelines' Cox fit, within 0.03 at ``epsilon = 0.3``; on a few hundred patients
+    the loss is several points (benchmarks/survival_cox.py). Fewer intervals
+    (``n_intervals=5``) help small cohorts (less noise on the baseline).
 
     **Evaluation.** ``score`` is Harrell's concordance on the rows given: a
     non-private evaluation, as scikit-learn's ``score``. ``DPGridSearchCV`` needs a
