@@ -38,8 +38,8 @@ ILP       5000      1    0.7843       0.7305      0.7816   0.8037
 ILP       5000      3    0.7979       0.7696      0.7953   0.8037
 ========  ========  ===  ===========  ==========  =======  ===========
 
-k-median: ``k=3`` stays within 1-5 % of the per-row cost reference where group privacy
-loses up to 43 % (1,000 patients). ILP: ``k=3`` beats group privacy by 5-6 accuracy
+k-median: ``k=3`` stays within 4.3 % of the per-row cost reference where group privacy
+loses up to 42 % (1,000 patients). ILP: ``k=3`` beats group privacy by 5-6 accuracy
 points at ``eps = 1`` and at 5,000 patients; at 1,000 patients and ``eps = 3`` the two
 are within the seeds' spread (0.762 vs 0.770).
 """
