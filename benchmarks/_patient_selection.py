@@ -40,8 +40,8 @@ ILP       5000      3    0.7979       0.7696      0.7953   0.8037
 
 k-median: ``k=3`` stays within 4.3 % of the per-row cost reference where group privacy
 loses up to 42 % (1,000 patients). ILP: ``k=3`` beats group privacy by 5-6 accuracy
-points at ``eps = 1`` and at 5,000 patients; at 1,000 patients and ``eps = 3`` the two
-are within the seeds' spread (0.762 vs 0.770).
+points at ``eps = 1`` and by 3 at 5,000 patients and ``eps = 3``; at 1,000 patients and
+``eps = 3`` the two are within the seeds' spread (0.762 vs 0.770).
 """
 
 from __future__ import annotations
