@@ -268,7 +268,9 @@ class SubsampledExpMedian(
     choices' utilities move by at most ``k d`` in total) and ``k`` for the histogram's
     counts (L1, add/remove). The plan multiplies each round's sensitivity by ``k``
     once, so each round is ``epsilon_t``-DP per patient and the rounds compose to
-    ``epsilon``. The candidate sets are drawn without looking at the data: nothing is
+    ``epsilon``. The box search's public schedule reads ``n / k`` where it reads
+    ``epsilon n`` (what the selections can resolve) and the histogram's noise scale
+    ``k / epsilon_1`` in its grid rule. The candidate sets are drawn without looking at the data: nothing is
     subsampled from the rows, so no amplification by subsampling is claimed, per row
     or per patient. Dask input with ``groups`` is refused.
 
