@@ -92,4 +92,8 @@ ax2.set_ylabel("survival probability")
 ax2.set_title(f"C-index (held out): ε = 1 {c_dp:.3f}, ε = ∞ {c_ex:.3f}")
 ax2.legend(fontsize=8)
 fig.tight_layout()
-plt.show()
+
+if __name__ == "__main__" and "__file__" in globals():  # a script run, not sphinx-gallery
+    from pathlib import Path
+
+    fig.savefig(Path(__file__).with_suffix(".png"), dpi=80)

@@ -143,6 +143,10 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
     clipping applies to the patient's sum over those rows, so the sensitivities do
     not grow with it (:doc:`/patients`).
 
+    **Floating point.** Every release adds Gaussian noise drawn in floating point:
+    the guarantee is for the mathematical mechanism (Mironov 2012); no ``secure_mode``
+    yet.
+
     **Utility.** The noise does not shrink with ``n`` but the signal grows with it:
     on simulations with known hazard ratios and on FLCHAIN (4,000 training patients,
     up to 10 features) the held-out concordance at ``epsilon = 1`` is within 0.005 of
@@ -162,6 +166,9 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
 
     N. Laird, D. Olivier. "Covariance analysis of censored survival data using
     log-linear analysis techniques." JASA 76, 1981.
+
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
 
     M. Bun, T. Steinke. "Concentrated Differential Privacy: Simplifications,
     Extensions, and Lower Bounds." TCC 2016.
