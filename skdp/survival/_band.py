@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
-from skdp.survival._release import grid_of, read_target, release
+from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
 from skdp.utils._groups import patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection
@@ -83,7 +83,8 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
         epsilon, _ = self._check_privacy_params()
         edges = grid_of(self.max_time, self.time_grid, self.n_intervals, epsilon)
         target = _digestible(y, competing=event_types is not None)
-        if groups is not None:  # validated (and refused with Dask) before any use
+        check_no_dask_groups(is_dask_collection(target), groups)
+        if groups is not None:  # validated before any use
             groups, _ = patient_codes(
                 self, groups, len(target), dask_input=is_dask_collection(target)
             )

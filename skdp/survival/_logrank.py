@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from skdp.survival._histogram import HistogramPlan, at_risk, simulate_histograms
-from skdp.survival._release import grid_of, read_target, release
+from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
 from skdp.utils._groups import check_max_rows_per_group, patient_codes
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import is_dask_collection
@@ -205,6 +205,7 @@ def dp_logrank_test(
     edges = grid_of(max_time, time_grid, n_intervals, epsilon)
     owner = SimpleNamespace(max_rows_per_group=max_rows_per_group)
     dask_input = is_dask_collection(y) or is_dask_collection(labels)
+    check_no_dask_groups(dask_input, groups)
     data = (y, labels) if dask_input else (*read_target(y), np.asarray(labels, dtype=object))
     if groups is not None:
         groups, _ = patient_codes(owner, groups, len(data[0]), dask_input=dask_input)

@@ -19,7 +19,7 @@ from skdp.survival._target import _check_event, _check_time, check_survival_targ
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._rowsum import is_dask_collection, row_sum
 
-__all__ = ["grid_of", "read_target", "release"]
+__all__ = ["check_no_dask_groups", "grid_of", "read_target", "release"]
 
 
 def grid_of(max_time, time_grid, n_intervals, epsilon):
@@ -159,6 +159,7 @@ def release(
     """
     competing = event_types is not None
     dask_input = is_dask_collection(y) or is_dask_collection(labels)
+    check_no_dask_groups(dask_input, groups)
     codes, k = patient_codes(owner, groups, _n_rows(y, dask_input), dask_input=dask_input)
     plan = HistogramPlan.build(n_intervals=edges.size - 1, max_rows_per_group=k, **plan_args)
     if dask_input:
@@ -177,6 +178,16 @@ def release(
         keep = bound_contributions(codes, k, rngs["groups"])
         strata, idx, cols = strata[keep], idx[keep], cols[keep]
     return noisy_histogram(strata, idx, cols, plan, rngs["noise"]), plan
+
+
+def check_no_dask_groups(dask_input, groups):
+    """Refuse ``groups`` with Dask input here, whatever other estimators accept: the
+    Dask path counts rows on the workers and could not bound a patient's rows."""
+    if dask_input and groups is not None:
+        raise ValueError(
+            "groups= is not supported for Dask input by skdp.survival: bounding a "
+            "patient's rows needs them together (fit in memory, or without groups)"
+        )
 
 
 def _n_rows(y, dask_input):

@@ -220,7 +220,7 @@ def test_dask_input_is_counted_on_the_workers():
         np.testing.assert_array_equal(km.survival_function_, ref)
     private = DPKaplanMeier(epsilon=1.0, max_time=20.0, random_state=0).fit(frame)
     assert private.epsilon_spent_ == 1.0
-    with pytest.raises(ValueError, match="not supported for Dask input"):
+    with pytest.raises(ValueError, match="not supported for Dask input by skdp.survival"):
         DPKaplanMeier(max_time=20.0, max_rows_per_group=2).fit(frame, groups=np.arange(900))
 
 
