@@ -146,7 +146,8 @@ def dp_logrank_test(
         ``1 / (n_simulations + 1)``).
     groups : array-like of shape (n_samples,), default=None
         The patient of each row; with it the guarantee is per patient (needs
-        ``max_rows_per_group``). A patient must stay in one arm.
+        ``max_rows_per_group``). A patient whose rows lie in several arms is still
+        counted at most ``max_rows_per_group`` times in all.
     max_rows_per_group : int, default=None
         The public number of rows a patient may contribute (rows beyond it are dropped
         at random).
