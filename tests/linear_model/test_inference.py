@@ -189,3 +189,11 @@ def test_coverage_sanity():
 @pytest.mark.parametrize("ylim", [6.0, 2.0])  # 2.0: the target's bounds clip about 10 %
 def test_coverage(ylim):
     assert _coverage(3000, 1.0, reps=60, ylim=ylim) >= 0.88
+
+
+def test_dask_input_gives_the_same_ols_interval():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=1500, seed=5)
+    reg = _fit(X, y, epsilon=math.inf)
+    lazy = _fit(da.from_array(X, chunks=400), da.from_array(y, chunks=400), epsilon=math.inf)
+    np.testing.assert_allclose(lazy.conf_int(), reg.conf_int(), rtol=1e-9)
