@@ -130,6 +130,16 @@ def test_private_selection_with_groups_is_per_patient():
     assert search.epsilon_spent_ == _search(selection="private").fit(X, y).epsilon_spent_
 
 
+def test_private_selection_with_groups_and_holdout():
+    X, y, groups = _data()
+    FIT_CALLS.clear()
+    search = _search(_Recording, selection="private", holdout=0.3).fit(X, y, groups=groups)
+    assert search.privacy_unit_ == "group" and np.isfinite(search.best_score_unbiased_)
+    held = holdout_group_mask(groups, 0.3, random_state=0)
+    assert not np.isin(np.concatenate(FIT_CALLS), groups[held]).any()
+    np.testing.assert_array_equal(FIT_CALLS[-1], groups[~held])  # the refit
+
+
 @pytest.mark.filterwarnings("ignore:DPGridSearchCV. the final model")
 def test_private_selection_with_groups_refuses_an_empty_fold_before_the_charge():
     X, y, groups = _data()
