@@ -3,7 +3,6 @@ histogram, the privacy facts), the noise-aware band and the step-function lookup
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 from statistics import NormalDist
 
@@ -115,7 +114,9 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
         return counts, plan, streams["band"]
 
     def _n_draws(self):
-        return int(self.n_bootstrap) if not math.isinf(float(self.epsilon)) else 0
+        """Bootstrap draws (at ``epsilon = inf`` too: the band is then the sampling
+        variance alone)."""
+        return int(self.n_bootstrap)
 
 
 def _digestible(y, *, competing):

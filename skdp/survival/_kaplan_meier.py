@@ -220,7 +220,8 @@ class DPKaplanMeier(SurvivalCurveBase):
         -------
         ndarray of shape (n_times, 2)
             Lower and upper bounds (Notes: parametric bootstrap through the mechanism;
-            at ``epsilon = inf`` or ``n_bootstrap = 0`` the band is the estimate).
+            at ``epsilon = inf`` it has the sampling variance alone; with
+            ``n_bootstrap = 0`` it is the estimate).
         """
         check_is_fitted(self, "survival_function_")
         est = self.survival_function_
