@@ -246,3 +246,16 @@ def test_a_noisy_tail_does_not_flatten_the_curve():
     for seed in range(20):
         km = DPKaplanMeier(epsilon=1.0, max_time=360.0, n_bootstrap=0, random_state=seed)
         assert abs(km.fit(y).predict(300.0) - ref) < 0.04
+
+
+def test_band_at_infinite_epsilon_is_greenwood_like():
+    lifelines = pytest.importorskip("lifelines")
+    y = _data(800, seed=11)
+    km = DPKaplanMeier(epsilon=math.inf, max_time=20.0, random_state=0).fit(y)
+    ref = lifelines.KaplanMeierFitter().fit(
+        np.minimum(y["time"], 20.0), y["event"] & (y["time"] <= 20.0)
+    )
+    at = [5.0, 10.0, 15.0]
+    ci = ref.confidence_interval_survival_function_.reindex(at, method="ffill").to_numpy()
+    band = km.predict_interval(at)
+    np.testing.assert_allclose(band[:, 1] - band[:, 0], ci[:, 1] - ci[:, 0], atol=0.02)
