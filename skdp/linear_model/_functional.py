@@ -11,12 +11,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.linear_model._functional_groups import _bound_rows, _check_groups
+from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import (
     _release,
     _release_centre,
-    _resolve_bounds,
     _Scaling,
     _solve,
     _statistics,
@@ -227,7 +226,9 @@ default=None
     bounds and scaled into ``[-1, 1]``; ``x~`` is the scaled feature row followed (with an
     intercept) by a constant 1, so ``||x~||^2 <= d' = p + 1`` (``p`` without intercept), and
     ``|y~| <= 1``. ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound estimate when
-    bounds are missing, 0 otherwise. With an intercept a first release centres the target:
+    bounds are missing, 0 otherwise (with ``groups``: on the kept rows, the queries
+    calibrated to ``epsilon_b / k``, :func:`skdp.mechanisms.resolve_bounds`). With an
+    intercept a first release centres the target:
     ``epsilon_c = s epsilon_r`` with the public share ``s = min(1, max(0.05, 50 / (n
     epsilon_r)))`` (``epsilon_r = epsilon - epsilon_b``) buys Laplace noise of scale ``1.5 /
     epsilon_c`` on ``(sum y~, sum (y~^2 - 1/2))``, whose L1 sensitivity is ``3/2``
@@ -479,12 +480,11 @@ default=None
             order_invariant=codes is None or dask_input,
         )
         columns = list(getattr(self, "feature_names_in_", range(p)))
-        (lo, hi), (ylo, yhi), eps_bounds = _resolve_bounds(
-            self, X, y, epsilon, streams["bounds"], columns
+        # the bounds (estimated per patient on the kept rows) and at most k rows per
+        # patient, chosen at random (with clip=False every row is checked first)
+        X, y, n, (lo, hi, ylo, yhi), eps_bounds = _bounds_and_rows(
+            self, X, y, epsilon, streams, columns, (codes, k), dask_input
         )
-        # clip=False: every row checked; then at most k rows per patient, at random
-        bounds = (lo, hi, ylo, yhi)
-        X, y, n = _bound_rows(self, X, y, bounds, columns, codes, k, streams["groups"], dask_input)
         scaling = _Scaling.build(lo, hi, ylo, yhi, fit_intercept=self.fit_intercept)
         plan = FunctionalPlan.build(
             n=n,

@@ -13,23 +13,22 @@ import functools
 
 import numpy as np
 
-from skdp.linear_model._functional_release import _check_inside
+from skdp.linear_model._functional_release import _check_inside, _resolve_bounds
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._groups_dask import bound_dask_rows
 from skdp.utils._rowsum import n_rows, row_sum
 
-__all__ = ["_bound_rows", "_check_groups"]
+__all__ = ["_bound_rows", "_bounds_and_rows", "_check_groups"]
 
 
 def _check_groups(est, groups, n, dask_input):
-    """``(codes, k)`` of a patient-level fit (declared bounds only); on Dask input the
-    codes are the labels, bounded on the workers (:func:`_bound_rows`)."""
+    """``(codes, k)`` of a patient-level fit; on Dask input the codes are the labels,
+    bounded on the workers (:func:`_bound_rows`)."""
     return patient_codes(
         est,
         groups,
         n,
         dask_input=dask_input,
-        estimated=("bounds_X", "bounds_y"),
         dask_ok=True,
     )
 
@@ -49,10 +48,10 @@ def _bound_rows(est, X, y, bounds, columns, codes, k, rng, dask_input):
     random; with ``groups`` each patient keeps at most ``k`` rows chosen at random with
     ``rng`` (in memory, or on the Dask workers after Dask's shuffle by patient,
     :func:`skdp.utils._groups_dask.bound_dask_rows`)."""
-    lo, hi, ylo, yhi = bounds
-    if not est.clip and not dask_input:
-        _inside_block(X, y, lo, hi, ylo, yhi, columns)
+    if not est.clip and not dask_input:  # clip=False: the bounds are declared
+        _inside_block(X, y, *bounds, columns)
     elif not est.clip and codes is not None:  # Dask: a pass over all rows, on the workers
+        lo, hi, ylo, yhi = bounds
         row_sum(
             functools.partial(_inside_block, lo=lo, hi=hi, ylo=ylo, yhi=yhi, columns=columns), X, y
         )
@@ -63,3 +62,29 @@ def _bound_rows(est, X, y, bounds, columns, codes, k, rng, dask_input):
         return X, y, n
     keep = bound_contributions(codes, k, rng)
     return X[keep], y[keep], keep.shape[0]
+
+
+def _estimates_bounds(est):
+    """Whether ``bounds_X`` or ``bounds_y`` is left to a private estimate."""
+    return any(
+        v is None or (isinstance(v, str) and v == "private") for v in (est.bounds_X, est.bounds_y)
+    )
+
+
+def _bounds_and_rows(est, X, y, epsilon, streams, columns, patients, dask_input):
+    """``(X, y, n, (lo, hi, ylo, yhi), eps_bounds)``: the bounds and the rows released.
+
+    Declared bounds: resolved first, then every row checked (``clip=False``) and each
+    patient bounded to ``k`` rows (:func:`_bound_rows`). A private estimate with
+    ``groups`` (in memory; ``clip=True``, as an estimate requires): the patients are
+    bounded first and the estimate runs on the kept rows, its queries calibrated per
+    patient (:func:`skdp.mechanisms.resolve_bounds` with ``max_rows_per_group=k``).
+    """
+    codes, k = patients
+    if codes is not None and _estimates_bounds(est):
+        X, y, n = _bound_rows(est, X, y, None, columns, codes, k, streams["groups"], dask_input)
+        xb, yb, eps = _resolve_bounds(est, X, y, epsilon, streams["bounds"], columns, k)
+        return X, y, n, (*xb, *yb), eps
+    xb, yb, eps = _resolve_bounds(est, X, y, epsilon, streams["bounds"], columns)
+    X, y, n = _bound_rows(est, X, y, (*xb, *yb), columns, codes, k, streams["groups"], dask_input)
+    return X, y, n, (*xb, *yb), eps

@@ -444,10 +444,11 @@ def _is_private(value):
     return isinstance(value, str) and value == "private"
 
 
-def _resolve_bounds(est, X, y, epsilon, rng, columns):
+def _resolve_bounds(est, X, y, epsilon, rng, columns, max_rows_per_group=None):
     """``((lo, hi), (ylo, yhi), epsilon_used)``: the declared bounds of ``est``, or a
-    private estimate (refused where it cannot be reliable, unless ``"private"``), or
-    the non-private ``"data"`` opt-in."""
+    private estimate (refused where it cannot be reliable, unless ``"private"``; per
+    patient on rows bounded to ``max_rows_per_group``), or the non-private ``"data"``
+    opt-in."""
     p = X.shape[1]
     # None: a private estimate, refused where it cannot be reliable; "private": the
     # explicit opt-in to it; "data": the non-private read
@@ -478,6 +479,7 @@ def _resolve_bounds(est, X, y, epsilon, rng, columns):
             rng=rng,
             name=[k for k, v in params if not _is_private(v)] or [k for k, _ in params],
             columns=names,
+            max_rows_per_group=max_rows_per_group,
         )
         elo, ehi = np.asarray(elo, dtype=float), np.asarray(ehi, dtype=float)
         if need_x:

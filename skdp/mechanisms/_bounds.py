@@ -15,6 +15,7 @@ from skdp.mechanisms._quantiles import (
     private_quantile,
 )
 from skdp.mechanisms._validation import check_epsilon, check_rng
+from skdp.mechanisms.sensitivity import group_sensitivity, quantile_utility_sensitivity
 from skdp.utils.validation import as_float_array, check_bounds, check_finite, data_bounds
 
 __all__ = [
@@ -383,6 +384,7 @@ def resolve_bounds(
     method="sparse_vector",
     kinds=None,
     min_width=None,
+    max_rows_per_group=None,
 ):
     """Turn an estimator's ``bounds`` parameter into arrays, privately if needed.
 
@@ -440,6 +442,14 @@ def resolve_bounds(
         warning. ``None``: ``MIN_WIDTH_REL`` (1e-8) times the largest magnitude of the
         column's search range (0.01 for the default range) for continuous columns, 1
         for integer columns.
+    max_rows_per_group : int or None, default=None
+        Per patient (``X`` already bounded to at most ``k`` rows a patient,
+        :doc:`/patients`): the count behind each query moves by at most ``k``
+        (:func:`~skdp.mechanisms.sensitivity.group_sensitivity` of
+        :func:`~skdp.mechanisms.sensitivity.quantile_utility_sensitivity`), so the
+        queries are calibrated to ``fraction * epsilon / k`` (the same noise as
+        sensitivity ``k`` at ``fraction * epsilon``) and the reliability rule sees
+        that budget; ``fraction * epsilon`` is still what is returned and charged.
 
     Returns
     -------
@@ -502,15 +512,17 @@ def resolve_bounds(
         # every column's support is declared: nothing to estimate, nothing spent
         return np.zeros(d), np.ones(d), 0.0
     used = fraction * epsilon
+    # per patient every count moves by up to k: calibrate to used / k (exact, pure DP)
+    calibrated = used / group_sensitivity(quantile_utility_sensitivity(), max_rows_per_group)
     s_lo, s_hi = check_bounds(search_range, d, name="search_range")
     sizes = [_grid_size(s_lo[j], s_hi[j], kinds[j]) for j in range(d)]
     labels = list(columns) if columns is not None and len(columns) == d else list(range(d))
     # public inputs only (n, the budget, the quantiles, the grid): refuse, or warn with
     # the opt-in, before anything is read
-    _check_estimate_reliable(X.shape[0], used, quantiles, sizes, name, labels, opt_in)
+    _check_estimate_reliable(X.shape[0], calibrated, quantiles, sizes, name, labels, opt_in)
     lo, hi, point_mass = _private_bounds(
         X,
-        epsilon=used,
+        epsilon=calibrated,
         rng=rng,
         search_range=search_range,
         quantiles=quantiles,

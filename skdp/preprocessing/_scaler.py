@@ -13,7 +13,6 @@ from skdp.preprocessing._common import bounds_constraint, column_labels, like_in
 from skdp.preprocessing._patients import check_patient_input
 from skdp.preprocessing._scaler_plan import (
     ScalerPlan,
-    estimates_bounds,
     standard_scaler_sensitivities,
 )
 from skdp.utils._deprecation import RenamedKeys
@@ -159,8 +158,10 @@ None, default=None
     at most ``k`` rows' worth: the L1 sensitivities are ``k d`` and ``k d / 2``
     (:func:`skdp.mechanisms.sensitivity.group_sensitivity`), the Laplace scales
     ``k`` times the row-level ones, and ``epsilon_spent_`` holds per patient
-    (``privacy_unit_ = "group"``). The bounds must be declared (a private bound
-    estimate per patient is not implemented).
+    (``privacy_unit_ = "group"``). A private bounds estimate (``bounds=None``) runs
+    on the kept rows: each of its threshold counts moves by at most ``k``, so its
+    queries are calibrated to ``bounds_fraction * epsilon / k``
+    (:func:`skdp.mechanisms.resolve_bounds`), and it still spends its stated share.
 
     **Floating point.** With ``secure_mode=True`` the sums are released as exact
     multiples of a power-of-two grid with exact integer noise (Canonne, Kamath and
@@ -260,8 +261,7 @@ None, default=None
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and the
-            sensitivities are that many times the row's (Notes). In memory only; needs
-            declared ``bounds``.
+            sensitivities are that many times the row's (Notes). In memory only.
 
         Returns
         -------
@@ -273,10 +273,7 @@ None, default=None
         check_patient_input(X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
         releases = self.with_mean or self.with_std
-        estimated = releases and estimates_bounds(self.bounds)
-        codes, k = patient_codes(
-            self, groups, X.shape[0], estimated=("bounds",) if estimated else ()
-        )
+        codes, k = patient_codes(self, groups, X.shape[0])
         epsilon, _ = self._check_privacy_params()
         if not releases:
             return self._record(self._plan(X.shape[0], X.shape[1], epsilon, k))
@@ -309,6 +306,7 @@ None, default=None
             name="bounds",
             columns=columns,
             fraction=self.bounds_fraction,
+            max_rows_per_group=k,  # X is bounded: each count moves by up to k
         )
         if eps_bounds != plan.eps_bounds:  # the plan's public rule is resolve_bounds'
             raise RuntimeError(f"bounds spent {eps_bounds}, planned {plan.eps_bounds}")

@@ -27,6 +27,7 @@ lives only in the task graph of the fit; nothing of it is stored.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -92,6 +93,22 @@ def _frame(arrays, labels):
         labels = da.from_array(labels, chunks=(chunks,))
     frames.append(dd.from_dask_array(labels, columns=_LABEL))
     return dd.concat(frames, axis=1)
+
+
+def _shuffle_method():
+    """Dask's own choice (``p2p`` on a ``distributed`` cluster) or the configured one;
+    ``"tasks"`` on a local scheduler, where Dask would pick its on-disk shuffle."""
+    import dask
+
+    if dask.config.get("dataframe.shuffle.method", None) is not None:
+        return None
+    if "distributed" in sys.modules:
+        try:
+            sys.modules["distributed"].default_client()
+        except ValueError:  # no client: a local scheduler
+            return "tasks"
+        return None
+    return "tasks"
 
 
 def _check_labels(labels):
@@ -161,7 +178,12 @@ def bound_dask_rows(arrays, groups, k, rng):
     key = int.from_bytes(rng.bytes(8), "little")
     present = [a for a in arrays if a is not None]
     frame = _frame(present, groups)
-    shuffled = frame.shuffle(on=_LABEL, npartitions=frame.npartitions, ignore_index=True)
+    shuffled = frame.shuffle(
+        on=_LABEL,
+        npartitions=frame.npartitions,
+        ignore_index=True,
+        shuffle_method=_shuffle_method(),
+    )
     kept = shuffled.map_partitions(_keep_k, k, key, meta=frame._meta)
     with dask_errors("groups"):
         lengths = tuple(_frame_lengths(kept))

@@ -975,7 +975,12 @@ def test_patient_level_fit_scales_every_sensitivity_and_records_the_unit():
     [
         ({}, {"groups": np.arange(10)}, ValueError, "needs max_rows_per_group"),
         ({"max_rows_per_group": 2}, {"groups": np.arange(9)}, ValueError, "9 labels for"),
-        ({"max_rows_per_group": 2, "bounds_X": None}, {}, ValueError, "bounds_X=None with"),
+        (  # 10 rows of 2 a patient: refused by the public reliability rule
+            {"max_rows_per_group": 2, "bounds_X": None},
+            {},
+            ValueError,
+            "bounds_X=None: estimating bounds privately",
+        ),
         ({"max_rows_per_group": 0}, {}, ValueError, "max_rows_per_group"),
         (
             {"max_rows_per_group": 2},

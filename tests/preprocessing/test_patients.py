@@ -185,11 +185,24 @@ def test_bad_patient_level_input_is_refused(make, params, groups, error, match):
 
 
 @pytest.mark.parametrize("bounds", [None, "private"])
-def test_scaler_refuses_a_private_bound_estimate_per_patient(bounds):
-    X, groups = _ehr()
-    est = DPStandardScaler(epsilon=5.0, bounds=bounds, max_rows_per_group=3)
-    with pytest.raises(ValueError, match=f"bounds={bounds!r} with groups=.*per patient"):
-        est.fit(X, groups=groups)
+def test_scaler_estimates_its_bounds_per_patient(bounds):
+    # the estimate runs on the kept rows with its queries calibrated to eps_b / k; it
+    # spends its stated share, and the reliability rule sees eps_b / k
+    X, groups = _ehr(n_patients=2000)
+    est = DPStandardScaler(epsilon=5.0, bounds=bounds, max_rows_per_group=3, random_state=0)
+    est.fit(X, groups=groups)
+    assert est.privacy_unit_ == "group" and est.epsilon_spent_ == 5.0
+    assert est.privacy_breakdown_["bounds"] == pytest.approx(0.5)
+    lo, hi = est.bounds_
+    assert np.all(lo < np.median(X, axis=0)) and np.all(np.median(X, axis=0) < hi)
+    if bounds is None:
+        # 2000 one-row patients, 2 columns, epsilon 2: n * 0.01 * (0.2 / 4) / k is 1 at
+        # k = 1 (reliable, >= 0.5) and 1/3 at k = 3 (refused before any row is read)
+        Z = np.random.default_rng(0).normal(size=(2000, 2))
+        ids = np.arange(2000)
+        DPStandardScaler(epsilon=2.0, max_rows_per_group=1).fit(Z, groups=ids)
+        with pytest.raises(ValueError, match=r"bounds=None: estimating bounds privately"):
+            DPStandardScaler(epsilon=2.0, max_rows_per_group=3).fit(Z, groups=ids)
 
 
 @pytest.mark.parametrize("make", [DPStandardScaler, DPSimpleImputer])
