@@ -22,7 +22,6 @@ from skdp.synthesis._histogram_groups import (
     keep_flat,
     kept_rows,
     n_public_rows,
-    refuse_dask_groups,
     synthesis_patients,
 )
 from skdp.synthesis._histogram_plan import HistogramPlan
@@ -31,7 +30,7 @@ from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import n_rows
+from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -285,7 +284,11 @@ class DPHistogramSynthesizer(
     exact pure ``epsilon``-DP per patient (composition and post-processing as above).
     With ``n_public=None``, ``n`` is the number of rows kept (public as ``n`` is).
     Bounds must be declared (a private bound estimate per patient is not
-    implemented); Dask input is refused.
+    implemented). On Dask input the rows are encoded and the patients bounded on the
+    workers (Dask's shuffle on the label, then the ``k`` rows of smallest keyed
+    priority per patient, :func:`skdp.utils._groups_dask.bound_dask_rows`: a uniform
+    ``k``-subset that depends on the patient's own rows only, so the sensitivity is the
+    same ``k``); its random rows differ from the in-memory choice.
 
     *Synthetic rows, not patients.* :meth:`sample` draws rows from the noisy histogram
     of the contribution-bounded table: they carry no patient identity and no link
@@ -415,14 +418,14 @@ class DPHistogramSynthesizer(
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and the noise
-            and the threshold are that many times the row's (Notes, "Patients"). In
-            memory only; needs declared bounds.
+            and the threshold are that many times the row's (Notes, "Patients"). Needs
+            declared bounds; with Dask input a Dask array or Series of labels aligned
+            with the rows (bounded on the workers).
 
         Returns
         -------
         self
         """
-        refuse_dask_groups(self, X, groups)
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
         n = n_rows(X)
@@ -433,24 +436,24 @@ class DPHistogramSynthesizer(
             estimator=self,
             X=X,
             groups=codes,
-            # the kept rows depend on the row order: a permuted copy must not reuse the
-            # noise on other rows
-            order_invariant=codes is None,
+            # in memory the kept rows depend on the row order: a permuted copy must not
+            # reuse the noise on other rows (on Dask they do not)
+            order_invariant=codes is None or is_dask_collection(X),
         )
-        keep = kept_rows(codes, k, streams["groups"])  # at most k rows per patient
         schema, eps_bounds, encoder = self._prepare_table(
             X,
             epsilon=epsilon,
             rng=streams["bounds"],
             encoder={"categorical": "ordinal", "clip": self.clip},
         )
+        kept = kept_rows(X, encoder, codes, k, streams["groups"])  # <= k rows per patient
         groups_, uniform = projection_groups(schema, self.projections)
         plan = HistogramPlan.build(
             epsilon=epsilon,
             eps_bounds=eps_bounds,
             groups=groups_,
             uniform=uniform,
-            n_public=n_public_rows(self.n_public, n, keep),
+            n_public=n_public_rows(self.n_public, n, kept),
             threshold=self.threshold,
             mechanism=renamed_parameter(self, "noise", "mechanism"),
             secure_mode=self.secure_mode,
@@ -466,8 +469,9 @@ class DPHistogramSynthesizer(
             max_integer_levels=self.max_integer_levels,
         )
         # every row is encoded (and checked) before the rows beyond k are dropped
-        shapes, flats, totals = cell_counts(X, encoder, binners, groups_)
-        flats = keep_flat(flats, keep)
+        on_workers = None if kept is None else kept.codes
+        shapes, flats, totals = cell_counts(X, encoder, binners, groups_, codes=on_workers)
+        flats = keep_flat(flats, kept)
         with verbose_handler(self.verbose):
             histograms = self._release(plan, shapes, flats, totals, streams["noise"])
         return self._record(plan, schema, binners, histograms)

@@ -293,11 +293,7 @@ def noise_mass(n_cells, eps, tau, *, mechanism, secure_mode):
     return n_cells * 0.5 * math.exp(-eps * tau) * (tau + 1.0 / eps)
 
 
-def cell_counts(X, encoder, binners, groups):
-    """``(shapes, flats, totals)``: the shape of each histogram's grid and, per
-    histogram, the flat cell index of every row (in memory) or the exact sparse counts
-    summed over the partitions (Dask input: only the totals come back to the client);
-    the other of the two is ``None``. Public binning only."""
+def _shapes(binners, groups):
     shapes = [tuple(binners[c].n_levels for c in g) for g in groups]
     for g, shape in zip(groups, shapes, strict=True):
         n_cells = math.prod(shape)
@@ -306,6 +302,22 @@ def cell_counts(X, encoder, binners, groups):
                 f"the histogram over columns {g} has {n_cells} cells, too many to index; "
                 "use fewer bins (n_bins) or smaller projections"
             )
+    return shapes
+
+
+def cell_counts(X, encoder, binners, groups, *, codes=None):
+    """``(shapes, flats, totals)``: the shape of each histogram's grid and, per
+    histogram, the flat cell index of every row (in memory) or the exact sparse counts
+    summed over the partitions (Dask input: only the totals come back to the client);
+    the other of the two is ``None``. Public binning only. ``codes``: a Dask array of
+    the rows' encoder codes (a patient-level fit's kept rows) to count instead of
+    ``X``."""
+    shapes = _shapes(binners, groups)
+    if codes is not None:  # the kept rows' codes, on the workers
+        count = functools.partial(
+            _code_indices, names=encoder.schema.names, binners=binners, groups=groups, shapes=shapes
+        )
+        return shapes, [None] * len(groups), row_sum(_row_counts(count), codes)
     count = functools.partial(
         _cell_indices, encoder=encoder, binners=binners, groups=groups, shapes=shapes
     )
@@ -317,7 +329,14 @@ def cell_counts(X, encoder, binners, groups):
 def _cell_indices(X, *, encoder, binners, groups, shapes):
     """The flat cell index of every row of ``X``, per histogram (public binning only)."""
     C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
-    idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(encoder.schema.names)}
+    return _code_indices(
+        C, names=encoder.schema.names, binners=binners, groups=groups, shapes=shapes
+    )
+
+
+def _code_indices(C, *, names, binners, groups, shapes):
+    """The flat cell index of every row of encoder codes ``C``, per histogram."""
+    idx = {c: binners[c].index(C[:, j]) for j, c in enumerate(names)}
     return [
         np.ravel_multi_index(tuple(idx[c] for c in g), shape)
         for g, shape in zip(groups, shapes, strict=True)

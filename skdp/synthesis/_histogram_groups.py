@@ -13,37 +13,40 @@ the plans multiply it once.
 
 The rows are encoded (and checked: ``clip=False``, unknown categories) **before** any is
 dropped, so whether ``fit`` refuses never depends on which rows were kept at random.
+
+On Dask input the rows' codes are computed on the workers, and the patients are bounded
+there by :func:`skdp.utils._groups_dask.bound_dask_rows` (Dask's shuffle on the label,
+then the ``k`` rows of smallest keyed priority per patient: uniform ``k``-subsets, a
+function of the patient's own rows); the counts of the kept rows are summed on the
+workers, and the client receives the counts and one row count per partition.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from skdp.utils._groups import bound_contributions, patient_codes
-from skdp.utils._rowsum import any_dask
+from skdp.utils._rowsum import _array_row_chunks, _frame_lengths, is_dask_collection
 
-__all__ = ["PatientFactsMixin", "kept_rows", "refuse_dask_groups", "synthesis_patients"]
-
-
-def refuse_dask_groups(est, X, groups):
-    """Refuse ``groups`` with Dask input (a patient's rows must be together to be
-    bounded), before anything is read or computed."""
-    if groups is not None and any_dask(X, groups):
-        patient_codes(est, groups, 0, dask_input=True)  # raises, naming groups=
+__all__ = ["KeptRows", "PatientFactsMixin", "kept_rows", "synthesis_patients"]
 
 
 def synthesis_patients(est, X, groups, n):
     """``(codes, k)`` of a patient-level fit of the validated ``X`` (``n`` rows);
-    ``(None, None)`` without ``groups``.
+    ``(None, None)`` without ``groups``. On Dask input ``codes`` are the labels (a 1-D
+    Dask array, or the checked in-memory labels).
 
     Refuses, naming the parameter: ``groups`` without ``max_rows_per_group``, a bad
-    bound or bad labels (:func:`skdp.utils._groups.patient_codes`), and numeric columns
-    whose bounds are left to a private estimate (per patient it is not implemented);
-    the message names the columns of the public schema, never a value.
+    bound or bad labels, Dask ``groups`` beside in-memory ``X``
+    (:func:`skdp.utils._groups.patient_codes`), and numeric columns whose bounds are
+    left to a private estimate (per patient it is not implemented); the message names
+    the columns of the public schema, never a value.
     """
-    codes, k = patient_codes(est, groups, n)
+    dask_input = is_dask_collection(X)
+    codes, k = patient_codes(est, groups, n, dask_input=dask_input, dask_ok=True)
     if codes is None:
         return None, None
     with warnings.catch_warnings():  # the fit's own _prepare_table warns, once
@@ -58,21 +61,67 @@ def synthesis_patients(est, X, groups, n):
     return codes, k
 
 
-def kept_rows(codes, k, rng):
-    """The sorted indices of the rows kept when each patient keeps at most ``k`` rows
-    chosen uniformly at random with ``rng``; ``None`` for a row-level fit."""
+@dataclass(frozen=True)
+class KeptRows:
+    """The rows a patient-level fit releases: ``index`` (sorted, in memory) or ``codes``
+    (a lazy Dask array of the kept rows' encoder codes, on the workers), and their
+    number ``n`` (public, as the number of rows is)."""
+
+    n: int
+    index: np.ndarray | None = None
+    codes: object = None
+
+
+def kept_rows(X, encoder, codes, k, rng):
+    """The rows kept when each patient keeps at most ``k`` rows chosen uniformly at
+    random with ``rng`` (a :class:`KeptRows`); ``None`` for a row-level fit.
+
+    In memory: :func:`skdp.utils._groups.bound_contributions` on the labels' codes.
+    Dask: every row is encoded on the workers (``encoder.codes``: clipping, the
+    ``clip=False`` and unknown-level checks, all rows), then
+    :func:`skdp.utils._groups_dask.bound_dask_rows` keeps at most ``k`` per patient.
+    """
     if codes is None:
         return None
-    return bound_contributions(codes, k, rng)
+    if not is_dask_collection(X):
+        index = bound_contributions(codes, k, rng)
+        return KeptRows(n=int(index.shape[0]), index=index)
+    from skdp.utils._groups_dask import bound_dask_rows
+
+    (kept,), n = bound_dask_rows([dask_codes(X, encoder)], codes, k, rng)
+    return KeptRows(n=int(n), codes=kept)
 
 
-def n_public_rows(n_public, n, keep):
+def _encode(block, encoder):
+    return np.asarray(encoder.codes(block), dtype=np.float64)
+
+
+def dask_codes(X, encoder):
+    """A lazy Dask array (``n_rows x n_columns``, float64, known row chunks) of the
+    encoder's codes of every row of the Dask collection ``X``, computed on the workers
+    (one pass for the partitions' lengths when Dask does not know them)."""
+    import dask
+    import dask.array as da
+
+    d = encoder.schema.n_columns
+    if hasattr(X, "columns"):  # a Dask DataFrame: one block per partition
+        lengths = _frame_lengths(X)
+        blocks = [
+            da.from_delayed(dask.delayed(_encode)(part, encoder), (m, d), dtype=np.float64)
+            for part, m in zip(X.to_delayed(), lengths, strict=True)
+        ]
+        return da.concatenate(blocks, axis=0)
+    X = X.rechunk((_array_row_chunks(X), -1))
+    return X.map_blocks(_encode, encoder, dtype=np.float64, chunks=(X.chunks[0], (d,)))
+
+
+def n_public_rows(n_public, n, kept):
     """The public row count of the bin rule and the threshold: declared ``n_public``, or
-    the rows used (all ``n``, or the ``len(keep)`` rows kept per patient; public as
-    ``n`` is, :ref:`neighbouring-relation`)."""
+    the rows used (all ``n``, or the ``kept.n`` rows kept per patient; public as ``n``
+    is, :ref:`neighbouring-relation`)."""
     if n_public is not None:
         return int(n_public)
-    return int(n) if keep is None else int(len(keep))
+    return int(n) if kept is None else int(kept.n)
 
 
 class PatientFactsMixin:
@@ -91,9 +140,9 @@ class PatientFactsMixin:
         return self._max_rows_per_group
 
 
-def keep_flat(flats, keep):
-    """Each histogram's cell indices of the kept rows (all of them when ``keep`` is
-    ``None``)."""
-    if keep is None:
+def keep_flat(flats, kept):
+    """Each histogram's cell indices of the rows kept in memory (all of them when
+    ``kept`` is ``None``)."""
+    if kept is None:
         return flats
-    return [None if f is None else np.asarray(f)[keep] for f in flats]
+    return [None if f is None else np.asarray(f)[kept.index] for f in flats]

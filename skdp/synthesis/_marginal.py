@@ -15,7 +15,6 @@ from skdp.synthesis._histogram_groups import (
     PatientFactsMixin,
     kept_rows,
     n_public_rows,
-    refuse_dask_groups,
     synthesis_patients,
 )
 from skdp.synthesis._marginal_aim import fit_rounds
@@ -28,7 +27,7 @@ from skdp.utils._deprecation import REMOVED_IN
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import verbose_handler
 from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import n_rows
+from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -339,7 +338,10 @@ class DPMarginalSynthesizer(
     sensitivity ``k`` at the same epsilon. The budget split, AIM's filter and the
     conversion to ``(epsilon, delta)`` are unchanged, so the fit is ``(epsilon,
     delta)``-DP per patient. With ``n_public=None``, ``n`` is the number of rows kept
-    (public as ``n`` is). Bounds must be declared and Dask input is refused.
+    (public as ``n`` is). Bounds must be declared. On Dask input the rows are binned
+    and the patients bounded on the workers (a uniform ``k``-subset per patient that
+    depends on the patient's own rows only,
+    :func:`skdp.utils._groups_dask.bound_dask_rows`).
 
     *Synthetic rows, not patients.* The model is a distribution of one row of the
     contribution-bounded table: :meth:`sample` returns rows with no patient identity and
@@ -535,14 +537,14 @@ class DPMarginalSynthesizer(
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            sensitivity is that many times the row's (Notes, "Patients"). In memory
-            only; needs declared bounds.
+            sensitivity is that many times the row's (Notes, "Patients"). Needs
+            declared bounds; with Dask input a Dask array or Series of labels aligned
+            with the rows (bounded on the workers).
 
         Returns
         -------
         self
         """
-        refuse_dask_groups(self, X, groups)
         with verbose_handler(self.verbose):
             return self._fit(X, groups)
 
@@ -558,17 +560,17 @@ class DPMarginalSynthesizer(
             estimator=self,
             X=X,
             groups=codes,
-            # the kept rows depend on the row order: a permuted copy must not reuse the
-            # noise on other rows
-            order_invariant=codes is None,
+            # in memory the kept rows depend on the row order: a permuted copy must not
+            # reuse the noise on other rows (on Dask they do not)
+            order_invariant=codes is None or is_dask_collection(X),
         )
-        keep = kept_rows(codes, k, streams["groups"])  # at most k rows per patient
         schema, eps_bounds, encoder = self._prepare_table(
             X,
             epsilon=epsilon,
             rng=streams["bounds"],
             encoder={"categorical": "ordinal", "clip": self.clip},
         )
+        kept = kept_rows(X, encoder, codes, k, streams["groups"])  # <= k rows per patient
         plan = MarginalPlan.build(
             epsilon=epsilon,
             delta=delta,
@@ -576,14 +578,13 @@ class DPMarginalSynthesizer(
             n_columns=len(schema.names),
             share=share,
             selection=self.selection,
-            n_public=n_public_rows(self.n_public, n, keep),
+            n_public=n_public_rows(self.n_public, n, kept),
             max_rows_per_group=k,
             secure_mode=self.secure_mode,
         )
         discs = discretizers(schema, plan.n_public, plan.bins_sd, self.n_bins)
         # every row is binned (and checked) before the rows beyond k are dropped
-        stats = table_counts(X, encoder=encoder, discs=discs, names=list(schema.names))
-        stats = stats if keep is None else stats.rows(keep)
+        stats = table_counts(X, encoder=encoder, discs=discs, names=list(schema.names), kept=kept)
         one_way = release_one_way(stats, plan, streams["one_way"], compress=self.compress)
         fit_model = fit_rounds if plan.selection == "aim" else fit_tree
         model = fit_model(stats, one_way, plan, streams)

@@ -36,14 +36,24 @@ __all__ = ["PartitionCounts", "RowCounts", "table_counts"]
 _DASK_PASS_CELLS = 1 << 21
 
 
-def table_counts(X, *, encoder, discs, names):
+def table_counts(X, *, encoder, discs, names, kept=None):
     """The exact counts of ``X``'s rows over the public grid of ``discs``: a
-    :class:`PartitionCounts` for a Dask collection, else a :class:`RowCounts`."""
-    codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
+    :class:`PartitionCounts` for a Dask collection, else a :class:`RowCounts`.
+
+    ``kept`` (a :class:`~skdp.synthesis._histogram_groups.KeptRows`): only the rows a
+    patient-level fit keeps -- in memory every row is binned (and checked) first, then
+    the kept ones selected; on Dask the kept rows' encoder codes (bounded on the
+    workers) are binned and counted there."""
     sizes = [discs[c].n_levels for c in names]
+    if kept is not None and kept.codes is not None:  # Dask, bounded on the workers
+        return PartitionCounts(
+            kept.codes, functools.partial(_code_bins, discs=discs, names=names), sizes
+        )
+    codes = functools.partial(_bin_codes, encoder=encoder, discs=discs, names=names)
     if is_dask_collection(X):  # the rows stay on the workers
         return PartitionCounts(X, codes, sizes)
-    return RowCounts(codes(X), sizes)
+    counts = RowCounts(codes(X), sizes)
+    return counts if kept is None else counts.rows(kept.index)
 
 
 class RowCounts:
@@ -96,6 +106,11 @@ class PartitionCounts:
 def _bin_codes(X, *, encoder, discs, names):
     """The public-grid bin of every cell of ``X`` (n_rows x n_columns, int64)."""
     C = encoder.codes(X)  # clipped numerics and level codes; raises on bad input
+    return _code_bins(C, discs=discs, names=names)
+
+
+def _code_bins(C, *, discs, names):
+    """The public-grid bin of every cell of encoder codes ``C`` (int64)."""
     return np.column_stack([discs[c].index(C[:, j]) for j, c in enumerate(names)])
 
 

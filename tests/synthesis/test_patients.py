@@ -141,24 +141,81 @@ def test_a_private_bound_estimate_is_refused_with_groups(cls):
         est.fit(X, groups=g)
 
 
-@pytest.mark.parametrize("cls", [DPHistogramSynthesizer, DPMarginalSynthesizer])
-def test_dask_input_with_groups_is_refused(cls):
-    dd = pytest.importorskip("dask.dataframe")
-    X, g = _table()
-    with pytest.raises(ValueError, match="Dask"):
-        cls(**META, max_rows_per_group=2).fit(dd.from_pandas(X, npartitions=2), groups=g)
+def _released(est):
+    """The noisy counts a fit released (histogram cells, or the 1-way marginals)."""
+    if isinstance(est, DPHistogramSynthesizer):
+        return [est.histograms_[0]["cells"], est.histograms_[0]["counts"]]
+    return [est.noisy_one_way_[c] for c in sorted(est.noisy_one_way_)]
 
 
 @pytest.mark.parametrize("name", sorted(SYNTHS))
-def test_clip_false_refusal_does_not_depend_on_the_rows_kept(name):
+@pytest.mark.parametrize("labels", ["numpy", "dask-array", "dask-series"])
+def test_dask_input_is_bounded_on_the_workers(name, labels):
+    """Without noise and with no patient over k, the Dask fit releases the in-memory
+    counts; with k = 1 each patient keeps one row."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask.array as da
+
+    X, g = _table()
+    dx = dd.from_pandas(X, npartitions=3)
+    groups = {
+        "numpy": g,
+        "dask-array": da.from_array(g, chunks=100),
+        "dask-series": dd.from_pandas(pd.Series(g), npartitions=3),
+    }[labels]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = SYNTHS[name](max_rows_per_group=ROWS, random_state=0).set_params(epsilon=np.inf)
+        mem.fit(X, groups=g)
+        est = SYNTHS[name](max_rows_per_group=ROWS, random_state=0).set_params(epsilon=np.inf)
+        est.fit(dx, groups=groups)
+        one = SYNTHS[name](max_rows_per_group=1, random_state=0).set_params(epsilon=np.inf)
+        one.fit(dx, groups=groups)
+    for a, b in zip(_released(est), _released(mem), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert est.privacy_unit_ == "group" and est.max_rows_per_group_ == ROWS
+    assert sum(float(np.sum(v)) for v in _released(one)[-1:]) == N_PATIENTS
+
+
+@pytest.mark.parametrize("cls", [DPHistogramSynthesizer, DPMarginalSynthesizer])
+def test_dask_patient_level_release_ignores_row_order_and_partitions(cls):
+    dd = pytest.importorskip("dask.dataframe")
+    X, g = _table()
+    perm = np.random.default_rng(1).permutation(len(X))
+    Xp, gp = X.iloc[perm].reset_index(drop=True), g[perm]
+
+    def fit(frame, groups, parts):
+        est = cls(**META, max_rows_per_group=1, random_state=4)
+        return est.fit(dd.from_pandas(frame, npartitions=parts), groups=groups)
+
+    a, b = fit(X, g, 3), fit(Xp, gp, 2)
+    for u, v in zip(_released(a), _released(b), strict=True):
+        np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("cls", [DPHistogramSynthesizer, DPMarginalSynthesizer])
+def test_dask_groups_beside_in_memory_data_are_refused(cls):
+    pytest.importorskip("dask.dataframe")
+    import dask.array as da
+
+    X, g = _table()
+    with pytest.raises(ValueError, match="groups"):
+        cls(**META, max_rows_per_group=2).fit(X, groups=da.from_array(g, chunks=100))
+
+
+@pytest.mark.parametrize("name", sorted(SYNTHS))
+@pytest.mark.parametrize("dask", [False, True])
+def test_clip_false_refusal_does_not_depend_on_the_rows_kept(name, dask):
     """One patient has an out-of-bounds row among 10: refused whatever rows k = 1 keeps."""
     X, g = _table()
     X.loc[0:9, "c"] = 0.5
     X.loc[5, "c"] = 7.0  # out of the declared bounds
     g = g.copy()
     g[:10] = 999
-    for seed in range(5):
-        with pytest.raises(ValueError):
+    if dask:
+        X = pytest.importorskip("dask.dataframe").from_pandas(X, npartitions=3)
+    for seed in range(3 if dask else 5):
+        with pytest.raises(ValueError, match="bounds|outside"):
             SYNTHS[name](max_rows_per_group=1, clip=False, random_state=seed).fit(X, groups=g)
 
 

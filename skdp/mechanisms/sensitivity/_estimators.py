@@ -7,6 +7,10 @@ k-median cost, the ILP coverage counts and the ExpM+NF squared-loss utility; pub
 
 from __future__ import annotations
 
+import math
+
+from skdp.mechanisms.sensitivity._generic import group_sensitivity
+
 
 def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_one=False):
     """L1 sensitivity of the least-squares objective's coefficients (functional mechanism).
@@ -44,8 +48,9 @@ def functional_mechanism_sensitivity(n_features, *, fit_intercept=True, replace_
     return 2.0 * delta if replace_one else delta
 
 
-def histogram_sensitivity(*, replace_one=False):
-    """L1 sensitivity of a full histogram (vector of cell counts over a public domain).
+def histogram_sensitivity(*, replace_one=False, max_rows_per_group=None, norm="l1"):
+    """L1 (or L2) sensitivity of a full histogram (vector of cell counts over a public
+    domain), per row or per patient.
 
     Every record falls in exactly one cell, so adding or removing one record changes one
     count by 1: ``Delta = 1`` and Laplace noise of scale ``1/epsilon`` on every cell is
@@ -53,13 +58,45 @@ def histogram_sensitivity(*, replace_one=False):
 
     Neighbouring relation: **add/remove one row** (library default,
     :ref:`neighbouring-relation`). With ``replace_one=True`` two counts change by 1 each:
-    ``Delta = 2``.
+    ``Delta = 2`` (L2: ``sqrt(2)``).
+
+    With ``max_rows_per_group=k``: **add/remove one patient with all their rows**, each
+    patient bounded to at most ``k`` rows (:doc:`/patients`). The patient's rows change
+    the counts by ``v >= 0`` cell-wise with ``sum(v) <= k``, so ``||v||_1 <= k`` and
+    ``||v||_2 <= ||v||_1 <= k``, both attained when the ``k`` rows share one cell:
+    ``Delta_1 = Delta_2 = k`` (replace one patient: ``2k`` and ``sqrt(2) k``, attained
+    by two patients of ``k`` rows in two different cells). Every marginal of a table is
+    a histogram over its own cells, so the same bounds hold for each marginal; a score
+    ``||M(D) - q||_1 - c`` with ``q`` and ``c`` independent of ``D`` (MST's and AIM's
+    selection scores) moves by at most ``||M(D) - M(D')||_1``, the L1 bound. A
+    zCDP measurement's ``rho = Delta_2^2 / (2 sigma^2)`` grows by ``k^2``, a Laplace
+    one's ``epsilon = Delta_1 / b`` by ``k`` (the tests in ``tests/mechanisms/``
+    enumerate every neighbouring pair on a small domain).
+
+    Parameters
+    ----------
+    replace_one : bool, default=False
+    max_rows_per_group : int or None, default=None
+        ``k`` of a patient-level release; ``None``: per row.
+    norm : {"l1", "l2"}, default="l1"
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import histogram_sensitivity
+    >>> histogram_sensitivity(), histogram_sensitivity(max_rows_per_group=5, norm="l2")
+    (1.0, 5.0)
     """
-    return 2.0 if replace_one else 1.0
+    if norm not in ("l1", "l2"):
+        raise ValueError("norm must be 'l1' or 'l2'")
+    if norm == "l1":
+        row = 2.0 if replace_one else 1.0
+    else:
+        row = math.sqrt(2.0) if replace_one else 1.0
+    return group_sensitivity(row, max_rows_per_group)  # the row's when k is None
 
 
 def kmedian_cost_sensitivity(
