@@ -36,6 +36,27 @@ def _check_clamp(alpha_clamp):
     return alpha_clamp
 
 
+def _stack(n_features, n_layers, normalization, make_layer):
+    """Check ``n_layers`` and ``normalization``, then stack ``make_layer(k)`` for each ``k``.
+
+    With ``normalization="affine"`` an :class:`Affine` layer (identity init) follows each
+    layer; ``make_layer`` is called in layer order (it may draw from a generator).
+    """
+    if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
+        raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}.")
+    if normalization not in ("none", "affine"):
+        raise ValueError(
+            f"normalization must be 'none' or 'affine' (no BatchNorm in skdp.flows), "
+            f"got {normalization!r}."
+        )
+    transforms = []
+    for k in range(n_layers):
+        transforms.append(make_layer(k))
+        if normalization == "affine":
+            transforms.append(Affine(n_features))
+    return transforms
+
+
 class MAFLayer(Transform):
     """One affine autoregressive layer.
 
@@ -195,38 +216,34 @@ class MAF(Flow):
         generator: torch.Generator | None = None,
         zero_init_output: bool = False,
     ) -> None:
-        if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-            raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}.")
         if order not in ("reversed", "random"):
             raise ValueError(f"order must be 'reversed' or 'random', got {order!r}.")
-        if normalization not in ("none", "affine"):
-            raise ValueError(
-                f"normalization must be 'none' or 'affine' (no BatchNorm in skdp.flows), "
-                f"got {normalization!r}."
-            )
-        transforms = []
-        for k in range(n_layers):
+
+        def layer(k):
             if order == "reversed":
                 layer_order = None if k % 2 == 0 else "reversed"
             else:
                 layer_order = torch.randperm(n_features, generator=generator)
-            transforms.append(
-                MAFLayer(
-                    n_features,
-                    hidden_features,
-                    order=resolve_order(layer_order, n_features),
-                    activation=activation,
-                    alpha_clamp=alpha_clamp,
-                    generator=generator,
-                    zero_init_output=zero_init_output,
-                )
+            return MAFLayer(
+                n_features,
+                hidden_features,
+                order=resolve_order(layer_order, n_features),
+                activation=activation,
+                alpha_clamp=alpha_clamp,
+                generator=generator,
+                zero_init_output=zero_init_output,
             )
-            if normalization == "affine":
-                transforms.append(Affine(n_features))
-        super().__init__(transforms, n_features=n_features)
+
+        transforms = _stack(n_features, n_layers, normalization, layer)
+        super().__init__(self._arrange(transforms), n_features=n_features)
+
+    @staticmethod
+    def _arrange(transforms):
+        """The layers in data -> latent order (the MAF keeps them as built)."""
+        return transforms
 
 
-class IAF(Flow):
+class IAF(MAF):
     """Inverse autoregressive flow: the :class:`MAF` with its two directions swapped.
 
     Each layer is ``InverseTransform(MAFLayer(...))``: sampling (``inverse``,
@@ -255,30 +272,7 @@ generator, zero_init_output
     True
     """
 
-    def __init__(
-        self,
-        n_features: int,
-        n_layers: int = 5,
-        hidden_features: tuple[int, ...] = (64, 64),
-        activation: str = "relu",
-        alpha_clamp: float | None = 3.0,
-        *,
-        order: str = "reversed",
-        normalization: str = "none",
-        generator: torch.Generator | None = None,
-        zero_init_output: bool = False,
-    ) -> None:
-        maf = MAF(
-            n_features,
-            n_layers,
-            hidden_features,
-            activation,
-            alpha_clamp,
-            order=order,
-            normalization=normalization,
-            generator=generator,
-            zero_init_output=zero_init_output,
-        )
-        super().__init__(
-            [InverseTransform(t) for t in reversed(maf.transforms)], n_features=n_features
-        )
+    @staticmethod
+    def _arrange(transforms):
+        """The MAF's layers, each inverted, in reversed order."""
+        return [InverseTransform(t) for t in reversed(transforms)]

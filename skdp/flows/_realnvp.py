@@ -14,7 +14,7 @@ from torch.nn import functional as F
 
 from skdp.flows._base import Flow, Transform
 from skdp.flows._elementwise import Affine
-from skdp.flows._maf import _check_clamp, soft_clamp
+from skdp.flows._maf import _check_clamp, _stack, soft_clamp
 
 __all__ = ["AffineCoupling", "RealNVP"]
 
@@ -192,31 +192,20 @@ class RealNVP(Flow):
     ) -> None:
         if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
             raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
-        if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-            raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}.")
-        if normalization not in ("none", "affine"):
-            raise ValueError(
-                f"normalization must be 'none' or 'affine' (no BatchNorm in skdp.flows), "
-                f"got {normalization!r}."
-            )
-        _check_clamp(alpha_clamp)
-        transforms = []
-        for k in range(n_layers):
+        _check_clamp(alpha_clamp)  # the coupling layers check it too; here before any layer
+
+        def layer(k):
             if n_features == 1:
-                transforms.append(Affine(1))
-            else:
-                mask = [(i + k) % 2 == 0 for i in range(n_features)]
-                transforms.append(
-                    AffineCoupling(
-                        n_features,
-                        mask,
-                        hidden_features,
-                        activation=activation,
-                        alpha_clamp=alpha_clamp,
-                        generator=generator,
-                        zero_init_output=zero_init_output,
-                    )
-                )
-            if normalization == "affine":
-                transforms.append(Affine(n_features))
-        super().__init__(transforms, n_features=n_features)
+                return Affine(1)
+            mask = [(i + k) % 2 == 0 for i in range(n_features)]
+            return AffineCoupling(
+                n_features,
+                mask,
+                hidden_features,
+                activation=activation,
+                alpha_clamp=alpha_clamp,
+                generator=generator,
+                zero_init_output=zero_init_output,
+            )
+
+        super().__init__(_stack(n_features, n_layers, normalization, layer), n_features=n_features)
