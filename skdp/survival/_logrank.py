@@ -10,7 +10,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from skdp.survival._histogram import HistogramPlan, at_risk, simulate_histograms
+from skdp.survival._histogram import (
+    HistogramPlan,
+    at_risk,
+    default_logrank_intervals,
+    simulate_histograms,
+)
 from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
 from skdp.utils._groups import check_max_rows_per_group, patient_codes
 from skdp.utils._random import release_rng
@@ -139,8 +144,13 @@ def dp_logrank_test(
     arms : sequence of hashable, default=(0, 1)
         The public arm labels (at least two; e.g. ``("control", "treatment")``). Never
         take them from the data: which labels occur is private.
-    time_grid, n_intervals
-        The public grid, as in :class:`DPKaplanMeier`.
+    time_grid : array-like of float, default=None
+        Public grid edges in ``(0, max_time]``.
+    n_intervals : int, default=None
+        With ``time_grid=None``: that many equal intervals. ``None``: a public rule of
+        ``epsilon`` only, coarser than a curve's (the noise adds to the statistic's
+        variance in proportion to the number of intervals): ``round(10 epsilon)``
+        clipped to ``[4, 20]``.
     n_simulations : int, default=999
         Draws of the statistic under the null (the p-value's resolution is
         ``1 / (n_simulations + 1)``).
@@ -203,7 +213,7 @@ def dp_logrank_test(
         raise ValueError("n_simulations must be a whole number >= 1")
     if max_rows_per_group is not None:
         max_rows_per_group = check_max_rows_per_group(max_rows_per_group)
-    edges = grid_of(max_time, time_grid, n_intervals, epsilon)
+    edges = grid_of(max_time, time_grid, n_intervals, epsilon, default=default_logrank_intervals)
     owner = SimpleNamespace(max_rows_per_group=max_rows_per_group)
     dask_input = is_dask_collection(y) or is_dask_collection(labels)
     check_no_dask_groups(dask_input, groups)

@@ -22,16 +22,17 @@ from skdp.utils._rowsum import is_dask_collection, row_sum
 __all__ = ["check_no_dask_groups", "grid_of", "read_target", "release"]
 
 
-def grid_of(max_time, time_grid, n_intervals, epsilon):
+def grid_of(max_time, time_grid, n_intervals, epsilon, *, default=default_n_intervals):
     """The public edges: ``time_grid``, else ``n_intervals`` equal intervals, else
-    :func:`~skdp.survival._histogram.default_n_intervals` of ``epsilon``."""
+    ``default(epsilon)`` of them
+    (:func:`~skdp.survival._histogram.default_n_intervals` for a curve)."""
     if max_time is None:
         raise ValueError(
             "max_time is required: the public study horizon (e.g. the planned "
             "follow-up); times beyond it are censored there"
         )
     if time_grid is None and n_intervals is None:
-        n_intervals = default_n_intervals(epsilon)
+        n_intervals = default(epsilon)
     if time_grid is not None and n_intervals is not None:
         raise ValueError("give time_grid or n_intervals, not both")
     if isinstance(n_intervals, Integral) and not isinstance(n_intervals, bool):

@@ -82,7 +82,7 @@ def _logrank(use_groups, k=None):
         arm = groups % 2
         res = dp_logrank_test(
             make_survival_target(event, time), arm, epsilon=EPSILON, max_time=10.0,
-            n_intervals=10, n_simulations=1, groups=groups if use_groups else None,
+            n_intervals=1, n_simulations=1, groups=groups if use_groups else None,
             max_rows_per_group=k, random_state=seed,
         )  # fmt: skip
         return res.observed[arm[-1]]
