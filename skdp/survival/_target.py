@@ -55,8 +55,7 @@ def make_survival_target(event, time):
     time = _check_time(time, "time")
     if event.shape[0] != time.shape[0]:
         raise ValueError(
-            f"event and time must have one entry per row, got {event.shape[0]} and "
-            f"{time.shape[0]}"
+            f"event and time must have one entry per row, got {event.shape[0]} and {time.shape[0]}"
         )
     y = np.empty(event.shape[0], dtype=[(_EVENT, bool), (_TIME, np.float64)])
     y[_EVENT] = event
