@@ -9,14 +9,19 @@ row's (:func:`skdp.mechanisms.sensitivity.group_sensitivity`).
 
 from __future__ import annotations
 
+from skdp.utils._groups import DASK_GROUPS_IN_MEMORY
 from skdp.utils._rowsum import any_dask
 
 __all__ = ["check_patient_input"]
 
 
-def check_patient_input(X, groups):
-    """Refuse ``groups`` with Dask input, before anything is read or computed."""
-    if groups is not None and any_dask(X, groups):
+def check_patient_input(X, groups, *, dask_ok=False):
+    """Refuse, before anything is read or computed, Dask ``groups`` beside in-memory
+    ``X`` and (unless ``dask_ok``: the transformer bounds on the workers) ``groups``
+    with Dask input."""
+    if groups is not None and any_dask(groups) and not any_dask(X):
+        raise ValueError(DASK_GROUPS_IN_MEMORY)
+    if groups is not None and any_dask(X, groups) and not dask_ok:
         raise ValueError(
             "groups= is not supported for Dask input yet: bounding a patient's rows "
             "needs them together (fit in memory, or without groups)"

@@ -11,6 +11,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
 from skdp.preprocessing._patients import check_patient_input
+from skdp.preprocessing._scaler_dask import fit_dask
 from skdp.preprocessing._scaler_plan import (
     ScalerPlan,
     standard_scaler_sensitivities,
@@ -18,6 +19,7 @@ from skdp.preprocessing._scaler_plan import (
 from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
+from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
 from skdp.utils.validation import (
     check_array,
@@ -261,7 +263,8 @@ None, default=None
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and the
-            sensitivities are that many times the row's (Notes). In memory only.
+            sensitivities are that many times the row's (Notes). A Dask array or Series
+            with Dask ``X``: bounded on the workers (:doc:`/dask`).
 
         Returns
         -------
@@ -270,7 +273,9 @@ None, default=None
         # clip=False against a private estimate would raise exactly when a record lies
         # beyond the noisy bounds: refused before any row is read
         check_clip_bounds_declared(self.clip, bounds=self.bounds)
-        check_patient_input(X, groups)
+        check_patient_input(X, groups, dask_ok=True)
+        if any_dask(X):  # summed on the workers, per row or per patient (doc/dask.rst)
+            return fit_dask(self, X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
         releases = self.with_mean or self.with_std
         codes, k = patient_codes(self, groups, X.shape[0])
@@ -314,7 +319,8 @@ None, default=None
         Xc = clip_to_bounds(X, lo, hi, clip=self.clip, columns=columns)
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         Z = np.clip((Xc - centre) / half, -1.0, 1.0)
-        mean, var = self._release_moments(Z, (centre, half), plan, streams)
+        sums = (Z.sum(axis=0), (Z * Z - 0.5).sum(axis=0))
+        mean, var = self._release_moments(sums, (centre, half), plan, streams)
         return self._record(plan, mean=mean, var=var, bounds=(lo, hi))
 
     def _plan(self, n, n_features, epsilon, k):
@@ -332,14 +338,14 @@ None, default=None
             max_rows_per_group=k,
         )
 
-    def _release_moments(self, Z, box, plan, streams):
-        """The private mean and variance (``None`` without ``with_std``) from the sums of
-        the scaled rows ``Z`` (and of ``Z^2 - 1/2``) released with the plan's Laplace
-        noise (post-processing of the releases and public numbers only)."""
+    def _release_moments(self, sums, box, plan, streams):
+        """The private mean and variance (``None`` without ``with_std``) from the sums
+        ``sums = (S, W)`` of the scaled rows ``z`` and of ``z^2 - 1/2`` released with the
+        plan's Laplace noise (post-processing of the releases and public numbers only)."""
         centre, half = box
         n_pub = float(plan.n_public)
         s_noisy = add_laplace(
-            Z.sum(axis=0),
+            sums[0],
             sensitivity=plan.sensitivity_mean,
             epsilon=plan.eps_mean,
             rng=streams["mean"],
@@ -349,7 +355,7 @@ None, default=None
         if not plan.with_std:
             return centre + half * m1, None
         w_noisy = add_laplace(
-            (Z * Z - 0.5).sum(axis=0),
+            sums[1],
             sensitivity=plan.sensitivity_variance,
             epsilon=plan.eps_variance,
             rng=streams["variance"],

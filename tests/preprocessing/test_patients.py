@@ -205,13 +205,21 @@ def test_scaler_estimates_its_bounds_per_patient(bounds):
             DPStandardScaler(epsilon=2.0, max_rows_per_group=3).fit(Z, groups=ids)
 
 
-@pytest.mark.parametrize("make", [DPStandardScaler, DPSimpleImputer])
-def test_dask_input_with_groups_is_refused(make):
+def test_imputer_refuses_dask_input_with_groups():
     da = pytest.importorskip("dask.array")
     X = da.from_array(np.random.default_rng(0).uniform(0, 1, (20, 2)), chunks=10)
-    est = make(bounds=(0, 1), max_rows_per_group=2)
+    est = DPSimpleImputer(bounds=(0, 1), max_rows_per_group=2)
     with pytest.raises(ValueError, match="groups= is not supported for Dask input"):
         est.fit(X, groups=np.arange(20) // 2)
+
+
+@pytest.mark.parametrize("make", [DPStandardScaler, DPSimpleImputer])
+def test_dask_groups_beside_in_memory_rows_are_refused(make):
+    da = pytest.importorskip("dask.array")
+    X = np.random.default_rng(0).uniform(0, 1, (20, 2))
+    est = make(bounds=(0, 1), max_rows_per_group=2)
+    with pytest.raises(ValueError, match="groups is a Dask collection but the data are in"):
+        est.fit(X, groups=da.from_array(np.arange(20) // 2, chunks=10))
 
 
 def test_fit_transform_and_a_pipeline_step_take_groups():
