@@ -169,22 +169,38 @@ def distinguishing_audit(
             canary_y = np.asarray(canary_y).reshape((1,) + np.asarray(y).shape[1:])
     X1, y1 = _concat(X0, canary_X), (None if y0 is None else _concat(y0, canary_y))
     scorer = resolve_scorer(estimator, canary_y, score)
-
-    labels = rng.permutation(np.arange(n_trials) % 2)
-    seeds = _seeds(rng, n_trials)
-    scores = np.empty(n_trials)
-    for t in range(n_trials):
-        Xt, yt = (X1, y1) if labels[t] else (X0, y0)
-        est = _fit(estimator, Xt, yt, seeds[t], fit_params)
-        scores[t] = float(np.ravel(scorer(est, canary_X, canary_y))[0])
-    res = threshold_audit(
-        scores,
-        labels,
+    return _independent_trials(
+        estimator,
+        ((X0, y0, fit_params), (X1, y1, fit_params)),
+        (canary_X, canary_y),
+        lambda s: s[0],
+        rng,
+        n_trials=n_trials,
+        scorer=scorer,
         delta=delta,
         confidence=confidence,
         calibration_fraction=calibration_fraction,
         epsilon=eps_claimed,
     )
+
+
+def _independent_trials(estimator, worlds, canary, reduce, rng, *, n_trials, scorer, **audit):
+    """Fit on ``worlds[label]`` per trial, score the canary and pass the scores to the audit.
+
+    ``worlds`` is ``((X0, y0, fit_params0), (X1, y1, fit_params1))``; the labels are half
+    0 and half 1 in random order, each trial a fit of a clone seeded from ``rng``;
+    ``reduce`` makes the canary's scores one number. ``audit`` goes to
+    :func:`threshold_audit` (``delta``, ``confidence``, ``calibration_fraction``, ``epsilon``).
+    """
+    canary_X, canary_y = canary
+    labels = rng.permutation(np.arange(n_trials) % 2)
+    seeds = _seeds(rng, n_trials)
+    scores = np.empty(n_trials)
+    for t in range(n_trials):
+        Xt, yt, params = worlds[labels[t]]
+        est = _fit(estimator, Xt, yt, seeds[t], params)
+        scores[t] = float(reduce(np.ravel(scorer(est, canary_X, canary_y))))
+    res = threshold_audit(scores, labels, **audit)
     res.details["n_trials"] = n_trials
     return res
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skdp.auditing._audits import threshold_audit
-from skdp.auditing._fitting import _claimed, _concat, _fit, _seeds
+from skdp.auditing._audits import _independent_trials
+from skdp.auditing._fitting import _claimed, _concat
 from skdp.auditing._scoring import resolve_scorer
 from skdp.utils._groups import check_groups
 from skdp.utils._random import make_rng
@@ -101,22 +101,18 @@ def group_audit(
         ),
     )
     eps_claimed, delta = _claimed(estimator, delta)
-    scorer = resolve_scorer(estimator, canary_y, score)
-    rng = make_rng(random_state)
-    labels = rng.permutation(np.arange(n_trials) % 2)
-    seeds = _seeds(rng, n_trials)
-    scores = np.empty(n_trials)
-    for t in range(n_trials):
-        Xt, yt, gt = worlds[labels[t]]
-        est = _fit(estimator, Xt, yt, seeds[t], {"groups": gt})
-        scores[t] = float(np.mean(np.ravel(scorer(est, canary_X, canary_y))))
-    res = threshold_audit(
-        scores,
-        labels,
+    res = _independent_trials(
+        estimator,
+        tuple((Xw, yw, {"groups": gw}) for Xw, yw, gw in worlds),
+        (canary_X, canary_y),
+        np.mean,
+        make_rng(random_state),
+        n_trials=n_trials,
+        scorer=resolve_scorer(estimator, canary_y, score),
         delta=delta,
         confidence=confidence,
         calibration_fraction=calibration_fraction,
         epsilon=eps_claimed,
     )
-    res.details.update(n_trials=n_trials, canary_rows=k)
+    res.details["canary_rows"] = k
     return res
