@@ -123,6 +123,7 @@ def _dp_ranking_metric(
     ties,
     groups=None,
     max_rows_per_group=None,
+    interval_alpha=None,
 ):
     ties = _check_ties(ties)
     k = _check_bound(groups, max_rows_per_group, y_true, y_score)
@@ -141,6 +142,8 @@ def _dp_ranking_metric(
     # the metric, its budget, its options and its inputs are bound into the seed
     # material: two metrics (or two budgets) on one input never share noise under one seed
     params = {"epsilon": epsilon, "delta": delta, "gamma": gamma, "form": form, "ties": ties}
+    if interval_alpha is not None:  # another split of epsilon: another release
+        params["interval_alpha"] = interval_alpha
     if codes is None:
         seed = {"params": params, "data": (pos_mask, scores), "order_invariant": True}
     else:  # the grouping and k too; order-dependent (the kept rows depend on the order)
@@ -164,6 +167,8 @@ def _dp_ranking_metric(
     else:
         auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
+    if interval_alpha is not None:  # the AUC, row level (groups refused by the caller)
+        return _release_with_interval(value, n, N, rng, epsilon, delta, gamma, interval_alpha)
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
     if codes is None:
@@ -186,6 +191,28 @@ def _dp_ranking_metric(
         eta = laplace_noise(1, scale=1.0, rng=rng)
     eta = float(np.asarray(eta, dtype=float).ravel()[0])
     return float(np.clip(value + scale * eta, 0.0, 1.0))
+
+
+def _release_with_interval(value, n, N, rng, epsilon, delta, gamma, alpha):
+    """The AUC and its noise-aware interval (:mod:`skdp.metrics._auc_interval`)."""
+    from skdp.metrics._auc_interval import release_with_interval
+
+    local = _row_local_sensitivities("roc_auc", N, None, None)
+
+    def scale_at(count, eps):
+        return _noise_parameters(local, count, N, epsilon=eps, delta=delta, gamma=gamma)
+
+    return release_with_interval(
+        value,
+        n,
+        N,
+        rng,
+        epsilon=epsilon,
+        delta=delta,
+        gamma=gamma,
+        alpha=alpha,
+        scale_at=scale_at,
+    )
 
 
 def _row_local_sensitivities(which, N, ties, form):

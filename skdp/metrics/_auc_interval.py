@@ -1,0 +1,195 @@
+"""A noise-aware confidence interval for the DP ROC AUC (:func:`dp_roc_auc_score`).
+
+The release with ``return_interval=True`` splits the call's ``epsilon`` in two: a share
+``1 - rho`` releases the AUC exactly as without the interval (smooth sensitivity,
+:mod:`skdp.metrics._smooth`), the share ``rho`` releases the number of positives with
+Laplace noise. Everything after that is post-processing of those two noisy numbers and
+of public facts (``N``, ``epsilon``, ``delta``, ``gamma``, ``alpha``):
+
+1. a ``1 - alpha_c`` confidence set ``[n_lo, n_hi]`` for the number of positives from the
+   noisy count (``alpha_c = alpha / 10``);
+2. over that set, an upper bound on the smooth-sensitivity noise scale (it depends on the
+   private count, so the scale itself is never used) and on the Hanley--McNeil (1982)
+   sampling variance of the empirical AUC at a hypothesised population AUC ``a``;
+3. the interval inverts the test "population AUC = a" with the statistic
+   ``released - a ~ sigma(a) Z + s eta`` (``Z`` standard normal, ``eta`` the mechanism's
+   noise law), at level ``alpha - alpha_c``: the union bound gives coverage at least
+   ``1 - alpha`` (under the normal approximation of the sampling distribution).
+
+By Anderson's theorem (both laws symmetric and unimodal), ``P(|sigma Z + s eta| <= t)``
+decreases in ``sigma`` and ``s``, so quantiles computed at upper bounds are conservative.
+The inversion is computed by a decreasing fixed point (module function
+:func:`auc_interval`).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import hyp2f1, ndtr, ndtri
+
+from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
+
+__all__ = ["auc_interval", "count_share", "hanley_mcneil_variance", "release_with_interval"]
+
+#: the share of ``alpha`` spent on the confidence set of the private count
+COUNT_ALPHA_SHARE = 0.1
+#: bounds of the share ``rho`` of ``epsilon`` spent on the noisy count
+MIN_COUNT_SHARE, MAX_COUNT_SHARE = 0.02, 0.5
+_A_GRID = np.linspace(0.0, 1.0, 4001)
+
+
+def count_share(epsilon, n_rows, alpha):
+    """The share ``rho`` of ``epsilon`` spent on the noisy count (public inputs only).
+
+    The noise of the interval is about ``1 / ((1 - rho) (c - L / (rho epsilon)))`` for a
+    smaller class of ``c`` rows and ``L = ln(1 / alpha_c)``, smallest at
+    ``rho = sqrt(L / (c epsilon))``; ``c = N / 4`` is assumed (``N`` is public under
+    replace-one), and ``rho`` is kept in [0.02, 0.5]. ``0`` for ``epsilon = inf``.
+    """
+    if math.isinf(epsilon):
+        return 0.0
+    level = math.log(1.0 / (COUNT_ALPHA_SHARE * alpha))
+    rho = math.sqrt(level / (epsilon * max(n_rows, 1) / 4.0))
+    return min(max(rho, MIN_COUNT_SHARE), MAX_COUNT_SHARE)
+
+
+def hanley_mcneil_variance(a, n, m):
+    """Hanley--McNeil (1982) variance of the empirical AUC at population AUC ``a``.
+
+    ``(a (1 - a) + (n - 1)(Q1 - a^2) + (m - 1)(Q2 - a^2)) / (n m)`` with ``n``
+    positives, ``m`` negatives, ``Q1 = a / (2 - a)``, ``Q2 = 2 a^2 / (1 + a)``; written
+    with ``Q1 - a^2 = a (1 - a)^2 / (2 - a)`` and ``Q2 - a^2 = a^2 (1 - a) / (1 + a)``
+    (both >= 0). For fixed ``a`` it is convex in ``n`` along ``n + m = N`` (every term
+    is a positive multiple of ``1/n``, ``1/m`` or ``1/(n m)``), so its largest value over
+    an interval of counts is at an end.
+    """
+    a = np.asarray(a, dtype=float)
+    a1 = a * (1.0 - a) ** 2 / (2.0 - a)
+    a2 = a**2 * (1.0 - a) / (1.0 + a)
+    return (a * (1.0 - a) + (n - 1.0) * a1 + (m - 1.0) * a2) / (float(n) * float(m))
+
+
+def _smooth_abs_cdf(e, gamma):
+    """``P(|eta| <= e)`` for the density ``c / (1 + |z|^gamma)``, closed form."""
+    e = np.asarray(e, dtype=float)
+    total = (math.pi / gamma) / math.sin(math.pi / gamma)  # integral over (0, inf)
+    out = np.empty_like(e)
+    small = e <= 1.0
+    es = e[small]
+    out[small] = es * hyp2f1(1.0, 1.0 / gamma, 1.0 + 1.0 / gamma, -(es**gamma))
+    x = 1.0 / e[~small]  # the tail integral, substituting t = 1 / u
+    b = 1.0 - 1.0 / gamma
+    tail = x ** (gamma - 1.0) / (gamma - 1.0) * hyp2f1(1.0, b, 1.0 + b, -(x**gamma))
+    out[~small] = total - tail
+    return np.clip(out / total, 0.0, 1.0)
+
+
+@lru_cache(maxsize=8)
+def _abs_noise_grid(kind, gamma):
+    """Nodes and masses of a discretised ``|eta|``, pushed outwards.
+
+    The mass of ``|eta|`` in ``(e_{j-1}, e_j]`` sits at ``e_j`` and the mass beyond the
+    last node at infinity: the discrete law is stochastically larger than ``|eta|``, so
+    every quantile computed from it is an upper bound (Anderson's theorem).
+    """
+    nodes = np.concatenate(([0.0], np.geomspace(1e-4, 1e8, 8000)))
+    if kind == "laplace":
+        cdf = -np.expm1(-nodes)
+    else:
+        cdf = _smooth_abs_cdf(nodes, gamma)
+    cdf = np.maximum.accumulate(cdf)
+    masses = np.diff(cdf, prepend=0.0)
+    keep = masses > 0
+    return nodes[keep], masses[keep], cdf[keep]
+
+
+def _abs_quantile(sigma, s, level, kind, gamma):
+    """An upper bound on the ``level`` quantile of ``|sigma Z + s eta|``."""
+    if s == 0.0:
+        return sigma * float(ndtri(0.5 + level / 2.0))
+    nodes, masses, cdf = _abs_noise_grid(kind, gamma)
+    if cdf[-1] < level:  # cannot happen for level <= 1 - 1e-7
+        return math.inf
+    if sigma == 0.0:
+        return s * float(nodes[np.searchsorted(cdf, level)])
+    shifted = s * nodes
+
+    def coverage(t):
+        inside = ndtr((t - shifted) / sigma) - ndtr((-t - shifted) / sigma)
+        return float(np.dot(masses, inside)) - level
+
+    # union bound: P(|sigma Z| > first) + P(|s eta| > second) <= 1 - level
+    miss = 1.0 - level
+    t_hi = sigma * float(ndtri(1.0 - miss / 4.0))
+    t_hi += s * float(nodes[np.searchsorted(cdf, 1.0 - miss / 2.0)])
+    if coverage(t_hi) < 0.0:  # rounding only; the bracket holds in exact arithmetic
+        t_hi *= 2.0
+    xtol = 1e-9 * t_hi
+    return brentq(coverage, 0.0, t_hi, xtol=xtol) + 2.0 * xtol
+
+
+def auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha):
+    """The ``1 - alpha`` interval for the population AUC given a released ``auc``.
+
+    ``[n_lo, n_hi]``: the (public) set of possible numbers of positives; ``s_up``: an
+    upper bound on the noise scale over it (``0`` without noise); ``kind``: ``"smooth"``
+    or ``"laplace"``. The test of ``a`` accepts when ``|auc - a| <= t(sigma_up(a))``;
+    the set ``T`` it accepts lies in every iterate ``I_k`` of
+    ``I_{k+1} = I_k ∩ [auc - t(max_{a in I_k} sigma_up(a)), auc + t(...)]`` started at
+    ``[0, 1]`` (induction: ``a`` in ``T`` has ``sigma_up(a)`` at most the maximum over
+    ``I_k``), so each iterate covers at least as often as ``T``. Returns ``(0, 1)`` when a
+    class may be empty.
+    """
+    if min(n_lo, n_rows - n_hi) < 1:
+        return 0.0, 1.0
+    ends = ((n_lo, n_rows - n_lo), (n_hi, n_rows - n_hi))
+    var = np.maximum(*(hanley_mcneil_variance(_A_GRID, n, m) for n, m in ends))
+    lo, hi = 0.0, 1.0
+    for _ in range(50):
+        inside = (_A_GRID >= lo) & (_A_GRID <= hi)
+        edge = max(hanley_mcneil_variance(x, n, m) for x in (lo, hi) for n, m in ends)
+        v = max(float(var[inside].max(initial=0.0)), float(edge))
+        t = _abs_quantile(math.sqrt(v), s_up, 1.0 - alpha, kind, gamma)
+        new_lo, new_hi = max(lo, auc - t), min(hi, auc + t)
+        done = (new_lo - lo) + (hi - new_hi) < 1e-7
+        lo, hi = new_lo, new_hi
+        if done:
+            break
+    return float(lo), float(hi)
+
+
+def release_with_interval(value, n, n_rows, rng, *, epsilon, delta, gamma, alpha, scale_at):
+    """``(noisy auc, (lo, hi))`` spending ``(epsilon, delta)`` in all (replace one row).
+
+    ``value``: the exact AUC; ``n``: the private number of positives of the ``n_rows``
+    rows; ``scale_at(count, eps)`` returns ``(scale, kind)`` of the smooth-sensitivity
+    release at that count and budget (the scale at the true count is used for the release
+    only, never for the interval).
+    """
+    if math.isinf(epsilon):
+        auc = float(np.clip(value, 0.0, 1.0))
+        return auc, auc_interval(auc, n, n, n_rows, 0.0, None, gamma, alpha)
+    rho = count_share(epsilon, n_rows, alpha)
+    eps_auc, eps_count = (1.0 - rho) * epsilon, rho * epsilon
+    scale, kind = scale_at(n, eps_auc)  # (eps_auc, delta): the AUC's own release
+    if kind == "smooth":
+        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
+    else:
+        eta = laplace_noise(1, scale=1.0, rng=rng)
+    eta = float(np.asarray(eta, dtype=float).ravel()[0])
+    auc = float(np.clip(value + scale * eta, 0.0, 1.0))
+    # the count moves by at most one under replace-one: Laplace(1 / eps_count), pure DP
+    noisy_n = n + float(laplace_noise(1, scale=1.0 / eps_count, rng=rng)[0])
+    alpha_c = COUNT_ALPHA_SHARE * alpha
+    half = math.log(1.0 / alpha_c) / eps_count  # P(|Laplace(b)| > half) = alpha_c
+    n_lo = int(np.clip(math.floor(noisy_n - half), 0, n_rows))
+    n_hi = int(np.clip(math.ceil(noisy_n + half), 0, n_rows))
+    if min(n_lo, n_rows - n_hi) < 1:
+        return auc, (0.0, 1.0)
+    # the scale is a decreasing function of min(n, N - n): its maximum is at an end
+    s_up = max(scale_at(n_lo, eps_auc)[0], scale_at(n_hi, eps_auc)[0])
+    return auc, auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha - alpha_c)
