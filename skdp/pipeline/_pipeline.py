@@ -250,10 +250,16 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
             If a step learns from the rows without a guarantee and
             ``allow_nonprivate=False``.
         """
+        self._fit_recorded("fit", X, y, params)
+        return self
+
+    def _fit_recorded(self, method, X, y, params):
+        """Check the steps, run ``Pipeline.<method>``, record the spend; its result."""
         self._check_privacy_before_fit()
         params, unit = self._route_groups(params)
-        super().fit(X, y, **params)
-        return self._record_privacy(unit)
+        out = getattr(super(), method)(X, y, **params)
+        self._record_privacy(unit)
+        return out
 
     @available_if(_can_fit_transform)
     def fit_transform(self, X, y=None, **params):
@@ -261,22 +267,15 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
 
         Parameters
         ----------
-        X : iterable
-            Training data.
-        y : iterable, default=None
-            Training targets.
-        **params : dict
-            As in :meth:`sklearn.pipeline.Pipeline.fit_transform`.
+        X, y, **params
+            As for :meth:`fit` (``params`` as in
+            :meth:`sklearn.pipeline.Pipeline.fit_transform`).
 
         Returns
         -------
         Xt : ndarray of shape (n_samples, n_transformed_features)
         """
-        self._check_privacy_before_fit()
-        params, unit = self._route_groups(params)
-        Xt = super().fit_transform(X, y, **params)
-        self._record_privacy(unit)
-        return Xt
+        return self._fit_recorded("fit_transform", X, y, params)
 
     @available_if(_final_has("fit_predict"))
     def fit_predict(self, X, y=None, **params):
@@ -284,22 +283,15 @@ class DPPipeline(ScrubSeedsOnPickleMixin, Pipeline):
 
         Parameters
         ----------
-        X : iterable
-            Training data.
-        y : iterable, default=None
-            Training targets.
-        **params : dict
-            As in :meth:`sklearn.pipeline.Pipeline.fit_predict`.
+        X, y, **params
+            As for :meth:`fit` (``params`` as in
+            :meth:`sklearn.pipeline.Pipeline.fit_predict`).
 
         Returns
         -------
         y_pred : ndarray
         """
-        self._check_privacy_before_fit()
-        params, unit = self._route_groups(params)
-        y_pred = super().fit_predict(X, y, **params)
-        self._record_privacy(unit)
-        return y_pred
+        return self._fit_recorded("fit_predict", X, y, params)
 
 
 def _it(leaks):
