@@ -45,7 +45,8 @@ def fixed_point_moments(Z):
     step = 1 << 20  # products < 2^26, column sums < 2^46: exact in float64
     for start in range(0, Z.shape[0], step):
         q = np.rint(Z[start : start + step] * float(1 << FRACTION_BITS))
-        s1 += np.array([int(v) for v in q.sum(axis=0)], dtype=object)  # |sum| < 2^59
+        # int64: |sum| < 2^59 is exact there, not in float64
+        s1 += np.array([int(v) for v in q.astype(np.int64).sum(axis=0)], dtype=object)
         h = np.floor(q / (base * base))
         rest = q - h * (base * base)
         m = np.floor(rest / base)

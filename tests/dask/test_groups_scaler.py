@@ -77,3 +77,7 @@ def test_fixed_point_moments_are_exact_and_split_free():
     q = [[int(round(v * 2.0**39)) for v in col] for col in Z.T]
     assert list(s2) == [sum(v * v for v in col) for col in q]
     assert list(s1) == [sum(col) for col in q]
+    m, top = 2**15 + 1, 2**39 - 1  # an odd column sum beyond 2^53: exact (int64)
+    column = np.full((m, 1), top * 2.0**-39)
+    assert fixed_point_moments(column)[0][0] == m * top
+    assert fixed_point_moments(column)[1][0] == m * top * top
