@@ -230,7 +230,7 @@ def private_grid_quantile(x, quantile, *, candidates, epsilon, rng):
     Returns
     -------
     float
-        One of the candidates.
+        The candidate drawn.
 
     Examples
     --------
@@ -246,12 +246,18 @@ def private_grid_quantile(x, quantile, *, candidates, epsilon, rng):
 
     check_rng(rng)
     epsilon = check_epsilon(epsilon)
-    c = as_float_array(candidates, name="candidates").reshape(-1)
-    if c.size == 0 or not np.all(np.isfinite(c)):
-        raise ValueError("candidates must be a non-empty array of finite values")
+    c = _check_candidates(candidates)
     x = np.clip(as_float_array(x, name="x").reshape(-1), c.min(), c.max())
     u = grid_quantile_utilities(x, quantile, c)
     return float(c[exponential_mechanism(u, epsilon=epsilon, sensitivity=1.0, rng=rng)])
+
+
+def _check_candidates(candidates):
+    """The public candidates as a flat float array: non-empty and finite, or ``ValueError``."""
+    c = as_float_array(candidates, name="candidates").reshape(-1)
+    if c.size == 0 or not np.all(np.isfinite(c)):
+        raise ValueError("candidates must be a non-empty array of finite values")
+    return c
 
 
 def _threshold_queries(x, quantile, candidates, side):
@@ -300,14 +306,14 @@ def above_threshold_bound(x, quantile, *, candidates, epsilon, rng, side="upper"
     Returns
     -------
     float
-        One of the candidates.
+        The first candidate accepted in scan order (the last one scanned if none is).
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp.mechanisms import above_threshold_bound, log_grid_candidates
-    >>> x = np.random.default_rng(0).uniform(0, 10, size=5000)
     >>> c = log_grid_candidates(-1e6, 1e6)
+    >>> x = np.random.default_rng(0).uniform(0, 10, size=5000)
     >>> hi = above_threshold_bound(x, 0.99, candidates=c, epsilon=0.5,
     ...                            rng=np.random.default_rng(1))
     >>> 9 < hi < 13
@@ -320,9 +326,7 @@ def above_threshold_bound(x, quantile, *, candidates, epsilon, rng, side="upper"
     q = float(quantile)
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"quantile must be in [0, 1], got {quantile}")
-    c = np.unique(as_float_array(candidates, name="candidates").reshape(-1))
-    if c.size == 0 or not np.all(np.isfinite(c)):
-        raise ValueError("candidates must be a non-empty array of finite values")
+    c = np.unique(_check_candidates(candidates))
     x = as_float_array(x, name="x").reshape(-1)
     check_finite(x, name="x")
     x = np.clip(x, c[0], c[-1])
