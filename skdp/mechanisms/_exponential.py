@@ -18,8 +18,8 @@ __all__ = [
 ]
 
 
-def _log_weights(utilities, epsilon, sensitivity, log_base_measure):
-    """Unnormalised log weights ``ε (u − max u) / (2Δ) + log μ``; never NaN or +inf."""
+def _check_utilities(utilities, epsilon, sensitivity):
+    """``(u, epsilon, sensitivity)`` checked: ``u`` a non-empty, finite 1-d float array."""
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
     u = as_float_array(utilities, name="utilities")
@@ -27,6 +27,12 @@ def _log_weights(utilities, epsilon, sensitivity, log_base_measure):
         raise ValueError("utilities must be a non-empty 1-d array")
     if not np.all(np.isfinite(u)):
         raise ValueError("utilities must be finite")
+    return u, epsilon, sensitivity
+
+
+def _log_weights(utilities, epsilon, sensitivity, log_base_measure):
+    """Unnormalised log weights ``ε (u − max u) / (2Δ) + log μ``; never NaN or +inf."""
+    u, epsilon, sensitivity = _check_utilities(utilities, epsilon, sensitivity)
     if log_base_measure is None:
         log_mu = np.zeros_like(u)
     else:
@@ -109,6 +115,7 @@ def exponential_mechanism(utilities, *, epsilon, sensitivity, rng, log_base_meas
     Returns
     -------
     int
+        The index of the candidate drawn.
 
     Examples
     --------
@@ -234,23 +241,18 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
     Returns
     -------
     int
+        The index of the largest noisy utility.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp.mechanisms import report_noisy_max
-    >>> report_noisy_max([10, 500, 20], epsilon=1.0, sensitivity=1.0, monotonic=True,
-    ...                  rng=np.random.default_rng(0))
+    >>> rng = np.random.default_rng(0)
+    >>> report_noisy_max([10, 500, 20], epsilon=1.0, sensitivity=1.0, monotonic=True, rng=rng)
     1
     """
     check_rng(rng)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    u = as_float_array(utilities, name="utilities")
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError("utilities must be a non-empty 1-d array")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("utilities must be finite")
+    u, epsilon, sensitivity = _check_utilities(utilities, epsilon, sensitivity)
     allowed = np.ones(u.size, dtype=bool)
     if exclude is not None:
         allowed[_check_exclude(exclude, u.size)] = False
