@@ -18,10 +18,12 @@ from skdp.preprocessing._common import (
     feature_names_in_or_default,
     like_input,
 )
+from skdp.preprocessing._imputer_dask import fit_dask
 from skdp.preprocessing._imputer_plan import ImputerPlan
 from skdp.preprocessing._patients import check_patient_input
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
+from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import check_array, check_bounds, validate_data
 
@@ -319,13 +321,16 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
             keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            sensitivity is that many times the row's (Notes). In memory only.
+            sensitivity is that many times the row's (Notes). A Dask array or Series
+            with Dask ``X`` (``strategy="mean"``): bounded on the workers (:doc:`/dask`).
 
         Returns
         -------
         self
         """
-        check_patient_input(X, groups)
+        check_patient_input(X, groups, dask_ok=True)
+        if any_dask(X):  # strategy="mean", summed on the workers (doc/dask.rst)
+            return fit_dask(self, X, groups, _missing_mask)
         X = self._validate(X, reset=True)
         codes, k = patient_codes(self, groups, X.shape[0])
         d = X.shape[1]
@@ -444,9 +449,15 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         Z = np.where(mask, 0.0, np.clip((np.where(mask, centre, X) - centre) / half, -1, 1))
         counts = (~mask).sum(axis=0).astype(np.int64)
+        return self._mean_release(Z.sum(axis=0), counts, lo, hi, plan, rng)
+
+    def _mean_release(self, sums, counts, lo, hi, plan, rng):
+        """The fill values from the exact sums of the scaled observed values and the
+        observed counts, released with the plan's noise."""
+        centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
         s = np.asarray(
             add_laplace(
-                Z.sum(axis=0),
+                sums,
                 sensitivity=plan.sensitivity_sum,
                 epsilon=plan.eps_sum,
                 rng=rng,
