@@ -95,6 +95,7 @@ def laplace_noise(size, *, scale, rng):
     Returns
     -------
     float or ndarray of float
+        The draws, of shape ``size`` (one float when ``size`` is ``None``).
 
     Examples
     --------
@@ -476,13 +477,15 @@ def smooth_sensitivity_noise(size, *, gamma=2.0, rng):
     Returns
     -------
     float or ndarray of float
+        Symmetric draws with tails ``|z|^-gamma`` (one float when ``size`` is ``None``).
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp.mechanisms import smooth_sensitivity_noise
-    >>> smooth_sensitivity_noise(5, gamma=3.0, rng=np.random.default_rng(0)).shape
-    (5,)
+    >>> z = smooth_sensitivity_noise(5, gamma=3.0, rng=np.random.default_rng(0))
+    >>> z.shape, bool(np.all(np.isfinite(z)))
+    ((5,), True)
     """
     check_rng(rng)
     gamma = _check_gamma(gamma)
