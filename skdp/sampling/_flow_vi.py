@@ -39,7 +39,7 @@ __all__ = ["DPFlowVI"]
 
 _logger = get_logger(__name__)
 
-_STREAMS = ["init", "sampling", "noise", "mc"]
+_STREAMS = ["init", "sampling", "noise", "mc", "groups"]
 _DIVERGED = (
     "the variational flow diverged (its parameters are not finite): lower learning_rate, or "
     "use dtype='float64'"
@@ -140,6 +140,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         part is clipped and noised; the exact gradient of the data-free part (entropy and
         prior, weight ``1/n``) is added afterwards (same privacy: post-processing, since
         that part does not touch the data).
+    max_rows_per_group : int or None, default=None
+        The public number of rows a patient may contribute, required with ``groups``
+        (from the visit schedule or the study protocol, never from the data;
+        :doc:`/patients`). ``batch_size`` then counts patients.
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
         ``"auto"`` uses CUDA when available.
@@ -183,6 +187,10 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         The paper's CLT mu-GDP of the run (informational only; ``inf`` if non-private).
     history_ : dict
         ``"step"`` and ``"epsilon"`` at the logged steps; no quantity of the data.
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one record (row), or one patient (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     loss_curve_ : ndarray of shape ``(n_iter_,)`` or ``(0,)``
         The loss (negative ELBO, i.e. the free energy) of every step, estimated on that
         step's batch and MC draws (``(n / B) sum_batch l_i`` plus the data-free term), for
@@ -216,6 +224,17 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
     training loss or ELBO of a private fit, no realised batch sizes). :meth:`elbo` evaluates
     whatever data it is given; calling it on the private data and publishing the value is a
     further release that is not covered by ``epsilon``.
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one patient
+    with all their rows (``n`` counts patients and is public). Each patient keeps at most
+    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism; a
+    patient's record is the sum of their rows' likelihood terms (the likelihood of all
+    their kept rows, so the target stays the posterior given those rows) plus, with
+    ``"per_record_full"``, the ``1/n`` data-free share. Each step Poisson-samples patients
+    at ``q = batch_size / n``, clips each sampled patient's gradient to
+    ``max_grad_norm`` as one vector (sensitivity ``max_grad_norm`` per patient), adds the
+    noise once and divides by ``q n``; ``epsilon_spent_`` holds per patient
+    (``privacy_unit_ = "group"``; :mod:`skdp.training._patients`).
 
     **Non-private fits** (:ref:`flow-vi-gaussian-start`). With ``epsilon=inf`` (and
     ``normalization="affine"``) the fit starts from a Gaussian: the affine layer at
@@ -288,6 +307,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "learning_rate_decay": [Interval(Real, 0, 1, closed="right")],
         "privatize": [StrOptions({"per_record_full", "likelihood_only"})],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
@@ -314,6 +334,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         learning_rate=0.01,
         learning_rate_decay=1.0,
         privatize="per_record_full",
+        max_rows_per_group=None,
         accountant="pld",
         device="auto",
         dtype="float32",
@@ -339,6 +360,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.learning_rate_decay = learning_rate_decay
         self.privatize = privatize
+        self.max_rows_per_group = max_rows_per_group
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
@@ -363,7 +385,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
     # ---------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Fit the variational flow with DP-SGD on the free energy.
 
         Parameters
@@ -373,24 +395,36 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             raise ``ValueError``.
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
+            is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
+            at random; a patient's likelihood is the sum over their rows; Notes).
 
         Returns
         -------
         self
         """
+        from skdp.training import RecordGroups
         from skdp.training._fit_context import check_noise_multiplier, freeze, torch_fit
+        from skdp.utils._groups import bound_contributions, patient_codes
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
         X = validate_data(self, X, reset=True, dtype="numeric")
         n, d = X.shape
+        codes, k = patient_codes(self, groups, n)
+        n = n if codes is None else int(codes.max()) + 1  # records, or patients
         log_lik, p = self._resolve_model(d)
         epsilon, delta = self._check_privacy_params(
             n_samples=n, require_delta=math.isfinite(self.epsilon)
         )
-        plan = plan_vi_fit(self, n, p, epsilon, delta)
-        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X)
+        plan = plan_vi_fit(self, n, p, epsilon, delta, max_rows_per_group=k)
+        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, groups=codes)
+        units = None
+        if codes is not None:  # at most k rows per patient, chosen at random
+            keep = bound_contributions(codes, k, streams["groups"])
+            X, units = X[keep], RecordGroups(codes[keep], k)
         with torch_fit(self, streams) as env:
-            run = train_vi(self, env, plan, X, log_lik)
+            run = train_vi(self, env, plan, X, log_lik, groups=units)
         freeze(run.flow, diverged=_DIVERGED)
         self._record(plan, run, log_lik, env.device)
         return self
@@ -408,6 +442,8 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         self.elbo_ = float(run.elbo)
         mu = gdp_clt_mu(noise_multiplier=sigma, sample_rate=q, steps=T) if private else math.inf
         self.mu_gdp_ = float(mu)  # the paper's CLT mu-GDP, informational
+        self.privacy_unit_ = plan.privacy_unit
+        self.max_rows_per_group_ = plan.max_rows_per_group
         accountant = run.step.accountant
         record_dpsgd_fit(
             self,

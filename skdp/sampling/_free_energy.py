@@ -130,20 +130,29 @@ class _FreeEnergyGradients:
             grad = self._grad(term)
         return grad, float(term.detach())
 
-    def private_terms(self, Xt, privatizer, *, full):
+    def private_terms(self, Xt, privatizer, *, full, groups=None):
         """``grad_sum(idx)`` (clipped per-record sum) and the data-free hook of one DP step.
 
         ``full`` (``privatize="per_record_full"``, the paper's Algorithm 2): each record's
         whole term ``l_i``, data-free share included, is clipped, and there is no hook.
         Otherwise (``"likelihood_only"``) the likelihood parts are clipped and the exact
         data-free gradient is the hook, added after the noise (post-processing: it does
-        not read the data).
+        not read the data). ``groups`` (a :class:`~skdp.training.RecordGroups`): ``idx``
+        are patients, and a patient's record is the sum of their rows' likelihood terms
+        (the likelihood of all their rows; ``n`` counts patients).
         """
         import torch
 
+        from skdp.training import segment_sum
+
         def grad_sum(idx):
+            seg = None
+            if groups is not None:
+                idx, seg = groups.rows(idx)
             index = torch.as_tensor(idx, dtype=torch.long, device=Xt.device)
             per = self.likelihood_gradients(Xt.index_select(0, index))
+            if seg is not None:  # one term per sampled patient: the sum of their rows'
+                per = segment_sum(per, seg, int(seg.max()) + 1 if len(seg) else 0)
             if full:
                 free = self.data_free_gradient()
                 per = {k: g + free[k].unsqueeze(0) for k, g in per.items()}
@@ -151,15 +160,18 @@ class _FreeEnergyGradients:
 
         return grad_sum, (None if full else self.data_free_gradient)
 
-    def plain_terms(self, Xt, B):
+    def plain_terms(self, Xt, B, groups=None):
         """Non-private step: ``grad_sum(idx)`` (plain sum of the likelihood gradients), the
         exact data-free gradient as the hook, and ``loss()``, the step's estimate of the
-        free energy (negative ELBO): ``(n / B) sum_batch l_i^lik`` plus the data-free term."""
+        free energy (negative ELBO): ``(n / B) sum_batch l_i^lik`` plus the data-free term
+        (``idx`` are patients with ``groups``, each record the sum of their rows')."""
         import torch
 
         seen = {}
 
         def grad_sum(idx):
+            if groups is not None:
+                idx, _ = groups.rows(idx)
             index = torch.as_tensor(idx, dtype=torch.long, device=Xt.device)
             summed, seen["lik"] = self.likelihood_sum(Xt.index_select(0, index))
             return summed, 0

@@ -49,6 +49,15 @@ class VIPlan:
     #: a non-private fit starts from a Gaussian at the public ``1/sqrt(n)`` scale and
     #: trains its affine layer first (:func:`make_vi_optimizer`); a private fit does not
     gaussian: bool
+    #: the contribution bound of a patient-level fit (``n`` then counts patients; each
+    #: patient's likelihood terms are summed over their rows and clipped once); ``None``
+    #: per row
+    max_rows_per_group: int | None = None
+
+    @property
+    def privacy_unit(self) -> str:
+        """``privacy_unit_``: ``"row"``, or ``"group"`` (one patient) with a bound."""
+        return "row" if self.max_rows_per_group is None else "group"
 
     @property
     def expected_batch_size(self) -> float:
@@ -68,9 +77,10 @@ class VIRun:
     elbo: float = math.nan
 
 
-def plan_vi_fit(est, n, n_params, epsilon, delta) -> VIPlan:
-    """The plan of a fit of ``est`` on ``n`` records (``epsilon``, ``delta``: the checked
-    budget). The noise multiplier is the smallest that meets the budget, or the given
+def plan_vi_fit(est, n, n_params, epsilon, delta, max_rows_per_group=None) -> VIPlan:
+    """The plan of a fit of ``est`` on ``n`` records, or patients with
+    ``max_rows_per_group`` (``epsilon``, ``delta``: the checked budget). The noise
+    multiplier is the smallest that meets the budget, or the given
     one (``ValueError`` when it spends more; :func:`skdp.accounting.resolve_noise_multiplier`)."""
     from skdp.accounting import resolve_noise_multiplier
 
@@ -98,6 +108,7 @@ def plan_vi_fit(est, n, n_params, epsilon, delta) -> VIPlan:
         delta=delta,
         full=est.privatize == "per_record_full",
         gaussian=not private and est.normalization == "affine",
+        max_rows_per_group=max_rows_per_group,
     )
 
 
@@ -134,8 +145,9 @@ def _dp_step(est, env, plan, grads, flow):
     )
 
 
-def train_vi(est, env, plan, X, log_lik) -> VIRun:
-    """Build the variational flow on ``env`` and train it for ``plan.n_iter`` steps."""
+def train_vi(est, env, plan, X, log_lik, groups=None) -> VIRun:
+    """Build the variational flow on ``env`` and train it for ``plan.n_iter`` steps
+    (``groups``: the :class:`~skdp.training.RecordGroups` of a patient-level fit)."""
     import torch
 
     from skdp.training import check_per_record_module
@@ -169,10 +181,12 @@ def train_vi(est, env, plan, X, log_lik) -> VIRun:
     def vi_step(t):  # the VI's hook: the step's MC draws, then its free-energy terms
         grads.module.z = draw()
         if plan.private:
-            grad_sum, hook = grads.private_terms(Xt, run.step.privatizer, full=plan.full)
+            grad_sum, hook = grads.private_terms(
+                Xt, run.step.privatizer, full=plan.full, groups=groups
+            )
             run.step.step(grad_sum, data_free_grad=hook)
         else:
-            grad_sum, hook, loss = grads.plain_terms(Xt, B)
+            grad_sum, hook, loss = grads.plain_terms(Xt, B, groups=groups)
             run.step.step(grad_sum, data_free_grad=hook)
             run.loss_curve.append(loss())
 

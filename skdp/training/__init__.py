@@ -23,7 +23,12 @@ Knows nothing of flows: estimators combine it with :mod:`skdp.flows`.
 """
 
 from skdp.training._ghost import GhostClippingUnsupported, ghost_clip_and_sum, linear_layers
-from skdp.training._patients import RecordGroups, ghost_group_clip_and_sum, group_clip_and_sum
+from skdp.training._patients import (
+    RecordGroups,
+    ghost_group_clip_and_sum,
+    group_clip_and_sum,
+    segment_sum,
+)
 from skdp.training._per_sample import check_per_record_module, per_sample_gradients
 from skdp.training._privatizer import GaussianPrivatizer, clip_and_sum
 from skdp.training._sampler import PoissonSampler
@@ -47,5 +52,6 @@ __all__ = [
     "linear_layers",
     "make_dp_step",
     "per_sample_gradients",
+    "segment_sum",
     "train_dpsgd",
 ]

@@ -35,7 +35,7 @@ from torch import nn
 from skdp.training._ghost import ghost_terms, layer_masks, zero_sums
 from skdp.training._privatizer import clip_and_sum
 
-__all__ = ["RecordGroups", "ghost_group_clip_and_sum", "group_clip_and_sum"]
+__all__ = ["RecordGroups", "ghost_group_clip_and_sum", "group_clip_and_sum", "segment_sum"]
 
 
 class RecordGroups:
@@ -99,8 +99,12 @@ class RecordGroups:
         return rows, seg
 
 
-def _segment_sum(per_row: dict, seg: torch.Tensor, n_seg: int, scale: float) -> dict:
-    """``{name: (n_seg, *shape)}``: ``scale`` times the per-row tensors summed by segment."""
+def segment_sum(per_row: dict, seg, n_seg: int, scale: float = 1.0) -> dict:
+    """``{name: (n_seg, *shape)}``: ``scale`` times the per-row tensors summed by segment
+    (the patient of each row, ``seg``), i.e. one unclipped term per patient."""
+    if not isinstance(seg, torch.Tensor):
+        ref = next(iter(per_row.values()))
+        seg = torch.as_tensor(np.asarray(seg), dtype=torch.long, device=ref.device)
     out = {}
     for k, v in per_row.items():
         acc = torch.zeros((n_seg, *v.shape[1:]), dtype=v.dtype, device=v.device)
@@ -140,7 +144,7 @@ def group_clip_and_sum(
     """
     ref = next(iter(per_row.values()))
     seg = torch.as_tensor(np.asarray(seg), dtype=torch.long, device=ref.device)
-    return clip_and_sum(_segment_sum(per_row, seg, int(n_groups), scale), max_grad_norm)
+    return clip_and_sum(segment_sum(per_row, seg, int(n_groups), scale), max_grad_norm)
 
 
 def _padded(seg: np.ndarray, n_groups: int) -> tuple[np.ndarray, int]:
