@@ -146,7 +146,7 @@ def dp_roc_auc_score(
         ``groups``.
     alpha : float, default=0.05
         ``1 - alpha`` is the confidence level of the interval, in (0, 1); only used with
-        ``return_interval=True``.
+        ``return_interval=True`` (checked always).
 
     Returns
     -------
@@ -286,12 +286,12 @@ def _check_interval(return_interval, alpha, groups):
     """``None`` (no interval) or the checked ``alpha``; errors name the parameter."""
     if not isinstance(return_interval, (bool, np.bool_)):
         raise TypeError("return_interval must be True or False")
-    if not return_interval:
-        return None
     if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, Real):
         raise TypeError("alpha must be a real number in (0, 1)")
-    if not 0.0 < float(alpha) < 1.0:
+    if not 0.0 < float(alpha) < 1.0:  # also NaN
         raise ValueError("alpha must lie in (0, 1)")
+    if not return_interval:
+        return None
     if groups is not None:
         raise ValueError(
             "return_interval=True is not supported with groups=: the rows of one patient "
