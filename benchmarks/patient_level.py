@@ -23,12 +23,29 @@ All private fits use ``delta=0`` (the Laplace release) and the public bounds
 
 Run ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/patient_level.py`` (about a
 minute at 10 seeds). Results and reading: ``doc/patients.rst``.
+
+The other estimator families have their own table, each against the same two references
+(group privacy at ``epsilon / k_max`` and the per-row fit), run by ``--family``:
+
+* ``dpsgd``: ``DPLogisticRegression(mechanism="dpsgd")``, patients Poisson-sampled
+  (``benchmarks/_patient_dpsgd.py``);
+* ``scoring``: ``dp_roc_auc_score`` / ``dp_average_precision_score``
+  (``benchmarks/_patient_scoring.py``);
+* ``selection``: ``SubsampledExpMedian`` and ``DPILPClassifier``
+  (``benchmarks/_patient_selection.py``);
+* ``synthesis``: ``DPHistogramSynthesizer`` and ``DPMarginalSynthesizer`` on the simulator
+  and on statsmodels' ``modechoice`` (``benchmarks/_patient_synthesis.py``);
+* ``all``: every family in turn, the linear regression first.
+
+``--seeds`` is passed on to each family's own runner.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import sys
 import time
 import warnings
 
@@ -82,10 +99,44 @@ def run(n_patients, mean_visits, seeds):
     return methods, {key: float(np.median(v)) for key, v in out.items()}
 
 
+#: ``--family`` -> the module (in ``benchmarks/``) whose ``main()`` prints its table
+FAMILIES = {
+    "dpsgd": "_patient_dpsgd",
+    "scoring": "_patient_scoring",
+    "selection": "_patient_selection",
+    "synthesis": "_patient_synthesis",
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds (each family's default)")
+    ap.add_argument("--family", choices=["linear", *FAMILIES, "all"], default="linear")
     args = ap.parse_args()
+    if args.family == "all":
+        for family in ["linear", *FAMILIES]:
+            print(f"\n## {family}\n", flush=True)
+            _run_family(family, args.seeds)
+    else:
+        _run_family(args.family, args.seeds)
+
+
+def _run_family(family, seeds):
+    if family == "linear":
+        _linear_table(10 if seeds is None else seeds)
+        return
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    module = importlib.import_module(FAMILIES[family])
+    argv = sys.argv
+    sys.argv = [module.__file__] + ([] if seeds is None else ["--seeds", str(seeds)])
+    try:
+        module.main()
+    finally:
+        sys.argv = argv
+
+
+def _linear_table(seeds):
+    args = argparse.Namespace(seeds=seeds)
     warnings.simplefilter("ignore")
     t0 = time.perf_counter()
     print(f"### Median test R^2 over {args.seeds} seeds, same per-patient epsilon\n")
