@@ -389,7 +389,8 @@ def test_dp_flow_vi_one_step_audit(privatize, spy_steps, monkeypatch):
     captured = {}
     private_terms = _FreeEnergyGradients.private_terms
 
-    def private_terms_spy(self, Xt, privatizer, *, full):
+    def private_terms_spy(self, Xt, privatizer, *, full, groups=None):
+        assert groups is None  # a row-level fit
         captured.update(module=copy.deepcopy(self.module), X=Xt.clone(), full=full, n=self.n)
         return private_terms(self, Xt, privatizer, full=full)
 
