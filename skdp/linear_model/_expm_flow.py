@@ -22,10 +22,11 @@ from skdp.linear_model._expm_flow_base import (
     _STREAMS,
     _BaseExpMFlow,
     _sigmoid,
+    expm_flow_init,
 )
 from skdp.linear_model._expm_flow_plan import ExpMFlowPlan
 from skdp.mechanisms import resolve_bounds
-from skdp.utils._deprecation import DEPRECATED, RenamedAttribute
+from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
@@ -97,58 +98,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         "classes": [None, StrOptions({"data"}), "array-like"],
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        classes=None,
-        alpha=1.0,
-        penalty="l2",
-        fit_intercept=True,
-        n_release_samples=1,
-        n_layers=4,
-        n_flows=DEPRECATED,
-        flow_rank=2,
-        n_householder=2,
-        n_iter=None,
-        batch_size=128,
-        data_batch_size=None,
-        learning_rate=1e-2,
-        init="laplace",
-        keep_flow=False,
-        diagnostics=False,
-        n_diagnostic_samples=2048,
-        max_rows_per_group=None,
-        device="auto",
-        dtype="float32",
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.classes = classes
-        self.alpha = alpha
-        self.penalty = penalty
-        self.fit_intercept = fit_intercept
-        self.n_release_samples = n_release_samples
-        self.n_layers = n_layers
-        self.n_flows = n_flows
-        self.flow_rank = flow_rank
-        self.n_householder = n_householder
-        self.n_iter = n_iter
-        self.batch_size = batch_size
-        self.data_batch_size = data_batch_size
-        self.learning_rate = learning_rate
-        self.init = init
-        self.keep_flow = keep_flow
-        self.diagnostics = diagnostics
-        self.n_diagnostic_samples = n_diagnostic_samples
-        self.max_rows_per_group = max_rows_per_group
-        self.device = device
-        self.dtype = dtype
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = expm_flow_init("ExpMFlowClassifier", "classes")
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, groups=None):
@@ -308,58 +258,7 @@ class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
     # deprecated name of bounds_y_ (removed in 0.2)
     bounds_ = RenamedAttribute("bounds_y_")
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        bounds_y=None,
-        alpha=1.0,
-        penalty="l2",
-        fit_intercept=True,
-        n_release_samples=1,
-        n_layers=4,
-        n_flows=DEPRECATED,
-        flow_rank=2,
-        n_householder=2,
-        n_iter=None,
-        batch_size=128,
-        data_batch_size=None,
-        learning_rate=1e-2,
-        init="laplace",
-        keep_flow=False,
-        diagnostics=False,
-        n_diagnostic_samples=2048,
-        max_rows_per_group=None,
-        device="auto",
-        dtype="float32",
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.bounds_y = bounds_y
-        self.alpha = alpha
-        self.penalty = penalty
-        self.fit_intercept = fit_intercept
-        self.n_release_samples = n_release_samples
-        self.n_layers = n_layers
-        self.n_flows = n_flows
-        self.flow_rank = flow_rank
-        self.n_householder = n_householder
-        self.n_iter = n_iter
-        self.batch_size = batch_size
-        self.data_batch_size = data_batch_size
-        self.learning_rate = learning_rate
-        self.init = init
-        self.keep_flow = keep_flow
-        self.diagnostics = diagnostics
-        self.n_diagnostic_samples = n_diagnostic_samples
-        self.max_rows_per_group = max_rows_per_group
-        self.device = device
-        self.dtype = dtype
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = expm_flow_init("ExpMFlowRegressor", "bounds_y")
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, groups=None):

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import ApproximateGuaranteeWarning, PrivacyLeakWarning
 from skdp.utils._deprecation import DEPRECATED, renamed_parameter
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import (
@@ -54,6 +55,45 @@ def default_n_iter(n_iter, n_params):
 
 def _sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
+
+
+#: the parameters both estimators take after ``epsilon`` and their own one, in order
+_SHARED_PARAMS = (
+    ("alpha", 1.0),
+    ("penalty", "l2"),
+    ("fit_intercept", True),
+    ("n_release_samples", 1),
+    ("n_layers", 4),
+    ("n_flows", DEPRECATED),
+    ("flow_rank", 2),
+    ("n_householder", 2),
+    ("n_iter", None),
+    ("batch_size", 128),
+    ("data_batch_size", None),
+    ("learning_rate", 1e-2),
+    ("init", "laplace"),
+    ("keep_flow", False),
+    ("diagnostics", False),
+    ("n_diagnostic_samples", 2048),
+    ("max_rows_per_group", None),
+    ("device", "auto"),
+    ("dtype", "float32"),
+    ("n_jobs", None),
+    ("verbose", 0),
+    ("random_state", None),
+)
+
+
+def expm_flow_init(class_name, own):
+    """``__init__(self, *, epsilon=1.0, <own>=None, <the shared parameters>)``.
+
+    The scikit-learn ``__init__`` of an ExpM+NF estimator (it stores the parameters only;
+    :func:`skdp.utils._keyword_init.keyword_init`); ``own`` is its one parameter of its
+    own (``classes`` or ``bounds_y``).
+    """
+    return keyword_init(
+        [("epsilon", 1.0), (own, None), *_SHARED_PARAMS], qualname=f"{class_name}.__init__"
+    )
 
 
 class _BaseExpMFlow(PatientFactsMixin, DPEstimatorMixin, BaseEstimator):
