@@ -36,7 +36,7 @@ def compose_sequential(spends):
     Returns
     -------
     epsilon, delta : float
-        ``(0.0, 0.0)`` for an empty iterable.
+        The sums (delta capped at 1); ``(0.0, 0.0)`` for an empty iterable.
 
     References
     ----------
@@ -73,7 +73,7 @@ def compose_parallel(spends):
     Returns
     -------
     epsilon, delta : float
-        ``(0.0, 0.0)`` for an empty iterable.
+        The largest epsilon and the largest delta; ``(0.0, 0.0)`` for an empty iterable.
 
     References
     ----------

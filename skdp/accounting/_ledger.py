@@ -400,6 +400,7 @@ class PrivacyLedger:
         Returns
         -------
         self
+            This ledger, with the fit's entry added.
 
         Raises
         ------
