@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.survival._cox_fit import exact_newton, noisy_newton, pe_data
+from skdp.survival._cox_inference import CoxInferenceMixin, exact_statistics
 from skdp.survival._cox_plan import CoxPlan
 from skdp.survival._cox_score import concordance_index
 from skdp.survival._grid import exposure_matrix, time_grid_edges
@@ -26,7 +27,7 @@ __all__ = ["DPCoxPH"]
 _LOG = get_logger(__name__)
 
 
-class DPCoxPH(DPEstimatorMixin, BaseEstimator):
+class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
     """Differentially private proportional-hazards (Cox) regression.
 
     The hazard of a patient with features ``x`` is ``h(t | x) = h_0(t) exp(x .
@@ -281,12 +282,20 @@ class DPCoxPH(DPEstimatorMixin, BaseEstimator):
             Z, event, time = Z[keep], event[keep], time[keep]
             codes = np.unique(codes[keep], return_inverse=True)[1].ravel()
         data = pe_data(Z, event, time, edges, codes)
+        released = {}
         if plan.private:
             alpha, beta = noisy_newton(
-                data, plan, streams, step_size=self.step_size, log=self._logger(plan)
+                data,
+                plan,
+                streams,
+                step_size=self.step_size,
+                log=self._logger(plan),
+                record=released,
             )
         else:
             alpha, beta = exact_newton(data)
+            released = exact_statistics(data, alpha, beta)
+        self.released_statistics_ = released
         return self._record(plan, alpha, beta, edges, (lo, hi))
 
     def _prepare(self, X, y, groups):

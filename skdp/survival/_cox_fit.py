@@ -118,12 +118,15 @@ def centre_sum(data, bound):
     return _clip_rows(data.per_unit(rows), bound).sum(0)
 
 
-def release_centre(data, plan, rng):
+def release_centre(data, plan, rng, record=None):
     """The features' noisy mean ``m = S~ / max(n~, 1)`` clipped to ``[-1, 1]``
     (post-processing of the noisy :func:`centre_sum`): the point the model is expanded
-    around, so that a rare binary feature is not confounded with the baseline."""
+    around, so that a rare binary feature is not confounded with the baseline.
+    ``record``: a dict that receives the noisy sum as released."""
     total = centre_sum(data, plan.sensitivities["centre"])
     noisy = total + rng.normal(0.0, plan.sigma_centre, size=total.shape[0])
+    if record is not None:
+        record["centre"] = noisy.copy()
     return np.clip(noisy[1:] / max(noisy[0], 1.0), -1.0, 1.0)
 
 
@@ -151,25 +154,29 @@ def gradient_sum(data, alpha, beta, bound):
     return _clip_rows(per, bound).sum(0)
 
 
-def release_baseline(data, plan, rng):
+def release_baseline(data, plan, rng, record=None):
     """Noisy ``(D_j, T_j)`` (:func:`baseline_sum`) and the starting log-hazards
     ``alpha_j = log(D~_j / T~_j)`` (post-processing, with public floors: one event, and
     one full interval of exposure)."""
     J = data.n_intervals
     total = baseline_sum(data, plan.sensitivities["baseline"])
     noisy = total + rng.normal(0.0, plan.sigma_baseline, size=2 * J)
+    if record is not None:
+        record["baseline"] = noisy.copy()
     d_tilde = np.maximum(noisy[:J], 1.0)
     t_tilde = np.maximum(noisy[J:], data.widths)
     return np.log(d_tilde / t_tilde)
 
 
-def release_hessian_inverse(data, alpha, beta, plan, rng):
+def release_hessian_inverse(data, alpha, beta, plan, rng, record=None):
     """The inverse of the noisy Hessian at ``(alpha, beta)`` (:func:`hessian_sum`, noise
     on the upper triangle), eigenvalues floored at the plan's public ``eigen_floor``
     (post-processing)."""
     size = data.n_intervals + data.Z.shape[1]
     H = hessian_sum(data, alpha, beta, plan.sensitivities["hessian"])
     H = H + _symmetric_noise(size, plan.sigma_hessian, rng)
+    if record is not None:
+        record["hessian"] = H.copy()
     vals, vecs = np.linalg.eigh(H)
     vals = np.maximum(vals, plan.eigen_floor)
     return (vecs / vals) @ vecs.T
@@ -181,24 +188,30 @@ def release_gradient(data, alpha, beta, plan, rng):
     return total + rng.normal(0.0, plan.sigma_gradient, size=total.shape[0])
 
 
-def noisy_newton(data, plan, streams, *, step_size=1.0, log=None):
+def noisy_newton(data, plan, streams, *, step_size=1.0, log=None, record=None):
     """``(alpha, beta)`` of the private fit (``alpha`` for ``z = 0``): features centred
     at the noisy mean ``m``, the noisy baseline as the start, one noisy Hessian at
     ``beta = 0`` and ``n_iter`` damped chord-Newton steps ``theta += step_size H~^-1
     g~(theta)`` on noisy clipped gradients. Every step is post-processing of the
-    releases."""
+    releases. ``record``: a dict that receives every noisy release as released
+    (``centre``, ``baseline``, ``hessian``, ``gradients``; for the post-processing
+    intervals of :mod:`skdp.survival._cox_inference`), never an un-noised sum."""
     J, d = data.n_intervals, data.Z.shape[1]
-    centre = release_centre(data, plan, streams["centre"])
+    centre = release_centre(data, plan, streams["centre"], record)
     data = PEData(data.Z - centre, data.events, data.exposure, data.widths, data.codes)
-    alpha = release_baseline(data, plan, streams["baseline"])
+    alpha = release_baseline(data, plan, streams["baseline"], record)
     beta = np.zeros(d)
-    h_inv = release_hessian_inverse(data, alpha, beta, plan, streams["hessian"])
+    h_inv = release_hessian_inverse(data, alpha, beta, plan, streams["hessian"], record)
+    gradients = []
     for step in range(plan.n_iter):
         g = release_gradient(data, alpha, beta, plan, streams["gradient"])
+        gradients.append(g)
         delta = step_size * (h_inv @ g)
         alpha, beta = alpha + delta[:J], beta + delta[J:]
         if log is not None:
             log(step + 1)
+    if record is not None:
+        record["gradients"] = np.array(gradients)
     # alpha + (z - m) beta = (alpha - m beta) + z beta
     return alpha - centre @ beta, beta
 
