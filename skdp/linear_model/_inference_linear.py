@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 from scipy.special import ndtri
 
 from skdp.linear_model._functional_release import (
@@ -34,6 +35,7 @@ MIN_RESIDUAL_SHARE = 0.01
 MIN_GAIN = 0.05
 #: fixed-point iterations that undo the eigenvalue spread of the released Gram matrix
 DEBIAS_ITERATIONS = 5
+SQRT_2PI = math.sqrt(2.0 * math.pi)
 #: replicates of the pilot run that sets the finite-difference steps
 PILOT = 50
 #: replicates times rows simulated at once (memory about 8 bytes times this, twice)
@@ -241,13 +243,42 @@ def replicates(spec, X1, thetas, sigma, n_rep, rng):
     return np.concatenate([np.array(o) for o in out], axis=1)
 
 
+def _clipped_variance(mu, sigma):
+    """Variance of ``clip(mu_i + sigma e, -1, 1)`` over the rows (``e`` standard normal;
+    the moments of the clipped normal in closed form)."""
+    lo, hi = (-1.0 - mu) / sigma, (1.0 - mu) / sigma
+    F_lo, F_hi = special.ndtr(lo), special.ndtr(hi)
+    f_lo, f_hi = np.exp(-0.5 * lo**2) / SQRT_2PI, np.exp(-0.5 * hi**2) / SQRT_2PI
+    inside = F_hi - F_lo
+    first = -F_lo + (1.0 - F_hi) + mu * inside + sigma * (f_lo - f_hi)
+    second = (
+        F_lo
+        + (1.0 - F_hi)
+        + mu**2 * inside
+        + 2.0 * mu * sigma * (f_lo - f_hi)
+        + sigma**2 * (inside + lo * f_lo - hi * f_hi)
+    )
+    return float(np.mean(second) - np.mean(first) ** 2)
+
+
 def _residual_sd(spec, X1, theta, variance):
-    """The residual standard deviation of the simulated target (scaled units): the
-    private variance of the target minus the variance the slopes explain."""
-    slope, _ = spec.to_scaled(theta)
-    Xc = X1[:, : spec.p] - X1[:, : spec.p].mean(axis=0)
-    explained = float(np.mean((Xc @ slope) ** 2))
-    return math.sqrt(max(variance - explained, MIN_RESIDUAL_SHARE * variance))
+    """The residual standard deviation of the simulated target (scaled units): the one
+    whose simulated target, clipped to its bounds, has the target's private variance
+    (bisection; at least ``MIN_RESIDUAL_SHARE`` of that variance)."""
+    slope, a = spec.to_scaled(theta)
+    mu = X1[:, : spec.p] @ slope + a
+    lo_sd, hi_sd = math.sqrt(MIN_RESIDUAL_SHARE * variance), 4.0
+    if _clipped_variance(mu, lo_sd) >= variance:
+        return lo_sd
+    if _clipped_variance(mu, hi_sd) <= variance:
+        return hi_sd
+    for _ in range(40):
+        mid = math.sqrt(lo_sd * hi_sd)
+        if _clipped_variance(mu, mid) < variance:
+            lo_sd = mid
+        else:
+            hi_sd = mid
+    return math.sqrt(lo_sd * hi_sd)
 
 
 def _linearised(spec, X1, theta, sigma, n_bootstrap, rng):
