@@ -40,6 +40,7 @@ COUNT_ALPHA_SHARE = 0.1
 #: bounds of the share ``rho`` of ``epsilon`` spent on the noisy count
 MIN_COUNT_SHARE, MAX_COUNT_SHARE = 0.02, 0.5
 _A_GRID = np.linspace(0.0, 1.0, 4001)
+_R_MIN, _R_MAX = 1e-4, 1e4
 
 
 def count_share(epsilon, n_rows, alpha):
@@ -96,7 +97,7 @@ def _abs_noise_grid(kind, gamma):
     last node at infinity: the discrete law is stochastically larger than ``|eta|``, so
     every quantile computed from it is an upper bound (Anderson's theorem).
     """
-    nodes = np.concatenate(([0.0], np.geomspace(1e-4, 1e8, 8000)))
+    nodes = np.concatenate(([0.0], np.geomspace(1e-4, 1e8, 4000)))
     if kind == "laplace":
         cdf = -np.expm1(-nodes)
     else:
@@ -132,34 +133,92 @@ def _abs_quantile(sigma, s, level, kind, gamma):
     return brentq(coverage, 0.0, t_hi, xtol=xtol) + 2.0 * xtol
 
 
+@lru_cache(maxsize=16)
+def _quantile_table(kind, gamma, level):
+    """``log r`` and ``q(r)``, the ``level`` quantile of ``|r Z + eta|``, on a grid.
+
+    ``q`` is convex in ``log r`` (linear in ``r`` for large ``r``, ``q(0) + O(r^2)``
+    for small), so linear interpolation in ``log r`` lies above it; a factor
+    ``1 + 1e-3`` covers rounding. Computed once per process and level (under a second).
+    """
+    log_r = np.linspace(math.log(_R_MIN), math.log(_R_MAX), 201)
+    q = np.array([_abs_quantile(math.exp(x), 1.0, level, kind, gamma) for x in log_r])
+    return log_r, q
+
+
+def _quantiles(sigma, s, level, kind, gamma):
+    """Upper bounds on the ``level`` quantiles of ``|sigma Z + s eta|`` (``sigma`` an
+    array)."""
+    sigma = np.asarray(sigma, dtype=float)
+    if s == 0.0:
+        return sigma * float(ndtri(0.5 + level / 2.0))
+    r = sigma / s
+    inside = (r >= _R_MIN) & (r <= _R_MAX)
+    log_r, q = _quantile_table(kind, gamma, level)
+    out = np.empty_like(sigma)
+    with np.errstate(divide="ignore"):
+        out[inside] = s * np.interp(np.log(r[inside]), log_r, q) * (1.0 + 1e-3)
+    for i in np.flatnonzero(~inside):  # rare: one class tiny or the noise negligible
+        out.flat[i] = _abs_quantile(float(sigma.flat[i]), s, level, kind, gamma)
+    return out
+
+
 def auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha):
     """The ``1 - alpha`` interval for the population AUC given a released ``auc``.
 
     ``[n_lo, n_hi]``: the (public) set of possible numbers of positives; ``s_up``: an
     upper bound on the noise scale over it (``0`` without noise); ``kind``: ``"smooth"``
-    or ``"laplace"``. The test of ``a`` accepts when ``|auc - a| <= t(sigma_up(a))``;
-    the set ``T`` it accepts lies in every iterate ``I_k`` of
-    ``I_{k+1} = I_k ∩ [auc - t(max_{a in I_k} sigma_up(a)), auc + t(...)]`` started at
-    ``[0, 1]`` (induction: ``a`` in ``T`` has ``sigma_up(a)`` at most the maximum over
-    ``I_k``), so each iterate covers at least as often as ``T``. Returns ``(0, 1)`` when a
-    class may be empty.
+    or ``"laplace"``. The test of ``a`` accepts when ``|auc - a| <= t(sigma_up(a))``,
+    and the interval is the hull of the accepted set ``T``. A bracket first: ``T`` lies
+    in every iterate ``I_k`` of ``I_{k+1} = I_k ∩ [auc -+ t(max_{a in I_k}
+    sigma_up(a))]`` started at ``[0, 1]`` (induction: ``a`` in ``T`` has
+    ``sigma_up(a)`` at most the maximum over ``I_k``); then the test on a grid of the
+    bracket, its ends refined by bisection and rounded outwards. Returns ``(0, 1)`` when
+    a class may be empty.
     """
     if min(n_lo, n_rows - n_hi) < 1:
         return 0.0, 1.0
     ends = ((n_lo, n_rows - n_lo), (n_hi, n_rows - n_hi))
-    var = np.maximum(*(hanley_mcneil_variance(_A_GRID, n, m) for n, m in ends))
+    level = 1.0 - alpha
+
+    def t_at(a):
+        var = np.maximum(*(hanley_mcneil_variance(a, n, m) for n, m in ends))
+        return _quantiles(np.sqrt(np.maximum(var, 0.0)), s_up, level, kind, gamma)
+
+    def accepted(a):
+        return np.abs(auc - a) <= t_at(a)
+
     lo, hi = 0.0, 1.0
-    for _ in range(50):
-        inside = (_A_GRID >= lo) & (_A_GRID <= hi)
-        edge = max(hanley_mcneil_variance(x, n, m) for x in (lo, hi) for n, m in ends)
-        v = max(float(var[inside].max(initial=0.0)), float(edge))
-        t = _abs_quantile(math.sqrt(v), s_up, 1.0 - alpha, kind, gamma)
+    for _ in range(50):  # the bracket
+        grid = np.concatenate((_A_GRID[(_A_GRID > lo) & (_A_GRID < hi)], [lo, hi]))
+        t = float(t_at(np.array([grid[np.argmax(_max_var(grid, ends))]]))[0])
         new_lo, new_hi = max(lo, auc - t), min(hi, auc + t)
-        done = (new_lo - lo) + (hi - new_hi) < 1e-7
+        done = (new_lo - lo) + (hi - new_hi) < 1e-9
         lo, hi = new_lo, new_hi
         if done:
             break
-    return float(lo), float(hi)
+    grid = np.unique(np.append(np.linspace(lo, hi, 2001), auc))  # auc: always accepted
+    idx = np.flatnonzero(accepted(grid))
+    last = grid.shape[0] - 1
+    out_lo = grid[0] if idx[0] == 0 else _edge(accepted, grid[idx[0] - 1], grid[idx[0]])
+    out_hi = grid[-1] if idx[-1] == last else _edge(accepted, grid[idx[-1] + 1], grid[idx[-1]])
+    return float(out_lo), float(out_hi)
+
+
+def _max_var(a, ends):
+    return np.maximum(*(hanley_mcneil_variance(a, n, m) for n, m in ends))
+
+
+def _edge(accepted, rejected, inside):
+    """Bisection between a rejected and an accepted point; returns the rejected end
+    (outwards)."""
+    for _ in range(40):
+        mid = 0.5 * (rejected + inside)
+        if accepted(np.array([mid]))[0]:
+            inside = mid
+        else:
+            rejected = mid
+    return rejected
 
 
 def release_with_interval(value, n, n_rows, rng, *, epsilon, delta, gamma, alpha, scale_at):

@@ -251,3 +251,13 @@ def test_coverage_full_grid(delta):
             covers.append(cover)
             assert cover >= 0.88, (n_rows, eps, cover)  # 100 repetitions: SE about 0.022
     assert np.mean(covers) >= 0.93
+
+
+@pytest.mark.parametrize("kind", ["smooth", "laplace"])
+def test_quantile_table_interpolation_is_conservative(kind):
+    from skdp.metrics._auc_interval import _quantiles
+
+    for r in np.geomspace(2e-4, 5e3, 23):
+        direct = _abs_quantile(float(r), 1.0, 0.955, kind, 2.0)
+        table = float(_quantiles(np.array([r]), 1.0, 0.955, kind, 2.0)[0])
+        assert direct <= table <= 1.01 * direct
