@@ -18,21 +18,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from skdp.auditing._audits import (
-    one_run_audit,
-)
-from skdp.auditing._bounds import (
-    one_run_epsilon_lower_bound,
-)
-from skdp.auditing._fitting import (
-    _claimed,
-    _default_k,
-    _fit,
-    _guesses,
-    _n_rows,
-    _seeds,
-    _take,
-)
+from skdp.auditing._audits import one_run_audit
+from skdp.auditing._bounds import one_run_epsilon_lower_bound
+from skdp.auditing._fitting import _claimed, _default_k, _fit, _guesses, _n_rows, _seeds, _take
 from skdp.auditing._result import AuditResult, roc_summary
 from skdp.auditing._scoring import resolve_scorer
 from skdp.base import _shared_constraints
