@@ -28,6 +28,7 @@ from skdp.cluster._kmedian_rounds import BoxSearchRounds
 from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechanism
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
@@ -270,9 +271,9 @@ class SubsampledExpMedian(
     once, so each round is ``epsilon_t``-DP per patient and the rounds compose to
     ``epsilon``. The box search's public schedule reads ``n / k`` where it reads
     ``epsilon n`` (what the selections can resolve) and the histogram's noise scale
-    ``k / epsilon_1`` in its grid rule. The candidate sets are drawn without looking at the data: nothing is
-    subsampled from the rows, so no amplification by subsampling is claimed, per row
-    or per patient. Dask input with ``groups`` is refused.
+    ``k / epsilon_1`` in its grid rule. The candidate sets are drawn without looking at
+    the data: nothing is subsampled from the rows, so no amplification by subsampling is
+    claimed, per row or per patient. Dask input with ``groups`` is refused.
 
     **Exact accumulation.** Each point's term ``min(Delta, d(x, F))`` is rounded to the
     nearest multiple of ``u = Delta 2^-40`` and the integers are summed exactly (int64
@@ -330,7 +331,8 @@ class SubsampledExpMedian(
     """
 
     _parameter_constraints: dict = {
-        **DPEstimatorMixin._privacy_parameter_constraints,
+        # pure epsilon: no delta parameter
+        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "n_candidates": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "candidates": ["array-like", None],
@@ -348,49 +350,32 @@ class SubsampledExpMedian(
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
-    _parameter_constraints.pop("delta", None)
     #: parameters added after fixed-seed releases were pinned: left out of the seed
     #: material at these defaults (``skdp.utils._random.fit_streams``)
     _later_parameters = {"secure_mode": False}
 
-    def __init__(
-        self,
-        *,
-        n_clusters=2,
-        epsilon=1.0,
-        n_candidates="auto",
-        candidates=None,
-        bounds=None,
-        base="uniform",
-        kpp_weighting="square",
-        sensitivity=None,
-        metric="euclidean",
-        chunk_size=1 << 22,
-        n_rounds="auto",
-        n_public=None,
-        first_round="auto",
-        median_step="auto",
-        secure_mode=False,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.n_clusters = n_clusters
-        self.epsilon = epsilon
-        self.n_candidates = n_candidates
-        self.candidates = candidates
-        self.bounds = bounds
-        self.base = base
-        self.kpp_weighting = kpp_weighting
-        self.sensitivity = sensitivity
-        self.metric = metric
-        self.chunk_size = chunk_size
-        self.n_rounds = n_rounds
-        self.n_public = n_public
-        self.first_round = first_round
-        self.median_step = median_step
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("n_clusters", 2),
+            ("epsilon", 1.0),
+            ("n_candidates", "auto"),
+            ("candidates", None),
+            ("bounds", None),
+            ("base", "uniform"),
+            ("kpp_weighting", "square"),
+            ("sensitivity", None),
+            ("metric", "euclidean"),
+            ("chunk_size", 1 << 22),
+            ("n_rounds", "auto"),
+            ("n_public", None),
+            ("first_round", "auto"),
+            ("median_step", "auto"),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="SubsampledExpMedian.__init__",
+    )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):

@@ -27,6 +27,7 @@ from skdp.ilp._search import search_clause
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask, as_dask_array, column_names, is_dask_collection, n_rows
@@ -186,7 +187,8 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     """
 
     _parameter_constraints: dict = {
-        **DPEstimatorMixin._privacy_parameter_constraints,
+        # pure epsilon: no delta parameter
+        "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "n_clauses": [Interval(Integral, 1, None, closed="left")],
         "max_clause_length": [Interval(Integral, 0, None, closed="left")],
         "bottom_clause": ["array-like", None],
@@ -197,35 +199,25 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
-    _parameter_constraints.pop("delta", None)
     #: parameters added after fixed-seed releases were pinned: left out of the seed
     #: material at these defaults (``skdp.utils._random.fit_streams``)
     _later_parameters = {"secure_mode": False}
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        n_clauses=1,
-        max_clause_length=3,
-        bottom_clause=None,
-        search="smart",
-        binarize=None,
-        min_pos=1,
-        secure_mode=False,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.n_clauses = n_clauses
-        self.max_clause_length = max_clause_length
-        self.bottom_clause = bottom_clause
-        self.search = search
-        self.binarize = binarize
-        self.min_pos = min_pos
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("n_clauses", 1),
+            ("max_clause_length", 3),
+            ("bottom_clause", None),
+            ("search", "smart"),
+            ("binarize", None),
+            ("min_pos", 1),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPILPClassifier.__init__",
+    )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, groups=None):
