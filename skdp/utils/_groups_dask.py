@@ -96,17 +96,17 @@ def _frame(arrays, labels):
 
 
 def _shuffle_method():
-    """Dask's own choice (``p2p`` on a ``distributed`` cluster) or the configured one;
-    ``"tasks"`` on a local scheduler, where Dask would pick its on-disk shuffle."""
+    """The configured shuffle, or Dask's own choice (``p2p``) when the scheduler that
+    will run the graph is a ``distributed`` client; ``"tasks"`` on a local scheduler
+    (where Dask would pick its on-disk shuffle, and ``p2p`` cannot run)."""
     import dask
+    from dask.base import get_scheduler
 
     if dask.config.get("dataframe.shuffle.method", None) is not None:
         return None
-    if "distributed" in sys.modules:
-        try:
-            sys.modules["distributed"].default_client()
-        except ValueError:  # no client: a local scheduler
-            return "tasks"
+    distributed = sys.modules.get("distributed")
+    owner = getattr(get_scheduler(), "__self__", None)
+    if distributed is not None and isinstance(owner, distributed.Client):
         return None
     return "tasks"
 

@@ -130,3 +130,24 @@ def test_bad_dask_groups_are_refused_by_name(sync_scheduler):
             2,
             np.random.default_rng(0),
         )
+
+
+def test_the_shuffle_runs_on_the_scheduler_in_use(sync_scheduler):
+    import dask
+
+    from skdp.utils._groups_dask import _shuffle_method
+
+    assert _shuffle_method() == "tasks"  # local: not Dask's on-disk default, not p2p
+    with dask.config.set({"dataframe.shuffle.method": "disk"}):
+        assert _shuffle_method() is None  # the user's configured method
+
+
+@pytest.mark.slow
+def test_p2p_on_a_distributed_client(dask_client):
+    from skdp.utils._groups_dask import _shuffle_method
+
+    assert _shuffle_method() is None  # Dask's own choice on the cluster
+    X, labels = _patients()
+    Xb, gb = _kept(X, labels, 2, seed=1)
+    want = np.minimum(np.bincount(labels), 2)
+    np.testing.assert_array_equal(np.bincount(gb, minlength=want.size), want)
