@@ -100,21 +100,24 @@ class BoxSearchRounds:
         snap = (lo, hi, search.snap_cells)
         return V1[self._select_subset(X, V1, subsets, plan.round_epsilons[0], plan, rng, snap)]
 
+    def _quality(self, units, X, plan, **candidates):
+        """A round's quality: minus the exact truncated costs of its ``candidates``
+        (:func:`_exact_costs` of ``units``, cap ``plan.cost_sensitivity``)."""
+        return -_exact_costs(
+            units,
+            X,
+            metric=plan.metric,
+            truncate=plan.cost_sensitivity,
+            chunk_size=self.chunk_size,
+            **candidates,
+        )
+
     def _select_subset(self, X, V, subsets, epsilon, plan, rng, snap=None):
         """The exponential mechanism over index ``subsets`` of the public points ``V``
         (quality: the negative truncated cost, exponent ``epsilon / (2 Delta_1)`` with
         ``Delta_1 = plan.round_sensitivities[0]``, the cap ``Delta`` per row; ``snap``
         as :func:`subset_cost_units`'s): the chosen subset."""
-        q = -_exact_costs(
-            subset_cost_units,
-            X,
-            V=V,
-            subsets=subsets,
-            metric=plan.metric,
-            truncate=plan.cost_sensitivity,
-            chunk_size=self.chunk_size,
-            snap=snap,
-        )
+        q = self._quality(subset_cost_units, X, plan, V=V, subsets=subsets, snap=snap)
         return subsets[self._select(q, epsilon, plan.round_sensitivities[0], rng)]
 
     def _local_rounds(self, X, plan, current, rng):
@@ -126,15 +129,7 @@ class BoxSearchRounds:
             cands = _local_candidates(
                 current, search.lo, search.hi, radius, search.sets_per_round, rng
             )
-            q = -_exact_costs(
-                local_cost_units,
-                X,
-                prev=current,
-                cands=cands,
-                metric=plan.metric,
-                truncate=plan.cost_sensitivity,
-                chunk_size=self.chunk_size,
-            )
+            q = self._quality(local_cost_units, X, plan, prev=current, cands=cands)
             current = cands[
                 self._select(q, plan.round_epsilons[t], plan.round_sensitivities[t], rng)
             ]
