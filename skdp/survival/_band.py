@@ -107,7 +107,7 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
             event_types=event_types,
         )
         self.timeline_ = edges
-        self.noise_scale_ = plan.noise_scale
+        self.noise_scale_ = {"histogram": float(plan.noise_scale)}  # keyed like the breakdown
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group
         self._record_privacy_spent(plan.epsilon, 0.0, breakdown=plan.breakdown)

@@ -120,6 +120,10 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
     on the grid). The band is the parametric bootstrap through the mechanism of
     :class:`DPKaplanMeier`, with the event type drawn per interval.
 
+    **Floating point.** As :class:`DPKaplanMeier`: every released count gets exact
+    integer noise (Mironov's 2012 attack on floating-point noise does not apply);
+    everything after is floating-point post-processing.
+
     References
     ----------
     O. O. Aalen, S. Johansen. "An Empirical Transition Matrix for Non-homogeneous
@@ -147,8 +151,8 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
 
     def __init__(
         self,
-        epsilon=1.0,
         *,
+        epsilon=1.0,
         max_time=None,
         event_types=(1, 2),
         time_grid=None,
@@ -167,7 +171,7 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, y, groups=None):
+    def fit(self, y, *, groups=None):
         """Release the private cumulative incidence of every event type.
 
         Parameters

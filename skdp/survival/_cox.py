@@ -101,6 +101,9 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         The Gaussian standard deviation of each part's sum (the gradient's per step).
     n_iter_ : int
         The released Newton steps (0 for the exact fit at ``epsilon = inf``).
+    loss_curve_ : ndarray of shape (0,)
+        Empty: the likelihood of the private rows is an un-noised statistic of them
+        and is not kept (:doc:`/glossary`); the exact fit runs no released steps.
     privacy_unit_ : {"row", "group"}
     max_rows_per_group_ : int or None
     nonprivate_options_ : list of str
@@ -310,6 +313,11 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
             raise ValueError("max_time is required: the public study horizon")
         if isinstance(self.bounds_X, str):
             raise ValueError("bounds_X must be declared (lo, hi) bounds, not a string")
+        if y is None:  # scikit-learn's wording for a supervised estimator
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None: "
+                "give the (event, time) target (skdp.survival.make_survival_target)"
+            )
         X = validate_data(self, X, dtype=np.float64)
         event, time = check_survival_target(y)
         if event.shape[0] != X.shape[0]:
@@ -362,6 +370,7 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         self.time_grid_ = edges
         self.bounds_X_ = (lo, hi)
         self.n_iter_ = plan.n_iter if plan.private else 0
+        self.loss_curve_ = np.empty(0)  # a private fit's loss is an un-noised statistic
         self.noise_scale_ = plan.noise_scale()
         self.rho_breakdown_ = plan.rho_breakdown()
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"

@@ -58,8 +58,9 @@ class DPKaplanMeier(SurvivalCurveBase):
         The first grid time where ``S <= 1/2`` (``inf`` if the curve stays above).
     bootstrap_survival_ : ndarray of shape (n_bootstrap, m + 1)
         Parametric-bootstrap draws of the curve through the mechanism (Notes).
-    noise_scale_ : float
-        The discrete Laplace scale of every cell (0 at ``epsilon = inf``).
+    noise_scale_ : dict
+        ``{"histogram": b}``: the discrete Laplace scale ``b`` of every cell, in counts
+        (0 at ``epsilon = inf``).
     epsilon_spent_, delta_spent_ : float
         ``epsilon`` and 0.
     privacy_guarantee_ : str
@@ -90,6 +91,13 @@ class DPKaplanMeier(SurvivalCurveBase):
     non-decreasing sequences (isotonic regression); ``S`` is the product of
     ``1 - dH_j``.
 
+    **Floating point.** Every released count is an integer ``c + Z`` with ``Z`` drawn
+    exactly in integer arithmetic (no floating-point ``exp``/``log`` on the private
+    side; ``epsilon / Delta`` is first rounded down to 20 significant bits: more
+    noise), so the attack of Mironov (2012) on floating-point Laplace noise does not
+    apply and the guarantee holds as implemented. The curves, the band and its
+    bootstrap draws are floating-point post-processing of the noisy counts.
+
     **Band.** ``predict_interval`` is a parametric bootstrap through the mechanism:
     ``n_bootstrap`` cohorts are drawn from the model the noisy histogram estimates
     (the number at the start, the event and censoring probabilities of each interval),
@@ -116,6 +124,9 @@ class DPKaplanMeier(SurvivalCurveBase):
     C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
     Privacy." NeurIPS 2020.
 
+    I. Mironov. "On Significance of the Least Significant Bits for Differential
+    Privacy." CCS 2012.
+
     Examples
     --------
     >>> import numpy as np
@@ -129,14 +140,14 @@ class DPKaplanMeier(SurvivalCurveBase):
     True
     >>> km.predict_interval([10.0]).shape
     (1, 2)
-    >>> km.privacy_breakdown_
-    {'histogram': 1.0}
+    >>> km.privacy_breakdown_, km.noise_scale_
+    ({'histogram': 1.0}, {'histogram': 1.0})
     """
 
     def __init__(
         self,
-        epsilon=1.0,
         *,
+        epsilon=1.0,
         max_time=None,
         time_grid=None,
         n_intervals=None,
@@ -153,7 +164,7 @@ class DPKaplanMeier(SurvivalCurveBase):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, y, groups=None):
+    def fit(self, y, *, groups=None):
         """Release the private survival curve.
 
         Parameters

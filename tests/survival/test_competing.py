@@ -120,7 +120,7 @@ def test_groups_clone_pickle():
     groups = np.arange(300) // 3
     aj = DPAalenJohansen(max_time=30.0, max_rows_per_group=3, random_state=0)
     aj.fit(y, groups=groups)
-    assert aj.privacy_unit_ == "group" and aj.noise_scale_ == 3.0
+    assert aj.privacy_unit_ == "group" and aj.noise_scale_ == {"histogram": 3.0}
     back = pickle.loads(pickle.dumps(aj))
     np.testing.assert_array_equal(back.cumulative_incidence_, aj.cumulative_incidence_)
     assert clone(aj).get_params()["event_types"] == (1, 2)

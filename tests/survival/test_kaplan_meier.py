@@ -43,7 +43,7 @@ def test_fit_facts_and_shapes():
     assert km.epsilon_spent_ == 1.0 and km.delta_spent_ == 0.0
     assert km.privacy_breakdown_ == {"histogram": 1.0}
     assert km.privacy_guarantee_ == "exact" and km.privacy_unit_ == "row"
-    assert km.max_rows_per_group_ is None and km.noise_scale_ == 1.0
+    assert km.max_rows_per_group_ is None and km.noise_scale_ == {"histogram": 1.0}
     band = km.predict_interval([0.0, 5.0, 19.0])
     assert band.shape == (3, 2) and (band[:, 0] <= band[:, 1]).all()
     s = km.predict([5.0, 10.0])
@@ -166,7 +166,7 @@ def test_groups_need_a_bound_and_scale_the_noise():
     km = DPKaplanMeier(epsilon=1.0, max_time=20.0, max_rows_per_group=2, random_state=0)
     km.fit(y, groups=groups)
     assert km.privacy_unit_ == "group" and km.max_rows_per_group_ == 2
-    assert km.noise_scale_ == 2.0 and km.epsilon_spent_ == 1.0
+    assert km.noise_scale_ == {"histogram": 2.0} and km.epsilon_spent_ == 1.0
     with pytest.raises(ValueError, match="groups has 5 labels for 300 rows"):
         km.fit(y, groups=np.arange(5))
 
