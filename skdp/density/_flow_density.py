@@ -7,7 +7,6 @@ accounting, no BatchNorm, declared or privately estimated bounds).
 
 from __future__ import annotations
 
-import functools
 import math
 from numbers import Integral, Real
 
@@ -20,9 +19,7 @@ from skdp.density._flow_fit import (
     bound_patients,
     dequantiser,
     flow_patient_codes,
-    flow_schedule,
 )
-from skdp.density._plan import FlowDensityPlan
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._docstrings import insert_docs
@@ -42,7 +39,7 @@ _logger = get_logger(__name__)
 
 #: Expected passes over the data of the default step count (``n_iter=None``).
 FLOW_EPOCHS = 30
-_STREAMS = ["bounds", "init", "training", "dequant", "groups"]
+_STREAMS = ["bounds", "init", "training", "dequant", "groups", "base"]
 
 
 @insert_docs
@@ -243,7 +240,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         **DPEstimatorMixin._privacy_parameter_constraints,
         **tabular_constraints(),
         "flow": [StrOptions({"maf", "realnvp"})],
-        "n_layers": [Interval(Integral, 1, None, closed="left")],
+        "base": [StrOptions({"copula", "none"})],
+        "n_layers": [Interval(Integral, 0, None, closed="left")],
         "hidden_size": [None, Interval(Integral, 1, None, closed="left")],
         "max_grad_norm": [Interval(Real, 0, None, closed="neither")],
         "noise_multiplier": [None, Interval(Real, 0, None, closed="neither")],
@@ -266,6 +264,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         column_types=None,
         schema=None,
         flow="maf",
+        base="copula",
         n_layers=5,
         hidden_size=None,
         max_grad_norm=1.0,
@@ -288,6 +287,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         self.column_types = column_types
         self.schema = schema
         self.flow = flow
+        self.base = base
         self.n_layers = n_layers
         self.hidden_size = hidden_size
         self.max_grad_norm = max_grad_norm
@@ -328,6 +328,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         from skdp.training._fit_context import check_noise_multiplier, freeze, torch_fit
 
         check_noise_multiplier(self.epsilon, self.noise_multiplier)
+        if self.n_layers == 0 and self.base == "none":
+            raise ValueError("n_layers=0 needs base='copula' (the flow would have no layer)")
         X = self._validate_X(X, reset=True)
         codes, k = flow_patient_codes(self, X, groups, int(X.shape[0]))
         n = int(X.shape[0]) if codes is None else int(codes.max()) + 1  # rows or patients
@@ -371,67 +373,14 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         return int(hidden)
 
     def _train(self, env, Z, encoder, schema, hidden, budget, units=None):
-        """``(flow, FlowDensityPlan, TrainingResult)``: the flow built on ``env``, the
-        fit's plan (public inputs only) and the flow trained on ``Z`` under it;
-        ``budget``: ``(epsilon, delta, bounds_estimated)``; ``units``: ``(codes, k)`` of
-        a patient-level fit (``None`` per row)."""
-        from skdp.flows import LogProbModule, make_flow
-        from skdp.training import RecordGroups, train_dpsgd
-        from skdp.utils._torch import n_parameters
+        """``(flow, FlowDensityPlan, result)`` (:func:`skdp.density._flow_train.train_flow`)."""
+        from skdp.density._flow_train import train_flow
 
-        groups = None if units is None else RecordGroups(*units)
-        k = None if groups is None else groups.max_rows_per_group
-        n = int(Z.shape[0]) if groups is None else groups.n_groups
-        flow = make_flow(
-            self.flow,
-            encoder.n_encoded_features_,
-            n_layers=int(self.n_layers),
-            hidden_features=(hidden,),
-            generator=env.generator("init", "cpu"),
-            zero_init_output=True,
-        )
-        flow = env.to(flow)
-        batch_size, n_iter = flow_schedule(
-            self.batch_size,
-            self.n_iter,
-            n,
-            n_parameters(flow),
-            epochs=FLOW_EPOCHS,
-            rows_per_unit=k or 1,
-        )
-        plan = FlowDensityPlan.build(
-            n=n,
-            epsilon=budget[0],
-            delta=budget[1],
-            bounds_estimated=budget[2],
-            batch_size=batch_size,
-            n_iter=n_iter,
-            noise_multiplier=self.noise_multiplier,
-            accountant=self.accountant,
-            max_rows_per_group=k,
-        )
-        env.set_threads(min(batch_size, n) * (k or 1) * n_parameters(flow))
-        result = train_dpsgd(
-            LogProbModule(flow),
-            _negative_log_likelihood,
-            (env.tensor(Z),),
-            epsilon=plan.epsilon - plan.eps_bounds,
-            delta=plan.delta,
-            n_iter=plan.n_iter,
-            sample_rate=plan.sample_rate,
-            noise_multiplier=plan.noise_multiplier if plan.private else None,
-            max_grad_norm=float(self.max_grad_norm),
-            optimizer="adam",
-            learning_rate=float(self.learning_rate),
-            accountant=self.accountant,
-            random_state=env.streams["training"],
-            batch_transform=self._dequantiser(
-                encoder, schema, env.streams["dequant"], env.device, env.dtype
-            ),
-            callback=functools.partial(self._progress, total=plan.n_iter),
-            groups=groups,
-        )
-        return flow, plan, result
+        epochs = FLOW_EPOCHS
+        return train_flow(
+            self, env, Z, encoder, schema, hidden, budget, units,
+            epochs=epochs, nll=_negative_log_likelihood,
+        )  # fmt: skip
 
     def _record(self, schema, encoder, flow, plan, result, device):
         """The fitted attributes, the DP-SGD facts and the spend (``record_dpsgd_fit``);
@@ -502,7 +451,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         Z = self._encode_for_density(X)
-        p = next(self.flow_.parameters())
+        p = self.flow_._reference_tensor()
         out = []
         with torch.no_grad():
             for start in range(0, Z.shape[0], 65536):
@@ -555,7 +504,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
         check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
         rng = make_rng(random_state)
-        p = next(self.flow_.parameters())
+        p = self.flow_._reference_tensor()
         D = self.n_encoded_features_
         Z = np.empty((int(n_samples), D))
         todo = np.arange(int(n_samples))

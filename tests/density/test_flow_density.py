@@ -15,7 +15,9 @@ from skdp.accounting import calibrate_noise_multiplier, compute_epsilon
 from skdp.density import DPFlowDensity
 from skdp.exceptions import DeltaTooLargeWarning, PrivacyAdvisoryWarning, PrivacyLeakWarning
 
-FAST = dict(n_layers=2, hidden_size=16, n_iter=20, batch_size=50, device="cpu", dtype="float64")
+FAST = dict(
+    n_layers=2, hidden_size=16, n_iter=20, batch_size=50, device="cpu", dtype="float64", base="none"
+)
 
 
 def _gauss(n=400, d=2, seed=0):

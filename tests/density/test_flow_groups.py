@@ -11,7 +11,9 @@ import pytest
 from skdp.accounting import compute_epsilon
 from skdp.density import DPFlowDensity
 
-FAST = dict(n_layers=1, hidden_size=8, n_iter=15, batch_size=10, device="cpu", dtype="float64")
+FAST = dict(
+    n_layers=1, hidden_size=8, n_iter=15, batch_size=10, device="cpu", dtype="float64", base="none"
+)
 
 
 def _patients(n_patients=60, seed=0):
