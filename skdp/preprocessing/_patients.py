@@ -12,7 +12,7 @@ from __future__ import annotations
 from skdp.utils._groups import DASK_GROUPS_IN_MEMORY
 from skdp.utils._rowsum import any_dask
 
-__all__ = ["check_patient_input"]
+__all__ = ["check_patient_input", "resolve_rows_bound"]
 
 
 def check_patient_input(X, groups, *, dask_ok=False):
@@ -26,3 +26,19 @@ def check_patient_input(X, groups, *, dask_ok=False):
             "groups= is not supported for Dask input yet: bounding a patient's rows "
             "needs them together (fit in memory, or without groups)"
         )
+
+
+def resolve_rows_bound(codes, k, epsilon, rng):
+    """``(k, eps_rows)``: the declared bound (nothing spent), or for
+    ``max_rows_per_group="private"`` a private high quantile of the patients' row
+    counts (:func:`skdp.utils._groups.private_max_rows_per_group`) on
+    ``PRIVATE_ROWS_FRACTION * epsilon`` (nothing spent at ``epsilon = inf``)."""
+    import math
+
+    from skdp.utils._groups import PRIVATE_ROWS_FRACTION, private_max_rows_per_group
+
+    if codes is None or not (isinstance(k, str) and k == "private"):
+        return k, 0.0
+    eps_rows = PRIVATE_ROWS_FRACTION * epsilon if math.isfinite(epsilon) else 0.0
+    k = private_max_rows_per_group(codes, epsilon=eps_rows or math.inf, rng=rng)
+    return k, eps_rows

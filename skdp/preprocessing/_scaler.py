@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
 from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
-from skdp.preprocessing._patients import check_patient_input
+from skdp.preprocessing._patients import check_patient_input, resolve_rows_bound
 from skdp.preprocessing._scaler_dask import fit_dask
 from skdp.preprocessing._scaler_plan import (
     ScalerPlan,
@@ -20,7 +20,7 @@ from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
-from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
+from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import (
     check_array,
     check_bounds,
@@ -217,7 +217,11 @@ None, default=None
         "min_relative_scale": [Interval(Real, 0, 1, closed="neither")],
         "clip": ["boolean"],
         "secure_mode": ["boolean"],
-        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
+        "max_rows_per_group": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"private"}),
+        ],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
@@ -278,13 +282,13 @@ None, default=None
             return fit_dask(self, X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
         releases = self.with_mean or self.with_std
-        codes, k = patient_codes(self, groups, X.shape[0])
+        codes, k = patient_codes(self, groups, X.shape[0], private_ok=True)
         epsilon, _ = self._check_privacy_params()
-        if not releases:
+        if not releases:  # nothing released: no estimate of a "private" bound either
             return self._record(self._plan(X.shape[0], X.shape[1], epsilon, k))
         streams = fit_streams(
             self.random_state,
-            ["bounds", "mean", "variance", "groups"],
+            ["bounds", "mean", "variance", "groups", "rows"],
             estimator=self,
             X=X,
             groups=codes,
@@ -292,6 +296,7 @@ None, default=None
             # reuse the noise on other rows
             order_invariant=codes is None,
         )
+        k, eps_rows = resolve_rows_bound(codes, k, epsilon, streams["rows"])
         if codes is not None:  # at most k rows per patient, chosen at random
             if not self.clip:  # every row, before any is dropped at random
                 clip_to_bounds(
@@ -301,7 +306,7 @@ None, default=None
                     columns=column_labels(self, X.shape[1]),
                 )
             X = X[bound_contributions(codes, k, streams["groups"])]
-        plan = self._plan(X.shape[0], X.shape[1], epsilon, k)
+        plan = self._plan(X.shape[0], X.shape[1], epsilon, k, eps_rows)
         columns = column_labels(self, plan.n_features)
         lo, hi, eps_bounds = resolve_bounds(
             self.bounds,
@@ -323,7 +328,7 @@ None, default=None
         mean, var = self._release_moments(sums, (centre, half), plan, streams)
         return self._record(plan, mean=mean, var=var, bounds=(lo, hi))
 
-    def _plan(self, n, n_features, epsilon, k):
+    def _plan(self, n, n_features, epsilon, k, eps_rows=0.0):
         """The release plan from public inputs: the row count (declared ``n_public``,
         or the rows kept), the columns, the budget and the parameters."""
         return ScalerPlan.build(
@@ -335,7 +340,8 @@ None, default=None
             mean_fraction=self.mean_fraction,
             with_mean=self.with_mean,
             with_std=self.with_std,
-            max_rows_per_group=k,
+            max_rows_per_group=None if isinstance(k, str) else k,
+            eps_rows=eps_rows,
         )
 
     def _release_moments(self, sums, box, plan, streams):

@@ -86,6 +86,10 @@ class ScalerPlan:
     max_rows_per_group : int or None
         The contribution bound ``k`` of a patient-level fit (``groups``); ``None`` per
         row.
+    eps_rows : float
+        Epsilon of the private estimate of ``k`` (``max_rows_per_group="private"``:
+        ``PRIVATE_ROWS_FRACTION * epsilon``), 0 for a declared bound; taken off the
+        budget before the other shares.
     """
 
     n_public: int
@@ -101,6 +105,7 @@ class ScalerPlan:
     noise_scale_mean: float
     noise_scale_variance: float
     max_rows_per_group: int | None = None
+    eps_rows: float = 0.0
 
     @classmethod
     def build(
@@ -115,6 +120,7 @@ class ScalerPlan:
         with_mean,
         with_std,
         max_rows_per_group=None,
+        eps_rows=0.0,
     ):
         """The plan of a fit from public inputs only: the public row count, the number
         of columns, the budget, the ``bounds`` parameter (whether they are estimated,
@@ -140,7 +146,7 @@ class ScalerPlan:
         # what resolve_bounds spends: fraction * epsilon for an estimate, 0 at inf
         estimated = estimates_bounds(bounds) and math.isfinite(epsilon)
         eps_bounds = float(bounds_fraction) * epsilon if estimated else 0.0
-        eps_rest = epsilon - eps_bounds
+        eps_rest = epsilon - eps_bounds - eps_rows
         eps_mean = mean_fraction * eps_rest if with_std else eps_rest
         if not with_std:
             eps_var = 0.0
@@ -151,6 +157,7 @@ class ScalerPlan:
         return cls(
             **common,
             epsilon=epsilon,
+            eps_rows=float(eps_rows),
             eps_bounds=float(eps_bounds),
             eps_mean=float(eps_mean),
             eps_variance=float(eps_var),
@@ -171,8 +178,11 @@ class ScalerPlan:
         return 0.0
 
     def breakdown(self):
-        """``privacy_breakdown_``: the epsilon of each release; sums to ``epsilon``."""
+        """``privacy_breakdown_``: the epsilon of each release; sums to ``epsilon``
+        (``"max_rows_per_group"`` only when that bound was estimated)."""
+        rows = {"max_rows_per_group": float(self.eps_rows)} if self.eps_rows else {}
         return {
+            **rows,
             "bounds": float(self.eps_bounds),
             "mean": float(self.eps_mean),
             "variance": float(self.eps_variance),

@@ -16,10 +16,19 @@ import numpy as np
 
 __all__ = [
     "GROUPS_HELP",
+    "PRIVATE_ROWS_FRACTION",
     "bound_contributions",
     "check_groups",
     "check_max_rows_per_group",
+    "private_max_rows_per_group",
 ]
+
+#: share of epsilon that ``max_rows_per_group="private"`` spends on its estimate
+PRIVATE_ROWS_FRACTION = 0.1
+#: the public candidates of that estimate: 1 .. PRIVATE_ROWS_MAX rows a patient
+PRIVATE_ROWS_MAX = 1000
+#: the quantile of the patients' row counts that it estimates
+PRIVATE_ROWS_QUANTILE = 0.9
 
 #: what to do when ``groups`` is given without a contribution bound
 GROUPS_HELP = (
@@ -102,7 +111,9 @@ def bound_contributions(codes, max_rows, rng):
     return np.sort(by_group[rank < max_rows])
 
 
-def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=(), dask_ok=False):
+def patient_codes(
+    est, groups, n_samples, *, dask_input=False, estimated=(), dask_ok=False, private_ok=False
+):
     """``(codes, k)`` of a patient-level fit by ``est``; ``(None, None)`` without
     ``groups``.
 
@@ -113,7 +124,9 @@ def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=(), das
     data, ``groups`` without ``est.max_rows_per_group`` (with :data:`GROUPS_HELP`), a
     bad bound, bad labels (:func:`check_groups`), and any of the bounds parameters
     named in ``estimated`` left to a private estimate (``None`` or ``"private"``),
-    which is not implemented per patient.
+    which is not implemented per patient. ``max_rows_per_group="private"`` is returned
+    as ``k = "private"`` where ``private_ok`` (the caller estimates it with
+    :func:`private_max_rows_per_group`), refused otherwise.
     """
     from skdp.utils._rowsum import is_dask_collection
 
@@ -134,7 +147,15 @@ def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=(), das
         codes = check_groups(groups, n_samples)
     if est.max_rows_per_group is None:
         raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
-    k = check_max_rows_per_group(est.max_rows_per_group)
+    if isinstance(est.max_rows_per_group, str) and est.max_rows_per_group == "private":
+        if not private_ok:
+            raise ValueError(
+                "max_rows_per_group='private' is not supported here (in memory, "
+                f"DPStandardScaler only): {GROUPS_HELP}"
+            )
+        k = "private"  # estimated by the caller (private_max_rows_per_group)
+    else:
+        k = check_max_rows_per_group(est.max_rows_per_group)
     for name in estimated:
         value = getattr(est, name)
         if value is None or (isinstance(value, str) and value == "private"):
@@ -143,3 +164,59 @@ def patient_codes(est, groups, n_samples, *, dask_input=False, estimated=(), das
                 f"is not implemented; declare {name} (doc/choosing_bounds.rst)"
             )
     return codes, k
+
+
+def private_max_rows_per_group(
+    codes, *, epsilon, rng, quantile=PRIVATE_ROWS_QUANTILE, max_rows=PRIVATE_ROWS_MAX
+):
+    """A private high quantile of the patients' row counts: the contribution bound
+    ``k`` of ``max_rows_per_group="private"`` (:doc:`/patients`).
+
+    Each patient contributes **one** value, its number of rows ``c_p`` (clipped to the
+    public candidates ``1 .. max_rows``); the exponential mechanism picks a candidate
+    with the quantile utility ``-dist(q P, [#{c_p < j}, #{c_p <= j}])``
+    (:func:`skdp.mechanisms.private_grid_quantile`). Adding or removing a patient adds
+    or removes one value, so the utility moves by at most
+    :func:`~skdp.mechanisms.sensitivity.quantile_utility_sensitivity` ``= 1``
+    whatever the patient's number of rows: ``epsilon``-DP per patient, exact (pure
+    DP). The bound is released; bounding to it and calibrating to it afterwards is
+    post-processing, charged by sequential composition with the rest of the fit.
+    At ``epsilon = inf`` the exact quantile (rounded up).
+
+    Parameters
+    ----------
+    codes : ndarray of int
+        The patient of each row (:func:`check_groups`).
+    epsilon : float
+    rng : numpy.random.Generator
+    quantile : float in (0, 1], default=0.9
+    max_rows : int, default=1000
+        The largest candidate (public): a patient with more rows counts as ``max_rows``.
+
+    Returns
+    -------
+    int
+        ``k`` in ``1 .. max_rows``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.repeat(np.arange(3000), np.arange(3000) % 10 + 1)  # 1 to 10 rows
+    >>> k = private_max_rows_per_group(codes, epsilon=1.0, rng=np.random.default_rng(0))
+    >>> 8 <= k <= 10
+    True
+    """
+    import math
+
+    from skdp.mechanisms import private_grid_quantile
+
+    if not 0.0 < float(quantile) <= 1.0:
+        raise ValueError("quantile must be in (0, 1]")
+    max_rows = check_max_rows_per_group(max_rows, name="max_rows")
+    counts = np.bincount(np.asarray(codes, dtype=np.int64))
+    counts = np.clip(counts[counts > 0], 1, max_rows).astype(float)
+    if math.isinf(epsilon):
+        return int(np.ceil(np.quantile(counts, quantile))) if counts.size else 1
+    candidates = np.arange(1, max_rows + 1, dtype=float)
+    k = private_grid_quantile(counts, quantile, candidates=candidates, epsilon=epsilon, rng=rng)
+    return int(k)
