@@ -183,11 +183,7 @@ class SubsampledExpMedian(
     sensitivity_ : float
         The cap ``Delta`` on each point's cost (public; per patient the quality moves
         by up to ``k Delta``, see ``round_sensitivities_``).
-    privacy_unit_ : {"row", "group"}
-        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
-        (``groups``).
-    max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+    {attr_patient_facts}
     {attr_spent_pure_exact}
     {attr_features_in}
 

@@ -118,11 +118,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         breakdown by batch with rounds from 0 (``"round 0 level 0"``, and
         ``search_levels_[i]["round"] == 0``): ``"round_{r + 1}"`` is the sum of an old
         round ``r``'s entries.
-    privacy_unit_ : {"row", "group"}
-        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
-        (``groups``).
-    max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+    {attr_patient_facts}
     {attr_spent_pure_exact}
     {attr_features_in}
 
@@ -186,6 +182,10 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     [1, 0]
     """
 
+    #: parameters added after fixed-seed releases were pinned: left out of the seed
+    #: material at these defaults (``skdp.utils._random.fit_streams``)
+    _later_parameters = {"secure_mode": False}
+
     _parameter_constraints: dict = {
         # pure epsilon: no delta parameter
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
@@ -199,9 +199,6 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
-    #: parameters added after fixed-seed releases were pinned: left out of the seed
-    #: material at these defaults (``skdp.utils._random.fit_streams``)
-    _later_parameters = {"secure_mode": False}
 
     __init__ = keyword_init(
         [

@@ -27,6 +27,7 @@ from skdp.linear_model._expm_flow_base import (
 from skdp.linear_model._expm_flow_plan import ExpMFlowPlan
 from skdp.mechanisms import resolve_bounds
 from skdp.utils._deprecation import RenamedAttribute
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
@@ -34,6 +35,7 @@ from skdp.utils._sklearn_compat import StrOptions, _fit_context, validate_data
 __all__ = ["ExpMFlowClassifier", "ExpMFlowRegressor"]
 
 
+@insert_docs  # the {attr_patient_facts} of _COMMON_ATTRS_DOC
 class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
     __doc__ = f"""Binary logistic model released by the flow-sampled exponential mechanism.
 
@@ -187,6 +189,7 @@ class ExpMFlowClassifier(ClassifierMixin, _BaseExpMFlow):
         return tags
 
 
+@insert_docs  # the {attr_patient_facts} of _COMMON_ATTRS_DOC
 class ExpMFlowRegressor(RegressorMixin, _BaseExpMFlow):
     __doc__ = f"""Bounded-output linear regression released by the flow-sampled ExpM.
 

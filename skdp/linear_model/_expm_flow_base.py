@@ -371,11 +371,7 @@ _COMMON_ATTRS_DOC = """
     sensitivity_ : float
         Sensitivity ``s`` of the summed loss in ``[0, 1]``-scaled units: 1 per row,
         ``k`` per patient (``groups``).
-    privacy_unit_ : {"row", "group"}
-        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
-        (``groups``).
-    max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+    {attr_patient_facts}
     epsilon_per_sample_ : float
         ``epsilon / n_release_samples``.
     epsilon_spent_ : float

@@ -100,6 +100,13 @@ delta_spent_ : float
     Always 0.
 privacy_guarantee_ : str
     ``"exact"``.""",
+    # -------------------------------------------- patient-level estimators (groups=)
+    "attr_patient_facts": """\
+privacy_unit_ : {"row", "group"}
+    What ``epsilon_spent_`` protects: one row, or one patient with all their rows
+    (``groups``).
+max_rows_per_group_ : int or None
+    The contribution bound of a patient-level fit (``None`` per row).""",
     # ------------------------------------------------------------- DP-SGD estimators
     "param_accountant_dpsgd": """\
 accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
