@@ -9,8 +9,12 @@ of public facts (``N``, ``epsilon``, ``delta``, ``gamma``, ``alpha``):
 1. a ``1 - alpha_c`` confidence set ``[n_lo, n_hi]`` for the number of positives from the
    noisy count (``alpha_c = alpha / 10``);
 2. over that set, an upper bound on the smooth-sensitivity noise scale (it depends on the
-   private count, so the scale itself is never used) and on the Hanley--McNeil (1982)
-   sampling variance of the empirical AUC at a hypothesised population AUC ``a``;
+   private count, so the scale itself is never used) and on the sampling variance of the
+   empirical AUC at a hypothesised population AUC ``a``: the Hanley--McNeil (1982)
+   formula, the larger of its two orientations (its exponential model pairs the smaller
+   covariance term with the positives; swapping the classes gives the other). That is
+   at least the variance of the equal-variance binormal model at every ``a`` (checked
+   on a grid in the tests) and of the exponential model;
 3. the interval inverts the test "population AUC = a" with the statistic
    ``released - a ~ sigma(a) Z + s eta`` (``Z`` standard normal, ``eta`` the mechanism's
    noise law), at level ``alpha - alpha_c``: the union bound gives coverage at least
@@ -178,11 +182,14 @@ def auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha):
     """
     if min(n_lo, n_rows - n_hi) < 1:
         return 0.0, 1.0
-    ends = ((n_lo, n_rows - n_lo), (n_hi, n_rows - n_hi))
+    # both orientations of the Hanley-McNeil terms (symmetric), at both ends of the set
+    ends = []
+    for n in (n_lo, n_hi):
+        ends += [(n, n_rows - n), (n_rows - n, n)]
     level = 1.0 - alpha
 
     def t_at(a):
-        var = np.maximum(*(hanley_mcneil_variance(a, n, m) for n, m in ends))
+        var = _max_var(a, ends)
         return _quantiles(np.sqrt(np.maximum(var, 0.0)), s_up, level, kind, gamma)
 
     def accepted(a):
@@ -206,7 +213,7 @@ def auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha):
 
 
 def _max_var(a, ends):
-    return np.maximum(*(hanley_mcneil_variance(a, n, m) for n, m in ends))
+    return np.max([hanley_mcneil_variance(a, n, m) for n, m in ends], axis=0)
 
 
 def _edge(accepted, rejected, inside):

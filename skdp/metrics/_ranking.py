@@ -212,15 +212,16 @@ def dp_roc_auc_score(
     is post-processing: the noisy count gives a ``1 - alpha / 10`` confidence set for
     the count; over it, an upper bound on the noise scale (the scale itself depends on
     the private count and is never used) and on the Hanley--McNeil sampling variance at
-    a hypothesised population AUC ``a``; the interval is the set of ``a`` that a test
+    a hypothesised population AUC ``a`` (the larger of its two orientations, which is
+    at least the binormal model's variance); the interval is the set of ``a`` that a test
     of level ``0.9 alpha`` based on ``score - a ~ sigma(a) Z + s eta`` accepts
     (``Z`` normal, ``eta`` the noise law above; quantiles computed at upper bounds are
     conservative by Anderson's theorem). It accounts for the sampling of the rows from
     a population (independent rows, the scoring model fixed) and for the privacy
     noise, including the clamp to [0, 1]; it assumes the normal approximation of the
-    empirical AUC with the Hanley--McNeil variance [4]_ (close for binormal scores,
-    not a bound for every score distribution; both classes should have some tens of
-    rows). Coverage: at least ``1 - alpha`` under these assumptions (union bound),
+    empirical AUC with that variance [4]_ (at least the binormal and the exponential
+    models' variances, not a bound for every score distribution; both classes should
+    have some tens of rows). Coverage: at least ``1 - alpha`` under these assumptions (union bound),
     approximate otherwise. With few rows or a small ``epsilon`` it can be [0, 1]: the
     Cauchy noise of ``delta = 0`` has heavy tails, ``delta > 0`` gives far narrower
     intervals. With ``epsilon=math.inf`` it is the Hanley--McNeil interval at the exact

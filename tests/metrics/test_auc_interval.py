@@ -261,3 +261,17 @@ def test_quantile_table_interpolation_is_conservative(kind):
         direct = _abs_quantile(float(r), 1.0, 0.955, kind, 2.0)
         table = float(_quantiles(np.array([r]), 1.0, 0.955, kind, 2.0)[0])
         assert direct <= table <= 1.01 * direct
+
+
+def test_symmetric_variance_dominates_the_binormal_model():
+    """The interval uses the larger orientation of the Hanley-McNeil terms; their mean
+    is already at least the equal-variance binormal covariance term at every AUC."""
+    from scipy.integrate import quad
+
+    for a in np.linspace(0.02, 0.99, 50):
+        mu = math.sqrt(2.0) * norm.ppf(a)
+        q1 = quad(lambda x, mu=mu: norm.pdf(x) * norm.sf(x - mu) ** 2, -30, 30, epsabs=1e-13)[0]
+        binormal = q1 - a * a  # the same for both classes in this model
+        hm1 = a * (1 - a) ** 2 / (2 - a)
+        hm2 = a * a * (1 - a) / (1 + a)
+        assert 0.5 * (hm1 + hm2) >= binormal * (1 - 1e-7)
