@@ -275,3 +275,12 @@ def test_symmetric_variance_dominates_the_binormal_model():
         hm1 = a * (1 - a) ** 2 / (2 - a)
         hm2 = a * a * (1 - a) / (1 + a)
         assert 0.5 * (hm1 + hm2) >= binormal * (1 - 1e-7)
+
+
+def test_dask_input_same_release():
+    da = pytest.importorskip("dask.array")
+    y, s = _binormal(600, 0.75, np.random.default_rng(4))
+    kw = dict(epsilon=1.0, delta=1e-6, return_interval=True, random_state=2)
+    local = dp_roc_auc_score(y, s, **kw)
+    dist = dp_roc_auc_score(da.from_array(y, chunks=200), da.from_array(s, chunks=200), **kw)
+    assert dist == local
