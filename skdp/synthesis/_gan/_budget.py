@@ -14,16 +14,25 @@ Theorem 3.16); each share has one entry here:
 :func:`breakdown` writes the shares as ``privacy_breakdown_`` and :func:`noise_scales`
 the Laplace scale of each noisy release that is not a DP-SGD step as ``noise_scale_``
 (keyed like the breakdown; the DP-SGD noise is ``noise_multiplier_``).
+
+:class:`GANPlan` holds them for one fit with its privacy unit: a patient-level fit
+(``groups=``) multiplies the sensitivity of every count (class counts, checkpoint
+utilities) by ``k = max_rows_per_group`` here, once
+(:func:`skdp.mechanisms.sensitivity.group_sensitivity`); the DP-SGD steps clip each
+sampled patient's term to ``C`` (:mod:`skdp.training._patients`), so their sensitivity
+stays ``C`` per unit and their sampling rate is the patients'.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 
 __all__ = [
     "BOUNDS_FRACTION",
+    "GANPlan",
     "PRIOR_FRACTION",
     "SELECTION_FRACTION",
     "breakdown",
@@ -110,7 +119,7 @@ def breakdown(*, bounds, prior, dpsgd, selection, nonprivate=False):
     return parts
 
 
-def noise_scales(*, prior, selection, selection_rounds):
+def noise_scales(*, prior, selection, selection_rounds, sensitivity=1.0):
     """``noise_scale_``: the Laplace scale of each noisy release that is not a DP-SGD
     step, keyed like :func:`breakdown` (``doc/glossary.rst``).
 
@@ -119,14 +128,84 @@ def noise_scales(*, prior, selection, selection_rounds):
     sensitivity 1, monotone) in each of the ``selection_rounds = top_k * n_scorers``
     report-noisy-max rounds, ``1 / (eps_selection / selection_rounds)``. 0 where the part
     releases nothing noisy (no DP prior, no selection, or ``epsilon=inf``).
+    ``sensitivity``: of each count, 1 per row and ``k`` per patient (:class:`GANPlan`).
     """
 
     def laplace_scale(eps, rounds=1):
         if not 0.0 < eps < math.inf:
             return 0.0
-        return 1.0 / (eps / rounds)  # as drawn: sensitivity / (the round's epsilon)
+        return sensitivity / (eps / rounds)  # as drawn: sensitivity / (the round's epsilon)
 
     return {
         "prior": float(laplace_scale(prior)),
         "selection": float(laplace_scale(selection, selection_rounds)),
     }
+
+
+@dataclass(frozen=True)
+class GANPlan:
+    """The privacy plan of one fit: the epsilon shares and the privacy unit.
+
+    The only source of ``privacy_breakdown_``, ``noise_scale_`` and of the count
+    sensitivity the class prior and checkpoint selection are drawn with.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's total, per privacy unit.
+    eps_bounds, eps_prior, eps_selection : float
+        The shares spent on the private bound estimate, the DP class prior and
+        checkpoint selection (0 where the part reads no data).
+    selection_rounds : int
+        Report-noisy-max rounds of checkpoint selection (``top_k * n_scorers``; 1 if off).
+    max_rows_per_group : int or None, default=None
+        ``k`` of a patient-level fit; ``None`` per row.
+    """
+
+    epsilon: float
+    delta: float
+    eps_bounds: float
+    eps_prior: float
+    eps_selection: float
+    selection_rounds: int = 1
+    max_rows_per_group: int | None = None
+
+    @property
+    def privacy_unit(self):
+        """``"row"`` or ``"group"`` (one patient with all their rows)."""
+        return "row" if self.max_rows_per_group is None else "group"
+
+    @property
+    def count_sensitivity(self):
+        """L1 sensitivity of a count of rows (each class count, each checkpoint's utility)
+        under the privacy unit: 1 per row, ``k`` per patient (``k`` multiplies it here,
+        once)."""
+        from skdp.mechanisms.sensitivity import group_sensitivity
+
+        return float(group_sensitivity(1.0, self.max_rows_per_group))
+
+    @property
+    def eps_dpsgd(self):
+        """The DP-SGD share (:func:`dpsgd_share`)."""
+        return dpsgd_share(
+            self.epsilon, bounds=self.eps_bounds, prior=self.eps_prior, selection=self.eps_selection
+        )
+
+    def breakdown(self, dpsgd, *, nonprivate=False):
+        """``privacy_breakdown_`` with the DP-SGD epsilon as spent (:func:`breakdown`)."""
+        return breakdown(
+            bounds=self.eps_bounds,
+            prior=self.eps_prior,
+            dpsgd=dpsgd,
+            selection=self.eps_selection,
+            nonprivate=nonprivate,
+        )
+
+    def noise_scales(self):
+        """``noise_scale_`` (:func:`noise_scales`) at the unit's count sensitivity."""
+        return noise_scales(
+            prior=self.eps_prior,
+            selection=self.eps_selection,
+            selection_rounds=self.selection_rounds,
+            sensitivity=self.count_sensitivity,
+        )

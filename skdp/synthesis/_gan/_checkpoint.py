@@ -3,7 +3,8 @@
 Snapshots of the generator at evenly spaced critic steps are scored by the number of
 private training rows that a classifier trained on their synthetic rows labels correctly
 (a count: adding a row can only raise every candidate's count by at most 1, removing one
-only lower it, so the utility has sensitivity 1 and is monotone). The top ``k`` per
+only lower it, so the utility has sensitivity 1 and is monotone; a patient of at most
+``max_rows_per_group`` rows moves it by at most that many). The top ``k`` per
 scorer are chosen by report-noisy-max peeling (:func:`skdp.mechanisms.report_noisy_max`,
 Dwork & Roth 2014, §3.3), each round at ``epsilon / (k * n_scorers)``: the rounds compose
 sequentially to ``epsilon``.
@@ -89,7 +90,9 @@ def checkpoint_steps(steps, n_checkpoints):
     return sorted({max(1, int(round(steps * (i + 1) / n))) for i in range(n)})
 
 
-def select_checkpoints(checkpoints, generate, Z, codes, epsilon, rng, *, scorers, top_k, n_samples):
+def select_checkpoints(
+    checkpoints, generate, Z, codes, epsilon, rng, *, scorers, top_k, n_samples, sensitivity=1.0
+):
     """Report-noisy-max peeling over ``checkpoints``.
 
     Parameters
@@ -111,6 +114,8 @@ def select_checkpoints(checkpoints, generate, Z, codes, epsilon, rng, *, scorers
         Checkpoints chosen per scorer.
     n_samples : int
         Synthetic rows generated to train each scorer.
+    sensitivity : float, default=1.0
+        Of each utility (a count of rows): 1 per row, ``k`` per patient.
 
     Returns
     -------
@@ -149,7 +154,7 @@ def select_checkpoints(checkpoints, generate, Z, codes, epsilon, rng, *, scorers
             i = report_noisy_max(
                 utilities[:, s],
                 epsilon=eps_r,
-                sensitivity=1.0,
+                sensitivity=sensitivity,
                 rng=rng,
                 monotonic=True,
                 exclude=chosen or None,

@@ -9,32 +9,30 @@ engine (:mod:`skdp.training`); the generator is post-processing of the private c
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
-from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
-from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
-from skdp.synthesis._gan._label_prior import class_prior, encode_labels
 from skdp.synthesis._gan._presets import PRESETS
+from skdp.synthesis._gan._run import STREAMS, fit_gan
 from skdp.synthesis._gan._sampling import GANSamplingMixin
 from skdp.utils._docstrings import insert_docs
-from skdp.utils._random import fit_streams
+from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPGANSynthesizer"]
 
-_STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection"]
+_STREAMS = STREAMS  # the fit's named streams (:mod:`._run`)
 
 
 @insert_docs
-class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, BaseEstimator):
+class DPGANSynthesizer(
+    PatientFactsMixin, GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, BaseEstimator
+):
     """Differentially private GAN synthesizer for tabular (and longitudinal) data.
 
     One estimator covers two papers as options: a DP AC-GAN
@@ -181,7 +179,11 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         Bins per numeric column for ``"bins"`` (2 to 1024: each bin is a generator
         output). ``None``: from public ``n`` and
         ``epsilon``, ``clip(2 ** round(log2((n * epsilon) ** (1/3))), 4, 16)`` (16 at
-        ``epsilon=inf``); non-decreasing in both.
+        ``epsilon=inf``); non-decreasing in both (``n`` counts patients with ``groups``).
+    max_rows_per_group : int or None, default=None
+        The public number of rows a patient may contribute, required with ``groups``
+        (from the visit schedule or the study protocol, never from the data;
+        :doc:`/patients`). ``batch_size``, ``n`` and ``q`` then count patients.
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
@@ -259,6 +261,10 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         ``epsilon_spent_`` (a fit made non-private by a ``"data"`` opt-in adds
         ``"nonprivate": inf``).
     privacy_guarantee_ : {"exact", "approximate", "none"}
+    privacy_unit_ : {"row", "group"}
+        What ``epsilon_spent_`` protects: one row, or one patient (``groups``).
+    max_rows_per_group_ : int or None
+        The contribution bound of a patient-level fit (``None`` per row).
     device_ : str
 
     Notes
@@ -303,9 +309,21 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
     the guarantee is for the mathematical mechanism (Mironov 2012).
 
     Each ``fit`` is a new release (a refit does not compose with the previous one inside
-    this object: charge both to a :class:`~skdp.accounting.PrivacyLedger`). Rows of one
-    person must be aggregated beforehand, otherwise the guarantee is per row (group
-    privacy for people with several rows).
+    this object: charge both to a :class:`~skdp.accounting.PrivacyLedger`).
+
+    **Patients.** With ``groups`` the neighbouring relation is add or remove one patient
+    with all their rows (:doc:`/patients`; without it the guarantee is per row, group
+    privacy for people with several rows). Each patient keeps at most
+    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism;
+    numeric bounds must be declared. Every DP-SGD step Poisson-samples patients at rate
+    ``q`` (the accountant's rate) and clips one term per sampled patient to ``C``
+    (sensitivity ``C`` per patient; noise once per step; divided by the expected number
+    of sampled patients): for the autoencoder the sum of the patient's row gradients
+    over ``k``, for the critic the mean of the patient's row gradients, so that its
+    real-row term stays a mean like its fake-row term (each patient weighs equally in
+    the real distribution the critic compares). The class counts of the DP prior and
+    each checkpoint's utility have L1 sensitivity ``k`` (Laplace ``k / eps_prior`` and
+    ``k / eps_r``). ``epsilon`` and ``delta`` are then per patient.
 
     Deviations from the papers: Poisson sampling (both used other samplers), declared
     bounds scale the data to [0, 1] ([1] used raw values; by default numeric columns are
@@ -370,6 +388,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         "integer_rounding": [StrOptions({"round", "floor"})],
         "numeric_encoding": [StrOptions({"bins", "scaled"})],
         "n_bins": [None, Interval(Integral, 2, 1024, closed="both")],
+        "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
@@ -411,6 +430,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         integer_rounding="round",
         numeric_encoding="bins",
         n_bins=None,
+        max_rows_per_group=None,
         accountant="pld",
         device="auto",
         dtype="float32",
@@ -451,6 +471,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
         self.integer_rounding = integer_rounding
         self.numeric_encoding = numeric_encoding
         self.n_bins = n_bins
+        self.max_rows_per_group = max_rows_per_group
         self.accountant = accountant
         self.device = device
         self.dtype = dtype
@@ -485,7 +506,7 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
 
     # --------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, groups=None):
         """Fit the DP GAN.
 
         Parameters
@@ -495,89 +516,17 @@ class DPGANSynthesizer(GANSamplingMixin, TabularFrontEnd, DPEstimatorMixin, Base
             bounds are clipped; unknown categories raise ``ValueError``.
         y : array-like of shape (n_samples,), optional
             Labels (used only with ``conditional="acgan"``; ignored otherwise).
+        groups : array-like of shape (n_samples,), default=None
+            The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
+            is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
+            at random; patients are sampled and clipped, Notes). In memory only; needs
+            declared bounds.
 
         Returns
         -------
         self
         """
-        params = self.get_params(deep=False)
-        check_params(params)
-        X = self._validate_X(X, reset=True)
-        n = int(X.shape[0])
-        private = math.isfinite(self.epsilon)
-        epsilon, delta = self._check_privacy_params(n_samples=n, require_delta=private)
-        streams = fit_streams(self.random_state, _STREAMS, estimator=self, X=X, y=y)
-
-        # -- public schema; missing bounds privately inside the budget (shared front end)
-        schema, eps_bounds, encoder = self._prepare_table(
-            X,
-            epsilon=epsilon,
-            rng=streams["bounds"],
-            fraction=_budget.BOUNDS_FRACTION,
-            encoder=dict(categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5),
-        )
-        if schema.missing_names and self.numeric_encoding != "bins":
-            raise ValueError(
-                f"column(s) {schema.missing_names} have a missing level, which needs "
-                "numeric_encoding='bins' (the scaled encoding has no coordinate for it)"
-            )
-        if self.numeric_encoding == "bins":  # public: schema, n, epsilon
-            encoder = BinnedEncoder(schema, self.n_bins or default_n_bins(n, epsilon))
-        Z = encoder.transform(X)
-
-        # -- labels and the class prior
-        classes, codes, prior, eps_prior = None, None, None, 0.0
-        if self.conditional == "acgan":
-            classes, codes = encode_labels(y, self.classes, n_rows=n)
-            share = _budget.prior_share(epsilon, conditional=True, class_prior=self.class_prior)
-            prior, eps_prior = class_prior(
-                self.class_prior, classes, codes, share, streams["prior"]
-            )
-        selection = self.checkpoint_selection
-        eps_sel = _budget.selection_share(epsilon, selection=selection is not None)
-        eps_dpsgd = _budget.dpsgd_share(
-            epsilon, bounds=eps_bounds, prior=eps_prior, selection=eps_sel
-        )
-
-        # -- step counts (public: n, batch_size, parameter counts) and the calibrated noise
-        n_params = None
-        if self.n_iter is None or (self.autoencoder and self.n_iter_autoencoder is None):
-            n_params = parameter_counts(encoder, classes, params)
-        batch, q, t_ae, t_critic = step_counts(params, n, n_params=n_params)
-        params = {**params, "batch_size": batch}
-        sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
-            eps_dpsgd, delta, q, t_ae + t_critic, noise_multiplier=self.noise_multiplier,
-            accountant=self.accountant,
-        )  # fmt: skip
-        run, gens, selected = train_networks(
-            Z, codes, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
-            t_ae=t_ae, t_critic=t_critic, eps_sel=eps_sel, streams=streams,
-        )  # fmt: skip
-
-        self.schema_ = schema
-        self.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
-        self._encoder = encoder
-        self.n_encoded_features_ = encoder.n_encoded_features_
-        self.n_bins_ = n_bins_per_column(schema, encoder)
-        self.classes_ = classes
-        self.class_prior_ = prior
-        self.generators_ = gens
-        self.generator_ = gens[0]
-        self.decoder_ = run.nets["decoder"] if self.autoencoder else None
-        self.selected_checkpoints_ = selected
-        breakdown = _budget.breakdown(
-            bounds=eps_bounds,
-            prior=eps_prior,
-            dpsgd=run.epsilon(delta) if private else math.inf,
-            selection=eps_sel,
-            nonprivate=bool(self._nonprivate_options()),
-        )
-        rounds = selection.top_k * len(selection.scorers) if selection is not None else 1
-        self.noise_scale_ = _budget.noise_scales(
-            prior=eps_prior, selection=eps_sel, selection_rounds=rounds
-        )
-        run.record(self, breakdown=breakdown, delta=delta)  # the DP-SGD facts, the spend
-        return self
+        return fit_gan(self, X, y, groups)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

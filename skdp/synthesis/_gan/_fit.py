@@ -161,8 +161,12 @@ def discrete_mask(encoder):
     return discrete
 
 
-def step_counts(params, n, *, n_params=None):
+def step_counts(params, n, *, n_params=None, rows_per_unit=1):
     """``(batch_size, q, T_ae, T_critic)`` from public quantities only.
+
+    ``n`` counts the sampled units: rows, or patients of a patient-level fit, whose
+    per-step work counts ``rows_per_unit = k`` rows (a larger step cost in the compute
+    term).
 
     ``batch_size=None``: :func:`skdp.accounting._schedule.default_batch_size` (about
     ``sqrt(8 n)``); ``q = min(1, batch_size / n)``. ``n_iter=None``:
@@ -186,10 +190,11 @@ def step_counts(params, n, *, n_params=None):
             n, batch, epochs=epochs, n_parameters=n_params[work], step_cost=step_cost
         )
 
-    t_critic = steps(params["n_iter"], CRITIC_EPOCHS, "gan", GAN_STEP_COST)
+    k = int(rows_per_unit)
+    t_critic = steps(params["n_iter"], CRITIC_EPOCHS, "gan", GAN_STEP_COST * k)
     t_ae = 0
     if params["autoencoder"]:
-        t_ae = steps(params["n_iter_autoencoder"], AUTOENCODER_EPOCHS, "autoencoder")
+        t_ae = steps(params["n_iter_autoencoder"], AUTOENCODER_EPOCHS, "autoencoder", 1.0 * k)
     return int(batch), q, int(t_ae), int(t_critic)
 
 
@@ -218,7 +223,7 @@ def training_config(params):
 
 
 def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,
-                   t_critic, eps_sel, streams):  # fmt: skip
+                   t_critic, eps_sel, streams, units=None, sensitivity=1.0):  # fmt: skip
     """Networks, training loops and checkpoint selection (torch).
 
     Parameters
@@ -238,6 +243,10 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
     eps_sel : float
         Budget of checkpoint selection.
     streams : dict of numpy.random.Generator
+    units : (patient codes, k) or None, default=None
+        A patient-level fit (:mod:`skdp.synthesis._gan._patients`); ``None`` per row.
+    sensitivity : float, default=1.0
+        Of each checkpoint utility (the plan's count sensitivity: 1, or ``k``).
 
     Returns
     -------
@@ -269,7 +278,9 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         device, tdtype = env.device, env.dtype
         nets = _networks(params, D, blocks, classes)
         nets = {k: (env.to(v) if v is not None else None) for k, v in nets.items()}
-        env.set_threads(min(int(params["batch_size"]), len(Z)) * n_parameters(*nets.values()))
+        rows = int(params["batch_size"]) * (1 if units is None else int(units[1]))
+        env.set_threads(min(rows, len(Z)) * n_parameters(*nets.values()))
+        groups, weights = _patient_terms(units, env)
         run = GANTraining(
             nets,
             env.tensor(Z),
@@ -283,6 +294,8 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             device=device,
             dtype=tdtype,
             streams=streams,
+            groups=groups,
+            weights=weights,
         )
         run.train_autoencoder(t_ae, config.lr_autoencoder)
         checkpoints = run.train_gan(t_critic, at)
@@ -298,8 +311,21 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
                 scorers=sel.scorers,
                 top_k=sel.top_k,
                 n_samples=sel.n_samples,
+                sensitivity=sensitivity,
             )
         else:
             gens = [nets["generator"]]
     freeze(*gens, nets["decoder"])
     return run, gens, selected
+
+
+def _patient_terms(units, env):
+    """``(RecordGroups, per-row weights k / |p|)`` of a patient-level fit, or
+    ``(None, None)`` (:mod:`skdp.synthesis._gan._patients`)."""
+    if units is None:
+        return None, None
+    from skdp.synthesis._gan._patients import per_patient_weights
+    from skdp.training import RecordGroups
+
+    codes, k = units
+    return RecordGroups(codes, k), env.tensor(per_patient_weights(codes, k))

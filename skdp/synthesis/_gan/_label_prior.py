@@ -2,7 +2,8 @@
 
 The generator's fake labels are drawn from a prior that never is a real label: a
 Laplace-noised histogram of the class counts (L1 sensitivity 1 under adding or removing
-one row; Dwork et al. 2006), the uniform distribution, or a public prior of the user.
+one row, ``k`` under adding or removing one patient of at most ``k`` rows; Dwork et al.
+2006), the uniform distribution, or a public prior of the user.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def encode_labels(y, classes, *, n_rows):
     return classes, codes
 
 
-def class_prior(prior, classes, codes, epsilon, rng):
+def class_prior(prior, classes, codes, epsilon, rng, *, sensitivity=1.0):
     """The label distribution of the fake rows.
 
     Parameters
@@ -87,6 +88,9 @@ def class_prior(prior, classes, codes, epsilon, rng):
     epsilon : float
         Budget of ``"dp"`` (``inf``: the exact class frequencies, a non-private fit).
     rng : numpy.random.Generator
+    sensitivity : float, default=1.0
+        L1 sensitivity of the count vector: 1 per row, ``k`` per patient
+        (:class:`~skdp.synthesis._gan._budget.GANPlan`).
 
     Returns
     -------
@@ -106,6 +110,7 @@ def class_prior(prior, classes, codes, epsilon, rng):
     counts = np.bincount(codes, minlength=K).astype(float)
     if math.isinf(epsilon):
         return counts / counts.sum(), 0.0
-    noisy = np.clip(add_laplace(counts, sensitivity=1.0, epsilon=epsilon, rng=rng), 0.0, None)
+    noisy = add_laplace(counts, sensitivity=sensitivity, epsilon=epsilon, rng=rng)
+    noisy = np.clip(noisy, 0.0, None)
     p = noisy / noisy.sum() if noisy.sum() > 0 else np.full(K, 1.0 / K)
     return p, float(epsilon)

@@ -87,6 +87,12 @@ class GANTraining:
         Torch device and floating dtype.
     streams : dict of numpy.random.Generator
         ``"autoencoder"``, ``"critic"`` (batches and noise) and ``"latent"`` streams.
+    groups : RecordGroups or None, default=None
+        A patient-level fit: every DP-SGD step samples patients at rate ``q`` and clips
+        one term per patient (:mod:`skdp.synthesis._gan._patients`); ``B`` is then the
+        expected number of sampled patients.
+    weights : torch.Tensor or None, default=None
+        With ``groups``: each row's ``k / |p|`` (the critic's per-patient mean).
     """
 
     def __init__(
@@ -104,6 +110,8 @@ class GANTraining:
         device,
         dtype,
         streams,
+        groups=None,
+        weights=None,
     ):
         import torch
 
@@ -118,7 +126,10 @@ class GANTraining:
         self.streams = streams
         self.n_critic = int(config.n_critic)
         self.n = int(Zt.shape[0])
-        self.B = q * self.n
+        self.groups, self.weights = groups, weights
+        #: the sampled units (rows, or patients) and their expected number per step
+        self.n_units = self.n if groups is None else int(groups.n_groups)
+        self.B = q * self.n_units
         self.m_fake = max(2, int(round(self.B)))
         self.conditional = yt is not None
         self.latent_gen = torch_generator(streams["latent"], device)
@@ -164,6 +175,7 @@ class GANTraining:
             optimizer=optimizer,
             accountant=self.config.accountant,
             random_state=self.streams[stream],
+            groups=self.groups,
         )
         self._trainers.append(trainer)
         return trainer
@@ -377,13 +389,18 @@ class GANTraining:
         critic, generator = self.nets["critic"], self.nets["generator"]
         real_loss, fake_loss, gen_loss = gan_losses(cfg.loss, cfg.aux_loss_weight, self.conditional)
         critic.train()
-        trainer = self._trainer(critic, real_loss, float(cfg.lr_critic), "critic")
+        data = (self.Zt,) if not self.conditional else (self.Zt, self.yt)
+        private_loss = real_loss
+        if self.weights is not None:  # per patient: the mean of the patient's rows
+            from skdp.synthesis._gan._patients import per_patient_mean
+
+            data, private_loss = (*data, self.weights), per_patient_mean(real_loss)
+        trainer = self._trainer(critic, private_loss, float(cfg.lr_critic), "critic")
         g_opt = torch.optim.Adam(
             generator.parameters(),
             lr=float(cfg.lr_generator),
             betas=tuple(float(b) for b in cfg.betas),
         )
-        data = (self.Zt,) if not self.conditional else (self.Zt, self.yt)
         clip = cfg.weight_clip if cfg.loss == "wgan" else None
         ckpt_at = set(checkpoint_at)
         checkpoints = []

@@ -1,0 +1,130 @@
+"""One ``fit`` of :class:`~skdp.synthesis.DPGANSynthesizer`, from validated parameters to
+fitted attributes: input, patient bounding (``groups=``), the public schema, the budget
+plan (:class:`~skdp.synthesis._gan._budget.GANPlan`), the class prior, the step counts
+and calibrated noise, the training loops and checkpoint selection.
+"""
+
+from __future__ import annotations
+
+import math
+
+from skdp.synthesis._gan import _budget
+from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
+from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
+from skdp.synthesis._gan._label_prior import class_prior, encode_labels
+from skdp.synthesis._gan._patients import gan_patient_codes, keep_rows
+from skdp.utils._random import fit_streams
+
+__all__ = ["STREAMS", "fit_gan"]
+
+#: The fit's named streams (append new ones at the end: row-level seeds stay as they were).
+STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection", "groups"]
+
+
+def _schema(est, X, n, epsilon, streams):
+    """``(schema, eps_bounds, encoder)``: the public schema (missing bounds privately,
+    row-level fits only), and the encoder (binned on public ``n``, ``epsilon``)."""
+    schema, eps_bounds, encoder = est._prepare_table(
+        X,
+        epsilon=epsilon,
+        rng=streams["bounds"],
+        fraction=_budget.BOUNDS_FRACTION,
+        encoder=dict(categorical="onehot", numeric_range=(0.0, 1.0), integer_margin=0.5),
+    )
+    if schema.missing_names and est.numeric_encoding != "bins":
+        raise ValueError(
+            f"column(s) {schema.missing_names} have a missing level, which needs "
+            "numeric_encoding='bins' (the scaled encoding has no coordinate for it)"
+        )
+    if est.numeric_encoding == "bins":  # public: schema, n, epsilon
+        encoder = BinnedEncoder(schema, est.n_bins or default_n_bins(n, epsilon))
+    return schema, eps_bounds, encoder
+
+
+def _plan(est, epsilon, delta, eps_bounds, prior_share, k):
+    """The fit's :class:`~skdp.synthesis._gan._budget.GANPlan`."""
+    selection = est.checkpoint_selection
+    rounds = selection.top_k * len(selection.scorers) if selection is not None else 1
+    return _budget.GANPlan(
+        epsilon=epsilon,
+        delta=delta,
+        eps_bounds=eps_bounds,
+        eps_prior=prior_share if math.isfinite(prior_share) else 0.0,  # inf: not private
+        eps_selection=_budget.selection_share(epsilon, selection=selection is not None),
+        selection_rounds=rounds,
+        max_rows_per_group=k,
+    )
+
+
+def fit_gan(est, X, y=None, groups=None):
+    """Fit ``est`` (a :class:`~skdp.synthesis.DPGANSynthesizer`) and return it."""
+    params = est.get_params(deep=False)
+    check_params(params)
+    X = est._validate_X(X, reset=True)
+    n_rows = int(X.shape[0])
+    codes, k = gan_patient_codes(est, X, groups, n_rows)
+    n = n_rows if codes is None else int(codes.max()) + 1  # rows or patients (public)
+    private = math.isfinite(est.epsilon)
+    epsilon, delta = est._check_privacy_params(n_samples=n, require_delta=private)
+    streams = fit_streams(est.random_state, STREAMS, estimator=est, X=X, y=y, groups=codes)
+    keep = None
+    if codes is not None:  # at most k rows per patient, chosen at random
+        keep = keep_rows(codes, k, streams["groups"])
+        X, codes = (X.iloc[keep] if hasattr(X, "iloc") else X[keep]), codes[keep]
+
+    schema, eps_bounds, encoder = _schema(est, X, n, epsilon, streams)
+    Z = encoder.transform(X)
+    conditional = est.conditional == "acgan"
+    share = _budget.prior_share(epsilon, conditional=conditional, class_prior=est.class_prior)
+    plan = _plan(est, epsilon, delta, eps_bounds, share, k)
+
+    # -- labels and the class prior (counts: sensitivity 1 per row, k per patient)
+    classes, labels, prior = None, None, None
+    if conditional:
+        classes, labels = encode_labels(y, est.classes, n_rows=n_rows)
+        labels = labels if keep is None else labels[keep]
+        prior, _ = class_prior(
+            est.class_prior, classes, labels, share, streams["prior"],
+            sensitivity=plan.count_sensitivity,
+        )  # fmt: skip
+
+    # -- step counts (public: n, batch_size, parameter counts) and the calibrated noise
+    n_params = None
+    if est.n_iter is None or (est.autoencoder and est.n_iter_autoencoder is None):
+        n_params = parameter_counts(encoder, classes, params)
+    batch, q, t_ae, t_critic = step_counts(params, n, n_params=n_params, rows_per_unit=k or 1)
+    params = {**params, "batch_size": batch}
+    sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
+        plan.eps_dpsgd, delta, q, t_ae + t_critic, noise_multiplier=est.noise_multiplier,
+        accountant=est.accountant,
+    )  # fmt: skip
+    run, gens, selected = train_networks(
+        Z, labels, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
+        t_ae=t_ae, t_critic=t_critic, eps_sel=plan.eps_selection, streams=streams,
+        units=None if codes is None else (codes, k), sensitivity=plan.count_sensitivity,
+    )  # fmt: skip
+    _record(est, plan, schema, encoder, classes, prior, gens, selected, run)
+    return est
+
+
+def _record(est, plan, schema, encoder, classes, prior, gens, selected, run):
+    """The fitted attributes; every privacy fact comes from ``plan`` and ``run``."""
+    private = math.isfinite(plan.epsilon)
+    est.schema_ = schema
+    est.bounds_ = {c.name: c.bounds for c in schema if c.is_numeric}
+    est._encoder = encoder
+    est.n_encoded_features_ = encoder.n_encoded_features_
+    est.n_bins_ = n_bins_per_column(schema, encoder)
+    est.classes_ = classes
+    est.class_prior_ = prior
+    est.generators_ = gens
+    est.generator_ = gens[0]
+    est.decoder_ = run.nets["decoder"] if est.autoencoder else None
+    est.selected_checkpoints_ = selected
+    est._max_rows_per_group = plan.max_rows_per_group
+    breakdown = plan.breakdown(
+        run.epsilon(plan.delta) if private else math.inf,
+        nonprivate=bool(est._nonprivate_options()),
+    )
+    est.noise_scale_ = plan.noise_scales()
+    run.record(est, breakdown=breakdown, delta=plan.delta)  # the DP-SGD facts, the spend
