@@ -42,6 +42,9 @@ from skdp.utils._sklearn_compat import (
 
 __all__ = ["SubsampledExpMedian", "kmedian_costs"]
 
+#: the fit's random streams: the mechanisms' noise, the rows kept per patient
+_STREAMS = ["noise", "groups"]
+
 
 def _finite_cost(total):
     """The cost as a float, refused where it overflowed float64."""
@@ -403,7 +406,7 @@ class SubsampledExpMedian(
         # (with groups the kept subset depends on the row order: order-dependent)
         streams = fit_streams(
             self.random_state,
-            ["noise", "groups"],
+            _STREAMS,
             estimator=self,
             X=X,
             groups=codes,
