@@ -118,29 +118,29 @@ class LinearInferenceMixin:
         Notes
         -----
         **Finite epsilon: a parametric bootstrap through the whole mechanism**
-        (Ferrando, Wang & Sheldon 2022), bias-corrected. A data model is fitted to the
-        releases: ``n`` Gaussian feature rows whose mean and covariance are those of
-        the noisy ``X~^T X~`` (clipped to the public bounds, held fixed over the
-        replicates, as ordinary least squares conditions on the design) and a target
-        ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian errors whose variance is
-        the private variance of the target minus what the slopes explain. Each
-        replicate re-runs the mechanism on simulated data: clipping of the target, the
-        private centre, the noisy statistics (Laplace or Gaussian, the fitted scales),
-        the private smallest eigenvalue, the adaptive ridge and the trimmed solve.
-        Stage 1 (``n_bootstrap`` replicates at the estimate) measures the mechanism's
-        bias (the ridge's shrinkage, the clipping of the target) and gives the
-        bias-corrected model ``2 theta^ - mean(theta*)``; stage 2 (``n_bootstrap``
-        replicates at that model) gives the distribution of the error ``theta* -
-        theta_bc``. The interval is ``theta^ - mean(error) -+ z_(1 - alpha/2)
-        sd(error)`` and the p-value the two-sided normal one of that centre over the
-        standard error. Assumptions: rows independent (per patient with ``groups``:
-        rows of one patient are treated as independent), the target linear in the
-        (clipped) features with homoscedastic Gaussian errors; the features' shape
-        beyond their first two moments does not matter except through clipping.
+        (Ferrando, Wang & Sheldon 2022), inverted through the mechanism's mean map
+        (:doc:`/inference`). A data model is fitted to the releases: ``n`` Gaussian
+        feature rows with the mean and covariance of the noisy ``X~^T X~`` after
+        undoing the noise's spread of its eigenvalues (clipped to the public bounds and
+        held fixed over the replicates, as ordinary least squares conditions on the
+        design), and a target ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian
+        errors whose ``sigma`` gives the clipped simulated target the private variance
+        of the target. Each replicate re-runs the mechanism on simulated data: clipping
+        of the target, the private centre, the noisy statistics (Laplace or Gaussian,
+        the fitted scales), the private smallest eigenvalue, the adaptive ridge and the
+        trimmed solve. The replicates at the estimate give the mechanism's mean ``m``
+        (biased: the ridge shrinks, clipping the target flattens), their covariance
+        ``S`` and, by finite differences with common random numbers, the Jacobian ``J``
+        of ``m``. The interval is ``theta^ + J^-1 (theta^ - m) -+ z_(1 - alpha/2)
+        sqrt(diag(J^-1 S J^-T))`` (``J`` inverted with singular values at least 0.05),
+        the p-value the two-sided normal one of that centre over its standard error.
+        Assumptions: rows independent (with ``groups``, rows of one patient are treated
+        as independent), the target linear in the clipped features with homoscedastic
+        Gaussian errors; the interval covers the regression on the clipped features.
         Needs ``fit_intercept=True`` (the residual variance comes from the private
-        variance of the target, released only with an intercept). Where ``n
-        epsilon`` is so small that the release is the private mean only, every
-        interval is the whole line.
+        variance of the target, released only with an intercept). Where ``n epsilon``
+        is so small that the release is the private mean only, every interval is the
+        whole line. Measured coverage: :ref:`inference-coverage`.
 
         **epsilon=inf:** the ordinary least squares interval of the clipped data
         (Student's ``t`` with ``n - d'`` degrees of freedom), the same as
