@@ -24,10 +24,11 @@ from skdp.utils._groups import (
     DASK_GROUPS_IN_MEMORY,
     GROUPS_HELP,
     bound_contributions,
+    check_dask_groups,
     check_groups,
     check_max_rows_per_group,
 )
-from skdp.utils._groups_dask import bound_dask_rows, check_dask_groups
+from skdp.utils._groups_dask import bound_dask_rows
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import any_dask, as_1d, n_rows, row_sum
 from skdp.utils._sklearn_compat import validate_params

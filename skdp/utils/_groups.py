@@ -10,25 +10,18 @@ its row-level sensitivity (:func:`skdp.mechanisms.sensitivity.group_sensitivity`
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 
 __all__ = [
     "GROUPS_HELP",
-    "PRIVATE_ROWS_FRACTION",
     "bound_contributions",
+    "check_dask_groups",
     "check_groups",
     "check_max_rows_per_group",
-    "private_max_rows_per_group",
 ]
-
-#: share of epsilon that ``max_rows_per_group="private"`` spends on its estimate
-PRIVATE_ROWS_FRACTION = 0.1
-#: the public candidates of that estimate: 1 .. PRIVATE_ROWS_MAX rows a patient
-PRIVATE_ROWS_MAX = 1000
-#: the quantile of the patients' row counts that it estimates
-PRIVATE_ROWS_QUANTILE = 0.9
 
 #: what to do when ``groups`` is given without a contribution bound
 GROUPS_HELP = (
@@ -126,7 +119,8 @@ def patient_codes(
     named in ``estimated`` left to a private estimate (``None`` or ``"private"``),
     which is not implemented per patient. ``max_rows_per_group="private"`` is returned
     as ``k = "private"`` where ``private_ok`` (the caller estimates it with
-    :func:`private_max_rows_per_group`), refused otherwise.
+    :func:`skdp.preprocessing._patients.private_max_rows_per_group`), refused
+    otherwise.
     """
     from skdp.utils._rowsum import is_dask_collection
 
@@ -138,8 +132,6 @@ def patient_codes(
             "needs them together (fit in memory, or without groups)"
         )
     if dask_input:
-        from skdp.utils._groups_dask import check_dask_groups
-
         codes = check_dask_groups(groups, n_samples)
     elif is_dask_collection(groups):
         raise ValueError(DASK_GROUPS_IN_MEMORY)
@@ -166,57 +158,28 @@ def patient_codes(
     return codes, k
 
 
-def private_max_rows_per_group(
-    codes, *, epsilon, rng, quantile=PRIVATE_ROWS_QUANTILE, max_rows=PRIVATE_ROWS_MAX
-):
-    """A private high quantile of the patients' row counts: the contribution bound
-    ``k`` of ``max_rows_per_group="private"`` (:doc:`/patients`).
+def check_dask_groups(groups, n_samples, *, name="groups"):
+    """``groups`` for a fit on Dask input: a 1-D Dask array of labels (from a Dask
+    array, Series or one-column DataFrame) or an in-memory array checked as in memory.
 
-    Each patient contributes **one** value, its number of rows ``c_p`` (clipped to the
-    public candidates ``1 .. max_rows``); the exponential mechanism picks a candidate
-    with the quantile utility ``-dist(q P, [#{c_p < j}, #{c_p <= j}])``
-    (:func:`skdp.mechanisms.private_grid_quantile`). Adding or removing a patient adds
-    or removes one value, so the utility moves by at most
-    :func:`~skdp.mechanisms.sensitivity.quantile_utility_sensitivity` ``= 1``
-    whatever the patient's number of rows: ``epsilon``-DP per patient, exact (pure
-    DP). The bound is released; bounding to it and calibrating to it afterwards is
-    post-processing, charged by sequential composition with the rest of the fit.
-    At ``epsilon = inf`` the exact quantile (rounded up).
-
-    Parameters
-    ----------
-    codes : ndarray of int
-        The patient of each row (:func:`check_groups`).
-    epsilon : float
-    rng : numpy.random.Generator
-    quantile : float in (0, 1], default=0.9
-    max_rows : int, default=1000
-        The largest candidate (public): a patient with more rows counts as ``max_rows``.
-
-    Returns
-    -------
-    int
-        ``k`` in ``1 .. max_rows``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> codes = np.repeat(np.arange(3000), np.arange(3000) % 10 + 1)  # 1 to 10 rows
-    >>> k = private_max_rows_per_group(codes, epsilon=1.0, rng=np.random.default_rng(0))
-    >>> 8 <= k <= 10
-    True
+    Raises ``ValueError`` for a wrong length or shape, naming ``name``; missing labels
+    are refused per partition when the rows are bounded
+    (:func:`skdp.utils._groups_dask.bound_dask_rows`). Nothing is computed but one row
+    count per partition (when Dask does not know it).
     """
-    import math
+    from skdp.utils._rowsum import as_1d, is_dask_collection, n_rows
 
-    from skdp.mechanisms import private_grid_quantile
-
-    if not 0.0 < float(quantile) <= 1.0:
-        raise ValueError("quantile must be in (0, 1]")
-    max_rows = check_max_rows_per_group(max_rows, name="max_rows")
-    counts = np.bincount(np.asarray(codes, dtype=np.int64))
-    counts = np.clip(counts[counts > 0], 1, max_rows).astype(float)
-    if math.isinf(epsilon):
-        return int(np.ceil(np.quantile(counts, quantile))) if counts.size else 1
-    candidates = np.arange(1, max_rows + 1, dtype=float)
-    k = private_grid_quantile(counts, quantile, candidates=candidates, epsilon=epsilon, rng=rng)
-    return int(k)
+    if not is_dask_collection(groups):
+        check_groups(groups, n_samples, name=name)  # in memory already: checked here
+        return np.asarray(groups.array if hasattr(groups, "array") else groups)
+    try:
+        with warnings.catch_warnings():  # text labels become an object array: intended
+            warnings.filterwarnings("ignore", "Dask currently has limited support")
+            labels = as_1d(groups, name)
+    except ValueError:
+        raise ValueError(f"{name} must be 1-d (one label per row)") from None
+    if n_rows(labels) != n_samples:
+        raise ValueError(
+            f"{name} has {n_rows(labels)} labels for {n_samples} rows: one label per row"
+        )
+    return labels

@@ -28,50 +28,17 @@ lives only in the task graph of the fit; nothing of it is stored.
 from __future__ import annotations
 
 import sys
-import warnings
 
 import numpy as np
 
 from skdp.utils._random import _cell_keys, _mix
-from skdp.utils._rowsum import (
-    _frame_lengths,
-    as_1d,
-    dask_errors,
-    is_dask_collection,
-    n_rows,
-)
+from skdp.utils._rowsum import _frame_lengths, dask_errors, is_dask_collection
 
-__all__ = ["bound_dask_rows", "check_dask_groups"]
+__all__ = ["bound_dask_rows"]
 
 #: the label column of the shuffled frame
 _LABEL = "__skdp_group__"
 _OFFSET = np.uint64(0x9E3779B97F4A7C15)
-
-
-def check_dask_groups(groups, n_samples, *, name="groups"):
-    """``groups`` for a fit on Dask input: a 1-D Dask array of labels (from a Dask
-    array, Series or one-column DataFrame) or an in-memory array checked as in memory.
-
-    Raises ``ValueError`` for a wrong length or shape, naming ``name``; missing labels
-    are refused per partition when the rows are bounded (:func:`bound_dask_rows`).
-    Nothing is computed but one row count per partition (when Dask does not know it).
-    """
-    if not is_dask_collection(groups):
-        from skdp.utils._groups import check_groups
-
-        check_groups(groups, n_samples, name=name)  # in memory already: checked here
-        return np.asarray(groups.array if hasattr(groups, "array") else groups)
-    try:
-        with warnings.catch_warnings():  # text labels become an object array: intended
-            warnings.filterwarnings("ignore", "Dask currently has limited support")
-            labels = as_1d(groups, name)
-    except ValueError:
-        raise ValueError(f"{name} must be 1-d (one label per row)") from None
-    if n_rows(labels) != n_samples:
-        raise ValueError(
-            f"{name} has {n_rows(labels)} labels for {n_samples} rows: one label per row"
-        )
-    return labels
 
 
 def _frame(arrays, labels):

@@ -13,12 +13,8 @@ import pytest
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
-from skdp.utils._groups_dask import (  # noqa: E402
-    _LABEL,
-    _keep_k,
-    bound_dask_rows,
-    check_dask_groups,
-)
+from skdp.utils._groups import check_dask_groups  # noqa: E402
+from skdp.utils._groups_dask import _LABEL, _keep_k, bound_dask_rows  # noqa: E402
 
 from ._guard import no_full_compute  # noqa: E402
 

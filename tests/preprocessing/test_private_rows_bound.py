@@ -12,8 +12,8 @@ from skdp.linear_model import DPLinearRegression
 from skdp.mechanisms._quantiles import grid_quantile_utilities
 from skdp.mechanisms.sensitivity import quantile_utility_sensitivity
 from skdp.preprocessing import DPStandardScaler
+from skdp.preprocessing._patients import PRIVATE_ROWS_FRACTION, private_max_rows_per_group
 from skdp.preprocessing._scaler_plan import ScalerPlan
-from skdp.utils._groups import PRIVATE_ROWS_FRACTION, private_max_rows_per_group
 
 
 def _patients(n_patients=3000, most=7, seed=0):
