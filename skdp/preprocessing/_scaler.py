@@ -91,12 +91,15 @@ None, default=None
         :func:`skdp.mechanisms.add_laplace` (``secure_mode=True``: exact integer
         discrete Laplace noise from ``os.urandom`` on a power-of-two grid); the noise
         is then not reproducible with ``random_state``.
-    max_rows_per_group : int or None, default=None
+    max_rows_per_group : int, "private" or None, default=None
         The public number of rows one patient may contribute when ``fit`` gets
         ``groups`` (from the visit schedule or the study protocol, never from the
         data): rows beyond it are dropped at random and both sensitivities are that
         many times the row's, so ``epsilon`` holds per patient (:doc:`/patients`).
-        Required with ``groups``.
+        Required with ``groups``. ``"private"`` (in memory): a private 0.9-quantile of
+        the patients' row counts on 10 % of ``epsilon``
+        (:func:`skdp.preprocessing._patients.private_max_rows_per_group`; one count
+        per patient, so its utility moves by at most 1 per patient), then the same.
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise. ``None`` draws fresh OS entropy (what a real release uses).
 
@@ -131,7 +134,8 @@ None, default=None
         What ``epsilon_spent_`` protects: one row, or one patient with all their rows
         (``groups``).
     max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+        The contribution bound of a patient-level fit (``None`` per row); with
+        ``"private"`` the released estimate.
     nonprivate_options_ : list of str
     n_features_in_ : int
     feature_names_in_ : ndarray of str
