@@ -101,11 +101,10 @@ def _debiased(P, sigma, rng, draws=DEBIAS_DRAWS, iterations=DEBIAS_ITERATIONS):
 
 
 def _information(est, stats, J):
-    """Blocks ``(A, B, P)`` of the estimate of ``H*``: ``A = diag(D^_j)`` the events
-    per interval (inverse-variance mean of the noisy baseline and the Hessian's
-    diagonal), ``B`` the released cross block, ``P`` the profile information of
-    ``beta`` (``H~_bb - B^T A^-1 B``, plus the expected square of ``B``'s noise, then
-    eigenvalue-debiased)."""
+    """``(D, P)``: the estimate of ``H*``, block-diagonal (the features are centred, so
+    the cross block is small): ``D`` the events per interval (inverse-variance mean of
+    the noisy baseline and the noisy Hessian's diagonal) and ``P`` the noisy Hessian's
+    ``beta`` block, its eigenvalues debiased for the noise's spread."""
     noise = est.noise_scale_
     s_h, s_b = float(noise["hessian"]), float(noise["baseline"])
     H = np.asarray(stats["hessian"], float)
@@ -113,12 +112,10 @@ def _information(est, stats, J):
     w_h, w_b = 1.0 / s_h**2, 1.0 / s_b**2
     D = (np.diag(H)[:J] * w_h + base[:J] * w_b) / (w_h + w_b)
     D = np.maximum(D, max(1.0, s_h, s_b))
-    B = H[:J, J:]
-    d = H.shape[0] - J
-    P = H[J:, J:] - (B.T / D) @ B + s_h**2 * float(np.sum(1.0 / D)) * np.eye(d)
+    P = 0.5 * (H[J:, J:] + H[J:, J:].T)
     seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
     rng = np.random.default_rng(seed[:64] if seed.size else 0)
-    return D, B, _debiased(0.5 * (P + P.T), s_h, rng)
+    return D, _debiased(P, s_h, rng)
 
 
 def _floored_inverse(est, H):
@@ -140,40 +137,44 @@ def _start_variance(est, stats, J):
 
 
 def _recursion(est, H_star, step, K):
-    """``(A^K, C)``: the contraction ``A = I - step H*`` of the linearised path after
-    ``K`` steps and the covariance ``C`` of ``theta_K`` it implies (sampling through
-    ``(I - A^K) H*^-1 (I - A^K)^T``, the gradient noise through ``sigma_g^2 sum_m A^m
-    step step^T A^mT``)."""
-    p = H_star.shape[0]
+    """``(A^K, C)`` for each candidate ``H*`` (shape ``(R, p, p)``): the contraction
+    ``A = I - step H*`` of the linearised path after ``K`` steps and the covariance of
+    ``theta_K`` it implies (sampling through ``(I - A^K) H*^-1 (I - A^K)^T``, the
+    gradient noise through ``sigma_g^2 sum_m A^m step step^T A^mT``)."""
+    p = H_star.shape[-1]
     A = np.eye(p) - step @ H_star
     AK = np.linalg.matrix_power(A, K)
     M = np.eye(p) - AK
-    noise = np.zeros((p, p))
-    Am = np.eye(p)
+    noise = np.zeros_like(H_star)
+    Am = np.broadcast_to(np.eye(p), H_star.shape)
     for _ in range(K):
         T = Am @ step
-        noise += T @ T.T
+        noise += T @ np.swapaxes(T, 1, 2)
         Am = A @ Am
     sigma2 = float(est.noise_scale_["gradient"]) ** 2
-    return AK, M @ np.linalg.solve(H_star, M.T) + sigma2 * noise
+    return AK, M @ np.linalg.solve(H_star, np.swapaxes(M, 1, 2)) + sigma2 * noise
 
 
 def private_interval(est):
     """``(se, centre)`` of ``coef_`` (original units) at a finite ``epsilon``: the
-    linearised path's covariance and remaining shrinkage (Notes of ``conf_int``)."""
+    linearised path's covariance and its remaining shrinkage (Notes of
+    ``conf_int``)."""
     stats = est.released_statistics_
     path, J = _path(est, stats)
-    K = np.asarray(stats["gradients"]).shape[0]
-    D, B, P = _information(est, stats, J)
-    H_star = np.block([[np.diag(D), B], [B.T, P + (B.T / D) @ B]])
+    D, P = _information(est, stats, J)
+    p = J + P.shape[0]
+    H_star = np.zeros((1, p, p))
+    H_star[0, np.arange(J), np.arange(J)] = D
+    H_star[0, J:, J:] = P
     step = est.step_size * _floored_inverse(est, np.asarray(stats["hessian"], float))
-    AK, cov = _recursion(est, H_star, step, K)
-    start = np.concatenate([_start_variance(est, stats, J), np.zeros(H_star.shape[0] - J)])
+    AK, cov = _recursion(est, H_star, step, np.asarray(stats["gradients"]).shape[0])
+    AK, cov = AK[0], cov[0]
+    start = np.concatenate([_start_variance(est, stats, J), np.zeros(p - J)])
     cov = cov + (AK * start) @ AK.T  # the noisy start, through A^K
-    theta_K, theta_0 = path[-1], path[0]
-    # theta_K - theta* = -A^K (theta* - theta_0): the remaining shrinkage, solved for
-    bias = -np.linalg.solve(np.eye(AK.shape[0]) + AK, AK @ (theta_K - theta_0))
-    centre = theta_K - bias
+    # theta_K - theta* = -A^K (theta* - theta_0): the remaining shrinkage, to first
+    # order in A^K (theta* ~ theta_K - b), damped for stability
+    bias = -np.linalg.solve(np.eye(p) + AK, AK @ (path[-1] - path[0]))
+    centre = path[-1] - bias
     half = _half(est)
     return np.sqrt(np.maximum(np.diag(cov)[J:], 0.0)) / half, centre[J:] / half
 
