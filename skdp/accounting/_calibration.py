@@ -253,7 +253,18 @@ def _calibrate_pld(target, delta, sample_rate, steps):
             if feasible(hi):
                 break
             lo, factor = hi, factor * factor
-    while hi / lo > SIGMA_RATIO:  # feasible(hi), not feasible(lo)
+    return geometric_bisection(feasible, lo, hi, SIGMA_RATIO)
+
+
+def geometric_bisection(feasible, lo, hi, ratio):
+    """Bisect ``[lo, hi]`` at geometric midpoints until ``hi / lo <= ratio``; the last ``hi``.
+
+    ``feasible`` must be monotone, true at ``hi`` and false at ``lo`` (``0 < lo < hi``):
+    the result is feasible and within a factor ``ratio`` of the smallest feasible value.
+    Used to calibrate a noise scale to a privacy budget (here and in
+    :func:`skdp.mechanisms.gaussian_sigma`).
+    """
+    while hi / lo > ratio:  # feasible(hi), not feasible(lo)
         mid = math.sqrt(lo * hi)
         if feasible(mid):
             hi = mid

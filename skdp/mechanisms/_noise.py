@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
+from skdp.accounting._calibration import geometric_bisection
 from skdp.mechanisms._discrete import (
     _n_draws,
     grid_laplace,
@@ -276,13 +277,7 @@ def gaussian_sigma(*, sensitivity, epsilon, delta, analytic=True):
         lo /= 2.0
         if lo < 1e-300:  # pragma: no cover - delta(σ) -> 1 as σ -> 0
             return hi
-    while hi / lo > 1.0 + 1e-12:
-        mid = math.sqrt(lo * hi)
-        if too_small(mid):
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return geometric_bisection(lambda s: not too_small(s), lo, hi, 1.0 + 1e-12)
 
 
 def add_gaussian(value, *, sensitivity, epsilon, delta, rng, analytic=True):
