@@ -377,6 +377,7 @@ class SubsampledExpMedian(
     )
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @insert_docs
     def fit(self, X, y=None, *, groups=None):
         """Select ``n_clusters`` centres privately.
 
@@ -387,11 +388,9 @@ class SubsampledExpMedian(
             DataFrame (scored per partition; see Notes).
         y : None
             Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            round's sensitivity is that many times the row's (Notes). In memory only.
+        {param_groups}
+            Every round's sensitivity is that many times the row's (Notes). In memory
+            only.
 
         Returns
         -------

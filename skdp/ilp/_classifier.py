@@ -217,6 +217,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     )
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @insert_docs
     def fit(self, X, y, *, groups=None):
         """Learn the theory.
 
@@ -228,11 +229,8 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
             sums over the partitions, the noise is drawn once in this process, and the
             release is the same as for the same rows in memory.
         y : array-like of shape (n_samples,) with values in {0, 1}
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and the
-            counts' noise is calibrated to that many rows (Notes). In memory only.
+        {param_groups}
+            The counts' noise is calibrated to that many rows (Notes). In memory only.
 
         Returns
         -------

@@ -107,6 +107,11 @@ privacy_unit_ : {"row", "group"}
     (``groups``).
 max_rows_per_group_ : int or None
     The contribution bound of a patient-level fit (``None`` per row).""",
+    "param_groups": """\
+groups : array-like of shape (n_samples,), default=None
+    The patient (or other privacy unit) of each row, as in scikit-learn's
+    ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+    keeps at most ``max_rows_per_group`` rows (chosen at random).""",
     # ------------------------------------------------------------- DP-SGD estimators
     "param_accountant_dpsgd": """\
 accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
