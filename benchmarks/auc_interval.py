@@ -12,6 +12,17 @@ mean and median width, the same for DeLong's non-private interval (DeLong, DeLon
 Clarke-Pearson 1988) on the same data, the ratio of the mean widths, the share of
 intervals equal to [0, 1], and the median time of one call.
 
+Measured (300 repetitions per cell, ``--seed 1``, population AUC 0.75, prevalence 0.5,
+shared 2-CPU machine): coverage 0.933-1.000 in every cell (the lowest, 0.933 at
+``N = 10000, epsilon = 1, delta = 0``, was 0.956 with 800 repetitions and another seed;
+DeLong's own coverage on the same data 0.923-0.973). Mean width over DeLong's: with
+``delta = 1e-6`` 1.04-1.15 at ``N = 10000``, 1.05-1.69 at 2000, 1.08-1.34 at 500 for
+``epsilon >= 1``; with ``delta = 0`` (Cauchy noise, heavy tails) 1.24-6.9 at 10000 and
+1.7-15 at 2000; ``N = 500, epsilon = 0.3`` gives [0, 1] (the release is noise). At
+``epsilon = inf`` 1.02-1.07 at AUC 0.75 and 1.27 at AUC 0.9 with prevalence 0.2 or 0.8
+(the symmetric Hanley-McNeil variance is conservative there). About 0.02-0.1 s a call
+(the first call of a process builds a quantile table, about 1 s).
+
 Run::
 
     python benchmarks/auc_interval.py --reps 200            # the full grid

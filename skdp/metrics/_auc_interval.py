@@ -22,8 +22,13 @@ of public facts (``N``, ``epsilon``, ``delta``, ``gamma``, ``alpha``):
 
 By Anderson's theorem (both laws symmetric and unimodal), ``P(|sigma Z + s eta| <= t)``
 decreases in ``sigma`` and ``s``, so quantiles computed at upper bounds are conservative.
-The inversion is computed by a decreasing fixed point (module function
-:func:`auc_interval`).
+The accepted set is bracketed by a decreasing fixed point, then found on a grid of the
+bracket with its ends bisected outwards (:func:`auc_interval`).
+
+References: Hanley and McNeil, Radiology 143, 1982 (the variance); Nissim,
+Raskhodnikova and Smith, STOC 2007 (smooth sensitivity); Anderson, Proc. AMS 6, 1955
+(symmetric unimodal laws); the method and its measured coverage are in
+:func:`skdp.metrics.dp_roc_auc_score` (Notes) and ``benchmarks/auc_interval.py``.
 """
 
 from __future__ import annotations
