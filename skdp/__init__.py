@@ -30,6 +30,12 @@ _LAZY = {
     "DPFlowVI": "skdp.sampling",
     "DPILPClassifier": "skdp.ilp",
     "SubsampledExpMedian": "skdp.cluster",
+    # survival analysis
+    "DPKaplanMeier": "skdp.survival",
+    "DPAalenJohansen": "skdp.survival",
+    "DPCoxPH": "skdp.survival",
+    "dp_logrank_test": "skdp.survival",
+    "make_survival_target": "skdp.survival",
     # preprocessing
     "PublicBoundsScaler": "skdp.preprocessing",
     "PublicOneHotEncoder": "skdp.preprocessing",

@@ -56,6 +56,7 @@ NO_TORCH = {
     "ilp",
     "cluster",
     "preprocessing",
+    "survival",
     "pipeline",
     "model_selection",
     "base",
