@@ -7,7 +7,8 @@ generators, a frozen :class:`TrainingConfig`), never the estimator.
 Only the private modules (the autoencoder and the critic) read real rows, and only
 through :class:`skdp.training.DPSGDTrainer` and its :class:`skdp.training.DPStep` (Poisson
 sampling, per-record clipping, noise once on the clipped sum, division by the expected
-batch size, one accountant step per executed step; Abadi et al. 2016). The noisy critic
+batch size, one accountant step per executed step; Abadi et al. 2016; with ``groups``
+patients are sampled and clipped instead, :mod:`skdp.synthesis._gan._patients`). The noisy critic
 step is :meth:`GANTraining.critic_step`, whose fake-row gradient enters the step as its
 public ``extra_grad`` term;
 the generator step (:meth:`GANTraining.generator_step`) takes no data argument: the
