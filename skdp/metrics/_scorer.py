@@ -418,6 +418,11 @@ def make_dp_scorer(
             )
         metric_kwargs["bounds_y"] = _check_bounds_y(metric_kwargs["bounds_y"])
     _check_patient_kwargs(fn, metric_kwargs)
+    if metric_kwargs.get("return_interval", False):
+        raise ValueError(
+            "return_interval=True cannot go into a scorer: a scorer returns one number "
+            "(call dp_roc_auc_score(..., return_interval=True) yourself for the interval)"
+        )
     if response_method is None:
         response_method = default_method
     if isinstance(response_method, str):

@@ -284,3 +284,12 @@ def test_dask_input_same_release():
     local = dp_roc_auc_score(y, s, **kw)
     dist = dp_roc_auc_score(da.from_array(y, chunks=200), da.from_array(s, chunks=200), **kw)
     assert dist == local
+
+
+def test_make_dp_scorer_refuses_return_interval():
+    """A scorer returns one number: the interval is for a direct call only."""
+    from skdp.metrics import make_dp_scorer
+
+    with pytest.raises(ValueError, match="return_interval=True cannot go into a scorer"):
+        make_dp_scorer("roc_auc", epsilon=1.0, return_interval=True)
+    make_dp_scorer("roc_auc", epsilon=1.0, return_interval=False)  # the default is fine
