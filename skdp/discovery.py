@@ -20,6 +20,7 @@ ESTIMATOR_PACKAGES = (
     "skdp.linear_model",
     "skdp.preprocessing",
     "skdp.sampling",
+    "skdp.survival",
     "skdp.synthesis",
 )
 

@@ -139,9 +139,28 @@ def _make(name, **overrides):
     return ESTIMATORS[name](**params)
 
 
+def _survival_target(est, n=60):
+    """A survival target for the skdp.survival estimators: ``(event, time)``, or
+    ``(event type, time)`` for the competing-risks curve (``event_types``)."""
+    from skdp.survival import make_competing_risks_target, make_survival_target
+
+    rng = np.random.default_rng(1)
+    time = rng.uniform(0.0, 12.0, n)
+    if "event_types" in est.get_params():
+        return make_competing_risks_target(np.arange(n) % 3, time)
+    return make_survival_target(np.arange(n) % 3 != 0, time)
+
+
+def _is_survival(est):
+    return type(est).__module__.startswith("skdp.survival.")
+
+
 def _data(est):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
+    if _is_survival(est):  # a curve fits the target alone (fit(y)), a model fit(X, y)
+        has_X = "X" in inspect.signature(type(est).fit).parameters
+        return (X if has_X else None), _survival_target(est)
     kind = get_tags(est).estimator_type
     if kind == "classifier":
         return X, (X[:, 0] > 0).astype(int)
@@ -154,6 +173,8 @@ def _fit(est):
     X, y = _data(est)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DeltaTooLarge / PrivacyLeak / approximate-guarantee
+        if X is None:
+            return est.fit(y)
         return est.fit(X) if y is None else est.fit(X, y)
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import inspect
 import json
 import math
 import pathlib
@@ -205,10 +206,32 @@ def _make(name, **overrides):
     return cls(**params)
 
 
+def _is_survival(name):
+    return ESTIMATORS[name].__module__.startswith("skdp.survival.")
+
+
+def _is_curve(name):
+    """A survival curve: ``fit(y)``, no features."""
+    return _is_survival(name) and "X" not in inspect.signature(ESTIMATORS[name].fit).parameters
+
+
+def _survival_y(name, X):
+    """A good survival target for ``X``'s rows: ``(event, time)``, or ``(event type,
+    time)`` for the competing-risks curve (``event_types``)."""
+    from skdp.survival import make_competing_risks_target, make_survival_target
+
+    time = 5.0 + 4.0 * X[:, 0]
+    if "event_types" in ESTIMATORS[name]().get_params():
+        return make_competing_risks_target(np.arange(X.shape[0]) % 3, time)
+    return make_survival_target(X[:, 1] > -0.5, time)
+
+
 def _good(name, n=24, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, 2))
     est = ESTIMATORS[name]()
+    if _is_survival(name):  # a curve has no X (fit(y)); the Cox model fit(X, y)
+        return (None if _is_curve(name) else X), _survival_y(name, X)
     if name == "DPILPClassifier":
         y = (X[:, 0] > 0).astype(int)
     elif is_classifier(est):
@@ -228,6 +251,8 @@ def _fitted(name):
         warnings.simplefilter("ignore")
         X, y = _good(name)
         est = _make(name)
+        if X is None:  # a survival curve
+            return est.fit(y)
         return est.fit(X) if y is None else est.fit(X, y)
 
 
@@ -385,6 +410,17 @@ BAD_PARAM_VALUES = {
     "feature_range": [(1.0, 0.0), (0.0, float("inf"))]
     + _DEGENERATE_BOUNDS
     + [(-1e308, 1e308), (-1e300, 1e300)],
+    # survival: the public horizon and grid, the band's draws, the Cox model's knobs
+    "max_time": [0, -1.0, float("nan"), float("inf"), "10", None, 5e-324, 1e308],
+    "time_grid": [[], [3.0, 2.0], [-1.0, 5.0], [1.0, 1e6], [float("nan")], "abc", [[1.0]]],
+    "n_intervals": [0, -1, 1.5, "5", 10**12],
+    "n_bootstrap": [-1, 1.5, "x"],
+    "event_types": [[], [0], [1, 1], ["a"], [1.5], "abc", [-1]],
+    "step_size": [0, -1.0, 1.5, float("nan")],
+    "hessian_clip": [0, -1.0, float("nan"), float("inf")],
+    "baseline_fraction": [0, 1.0, -0.5, float("nan")],
+    "hessian_fraction": [0, 1.0, float("nan")],
+    "centre_fraction": [0, 1.0, float("nan")],
     # a schema of the wrong width, a malformed dict, the wrong type (the good data has 2 columns)
     "schema": [
         {"columns": [{"name": 0, "kind": "continuous", "bounds": [0, 1]}], "input_type": "array"},
@@ -423,6 +459,8 @@ def _bounds_of(est):
 
 def _exercise(est, X, y, name):
     """Fit, then use the fitted estimator the way a user would; return what it released."""
+    if _is_survival(name):
+        return _exercise_survival(est, X, y, name)
     est.fit(X, y) if y is not None or is_classifier(est) or is_regressor(est) else est.fit(X)
     outs = []
     if hasattr(est, "sample"):
@@ -458,6 +496,78 @@ def _finite_outs(out):
     return "" if _finite(outs) else "NaN/inf output"
 
 
+def _exercise_survival(est, X, y, name):
+    """A survival curve: ``fit(y)``, then the curve and its band on the grid; the Cox
+    model: ``fit(X, y)``, then risk scores and survival curves of ``X``'s rows."""
+    if _is_curve(name):
+        est.fit(y)
+        times = est.timeline_
+        return est, [est.predict(times), est.predict_interval(times)]
+    est.fit(X, y)
+    outs = []
+    Xq = X if isinstance(X, np.ndarray | pd.DataFrame) and np.ndim(X) == 2 else None
+    if Xq is not None and len(Xq):
+        outs += [est.predict(Xq), est.predict_survival_function(Xq, est.time_grid_)]
+    return est, outs
+
+
+def _bad_survival_y(name, n=24):
+    """Bad survival targets: not structured, bad fields (NaN/negative/sentinel times,
+    dates, events outside the declared set), the wrong length or shape."""
+    X, y = _good(name, n)
+    first, second = y.dtype.names
+
+    def with_(field, values, dtype=None):
+        dt = [(first, y.dtype[0]), (second, y.dtype[1])]
+        if dtype is not None:
+            dt[0 if field == first else 1] = (field, dtype)
+        out = np.empty(n, dtype=dt)
+        out[first], out[second] = y[first], y[second]
+        out[field] = values
+        return out
+
+    def time_with(value):
+        t = y[second].copy()
+        t[2] = value
+        return with_(second, t)
+
+    days = np.array(["2020-01-01"] * n, dtype="datetime64[D]")
+    cases = {
+        "y_none": None,
+        "y_plain_times": y[second].copy(),
+        "y_list_of_pairs": [tuple(r) for r in y],
+        "y_dataframe": pd.DataFrame({first: y[first], second: y[second]}),
+        "y_nan_time": time_with(np.nan),
+        "y_inf_time": time_with(np.inf),
+        "y_negative_time": time_with(-1.0),
+        "y_negative_sentinel_time": time_with(-SENTINEL),
+        "y_sentinel_time": time_with(SENTINEL),  # beyond max_time: censored there
+        "y_event_sentinel": with_(first, np.r_[SENTINEL, np.zeros(n - 1)], dtype=float),
+        "y_event_nan": with_(first, np.r_[np.nan, np.zeros(n - 1)], dtype=float),
+        "y_event_strings": with_(first, np.array(["a"] * n), dtype="<U1"),
+        "y_time_strings": with_(second, np.array([SENTINEL_TEXT] * n), dtype="<U8"),
+        "y_time_datetime": with_(second, days, dtype="datetime64[D]"),
+        "y_time_timedelta": with_(second, days - days[0], dtype="timedelta64[D]"),
+        "y_short": y[:-3],
+        "y_long": np.r_[y, y[:3]],
+        "y_empty": y[:0],
+        "y_2d": np.c_[y, y],
+        "y_three_fields": np.zeros(n, dtype=[("e", bool), ("t", float), ("u", float)]),
+        "y_scalar": 1.0,
+    }
+    if "event_types" in ESTIMATORS[name]().get_params():
+        cases["y_undeclared_event_type"] = with_(first, np.full(n, 3))
+        cases["y_negative_event_type"] = with_(first, np.full(n, -1))
+    if _is_curve(name):  # no X to be shorter or longer than
+        del cases["y_short"], cases["y_long"]
+    return cases
+
+
+#: survival cases that must be refused (reaching an output is the silent wrong answer):
+#: dates and durations read as day counts
+SURVIVAL_REFUSED = {"y_time_datetime", "y_time_timedelta"}
+
+
 # ----------------------------------------------------------------------------- the table
 CASES: list[tuple[str, str, object]] = []  # (entry point, case id, thunk -> (fn, check))
 
@@ -478,7 +588,7 @@ def _estimator_cases():
         del supervised
         Xg, yg = _good(name)
 
-        def both(e, X, y, name=name):
+        def both(e, X, y, name):  # name passed by each case (a closure binds late)
             return _exercise(e, X, y, name)
 
         _add(
@@ -487,7 +597,7 @@ def _estimator_cases():
             lambda name=name: _exercise(_make(name), *_good(name), name),
             _finite_outs,
         )
-        for case, Xb in _bad_X().items():
+        for case, Xb in _bad_X().items() if not _is_curve(name) else ():
 
             def fn(Xb=Xb, name=name, yg=yg):
                 y = yg
@@ -495,15 +605,23 @@ def _estimator_cases():
                     with contextlib.suppress(TypeError):
                         if len(Xb) != len(y):
                             y = y[: len(Xb)] if len(Xb) <= len(y) else np.resize(y, len(Xb))
-                return both(_make(name), Xb, y)
+                return both(_make(name), Xb, y, name)
 
             _add(name, f"fit X={case}", fn, _refused if case in DATE_CASES else _finite_outs)
-        if sup:
+        if _is_survival(name):
+            for case, yb in _bad_survival_y(name).items():
+                _add(
+                    name,
+                    f"fit {case}",
+                    lambda yb=yb, name=name: both(_make(name), _good(name)[0], yb, name),
+                    _refused if case in SURVIVAL_REFUSED else _finite_outs,
+                )
+        elif sup:
             for case, yb in _bad_y(name).items():
                 _add(
                     name,
                     f"fit {case}",
-                    lambda yb=yb, name=name: both(_make(name), _good(name)[0], yb),
+                    lambda yb=yb, name=name: both(_make(name), _good(name)[0], yb, name),
                     _finite_outs,
                 )
         params = ESTIMATORS[name]().get_params()
@@ -514,7 +632,7 @@ def _estimator_cases():
 
                 def fn(pname=pname, v=v, name=name):
                     e = _make(name, **{pname: v})
-                    return both(e, *_good(name))
+                    return both(e, *_good(name), name)
 
                 check = _sample_in_bounds(None) if pname.startswith("bounds") else _finite_outs
                 if isinstance(v, np.random.Generator | np.random.SeedSequence):

@@ -109,14 +109,12 @@ TEST_PARAMS: dict[str, dict] = {
     "DPKaplanMeier": {
         "epsilon": 1e6,
         "max_time": 10.0,
-        "n_intervals": 5,
         "n_bootstrap": 10,
         "random_state": 0,
     },
     "DPAalenJohansen": {
         "epsilon": 1e6,
         "max_time": 10.0,
-        "n_intervals": 5,
         "n_bootstrap": 10,
         "random_state": 0,
     },

@@ -16,3 +16,20 @@ def test_every_public_estimator_is_discovered():
     found = {name for name, _ in all_estimators()}
     assert expected <= found, f"not discovered: {sorted(expected - found)}"
     assert "DPLinearRegression" in found
+
+
+def test_every_estimator_package_export_is_discovered():
+    """Every estimator a package of ESTIMATOR_PACKAGES exports in ``__all__`` is found,
+    including those the top level does not export (skdp.survival's)."""
+    from skdp.discovery import ESTIMATOR_PACKAGES
+
+    expected = set()
+    for pkg_name in ESTIMATOR_PACKAGES:
+        pkg = importlib.import_module(pkg_name)
+        for name in getattr(pkg, "__all__", ()):
+            obj = getattr(pkg, name)
+            if inspect.isclass(obj) and issubclass(obj, DPEstimatorMixin):
+                expected.add(name)
+    found = {name for name, _ in all_estimators()}
+    assert expected <= found, f"not discovered: {sorted(expected - found)}"
+    assert {"DPKaplanMeier", "DPAalenJohansen", "DPCoxPH"} <= found

@@ -709,6 +709,79 @@ def _flow_vi():
     return est, release_outputs(est, sample=True, log_prob=theta)
 
 
+# -- survival
+def _survival(n=300):
+    from skdp.survival import make_survival_target
+
+    rng = _rng(11)
+    X = rng.uniform(0.0, 1.0, size=(n, 2))
+    t_event = rng.exponential(1.0 / (0.15 * np.exp(X @ [1.0, -0.5])))
+    t_cens = rng.uniform(0.0, 15.0, n)
+    return X, make_survival_target(t_event <= t_cens, np.minimum(t_event, t_cens))
+
+
+_TIMES = np.array([0.0, 0.5, 2.5, 5.0, 7.25, 10.0])
+
+
+@case("DPKaplanMeier", covers=["DPKaplanMeier"])
+def _kaplan_meier():
+    from skdp.survival import DPKaplanMeier
+
+    _, y = _survival()
+    est = DPKaplanMeier(epsilon=1.0, max_time=10.0, n_bootstrap=20, random_state=0).fit(y)
+    return est, {"predict": est.predict(_TIMES), "predict_interval": est.predict_interval(_TIMES)}
+
+
+@case("DPKaplanMeier-groups", covers=["DPKaplanMeier"])
+def _kaplan_meier_groups():
+    from skdp.survival import DPKaplanMeier
+
+    _, y = _survival()
+    groups = np.arange(y.shape[0]) // 3  # recurrent episodes: three rows per patient
+    est = DPKaplanMeier(
+        epsilon=1.0, max_time=10.0, n_intervals=8, n_bootstrap=20, max_rows_per_group=2,
+        random_state=1,
+    ).fit(y, groups=groups)  # fmt: skip
+    return est, {"predict": est.predict(_TIMES, interpolate=True)}
+
+
+@case("DPAalenJohansen", covers=["DPAalenJohansen"])
+def _aalen_johansen():
+    from skdp.survival import DPAalenJohansen, make_competing_risks_target
+
+    rng = _rng(12)
+    t1, t2, c = rng.exponential(10.0, 300), rng.exponential(20.0, 300), rng.uniform(0, 15, 300)
+    event = np.where(np.minimum(t1, t2) > c, 0, np.where(t1 < t2, 1, 2))
+    y = make_competing_risks_target(event, np.minimum(np.minimum(t1, t2), c))
+    est = DPAalenJohansen(epsilon=1.0, max_time=10.0, n_bootstrap=20, random_state=0).fit(y)
+    return est, {"predict": est.predict(_TIMES), "predict_interval": est.predict_interval(_TIMES)}
+
+
+@case("DPCoxPH", covers=["DPCoxPH"])
+def _cox():
+    from skdp.survival import DPCoxPH
+
+    X, y = _survival()
+    est = DPCoxPH(epsilon=1.0, bounds_X=(0, 1), max_time=10.0, n_intervals=5, random_state=0)
+    est.fit(X, y)
+    out = release_outputs(est, _X_test(d=2))
+    out["predict_survival_function"] = est.predict_survival_function(_X_test(d=2), _TIMES)
+    return est, out
+
+
+@case("DPCoxPH-groups", covers=["DPCoxPH"])
+def _cox_groups():
+    from skdp.survival import DPCoxPH
+
+    X, y = _survival()
+    est = DPCoxPH(
+        epsilon=1.0, bounds_X=(0, 1), max_time=10.0, n_intervals=5, max_rows_per_group=2,
+        random_state=1,
+    )  # fmt: skip
+    est.fit(X, y, groups=np.arange(X.shape[0]) // 3)
+    return est, release_outputs(est, _X_test(d=2))
+
+
 # -- pipeline, model selection
 @case("make_dp_pipeline", covers=["DPStandardScaler", "DPLinearRegression"])
 def _pipeline():

@@ -215,8 +215,10 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         ndarray of shape (n_times, n_event_types)
         """
         check_is_fitted(self, "cumulative_incidence_")
-        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        return step_lookup(self.timeline_, self.cumulative_incidence_, t, interpolate=interpolate)
+        out = step_lookup(
+            self.timeline_, self.cumulative_incidence_, times, interpolate=interpolate
+        )
+        return out if out.ndim == 2 else out[None]  # one row per time, also for a scalar
 
     def predict_interval(self, times, alpha=0.05, *, interpolate=False):
         """Pointwise ``1 - alpha`` intervals of each cumulative incidence, noise included
@@ -230,9 +232,9 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         est = self.cumulative_incidence_
         draws = self.bootstrap_incidence_ if self.bootstrap_incidence_.shape[0] else est[None]
         lower, upper = band_from_draws(est, draws, alpha)
-        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         band = np.stack([lower, upper], axis=-1)
-        return step_lookup(self.timeline_, band, t, interpolate=interpolate)
+        out = step_lookup(self.timeline_, band, times, interpolate=interpolate)
+        return out if out.ndim == 3 else out[None]  # one row per time, also for a scalar
 
     def plot(self, ax=None, *, alpha=0.05, **kwargs):
         """Draw each cumulative incidence as a step function with its band.

@@ -365,8 +365,15 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         half = hi / 2 - lo / 2
         if not (np.isfinite(alpha).all() and np.isfinite(beta).all()):
             raise RuntimeError("DPCoxPH: the Newton steps diverged (not finite)")
+        with np.errstate(over="ignore"):
+            baseline = np.exp(alpha) / float(edges[-1])
+        if not np.isfinite(baseline).all():  # post-processing of the releases
+            raise ValueError(
+                "DPCoxPH: the baseline hazard overflows in floating point: max_time is "
+                "far from the scale of the follow-up times (give both in one unit, e.g. days)"
+            )
         self.coef_ = beta / half
-        self.baseline_hazard_ = np.exp(alpha) / float(edges[-1])
+        self.baseline_hazard_ = baseline
         self.time_grid_ = edges
         self.bounds_X_ = (lo, hi)
         self.n_iter_ = plan.n_iter if plan.private else 0

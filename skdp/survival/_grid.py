@@ -12,7 +12,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["check_max_time", "exposure_matrix", "interval_of", "time_grid_edges"]
+__all__ = ["MAX_INTERVALS", "check_max_time", "exposure_matrix", "interval_of", "time_grid_edges"]
+
+#: The most intervals a grid may have (a public limit on the work and memory of a fit: the
+#: histogram has a cell per interval and the Cox model a column per interval and row).
+MAX_INTERVALS = 10_000
 
 
 def check_max_time(max_time, *, name="max_time"):
@@ -48,9 +52,9 @@ def time_grid_edges(max_time, time_grid=None, *, n_intervals=None, name="time_gr
     if time_grid is None:
         if isinstance(n_intervals, bool) or not isinstance(n_intervals, Integral):
             raise TypeError("n_intervals must be a whole number >= 1")
-        if n_intervals < 1:
-            raise ValueError("n_intervals must be a whole number >= 1")
-        return np.linspace(0.0, horizon, int(n_intervals) + 1)
+        if n_intervals < 1 or n_intervals > MAX_INTERVALS:
+            raise ValueError(f"n_intervals must be a whole number in [1, {MAX_INTERVALS}]")
+        return _distinct(np.linspace(0.0, horizon, int(n_intervals) + 1))
     try:
         edges = np.asarray(time_grid, dtype=np.float64)
     except (TypeError, ValueError):
@@ -69,6 +73,19 @@ def time_grid_edges(max_time, time_grid=None, *, n_intervals=None, name="time_gr
         edges = np.r_[edges, horizon]
     if edges.size < 2:
         raise ValueError(f"{name} must define at least one interval before max_time")
+    if edges.size > MAX_INTERVALS + 1:
+        raise ValueError(f"{name} must define at most {MAX_INTERVALS} intervals")
+    return _distinct(edges)
+
+
+def _distinct(edges):
+    """Refuse edges that floating point merged (a horizon too small to split, e.g.
+    subnormal): every interval needs a positive width."""
+    if not (np.diff(edges) > 0).all():
+        raise ValueError(
+            "max_time is too small for the grid: its intervals have no width in floating "
+            "point (give max_time in a unit where it is a normal number, e.g. days)"
+        )
     return edges
 
 

@@ -241,9 +241,9 @@ class DPKaplanMeier(SurvivalCurveBase):
         else:
             band_from_draws(est, est[None, :], alpha)  # validates alpha
             lower, upper = est, est
-        t = np.atleast_1d(np.asarray(times, dtype=np.float64))
         band = np.column_stack([lower, upper])
-        return step_lookup(self.timeline_, band, t, interpolate=interpolate)
+        out = step_lookup(self.timeline_, band, times, interpolate=interpolate)
+        return out if out.ndim == 2 else out[None]  # one row per time, also for a scalar
 
     def plot(self, ax=None, *, alpha=0.05, label="DP Kaplan-Meier", **kwargs):
         """Draw the curve as a step function with its ``1 - alpha`` band.

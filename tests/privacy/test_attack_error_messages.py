@@ -34,6 +34,7 @@ from sklearn.base import is_classifier, is_regressor
 from skdp.discovery import all_estimators
 from skdp.metrics import dp_accuracy_score, dp_average_precision_score, dp_roc_auc_score
 from skdp.utils.schema import TabularEncoder, TabularSchema
+from tests.survival._targets import is_survival, survival_data
 
 ESTIMATORS = all_estimators()
 IDS = [name for name, _ in ESTIMATORS]
@@ -88,6 +89,8 @@ def _make(cls):
 
 
 def _good(est, n=40, seed=0):
+    if is_survival(est):  # a structured (event, time) target; no X for a curve
+        return survival_data(est, n, seed)
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, 2))
     if is_classifier(est):
@@ -144,6 +147,8 @@ def _bad_y(est, n=40):
 
 
 def _fit(est, X, y):
+    if X is None:  # a survival curve
+        return est.fit(y)
     return est.fit(X) if y is None else est.fit(X, y)
 
 

@@ -35,6 +35,7 @@ from skdp.discovery import all_estimators
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.metrics import dp_accuracy_score, dp_average_precision_score, dp_roc_auc_score
 from skdp.synthesis import DPHistogramSynthesizer
+from tests.survival._targets import is_survival, survival_data, survival_neighbour
 
 ESTIMATORS = all_estimators()
 
@@ -64,6 +65,8 @@ def _make(cls, **overrides):
 
 
 def _data(est, n=60, seed=0):
+    if is_survival(est):  # a structured (event, time) target; no X for a curve
+        return survival_data(est, n, seed)
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, 2))
     if is_classifier(est):
@@ -78,6 +81,8 @@ def _data(est, n=60, seed=0):
 
 def _neighbour(X, y):
     """Replace the last row: the data set a second CV fold or a neighbour would hold."""
+    if X is None or (y is not None and y.dtype.names):  # a survival target
+        return (None if X is None else -X), survival_neighbour(y)
     X2 = X.copy()
     X2[-1] = -X[-1]  # also changes binarised atoms (DPILPClassifier binarises at 0)
     y2 = None if y is None else y.copy()
@@ -87,6 +92,8 @@ def _neighbour(X, y):
 def _fit(est, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if X is None:  # a survival curve
+            return est.fit(y)
         return est.fit(X) if y is None else est.fit(X, y)
 
 
