@@ -97,7 +97,7 @@ def km_metrics(event, t, horizon, eps, seed, truth=None):
     start = time.perf_counter()
     km = DPKaplanMeier(epsilon=eps, max_time=horizon, random_state=seed).fit(y)
     fit_s = time.perf_counter() - start
-    e = km.timeline_
+    e = km.time_grid_
     ref_grid = ref.survival_function_at_times(e).to_numpy()
     every = np.r_[e, np.unique(tc)]
     ref_all = ref.survival_function_at_times(every).to_numpy()

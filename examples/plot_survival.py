@@ -48,7 +48,7 @@ for a, name in [(0, "control"), (1, "treatment")]:
     km.plot(ax=ax, label=f"{name}, DP (ε = 1)")
     exact = DPKaplanMeier(epsilon=math.inf, max_time=HORIZON, n_intervals=500)
     exact.fit(y[arm == a])
-    ax.step(exact.timeline_, exact.survival_function_, "k--", where="post", lw=0.8)
+    ax.step(exact.time_grid_, exact.survival_function_, "k--", where="post", lw=0.8)
 ax.plot([], [], "k--", lw=0.8, label="non-private")
 ax.set_xlabel("years")
 ax.set_title(f"DP log-rank test at ε = 1: p = {test.p_value:.3f}", fontsize=10)
@@ -66,7 +66,7 @@ for eps in (0.3, 1.0, 3.0):
             dp = DPKaplanMeier(epsilon=eps, max_time=HORIZON, n_bootstrap=0,
                                random_state=seed).fit(yy)  # fmt: skip
             ref = DPKaplanMeier(epsilon=math.inf, max_time=HORIZON,
-                                time_grid=dp.timeline_).fit(yy)  # fmt: skip
+                                time_grid=dp.time_grid_).fit(yy)  # fmt: skip
             err.append(np.abs(dp.survival_function_ - ref.survival_function_).max())
         errors.append(np.mean(err))
     ax2.plot(sizes, errors, "o-", label=f"ε = {eps:g}")

@@ -501,7 +501,7 @@ def _exercise_survival(est, X, y, name):
     model: ``fit(X, y)``, then risk scores and survival curves of ``X``'s rows."""
     if _is_curve(name):
         est.fit(y)
-        times = est.timeline_
+        times = est.time_grid_
         return est, [est.predict(times), est.predict_interval(times)]
     est.fit(X, y)
     outs = []

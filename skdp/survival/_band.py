@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
+from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._groups import patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection
@@ -66,6 +67,9 @@ def band_from_draws(estimate, draws, alpha):
 class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
     """Parameters, fit plumbing and privacy facts shared by the DP survival curves."""
 
+    # the grid edges are the resolved time_grid (one spelling with DPCoxPH, doc/glossary.rst)
+    timeline_ = RenamedAttribute("time_grid_")
+
     _parameter_constraints: dict = {
         "epsilon": DPEstimatorMixin._privacy_parameter_constraints["epsilon"],
         "max_time": [None, Interval(Real, 0, None, closed="neither")],
@@ -106,7 +110,7 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
             groups=groups,
             event_types=event_types,
         )
-        self.timeline_ = edges
+        self.time_grid_ = edges
         self.noise_scale_ = {"histogram": float(plan.noise_scale)}  # keyed like the breakdown
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group

@@ -92,7 +92,8 @@ class DPAalenJohansen(SurvivalCurveBase):
 
     Attributes
     ----------
-    timeline_ : ndarray of shape (m + 1,)
+    time_grid_ : ndarray of shape (m + 1,)
+        As in :class:`DPKaplanMeier`.
     cumulative_incidence_ : ndarray of shape (m + 1, n_event_types)
         The private ``F_c(e_j)`` of each event type, in the order of ``event_types``.
     survival_function_ : ndarray of shape (m + 1,)
@@ -216,7 +217,7 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         """
         check_is_fitted(self, "cumulative_incidence_")
         out = step_lookup(
-            self.timeline_, self.cumulative_incidence_, times, interpolate=interpolate
+            self.time_grid_, self.cumulative_incidence_, times, interpolate=interpolate
         )
         return out if out.ndim == 2 else out[None]  # one row per time, also for a scalar
 
@@ -233,7 +234,7 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         draws = self.bootstrap_incidence_ if self.bootstrap_incidence_.shape[0] else est[None]
         lower, upper = band_from_draws(est, draws, alpha)
         band = np.stack([lower, upper], axis=-1)
-        out = step_lookup(self.timeline_, band, times, interpolate=interpolate)
+        out = step_lookup(self.time_grid_, band, times, interpolate=interpolate)
         return out if out.ndim == 3 else out[None]  # one row per time, also for a scalar
 
     def plot(self, ax=None, *, alpha=0.05, **kwargs):
@@ -247,14 +248,14 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
 
         check_is_fitted(self, "cumulative_incidence_")
         ax = plt.gca() if ax is None else ax
-        band = self.predict_interval(self.timeline_, alpha=alpha)
+        band = self.predict_interval(self.time_grid_, alpha=alpha)
         for c, value in enumerate(self.event_types_):
             (line,) = ax.step(
-                self.timeline_, self.cumulative_incidence_[:, c], where="post",
+                self.time_grid_, self.cumulative_incidence_[:, c], where="post",
                 label=f"event type {value}", **kwargs,
             )  # fmt: skip
             ax.fill_between(
-                self.timeline_, band[:, c, 0], band[:, c, 1], step="post", alpha=0.25,
+                self.time_grid_, band[:, c, 0], band[:, c, 1], step="post", alpha=0.25,
                 color=line.get_color(), linewidth=0,
             )  # fmt: skip
         ax.set_xlabel("time")

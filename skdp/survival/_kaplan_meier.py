@@ -46,8 +46,9 @@ class DPKaplanMeier(SurvivalCurveBase):
 
     Attributes
     ----------
-    timeline_ : ndarray of shape (m + 1,)
-        The grid edges ``0 = e_0 < ... < e_m = max_time``.
+    time_grid_ : ndarray of shape (m + 1,)
+        The grid edges ``0 = e_0 < ... < e_m = max_time`` (the resolved ``time_grid``;
+        ``timeline_`` is a deprecated name of it, removed in 0.2).
     survival_function_ : ndarray of shape (m + 1,)
         The private ``S(e_j)``, non-increasing, ``S(0) = 1``.
     cumulative_hazard_ : ndarray of shape (m + 1,)
@@ -188,7 +189,7 @@ class DPKaplanMeier(SurvivalCurveBase):
         self.cumulative_hazard_ = hazard[:, 0]
         self.survival_function_ = survival
         below = np.flatnonzero(survival <= 0.5)
-        self.median_survival_time_ = float(self.timeline_[below[0]]) if below.size else np.inf
+        self.median_survival_time_ = float(self.time_grid_[below[0]]) if below.size else np.inf
         draws = self._n_draws()
         boot = np.empty((draws, survival.size))
         if draws:
@@ -215,13 +216,13 @@ class DPKaplanMeier(SurvivalCurveBase):
         float or ndarray of shape (n_times,)
         """
         check_is_fitted(self, "survival_function_")
-        return step_lookup(self.timeline_, self.survival_function_, times, interpolate=interpolate)
+        return step_lookup(self.time_grid_, self.survival_function_, times, interpolate=interpolate)
 
     def predict_cumulative_hazard(self, times, *, interpolate=False):
         """The private Nelson--Aalen cumulative hazard ``H(t)`` at ``times`` (a step
         function; ``interpolate=True``: linear between the grid edges)."""
         check_is_fitted(self, "cumulative_hazard_")
-        return step_lookup(self.timeline_, self.cumulative_hazard_, times, interpolate=interpolate)
+        return step_lookup(self.time_grid_, self.cumulative_hazard_, times, interpolate=interpolate)
 
     def predict_interval(self, times, alpha=0.05, *, interpolate=False):
         """Pointwise ``1 - alpha`` confidence interval of ``S(t)``, noise included
@@ -242,7 +243,7 @@ class DPKaplanMeier(SurvivalCurveBase):
             band_from_draws(est, est[None, :], alpha)  # validates alpha
             lower, upper = est, est
         band = np.column_stack([lower, upper])
-        out = step_lookup(self.timeline_, band, times, interpolate=interpolate)
+        out = step_lookup(self.time_grid_, band, times, interpolate=interpolate)
         return out if out.ndim == 2 else out[None]  # one row per time, also for a scalar
 
     def plot(self, ax=None, *, alpha=0.05, label="DP Kaplan-Meier", **kwargs):
@@ -266,11 +267,11 @@ class DPKaplanMeier(SurvivalCurveBase):
         check_is_fitted(self, "survival_function_")
         ax = plt.gca() if ax is None else ax
         (line,) = ax.step(
-            self.timeline_, self.survival_function_, where="post", label=label, **kwargs
+            self.time_grid_, self.survival_function_, where="post", label=label, **kwargs
         )
-        band = self.predict_interval(self.timeline_, alpha=alpha)
+        band = self.predict_interval(self.time_grid_, alpha=alpha)
         ax.fill_between(
-            self.timeline_, band[:, 0], band[:, 1], step="post", alpha=0.25,
+            self.time_grid_, band[:, 0], band[:, 1], step="post", alpha=0.25,
             color=line.get_color(), linewidth=0,
         )  # fmt: skip
         ax.set_xlabel("time")

@@ -44,7 +44,7 @@ def test_target():
 def test_fit_facts_and_accuracy():
     y = _data()
     aj = DPAalenJohansen(epsilon=1.0, max_time=30.0, random_state=0).fit(y)
-    m = aj.timeline_.size
+    m = aj.time_grid_.size
     assert aj.cumulative_incidence_.shape == (m, 2)
     assert aj.bootstrap_incidence_.shape == (200, m, 2)
     assert (np.diff(aj.cumulative_incidence_, axis=0) >= -1e-12).all()
@@ -144,7 +144,7 @@ def test_band_covers_the_true_incidence():
     for r in range(30):
         aj = DPAalenJohansen(epsilon=1.0, max_time=30.0, random_state=r)
         aj.fit(_data(2000, seed=300 + r))
-        e = aj.timeline_[1:]
+        e = aj.time_grid_[1:]
         band = aj.predict_interval(e)
         truth = _truth(e)
         covered.append(np.mean((band[..., 0] <= truth) & (truth <= band[..., 1])))

@@ -196,3 +196,18 @@ def test_cox_dp_pipeline_with_groups_is_per_patient():
     assert pipe.privacy_unit_ == "group"
     assert pipe[-1].privacy_unit_ == "group" and pipe[-1].max_rows_per_group_ == 2
     assert pipe.epsilon_spent_ == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("name", sorted(CURVES))
+def test_curve_grid_is_time_grid_and_timeline_is_deprecated(name):
+    """One spelling of the grid edges across skdp.survival: ``time_grid_`` (the resolved
+    ``time_grid``, as DPCoxPH); the old ``timeline_`` reads it with a FutureWarning."""
+    est, y, _ = _curve(name)
+    with pytest.raises(AttributeError):
+        _ = est.timeline_
+    est.fit(y)
+    assert "timeline_" not in vars(est)
+    with pytest.warns(FutureWarning, match="time_grid_"):
+        old = est.timeline_
+    np.testing.assert_array_equal(old, est.time_grid_)
+    np.testing.assert_array_equal(est.time_grid_, np.linspace(0.0, 10.0, est.time_grid_.size))

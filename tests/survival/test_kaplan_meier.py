@@ -36,7 +36,7 @@ def reference_km(event, time, at):
 def test_fit_facts_and_shapes():
     y = _data()
     km = DPKaplanMeier(epsilon=1.0, max_time=20.0, n_intervals=40, random_state=0).fit(y)
-    assert km.timeline_.shape == (41,) and km.survival_function_.shape == (41,)
+    assert km.time_grid_.shape == (41,) and km.survival_function_.shape == (41,)
     assert km.survival_function_[0] == 1.0
     assert (np.diff(km.survival_function_) <= 0).all()
     assert (np.diff(km.cumulative_hazard_) >= 0).all()
@@ -58,8 +58,8 @@ def test_fit_facts_and_shapes():
 def test_step_function_and_default_grid():
     y = _data(500)
     km = DPKaplanMeier(epsilon=2.0, max_time=20.0, random_state=1).fit(y)
-    assert km.timeline_.size == default_n_intervals(2.0) + 1
-    e = km.timeline_
+    assert km.time_grid_.size == default_n_intervals(2.0) + 1
+    e = km.time_grid_
     mid = (e[3] + e[4]) / 2
     assert km.predict(mid) == km.survival_function_[3] == km.predict(e[3])
     assert default_n_intervals(1.0) == 40 and default_n_intervals(0.01) == 10
@@ -200,7 +200,7 @@ def test_band_covers_the_true_curve(epsilon, n):
     for r in range(40):
         y = _data(n, seed=100 + r)
         km = DPKaplanMeier(epsilon=epsilon, max_time=20.0, random_state=r).fit(y)
-        e = km.timeline_[1:]
+        e = km.time_grid_[1:]
         truth = np.exp(-((e / 10.0) ** 1.5))
         band = km.predict_interval(e)
         covered.append(np.mean((band[:, 0] <= truth) & (truth <= band[:, 1])))
@@ -226,7 +226,7 @@ def test_dask_input_is_counted_on_the_workers():
 
 def test_interpolate_is_linear_between_edges():
     km = DPKaplanMeier(epsilon=math.inf, max_time=20.0, n_intervals=10).fit(_data(800))
-    e, s = km.timeline_, km.survival_function_
+    e, s = km.time_grid_, km.survival_function_
     mid = (e[2] + e[3]) / 2
     assert km.predict(mid, interpolate=True) == pytest.approx((s[2] + s[3]) / 2)
     np.testing.assert_allclose(km.predict(e, interpolate=True), s)
