@@ -2,18 +2,17 @@
 privacy noise (:doc:`/inference`): post-processing of the released statistics only.
 
 The private fit releases a noisy Hessian ``H~`` (at the start, ``beta = 0``) and ``K``
-noisy clipped gradients ``g~_k = G(theta_k) + e_k`` at the points ``theta_k`` of its
-damped chord-Newton path, all stored in ``released_statistics_``; the path itself is
-post-processing of them. Near the optimum the expected clipped gradient is linear,
-``G(theta) = u - H* (theta - theta*)`` (``u``: the sampling error of the gradient sum,
-covariance ``V``; ``H*``: its Jacobian), so *whatever the path*,
+noisy clipped gradients ``g~_k = G(theta_k) + e_k`` along its damped chord-Newton path
+``theta_(k+1) = theta_k + S g~_k`` (``S = step_size H~^-1``, eigenvalues floored), all
+stored in ``released_statistics_``; the path itself is post-processing of them. Where
+the expected clipped gradient is linear, ``G(theta) = u - H* (theta - theta*)`` (``u``:
+the sampling error of the gradient sum), with ``A = I - S H*``,
 
-``theta* = mean_k(theta_k) + H*^-1 mean_k(g~_k) - H*^-1 (u + mean_k(e_k))``:
+``theta_K - theta* = A^K (theta_0 - theta*) + (I - A^K) H*^-1 u + sum_k A^(K-1-k) S e_k``:
 
-a one-step estimate from the average point of the path and the average released
-gradient, with covariance ``H*^-1 V H*^-1 + (sigma_g^2 / K) H*^-2``. It undoes the
-shrinkage of a path that has not converged (a floored Hessian gives short steps at a
-small ``n epsilon``), and it uses every released gradient, not only the last steps.
+the remaining shrinkage of a path that has not converged, the sampling error and the
+gradient noise propagated through the steps. :func:`private_interval` evaluates its
+covariance and corrects the first term, with ``H*`` estimated from the releases.
 """
 
 from __future__ import annotations
@@ -202,8 +201,8 @@ class CoxInferenceMixin:
         Post-processing only: it reads the fitted model (the noisy statistics the fit
         released, ``released_statistics_``, the noise scales and the public bounds and
         grid), never the data; it spends no budget (``epsilon_spent_`` is unchanged)
-        and works on an unpickled model with the data gone. Analytic: under a second
-        fast on 10,000 patients.
+        and works on an unpickled model with the data gone. Analytic: milliseconds,
+        whatever the number of patients.
 
         Parameters
         ----------
@@ -218,39 +217,46 @@ class CoxInferenceMixin:
 
         Notes
         -----
-        **Finite epsilon.** The fit's path ``theta_0, ..., theta_K`` (``theta = (alpha,
-        beta)``, features centred at the released mean) is recomputed from the
-        releases: the noisy baseline gives ``theta_0``, the noisy Hessian ``H~`` (its
-        eigenvalues floored) the steps, the ``K`` noisy clipped gradients ``g~_k``
-        their directions. Where the expected clipped gradient is linear, ``G(theta) =
-        u - H* (theta - theta*)``, the identity ``theta* = mean(theta_k) + H*^-1
-        mean(g~_k) - H*^-1 (u + mean(e_k))`` holds along any path, so the interval is
-        centred at the one-step estimate ``mean(theta_k) + H*^-1 mean(g~_k)`` (which
-        undoes the shrinkage of a path that has not converged) with covariance
-        ``H*^-1 + (sigma_g^2 / K) H*^-2`` (the information identity ``V = H*`` for the
-        sampling part; the Gaussian gradient noise of standard deviation
-        ``sigma_g``, averaged over the ``K`` releases, for the privacy part) and
-        normal quantiles; the p-value is the two-sided normal one of that centre over
-        its standard error. ``H*`` is estimated from the releases only: the events
-        per interval (inverse-variance mean of the noisy baseline and the noisy
-        Hessian's diagonal) and the noisy Hessian's blocks, profiled over the
-        baseline with the expected square of the cross block's noise removed, its
-        eigenvalues debiased for the noise's spread (the smallest fall, the largest
-        rise) and floored at one noise standard deviation.
+        **Finite epsilon: the Newton path, linearised.** The fit's path ``theta_0,
+        ..., theta_K`` (``theta = (alpha, beta)``, features centred at the released
+        mean) is recomputed from the releases: the noisy baseline gives ``theta_0``,
+        the noisy Hessian (eigenvalues floored, as in the fit) the step matrix ``S``,
+        the ``K`` noisy clipped gradients the steps. Where the expected clipped
+        gradient is linear, ``G(theta) = u - H* (theta - theta*)``, and with ``A = I
+        - S H*``, ``theta_K - theta* = A^K (theta_0 - theta*) + (I - A^K) H*^-1 u +
+        sum_k A^(K-1-k) S e_k``. The covariance of ``theta_K`` is therefore ``(I -
+        A^K) H*^-1 (I - A^K)^T`` (sampling, with the information identity ``Var u =
+        H*``) plus ``sigma_g^2 sum_m A^m S S^T A^mT`` (the Gaussian gradient noise of
+        standard deviation ``sigma_g``, ``noise_scale_["gradient"]``) plus the noisy
+        start propagated through ``A^K``; the centre is ``theta_K`` minus the
+        remaining shrinkage ``-(I + A^K)^-1 A^K (theta_K - theta_0)`` (first order
+        in ``A^K``: the exact inverse ``(I - A^K)^-1`` over-corrects whenever the
+        estimated information is too small), with normal quantiles; the p-value is
+        the two-sided normal one of that centre over its standard error. ``H*`` is
+        estimated from the releases only: the events per interval (inverse-variance
+        mean of the noisy baseline and the noisy Hessian's diagonal) and the noisy
+        Hessian's ``beta`` block, its eigenvalues debiased for the noise's spread
+        (the smallest fall, the largest rise) and floored at one noise standard
+        deviation; the cross block is left out (the features are centred, and
+        profiling it out added more noise than it removed).
 
-        Assumptions: patients independent; the likelihood locally quadratic between
-        the path and the optimum; the Hessian at ``beta = 0`` close to the one at the
-        estimate (moderate hazard ratios). The per-patient clipping of the gradients
-        targets the root of the clipped gradient sum; with the default
-        ``max_grad_norm`` few patients are clipped at moderate hazard ratios (see the
-        coverage measured in :doc:`/inference`), but a clipping that bites on many
-        patients biases the centre and is not corrected. The uncertainty of the
-        estimated ``H*`` itself is not propagated.
+        Assumptions: patients independent; the likelihood locally quadratic along
+        the path; the Hessian at ``beta = 0`` close to the one at the optimum
+        (moderate hazard ratios). **Clipping:** the fit solves the *clipped*
+        gradient equation, whose root differs from the maximum-likelihood estimate
+        where the clipping bites; the interval is built around that root and does
+        not correct the difference, which at the default ``max_grad_norm`` is small
+        next to the standard error (the bias column of
+        ``benchmarks/intervals_cox.py``); a much smaller ``max_grad_norm`` biases
+        the interval. The uncertainty of the estimated ``H*`` is not propagated:
+        where ``n epsilon`` is small (a few hundred events at ``epsilon <= 1``) the
+        path is strongly shrunk, ``H*`` is barely identified from one noisy Hessian,
+        and the interval under-covers (measured in :doc:`/inference`).
 
         **epsilon=inf.** The Wald interval ``coef_ -+ z sqrt(diag(H^-1))`` of the exact
         piecewise-exponential fit, ``H`` its observed information at the estimate
-        (the piecewise-exponential counterpart of lifelines' ``CoxPHFitter``
-        interval).
+        (equal to a Poisson-GLM fit of the same model, and within a fraction of a
+        percent of lifelines' ``CoxPHFitter`` interval on a fine grid).
 
         References
         ----------
@@ -258,7 +264,8 @@ class CoxInferenceMixin:
         models." Biometrics 36, 1980.
 
         C. Ferrando, S. Wang, D. Sheldon. "Parametric bootstrap for differentially
-        private confidence intervals." AISTATS 2022.
+        private confidence intervals." AISTATS 2022 (the noise-aware target; here the
+        mechanism's linearisation replaces the simulation).
 
         Examples
         --------

@@ -1,0 +1,186 @@
+"""DPCoxPH.conf_int / summary: noise-aware intervals by post-processing."""
+
+from __future__ import annotations
+
+import pickle
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.exceptions import NotFittedError
+
+from skdp.survival import DPCoxPH, make_survival_target
+from skdp.survival._cox_fit import centre_sum, gradient_sum, hessian_sum, pe_data
+
+BETA = np.array([0.5, 0.0])
+
+
+def _data(n=3000, seed=0, beta=BETA):
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.standard_normal((n, beta.size)), -3, 3)
+    t = rng.exponential(1.0 / (0.1 * np.exp(X @ beta)))
+    c = rng.uniform(0, 15, n)
+    event = (t <= c) & (t <= 10)
+    return X, make_survival_target(event, np.minimum(np.minimum(t, c), 10.0))
+
+
+def _cox(**kw):
+    params = {"bounds_X": (-3, 3), "max_time": 10.0, "random_state": 0}
+    return DPCoxPH(**{**params, **kw})
+
+
+def test_shape_labels_and_summary_columns():
+    X, y = _data(1500)
+    frame = pd.DataFrame(X, columns=["age", "dose"])
+    cox = _cox(epsilon=1.0).fit(frame, y)
+    ci = cox.conf_int()
+    assert ci.shape == (2, 2) and np.all(ci[:, 0] < ci[:, 1])
+    table = cox.summary(alpha=0.1)
+    assert list(table.index) == ["age", "dose"]
+    assert list(table.columns) == ["coef", "std err", "[0.05", "0.95]", "P>|z|"]
+    np.testing.assert_array_equal(table["coef"].to_numpy(), cox.coef_)
+    np.testing.assert_allclose(table.iloc[:, 2:4].to_numpy(), cox.conf_int(alpha=0.1))
+    assert ((table["P>|z|"] >= 0) & (table["P>|z|"] <= 1)).all()
+    assert list(_cox().fit(X, y).summary().index) == ["x0", "x1"]
+    # a narrower level gives a narrower interval
+    assert np.all(np.diff(cox.conf_int(0.2), axis=1) < np.diff(ci, axis=1))
+
+
+def test_pickle_round_trip_with_the_data_gone_and_budget_unchanged():
+    X, y = _data(1500)
+    cox = _cox(epsilon=1.0).fit(X, y)
+    spent, breakdown = cox.epsilon_spent_, dict(cox.privacy_breakdown_)
+    before = cox.conf_int()
+    del X, y
+    back = pickle.loads(pickle.dumps(cox))
+    np.testing.assert_array_equal(back.conf_int(), before)
+    back.summary()
+    assert cox.epsilon_spent_ == spent == back.epsilon_spent_
+    assert cox.privacy_breakdown_ == breakdown
+
+
+def test_released_statistics_are_noisy_and_rebuild_the_fit():
+    """Everything stored is a release (noisy), never the clipped sum itself, and the
+    Newton path recomputed from the releases ends at coef_."""
+    from skdp.survival._cox_inference import _half, _path
+
+    X, y = _data(1500)
+    cox = _cox(epsilon=1.0).fit(X, y)
+    rel = cox.released_statistics_
+    assert set(rel) == {"centre", "baseline", "hessian", "gradients"}
+    assert rel["gradients"].shape == (cox.n_iter, cox.time_grid_.size - 1 + 2)
+    Z = np.clip(X, -3, 3) / 3.0
+    data = pe_data(Z, y["event"], y["time"], cox.time_grid_)
+    exact_centre = centre_sum(data, np.sqrt(3.0))
+    assert not np.allclose(rel["centre"], exact_centre, rtol=0.01)
+    path, J = _path(cox, rel)
+    np.testing.assert_allclose(path[-1][J:] / _half(cox), cox.coef_, rtol=1e-10, atol=1e-12)
+    # neither the exact Hessian nor an exact gradient at the start is stored
+    alpha0 = path[0][:J]
+    m = np.clip(rel["centre"][1:] / rel["centre"][0], -1, 1)
+    centred = pe_data(Z - m, y["event"], y["time"], cox.time_grid_)
+    H = hessian_sum(centred, alpha0, np.zeros(2), cox.hessian_clip)
+    assert np.max(np.abs(rel["hessian"] - H)) > 0.1 * cox.noise_scale_["hessian"]
+    g = gradient_sum(centred, alpha0, np.zeros(2), cox.max_grad_norm)
+    assert np.max(np.abs(rel["gradients"][0] - g)) > 0.1 * cox.noise_scale_["gradient"]
+
+
+def _wald_reference(X, y, edges):
+    """Wald intervals of the piecewise-exponential maximum likelihood by Newton in
+    numpy on the person-interval Poisson form (an independent implementation)."""
+    time_, event = y["time"], y["event"]
+    J = edges.size - 1
+    expo = np.clip(np.minimum(time_[:, None], edges[1:]) - edges[:-1], 0.0, None)
+    last = np.clip(np.searchsorted(edges, time_, side="left") - 1, 0, J - 1)
+    dev = np.zeros_like(expo)
+    dev[np.arange(time_.size), last] = event
+    rows, cols = np.nonzero(expo > 0)
+    D = np.hstack([np.eye(J)[cols], X[rows]])
+    off, yy = np.log(expo[rows, cols]), dev[rows, cols]
+    w = np.zeros(D.shape[1])
+    w[:J] = np.log(max(yy.sum(), 1.0) / np.exp(off).sum())
+    for _ in range(50):
+        mu = np.exp(D @ w + off)
+        info = D.T @ (D * mu[:, None])
+        w = w + np.linalg.solve(info, D.T @ (yy - mu))
+    mu = np.exp(D @ w + off)
+    se = np.sqrt(np.diag(np.linalg.inv(D.T @ (D * mu[:, None])))[J:])
+    z = stats.norm.ppf(0.975)
+    return np.column_stack([w[J:] - z * se, w[J:] + z * se])
+
+
+def test_epsilon_inf_matches_a_numpy_wald_reference():
+    X, y = _data(2000, seed=3)
+    cox = _cox(epsilon=np.inf).fit(X, y)
+    ref = _wald_reference(X, y, cox.time_grid_)
+    np.testing.assert_allclose(cox.conf_int(), ref, rtol=1e-6, atol=1e-8)
+    table = cox.summary()
+    assert table.loc["x0", "P>|z|"] < 1e-6
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.1, 1.5, np.nan])
+def test_bad_alpha_is_refused_naming_it(alpha):
+    X, y = _data(600)
+    cox = _cox(epsilon=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="alpha"):
+        cox.conf_int(alpha=alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        cox.summary(alpha=alpha)
+
+
+@pytest.mark.parametrize("alpha", ["0.05", True, None])
+def test_alpha_of_the_wrong_type_is_refused_naming_it(alpha):
+    X, y = _data(600)
+    cox = _cox(epsilon=1.0).fit(X, y)
+    with pytest.raises(TypeError, match="alpha"):
+        cox.conf_int(alpha=alpha)
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        _cox().conf_int()
+    with pytest.raises(NotFittedError):
+        _cox().summary()
+
+
+def test_patient_level_fit_has_intervals():
+    X, y = _data(2000, seed=4)
+    groups = np.arange(2000) // 2
+    cox = _cox(epsilon=3.0, max_rows_per_group=2).fit(X, y, groups=groups)
+    ci = cox.conf_int()
+    assert np.all(np.isfinite(ci)) and np.all(ci[:, 0] < ci[:, 1])
+
+
+def _coverage(n, eps, reps, seed0=0):
+    hits, nulls = [], []
+    for r in range(reps):
+        X, y = _data(n, seed=seed0 + 100 + r)
+        cox = _cox(epsilon=eps, random_state=seed0 + r).fit(X, y)
+        ci = cox.conf_int()
+        hits.append((ci[:, 0] <= BETA) & (BETA <= ci[:, 1]))
+        nulls.append(cox.summary()["P>|z|"].iloc[1])
+    return np.mean(hits, axis=0), np.array(nulls)
+
+
+def test_coverage_sanity_small():
+    """A fast check on 25 simulated cohorts (n = 3,000, epsilon = 3): the nominal 95 %
+    intervals cover the true log hazard ratios at least 80 % of the time (the
+    benchmark measures 0.93 at n = 2,000 on 200 repetitions)."""
+    cover, _ = _coverage(3000, 3.0, 25)
+    assert np.all(cover >= 0.8), cover
+
+
+@pytest.mark.slow
+def test_coverage_and_calibration_heavy():
+    """150 cohorts at n = 10,000, epsilon = 1: coverage >= 0.9 for each coefficient and
+    the p-values of the null coefficient not far from uniform; conf_int under 10 s."""
+    cover, nulls = _coverage(10_000, 1.0, 150, seed0=7)
+    assert np.all(cover >= 0.9), cover
+    assert stats.kstest(nulls, "uniform").pvalue > 0.001
+    X, y = _data(10_000, seed=1)
+    cox = _cox(epsilon=1.0).fit(X, y)
+    t0 = time.perf_counter()
+    cox.conf_int()
+    assert time.perf_counter() - t0 < 10.0
