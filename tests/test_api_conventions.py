@@ -471,11 +471,16 @@ def _public_function_calls():
         make_dp_scorer,
     )
     from skdp.model_selection import dp_cross_validate
+    from skdp.survival import dp_logrank_test, make_survival_target
 
     y = np.array([0, 1] * 20)
     s = np.linspace(0.0, 1.0, 40)
     X = np.linspace(-1.0, 1.0, 80).reshape(40, 2)
+    surv = make_survival_target(np.arange(40) % 3 != 0, np.linspace(0.5, 9.5, 40))
     return {
+        "dp_logrank_test": lambda rs: dp_logrank_test(
+            surv, y, epsilon=1.0, max_time=10.0, n_simulations=19, random_state=rs
+        ),
         "dp_roc_auc_score": lambda rs: dp_roc_auc_score(y, s, epsilon=1.0, random_state=rs),
         "dp_average_precision_score": lambda rs: dp_average_precision_score(
             y, s, epsilon=1.0, random_state=rs

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from skdp.base import _shared_constraints
 from skdp.survival._histogram import (
     HistogramPlan,
     at_risk,
@@ -20,6 +21,7 @@ from skdp.survival._release import check_no_dask_groups, grid_of, read_target, r
 from skdp.utils._groups import check_max_rows_per_group, patient_codes
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import is_dask_collection
+from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_privacy_params
 
 __all__ = ["DPLogrankResult", "dp_logrank_test"]
@@ -113,6 +115,7 @@ def logrank_statistic(counts, noise_variance):
     return np.maximum(stat, 0.0), observed, expected
 
 
+@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_logrank_test(
     y,
     labels,
