@@ -44,6 +44,9 @@ UNIFORM_SHARE = 0.05
 U_MARGIN = 1e-3
 #: Smallest eigenvalue kept in the released correlation matrix.
 EIGEN_FLOOR = 0.02
+#: ``|g|`` is held at most this far out (a value far outside the bounds, even infinite,
+#: gets a finite, very small density instead of a NaN).
+G_MAX = 1e4
 _RANGE = (-2.0, 2.0)
 
 
@@ -171,8 +174,9 @@ class MarginalGaussianiser(Transform):
 
     def forward(self, x):
         g, log_dg, xc = self._core(x)
-        g = g + (x - xc) * torch.exp(log_dg)  # linear continuation outside the grid
-        out = self.mask * g + (1.0 - self.mask) * x
+        # linear continuation outside the grid, held finite (a density of about 0 far out)
+        g = (g + (x - xc) * torch.exp(log_dg)).clamp(-G_MAX, G_MAX)
+        out = torch.where(self.mask > 0, g, x)
         return out, (self.mask * log_dg).sum(-1)
 
     def inverse_and_ladj(self, z):
@@ -194,7 +198,7 @@ class MarginalGaussianiser(Transform):
         g, log_dg, _ = self._core(x)
         beyond = torch.where(z.abs() > -gmin, (z - g) / torch.exp(log_dg), torch.zeros_like(z))
         x = x + beyond
-        out = self.mask * x + (1.0 - self.mask) * z
+        out = torch.where(self.mask > 0, x, z)
         return out, -(self.mask * log_dg).sum(-1)
 
 
@@ -221,6 +225,8 @@ def copula_layers(Z, numeric, plan, rng, dequantise=None):
     """``[MarginalGaussianiser, FixedLinear]`` released from the encoded rows ``Z`` (numpy)
     under ``plan`` (its ``n_bins``, ``clip_norm`` and the two noise SDs, sensitivity
     included); ``dequantise``: a per-record numpy map applied first (its own noise)."""
+    if not np.any(numeric):  # nothing to Gaussianise or whiten: no layer, no spend
+        return []
     Zd = Z if dequantise is None else dequantise(Z)
     probs = noisy_marginal_probs(Zd, numeric, plan.n_bins, plan.sigma_marginals, rng)
     marg = MarginalGaussianiser(probs, numeric)

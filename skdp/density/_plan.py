@@ -21,6 +21,10 @@ __all__ = ["BASE_SHARE", "FlowDensityPlan"]
 
 #: Share of ``epsilon - eps_bounds`` spent on the copula base when DP-SGD follows it.
 BASE_SHARE = 0.3
+#: The copula base's noise is calibrated at ``min(share, CALIBRATION_CAP)``: the analytic
+#: calibration overflows far beyond it, and more noise than the share needs keeps the
+#: share an upper bound of the spend.
+CALIBRATION_CAP = 100.0
 
 
 @dataclass(frozen=True)
@@ -212,12 +216,14 @@ def _copula_shares(base, n_numeric, n, epsilon, delta, trainable, k):
     out["eps_correlation"] = eps_base - out["eps_marginals"]
     out["delta_base"] = delta_base
     out["sigma_marginals"] = gaussian_sigma(
-        sensitivity=k * math.sqrt(n_numeric), epsilon=out["eps_marginals"], delta=delta_base / parts
+        sensitivity=k * math.sqrt(n_numeric),
+        epsilon=min(out["eps_marginals"], CALIBRATION_CAP),
+        delta=delta_base / parts,
     )
     if parts == 2:
         out["sigma_correlation"] = gaussian_sigma(
             sensitivity=k * out["clip_norm"] ** 2,
-            epsilon=out["eps_correlation"],
+            epsilon=min(out["eps_correlation"], CALIBRATION_CAP),
             delta=delta_base / 2,
         )
     return out

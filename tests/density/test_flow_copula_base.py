@@ -236,3 +236,16 @@ def test_copula_privacy_facts_come_from_the_plan_alone(bounds):
     assert sum(plan.breakdown().values()) == est.epsilon_spent_ <= 3.0
     assert (plan.delta_spent, plan.noise_multiplier) == (est.delta_spent_, est.noise_multiplier_)
     assert est.history_["epsilon"][-1] == plan.eps_dpsgd
+
+
+def test_edge_inputs_no_numeric_column_a_huge_epsilon_and_a_huge_query():
+    X = np.random.default_rng(7).normal(size=(300, 2))
+    kw = dict(n_layers=0, bounds=(-4.0, 4.0), device="cpu", random_state=0)
+    est = DPFlowDensity(epsilon=1e300, **kw).fit(X)  # calibration capped: no overflow
+    assert est.epsilon_spent_ <= 1e300
+    out = est.score_samples(np.array([[1e308, -1e308], [1e300, 0.0]]))
+    assert not np.isnan(out).any() and np.all(out < -1e3)
+    # binary columns only: no numeric coordinate, no copula layer and no spend on it
+    B = DPFlowDensity(epsilon=1.0, n_layers=1, hidden_size=4, n_iter=3, batch_size=16,
+                      device="cpu", random_state=0).fit(X > 0)  # fmt: skip
+    assert B.privacy_breakdown_["marginals"] == B.privacy_breakdown_["correlation"] == 0.0
