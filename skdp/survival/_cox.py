@@ -101,6 +101,11 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         The Gaussian standard deviation of each part's sum (the gradient's per step).
     n_iter_ : int
         The released Newton steps (0 for the exact fit at ``epsilon = inf``).
+    released_statistics_ : dict
+        What :meth:`conf_int` reads, in the scaled units of the fit: the noisy
+        ``centre``, ``baseline``, ``hessian`` and ``gradients`` (one row per step)
+        exactly as released (never an un-noised sum); at ``epsilon = inf`` only the
+        exact ``hessian`` at the estimate (nothing is private there).
     loss_curve_ : ndarray of shape (0,)
         Empty: the likelihood of the private rows is an un-noised statistic of them
         and is not kept (:doc:`/glossary`); the exact fit runs no released steps.
@@ -157,6 +162,10 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
     lifelines' Cox fit, within 0.03 at ``epsilon = 0.3``; on a few hundred patients
     the loss is several points (benchmarks/survival_cox.py). Fewer intervals
     (``n_intervals=5``) help small cohorts (less noise on the baseline).
+
+    **Inference.** :meth:`conf_int` and :meth:`summary` give intervals and p-values
+    of ``coef_`` that include the noise, by post-processing of
+    ``released_statistics_`` and the noise scales (:doc:`/inference`).
 
     **Evaluation.** ``score`` is Harrell's concordance on the rows given: a
     non-private evaluation, as scikit-learn's ``score``. ``DPGridSearchCV`` needs a

@@ -61,7 +61,7 @@ def test_pickle_round_trip_with_the_data_gone_and_budget_unchanged():
     assert cox.privacy_breakdown_ == breakdown
 
 
-def test_released_statistics_are_noisy_and_rebuild_the_fit():
+def test__released_statisticsare_noisy_and_rebuild_the_fit():
     """Everything stored is a release (noisy), never the clipped sum itself, and the
     Newton path recomputed from the releases ends at coef_."""
     from skdp.survival._cox_inference import _half, _path
