@@ -864,6 +864,67 @@ def _acgan_cases():
         )
 
 
+def _logrank_cases():
+    """dp_logrank_test: bad targets (as for the survival curves), bad arm labels and bad
+    parameters; a p-value outside [0, 1] is the silent wrong answer."""
+    if "DPKaplanMeier" not in ESTIMATORS:
+        return
+    from skdp.survival import dp_logrank_test
+
+    n = 24
+    _, y = _good("DPKaplanMeier", n)
+    labels = np.arange(n) % 2
+
+    def run(y=y, labels=labels, **kw):
+        kw = {"epsilon": 1.0, "max_time": 10.0, "n_simulations": 19, "random_state": 0} | kw
+        res = dp_logrank_test(y, labels, **kw)
+        return np.array([res.statistic, res.p_value]), res.observed, res.expected
+
+    def p_value_ok(out):
+        p = out[0][1]
+        return "" if 0.0 <= p <= 1.0 else f"p-value outside [0, 1]: {p}"
+
+    _add("dp_logrank_test", "control", run, p_value_ok)
+    for case, yb in _bad_survival_y("DPKaplanMeier", n).items():
+        if case not in ("y_short", "y_long"):
+            _add("dp_logrank_test", case, lambda yb=yb: run(y=yb), _finite_outs_logrank(case))
+    nan = labels.astype(float)
+    nan[3] = np.nan
+    strings = labels.astype(object)
+    strings[3] = SENTINEL_TEXT + "x"
+    for case, lb in {
+        "labels_none": None,
+        "labels_nan": nan,
+        "labels_sentinel_string": strings,
+        "labels_one_arm": np.zeros(n, int),
+        "labels_undeclared_arm": np.full(n, 7),
+        "labels_short": labels[:-3],
+        "labels_2d": np.c_[labels, labels],
+        "labels_datetime": np.array(["2020-01-01"] * n, dtype="datetime64[D]"),
+    }.items():
+        _add("dp_logrank_test", case, lambda lb=lb: run(labels=lb), p_value_ok)
+    params = {
+        "epsilon": [0, -1.0, float("nan"), "1", None, 1e-300, 1e300],
+        "max_time": [0, -1.0, float("nan"), float("inf"), None, 5e-324],
+        "n_simulations": [0, -1, 1.5, 10**12],
+        "n_intervals": [0, -1, 1.5, 10**12],
+        "arms": [(), (0,), (0, 0), "ab", None],
+        "time_grid": [[], [3.0, 2.0], [float("nan")]],
+        "random_state": [-1, "seed", 1.5],
+    }
+    for pname, values in params.items():
+        for i, v in enumerate(values):
+            _add(
+                "dp_logrank_test", f"{pname}={v!r}#{i}", lambda kw={pname: v}: run(**kw), p_value_ok
+            )
+
+
+def _finite_outs_logrank(case):
+    if case in SURVIVAL_REFUSED:
+        return _refused
+    return lambda out: "" if 0.0 <= out[0][1] <= 1.0 else "p-value outside [0, 1]"
+
+
 def _metric_cases():
     from skdp.metrics import (
         cv_privacy_spend,
@@ -1609,6 +1670,7 @@ _estimator_cases()
 _estimator_extra_cases()
 _int_dtype_cases()
 _acgan_cases()
+_logrank_cases()
 _metric_cases()
 _accounting_cases()
 _accounting_extreme_cases()

@@ -115,6 +115,10 @@ def logrank_statistic(counts, noise_variance):
     return np.maximum(stat, 0.0), observed, expected
 
 
+#: the most null simulations (p-values resolved to 1e-5; the draws are held at once)
+_MAX_SIMULATIONS = 100_000
+
+
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_logrank_test(
     y,
@@ -156,7 +160,7 @@ def dp_logrank_test(
         clipped to ``[4, 20]``.
     n_simulations : int, default=999
         Draws of the statistic under the null (the p-value's resolution is
-        ``1 / (n_simulations + 1)``).
+        ``1 / (n_simulations + 1)``), at most 100,000.
     groups : array-like of shape (n_samples,), default=None
         The patient of each row; with it the guarantee is per patient (needs
         ``max_rows_per_group``). A patient whose rows lie in several arms is still
@@ -212,8 +216,8 @@ def dp_logrank_test(
     arms = _check_arms(arms)
     if isinstance(n_simulations, bool) or not isinstance(n_simulations, Integral):
         raise TypeError("n_simulations must be a whole number >= 1")
-    if n_simulations < 1:
-        raise ValueError("n_simulations must be a whole number >= 1")
+    if not 1 <= n_simulations <= _MAX_SIMULATIONS:  # a public limit on work and memory
+        raise ValueError(f"n_simulations must be a whole number in [1, {_MAX_SIMULATIONS}]")
     if max_rows_per_group is not None:
         max_rows_per_group = check_max_rows_per_group(max_rows_per_group)
     edges = grid_of(max_time, time_grid, n_intervals, epsilon, default=default_logrank_intervals)
