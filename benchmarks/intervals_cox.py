@@ -23,6 +23,16 @@ intervals of the same piecewise-exponential model fitted as a Poisson GLM by
 statsmodels (an independent implementation), and reports lifelines' Cox intervals
 next to them (a different model: Cox's partial likelihood).
 
+Measured (200 repetitions per cell, lifelines on 30 cohorts, two cores shared with
+other jobs, load 9-11): coverage >= 0.92 at n = 10,000 for epsilon >= 1 and at n =
+2,000 for epsilon = 3 (0.925-0.952), 0.907-0.927 at n = 10,000 and epsilon = 0.3, 0.88-0.89
+at n = 2,000 and epsilon = 1, and far below where the noisy Newton path is strongly
+shrunk (n epsilon <= 600: 0.30-0.69; the estimate's bias there is 33-82 % of the
+largest coefficient and the information is barely identified from one noisy Hessian).
+Mean width / oracle 0.95-1.11 where the path converges; the null p-values are uniform
+(KS p >= 0.19) wherever the coverage holds. summary: 0.02-0.07 s. epsilon=inf: 1e-9 of
+the width from the Poisson-GLM Wald interval, 0.004 from lifelines'.
+
 Run::
 
     python benchmarks/intervals_cox.py --reps 200 --jobs 2 --lifelines 30  # the full grid
