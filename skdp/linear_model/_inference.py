@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from skdp.linear_model._inference_common import (
+from skdp.utils._inference import (
     N_BOOTSTRAP,
     bootstrap_rng,
     check_alpha,

@@ -18,16 +18,17 @@ covariance and corrects the first term, with ``H*`` estimated from the releases.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from skdp.linear_model._inference_common import (
+from skdp.survival._cox_fit import _mu, hessian
+from skdp.utils._inference import (
     check_alpha,
     coefficient_names,
     normal_table,
     summary_frame,
 )
-from skdp.survival._cox_fit import _mu, hessian
 from skdp.utils._sklearn_compat import check_is_fitted
 
 __all__ = ["CoxInferenceMixin", "exact_statistics", "private_interval", "wald_interval"]
@@ -178,6 +179,27 @@ def private_interval(est):
     return np.sqrt(np.maximum(np.diag(cov)[J:], 0.0)) / half, centre[J:] / half
 
 
+#: below this released ``n epsilon`` the measured coverage of nominal 95 % intervals
+#: fell to 0.30-0.90 (:doc:`/inference`, ``benchmarks/intervals_cox.py``)
+UNDER_COVERAGE_N_EPSILON = 3000.0
+
+
+def _warn_if_under_covering(est):
+    """A ``UserWarning`` where the released number of rows (the noisy count of the
+    centre's release: post-processing) times ``epsilon_spent_`` is in the regime where
+    the intervals were measured to under-cover."""
+    n_noisy = float(np.asarray(est.released_statistics_["centre"])[0])
+    if n_noisy * float(est.epsilon_spent_) < UNDER_COVERAGE_N_EPSILON:
+        warnings.warn(
+            "DPCoxPH intervals under-cover where n * epsilon is below about "
+            f"{UNDER_COVERAGE_N_EPSILON:,.0f} (measured coverage of 95 % intervals "
+            "0.30-0.90 there: the fit is shrunk and its curvature barely identified); "
+            "read them as too narrow, or fit with a larger epsilon (doc/inference.rst)",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 class CoxInferenceMixin:
     """``conf_int`` and ``summary`` of :class:`~skdp.survival.DPCoxPH`
     (post-processing)."""
@@ -189,6 +211,7 @@ class CoxInferenceMixin:
         estimate = np.asarray(self.coef_, float)
         names = coefficient_names(self, estimate.shape[0], False)
         if "gradients" in self.released_statistics_:
+            _warn_if_under_covering(self)
             se, centre = private_interval(self)
         else:
             se, centre = wald_interval(self)
@@ -251,7 +274,9 @@ class CoxInferenceMixin:
         the interval. The uncertainty of the estimated ``H*`` is not propagated:
         where ``n epsilon`` is small (a few hundred events at ``epsilon <= 1``) the
         path is strongly shrunk, ``H*`` is barely identified from one noisy Hessian,
-        and the interval under-covers (measured in :doc:`/inference`).
+        and the interval under-covers (measured in :doc:`/inference`): below a
+        released ``n epsilon`` of 3,000 (the noisy row count of the centre's release
+        times ``epsilon_spent_``) ``conf_int`` and ``summary`` emit a ``UserWarning``.
 
         **epsilon=inf.** The Wald interval ``coef_ -+ z sqrt(diag(H^-1))`` of the exact
         piecewise-exponential fit, ``H`` its observed information at the estimate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,7 @@ def _cox(**kw):
     return DPCoxPH(**{**params, **kw})
 
 
+@pytest.mark.filterwarnings("ignore:DPCoxPH intervals under-cover")
 def test_shape_labels_and_summary_columns():
     X, y = _data(1500)
     frame = pd.DataFrame(X, columns=["age", "dose"])
@@ -48,6 +50,7 @@ def test_shape_labels_and_summary_columns():
     assert np.all(np.diff(cox.conf_int(0.2), axis=1) < np.diff(ci, axis=1))
 
 
+@pytest.mark.filterwarnings("ignore:DPCoxPH intervals under-cover")
 def test_pickle_round_trip_with_the_data_gone_and_budget_unchanged():
     X, y = _data(1500)
     cox = _cox(epsilon=1.0).fit(X, y)
@@ -184,3 +187,19 @@ def test_coverage_and_calibration_heavy():
     t0 = time.perf_counter()
     cox.conf_int()
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_small_n_epsilon_warns_that_the_interval_under_covers():
+    """Where the intervals were measured to under-cover (released n * epsilon below
+    3,000) conf_int says so; a large n * epsilon stays silent."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(600, 2))
+    t = rng.exponential(1 / (0.2 * np.exp(X @ [0.5, -0.5])))
+    y = make_survival_target(t < 10, np.minimum(t, 10))
+    small = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="under-cover"):
+        small.conf_int()
+    large = DPCoxPH(epsilon=20.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        large.conf_int()
