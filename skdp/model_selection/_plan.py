@@ -34,6 +34,22 @@ _NOT_DP = (
 
 
 # ----------------------------------------------------------------------------- checks
+def check_no_survival_estimator(estimator, where):
+    """``TypeError`` for a survival estimator (or a pipeline ending in one): skdp has no
+    DP scorer of a survival model yet, and a search needs one."""
+    steps = getattr(estimator, "steps", None)
+    final = steps[-1][1] if steps else estimator
+    if type(final).__module__.startswith("skdp.survival"):
+        raise TypeError(
+            f"{where}: {type(final).__name__} cannot be selected by a DP search yet: its "
+            "score is Harrell's concordance, which compares every pair of patients, and "
+            "skdp has no DP concordance scorer (one patient moves up to n pair counts, so "
+            "its sensitivity needs a bounded, smoothed version not implemented here). "
+            "Choose its parameters from public knowledge, or compare fits with a "
+            "held-out non-private evaluation you are allowed to run."
+        )
+
+
 def _check_scoring(scoring, ledger):
     """``({name: ledger-free DPScorer}, multimetric)``; refuses anything not DP."""
     if ledger is not None and not callable(getattr(ledger, "spend", None)):
@@ -143,6 +159,7 @@ class _Plan:
     def __init__(
         self, estimator, candidates, scoring, folds, refit, ledger, allow, where, budgets=None
     ):
+        check_no_survival_estimator(estimator, where)
         self.scorers, self.multimetric = _check_scoring(scoring, ledger)
         self.where = where
         budgets = budgets if budgets is not None else [None] * len(candidates)

@@ -26,6 +26,7 @@ from skdp.model_selection._plan import (
     _check_fitted_spend,
     _check_scoring,
     check_group_support,
+    check_no_survival_estimator,
     group_folds,
 )
 from skdp.model_selection._private import PrivateSelection
@@ -78,6 +79,7 @@ class SearchFitMixin:
         """Everything fixed before a row is read (no data: the plan is public)."""
         folds = check_cv(self.cv, self.n_splits, where=_WHERE)
         candidates = list(ParameterGrid(self.param_grid))
+        check_no_survival_estimator(self.estimator, _WHERE)
         scorers, multimetric = _check_scoring(self.scoring, self.ledger)
         refit_metric = self._refit_metric(scorers, multimetric)
         private = self._private_selection()
