@@ -121,8 +121,11 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         The public number of rows a patient may contribute, required with ``groups``
         (from the visit schedule or the study protocol, never from the data;
         :doc:`/patients`). ``batch_size`` then counts patients.
-    learning_rate : float, default=1e-3
-        Adam learning rate. A fit that diverges (non-finite parameters, or a flow that
+    learning_rate : float or None, default=None
+        Adam learning rate. ``None``: ``3e-4`` with ``base="copula"`` (the flow only
+        corrects a fitted base; at ``1e-3`` DP-SGD noise sometimes pulled it below its
+        own starting point at ``epsilon = 1``), ``1e-3`` (the paper's) with
+        ``base="none"``. A fit that diverges (non-finite parameters, or a flow that
         keeps producing non-finite samples) raises ``ValueError`` asking for a smaller one.
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
@@ -286,7 +289,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         "batch_size": [None, Interval(Integral, 1, None, closed="left")],
         "n_iter": [None, Interval(Integral, 1, None, closed="left")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [None, Interval(Real, 0, None, closed="neither")],
         **DPEstimatorMixin._common_constraints(
             "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
         ),
@@ -310,7 +313,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         batch_size=None,
         n_iter=None,
         max_rows_per_group=None,
-        learning_rate=1e-3,
+        learning_rate=None,
         accountant="pld",
         device="auto",
         dtype="float32",

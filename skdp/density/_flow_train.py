@@ -97,6 +97,14 @@ def train_flow(est, env, Z, encoder, schema, hidden, budget, units, *, epochs, n
     return flow, plan, result
 
 
+def default_learning_rate(learning_rate, base):
+    """The given rate, or the default of ``base`` (a public rule): ``3e-4`` on the copula
+    base, ``1e-3`` (the seed paper's) on ``N(0, I)``."""
+    if learning_rate is not None:
+        return float(learning_rate)
+    return 3e-4 if base == "copula" else 1e-3
+
+
 def _dpsgd(est, env, flow, Z, encoder, schema, plan, groups, nll):
     """The DP-SGD steps of ``plan`` on the trainable layers of ``flow``."""
     from skdp.flows import LogProbModule
@@ -116,7 +124,7 @@ def _dpsgd(est, env, flow, Z, encoder, schema, plan, groups, nll):
         noise_multiplier=plan.noise_multiplier if plan.private else None,
         max_grad_norm=float(est.max_grad_norm),
         optimizer="adam",
-        learning_rate=float(est.learning_rate),
+        learning_rate=default_learning_rate(est.learning_rate, est.base),
         accountant=est.accountant,
         random_state=env.streams["training"],
         batch_transform=est._dequantiser(
