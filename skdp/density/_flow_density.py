@@ -88,9 +88,13 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     base : {"copula", "none"}, default="copula"
         ``"copula"``: the private Gaussian-copula layers (Notes) in front of the flow,
         spending 30 % of the budget left after the bounds estimate (all of it with
-        ``n_layers=0``). ``"none"``: the seed paper's ``N(0, I)`` base on the scaled
-        columns, the whole budget to DP-SGD; with the other defaults this is the paper's
-        setting (Su et al. 2023, Section 3), kept for reproducing its experiment.
+        ``n_layers=0``); with trainable layers it falls back to ``"none"`` where the
+        histogram noise SD would exceed half the mean count per bin (a public rule of
+        ``n``, ``d``, ``epsilon``, ``delta``; small tables at small budgets, where the
+        noisy marginals were worse than none). ``"none"``: the seed paper's ``N(0, I)``
+        base on the scaled columns, the whole budget to DP-SGD; with the other defaults
+        this is the paper's setting (Su et al. 2023, Section 3), kept for reproducing
+        its experiment.
     n_layers : int, default=5
         Number of trainable flow layers (MADE blocks or coupling layers). ``0`` (only
         with ``base="copula"``): no DP-SGD; the model is the DP Gaussian copula.

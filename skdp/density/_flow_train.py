@@ -86,7 +86,7 @@ def train_flow(est, env, Z, encoder, schema, hidden, budget, units, *, epochs, n
         n_numeric=int(numeric.sum()),
         trainable=trainable,
     )
-    if est.base == "copula":
+    if plan.base == "copula":
         rng = env.streams["base"]
         deq = _integer_dequantiser(encoder, schema, rng)
         layers = copula_layers(Z, numeric, plan, rng, dequantise=deq) + layers
@@ -124,7 +124,7 @@ def _dpsgd(est, env, flow, Z, encoder, schema, plan, groups, nll):
         noise_multiplier=plan.noise_multiplier if plan.private else None,
         max_grad_norm=float(est.max_grad_norm),
         optimizer="adam",
-        learning_rate=default_learning_rate(est.learning_rate, est.base),
+        learning_rate=default_learning_rate(est.learning_rate, plan.base),
         accountant=est.accountant,
         random_state=env.streams["training"],
         batch_transform=est._dequantiser(

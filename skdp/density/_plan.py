@@ -21,6 +21,10 @@ __all__ = ["BASE_SHARE", "FlowDensityPlan"]
 
 #: Share of ``epsilon - eps_bounds`` spent on the copula base when DP-SGD follows it.
 BASE_SHARE = 0.3
+#: The copula base is used only where its histogram noise SD is at most this share of
+#: the mean count per bin ``n / n_bins`` (public: ``n``, ``d``, ``epsilon``, ``delta``);
+#: otherwise the plan falls back to ``base="none"``.
+NOISE_TO_COUNT = 0.5
 #: The copula base's noise is calibrated at ``min(share, CALIBRATION_CAP)``: the analytic
 #: calibration overflows far beyond it, and more noise than the share needs keeps the
 #: share an upper bound of the spend.
@@ -55,7 +59,9 @@ class FlowDensityPlan:
     base : {"copula", "none"}
         ``"copula"``: two fixed layers released before DP-SGD (noisy marginal
         histograms, then a noisy correlation of the Gaussianised rows;
-        :mod:`skdp.density._copula_base`); ``"none"``: the seed paper's ``N(0, I)`` base.
+        :mod:`skdp.density._copula_base`); ``"none"``: the seed paper's ``N(0, I)`` base,
+        also where ``"copula"`` was asked with trainable layers but the histogram noise
+        SD would exceed :data:`NOISE_TO_COUNT` times ``n / n_bins``.
     eps_marginals, eps_correlation : float
         Epsilons of the two Gaussian mechanisms of the copula base (0 without it). They
         take :data:`BASE_SHARE` of ``epsilon - eps_bounds`` (all of it when the flow has
@@ -129,6 +135,13 @@ class FlowDensityPlan:
         cop = _copula_shares(
             base, int(n_numeric), int(n), epsilon - eps_bounds, delta, trainable, k
         )
+        if (
+            base == "copula"
+            and trainable
+            and cop["sigma_marginals"] > NOISE_TO_COUNT * (int(n) / max(cop["n_bins"], 1))
+        ):  # the histograms would be mostly noise: the seed paper's base instead
+            base = "none"
+            cop = _copula_shares(base, 0, int(n), epsilon, delta, trainable, k)
         sigma, eps_dpsgd = 0.0, math.inf
         if private and not trainable:
             eps_dpsgd = 0.0

@@ -34,7 +34,7 @@ from skdp.mechanisms import gaussian_delta  # noqa: E402
 
 
 def _plan(**kw):
-    args = dict(n=5000, epsilon=2.0, delta=1e-5, bounds_estimated=False, batch_size=128,
+    args = dict(n=50_000, epsilon=2.0, delta=1e-5, bounds_estimated=False, batch_size=128,
                 n_iter=200, base="copula", n_numeric=4, trainable=True)  # fmt: skip
     args.update(kw)
     return FlowDensityPlan.build(**args)
@@ -249,3 +249,12 @@ def test_edge_inputs_no_numeric_column_a_huge_epsilon_and_a_huge_query():
     B = DPFlowDensity(epsilon=1.0, n_layers=1, hidden_size=4, n_iter=3, batch_size=16,
                       device="cpu", random_state=0).fit(X > 0)  # fmt: skip
     assert B.privacy_breakdown_["marginals"] == B.privacy_breakdown_["correlation"] == 0.0
+
+
+def test_plan_falls_back_to_the_paper_base_where_the_histograms_would_be_noise():
+    small = _plan(n=300, epsilon=1.0, n_numeric=9)  # sigma about 100 counts, 38 per bin
+    assert small.base == "none" and small.breakdown().keys() == {"bounds", "dpsgd"}
+    assert small.delta_dpsgd == small.delta
+    large = _plan(n=10_000, epsilon=1.0, n_numeric=9)
+    assert large.base == "copula" and large.sigma_marginals <= 0.5 * 10_000 / large.n_bins
+    assert _plan(n=300, epsilon=1.0, n_numeric=9, trainable=False).base == "copula"
