@@ -89,7 +89,8 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         ``"copula"``: the private Gaussian-copula layers (Notes) in front of the flow,
         spending 30 % of the budget left after the bounds estimate (all of it with
         ``n_layers=0``); with trainable layers it falls back to ``"none"`` where the
-        histogram noise SD would exceed half the mean count per bin (a public rule of
+        histogram noise SD would exceed 0.3 times the mean count per bin, or the
+        correlation noise SD 0.1 times ``n`` (a public rule of
         ``n``, ``d``, ``epsilon``, ``delta``; small tables at small budgets, where the
         noisy marginals were worse than none). ``"none"``: the seed paper's ``N(0, I)``
         base on the scaled columns, the whole budget to DP-SGD; with the other defaults

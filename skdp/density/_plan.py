@@ -24,7 +24,10 @@ BASE_SHARE = 0.3
 #: The copula base is used only where its histogram noise SD is at most this share of
 #: the mean count per bin ``n / n_bins`` (public: ``n``, ``d``, ``epsilon``, ``delta``);
 #: otherwise the plan falls back to ``base="none"``.
-NOISE_TO_COUNT = 0.5
+NOISE_TO_COUNT = 0.3
+#: ... and where the correlation noise SD is at most this share of ``n`` (about the noise
+#: SD of one correlation, the marginals being near N(0, 1)).
+NOISE_TO_CORRELATION = 0.1
 #: The copula base's noise is calibrated at ``min(share, CALIBRATION_CAP)``: the analytic
 #: calibration overflows far beyond it, and more noise than the share needs keeps the
 #: share an upper bound of the spend.
@@ -135,11 +138,10 @@ class FlowDensityPlan:
         cop = _copula_shares(
             base, int(n_numeric), int(n), epsilon - eps_bounds, delta, trainable, k
         )
-        if (
-            base == "copula"
-            and trainable
-            and cop["sigma_marginals"] > NOISE_TO_COUNT * (int(n) / max(cop["n_bins"], 1))
-        ):  # the histograms would be mostly noise: the seed paper's base instead
+        noisy = cop["sigma_marginals"] > NOISE_TO_COUNT * int(n) / max(cop["n_bins"], 1)
+        noisy = noisy or cop["sigma_correlation"] > NOISE_TO_CORRELATION * int(n)
+        if base == "copula" and trainable and noisy:
+            # the histograms or the correlations would be mostly noise: the paper's base
             base = "none"
             cop = _copula_shares(base, 0, int(n), epsilon, delta, trainable, k)
         sigma, eps_dpsgd = 0.0, math.inf

@@ -166,11 +166,12 @@ def test_copula_only_density_integrates_to_one_in_original_units():
 
 def test_default_fit_reports_the_plan_and_the_paper_setting_refuses_no_layer():
     X = np.random.default_rng(4).normal(size=(400, 3))
-    est = DPFlowDensity(epsilon=2.0, bounds=(-4.0, 4.0), n_layers=1, hidden_size=8, n_iter=20,
+    # a budget at which the plan keeps the copula for n = 400 (NOISE_TO_* rule)
+    est = DPFlowDensity(epsilon=20.0, bounds=(-4.0, 4.0), n_layers=1, hidden_size=8, n_iter=20,
                         device="cpu", random_state=0).fit(X)  # fmt: skip
     parts = est.privacy_breakdown_
     assert set(parts) == {"bounds", "marginals", "correlation", "dpsgd"}
-    assert math.isclose(sum(parts.values()), est.epsilon_spent_) and est.epsilon_spent_ <= 2.0
+    assert math.isclose(sum(parts.values()), est.epsilon_spent_) and est.epsilon_spent_ <= 20
     assert est.sample(5, random_state=1).shape == (5, 3)
     assert np.all(np.isfinite(est.score_samples(X[:10] * 3)))  # outside the bounds too
     with pytest.raises(ValueError, match="n_layers=0"):
@@ -191,7 +192,7 @@ K = 5
 EPS = 1.0
 
 
-def _canary_audit(use_groups, n_trials=400, seed=1):
+def _canary_audit(use_groups, n_trials=1000, seed=1):
     """D (200 patients, one row near 0) vs D + one patient with K rows at the upper
     bound; score: the released density at the canary (threshold_audit, 95 %)."""
     from skdp.auditing import threshold_audit
@@ -256,5 +257,5 @@ def test_plan_falls_back_to_the_paper_base_where_the_histograms_would_be_noise()
     assert small.base == "none" and small.breakdown().keys() == {"bounds", "dpsgd"}
     assert small.delta_dpsgd == small.delta
     large = _plan(n=10_000, epsilon=1.0, n_numeric=9)
-    assert large.base == "copula" and large.sigma_marginals <= 0.5 * 10_000 / large.n_bins
+    assert large.base == "copula" and large.sigma_marginals <= 0.3 * 10_000 / large.n_bins
     assert _plan(n=300, epsilon=1.0, n_numeric=9, trainable=False).base == "copula"
