@@ -1521,9 +1521,13 @@ def _meta_cases():
     X = rng.uniform(-1, 1, (40, 2))
     y = (X[:, 0] > 0).astype(int)
 
-    def lr():
+    def lr():  # objective perturbation: no torch import inside a case's 10 s deadline
         return DPLogisticRegression(
-            epsilon=1.0, classes=[0, 1], bounds_X=(-1.0, 1.0), random_state=0
+            epsilon=1.0,
+            classes=[0, 1],
+            bounds_X=(-1.0, 1.0),
+            mechanism="objective",
+            random_state=0,
         )
 
     def acc():
