@@ -88,19 +88,23 @@ def _check_labels(labels):
 
 
 def _priorities(part, key):
-    """``(patient key, priority)`` of every row of ``part`` (module docstring); the
-    patient key is the label's 64-bit hash (two labels of one hash would share one
-    bound of ``k`` rows: fewer rows, never more)."""
+    """``(patient hash, exact patient code, priority)`` of every row of ``part`` (module
+    docstring). The hash only orders the output; patients are told apart by their exact
+    label (``pandas.factorize``), so two labels whose hashes collide -- which an
+    adversarial label could force, the hash being public -- still get ``k`` rows each
+    and their choices stay independent."""
     import pandas as pd
 
     patient = _cell_keys(part[_LABEL].to_numpy())
+    exact = pd.factorize(part[_LABEL].to_numpy())[0]
     content = np.full(len(part), np.uint64(key), dtype=np.uint64)
     for j, column in enumerate(part.columns):
         offset = np.uint64((j + 1) * int(_OFFSET) % 2**64)
         content = _mix(content ^ (_cell_keys(part[column].to_numpy()) + offset))
     # the occurrence number among identical rows of a patient: duplicates differ too
-    occurrence = pd.DataFrame({"g": patient, "h": content}).groupby(["g", "h"]).cumcount()
-    return patient, _mix(content ^ _mix(occurrence.to_numpy().astype(np.uint64) + _OFFSET))
+    occurrence = pd.DataFrame({"g": exact, "h": content}).groupby(["g", "h"]).cumcount()
+    priority = _mix(content ^ _mix(occurrence.to_numpy().astype(np.uint64) + _OFFSET))
+    return patient, exact, priority
 
 
 def _keep_k(part, k, key):
@@ -110,13 +114,14 @@ def _keep_k(part, k, key):
     column computed apart lines up."""
     if len(part) == 0:
         return part
+    import pandas as pd
+
     _check_labels(part[_LABEL].to_numpy())
-    patient, priority = _priorities(part, key)
+    patient, exact, priority = _priorities(part, key)
     order = np.lexsort((priority, patient))
-    sorted_patient = patient[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(sorted_patient)) + 1]
-    sizes = np.diff(np.r_[starts, len(order)])
-    rank = np.arange(len(order)) - np.repeat(starts, sizes)
+    # each exact patient's rank in that order (a collision of hashes merges no bound)
+    sorted_exact = exact[order]
+    rank = pd.Series(sorted_exact).groupby(sorted_exact).cumcount().to_numpy()
     return part.iloc[order[rank < k]]
 
 

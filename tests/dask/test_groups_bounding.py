@@ -147,3 +147,28 @@ def test_p2p_on_a_distributed_client(dask_client):
     Xb, gb = _kept(X, labels, 2, seed=1)
     want = np.minimum(np.bincount(labels), 2)
     np.testing.assert_array_equal(np.bincount(gb, minlength=want.size), want)
+
+
+def test_two_patients_whose_label_hashes_collide_keep_k_rows_each(monkeypatch):
+    """Attack: the label hash is public, so an adversary can give an added patient a
+    label that collides with the target's. Patients must be told apart by their exact
+    label: with every hash forced equal, each patient still keeps its own k rows, and
+    the target's kept rows do not change when the colliding patient is added (before the
+    fix both shared one bound of k rows, so adding B removed rows of A)."""
+    import skdp.utils._groups_dask as gd
+
+    real = gd._cell_keys
+
+    def colliding(values):  # the label column hashes to one value; data stay distinct
+        keys = real(values)
+        if values.dtype == object or values.dtype.kind in "iu":
+            return np.zeros_like(keys)
+        return keys
+
+    monkeypatch.setattr(gd, "_cell_keys", colliding)
+    a = pd.DataFrame({"a0_0": [1.0, 2.0, 3.0, 4.0], _LABEL: ["A"] * 4})
+    b = pd.DataFrame({"a0_0": [5.0, 6.0, 7.0], _LABEL: ["B"] * 3})
+    alone = _keep_k(a, 2, 99)
+    both = _keep_k(pd.concat([a, b], ignore_index=True), 2, 99)
+    assert (both[_LABEL] == "A").sum() == 2 and (both[_LABEL] == "B").sum() == 2
+    assert sorted(both.loc[both[_LABEL] == "A", "a0_0"]) == sorted(alone["a0_0"])
