@@ -7,13 +7,9 @@ the public counts) or per-record maps; none keeps a statistic of the data.
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import numpy as np
 
-from skdp.utils._groups import bound_contributions, patient_codes
-from skdp.utils._rowsum import is_dask_collection
+from skdp.utils._groups import bound_contributions, schema_patient_codes
 
 __all__ = ["bound_patients", "dequantiser", "flow_patient_codes", "flow_schedule"]
 
@@ -24,27 +20,7 @@ NUMERIC_RANGE = (-2.0, 2.0)
 CATEGORICAL_TAU = 0.15
 
 
-def flow_patient_codes(est, X, groups, n):
-    """``(codes, k)`` of a patient-level fit (``(None, None)`` without ``groups``).
-
-    Refused before any row is read by a mechanism: Dask input, ``groups`` without
-    ``max_rows_per_group``, bad labels (:func:`skdp.utils._groups.patient_codes`), and a
-    private fit whose declared schema leaves numeric bounds to the private estimate
-    (a per-row mechanism; not implemented per patient).
-    """
-    codes, k = patient_codes(est, groups, n, dask_input=is_dask_collection(X))
-    if codes is None or not math.isfinite(est.epsilon):
-        return codes, k
-    with warnings.catch_warnings():  # _prepare_table warns again, once, for the fit
-        warnings.simplefilter("ignore")
-        missing = est._build_schema(X).missing_bounds()
-    if missing:
-        raise ValueError(
-            f"bounds of column(s) {list(missing)} are missing: with groups= every numeric "
-            "column needs declared bounds (a private bound estimate per patient is not "
-            "implemented; doc/choosing_bounds.rst)"
-        )
-    return codes, k
+flow_patient_codes = schema_patient_codes  # the one check, in skdp.utils._groups
 
 
 def bound_patients(X, codes, k, rng):

@@ -21,6 +21,7 @@ __all__ = [
     "check_dask_groups",
     "check_groups",
     "check_max_rows_per_group",
+    "schema_patient_codes",
 ]
 
 #: what to do when ``groups`` is given without a contribution bound
@@ -183,3 +184,32 @@ def check_dask_groups(groups, n_samples, *, name="groups"):
             f"{name} has {n_rows(labels)} labels for {n_samples} rows: one label per row"
         )
     return labels
+
+
+def schema_patient_codes(est, X, groups, n):
+    """``(codes, k)`` of a patient-level fit of a tabular estimator (one with a
+    ``_build_schema(X)`` and an ``epsilon``); ``(None, None)`` without ``groups``.
+
+    Refused before any row is read by a mechanism, naming the parameter: Dask input,
+    ``groups`` without ``max_rows_per_group``, bad labels (:func:`patient_codes`), and a
+    private fit whose declared schema leaves numeric bounds to the private estimate (a
+    per-row mechanism, not implemented per patient).
+    """
+    import math
+    import warnings
+
+    from skdp.utils._rowsum import is_dask_collection
+
+    codes, k = patient_codes(est, groups, n, dask_input=is_dask_collection(X))
+    if codes is None or not math.isfinite(est.epsilon):
+        return codes, k
+    with warnings.catch_warnings():  # the fit's own schema step warns again, once
+        warnings.simplefilter("ignore")
+        missing = est._build_schema(X).missing_bounds()
+    if missing:
+        raise ValueError(
+            f"bounds of column(s) {list(missing)} are missing: with groups= every numeric "
+            "column needs declared bounds (a private bound estimate per patient is not "
+            "implemented; doc/choosing_bounds.rst)"
+        )
+    return codes, k

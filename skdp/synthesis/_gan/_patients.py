@@ -23,38 +23,14 @@ Every part of a fit that reads real rows is made per patient here or in the budg
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import numpy as np
 
-from skdp.utils._groups import bound_contributions, patient_codes
-from skdp.utils._rowsum import is_dask_collection
+from skdp.utils._groups import bound_contributions, schema_patient_codes
 
 __all__ = ["gan_patient_codes", "keep_rows", "per_patient_mean", "per_patient_weights"]
 
 
-def gan_patient_codes(est, X, groups, n):
-    """``(codes, k)`` of a patient-level fit (``(None, None)`` without ``groups``).
-
-    Refused before any row is read by a mechanism, naming the parameter: Dask input,
-    ``groups`` without ``max_rows_per_group``, bad labels
-    (:func:`skdp.utils._groups.patient_codes`), and a private fit that leaves numeric
-    bounds to the private estimate (a per-row mechanism, not implemented per patient).
-    """
-    codes, k = patient_codes(est, groups, n, dask_input=is_dask_collection(X))
-    if codes is None or not math.isfinite(est.epsilon):
-        return codes, k
-    with warnings.catch_warnings():  # _prepare_table warns again, once, for the fit
-        warnings.simplefilter("ignore")
-        missing = est._build_schema(X).missing_bounds()
-    if missing:
-        raise ValueError(
-            f"bounds of column(s) {list(missing)} are missing: with groups= every numeric "
-            "column needs declared bounds (a private bound estimate per patient is not "
-            "implemented; doc/choosing_bounds.rst)"
-        )
-    return codes, k
+gan_patient_codes = schema_patient_codes  # the one check, in skdp.utils._groups
 
 
 def keep_rows(codes, k, rng):
