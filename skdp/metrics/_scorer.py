@@ -60,8 +60,6 @@ _METRICS = {
     "neg_mean_absolute_error": (_neg_mean_absolute_error, "predict", False),
 }
 _CLASSIFICATION = frozenset({"roc_auc", "average_precision", "accuracy"})
-# metrics without a patient-level version (groups refused); every built-in one has it
-_ROW_LEVEL_ONLY = frozenset()
 _BY_FUNCTION = {fn: name for name, (fn, _, _) in _METRICS.items()}
 # an error metric given as a function is scored as its negative (greater is better)
 _BY_FUNCTION[dp_mean_squared_error] = "neg_mean_squared_error"
@@ -219,8 +217,6 @@ class DPScorer(ScrubSeedsOnPickleMixin):
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
         if kwargs:
             raise ValueError(f"DP scorers take no extra score parameters, got {sorted(kwargs)}")
-        if groups is not None:
-            _check_groups_supported(self.metric, "groups=")
         y_score, pos_label = self._response(estimator, X)
         kw = dict(self.metric_kwargs)
         if self.takes_pos_label:
@@ -457,24 +453,9 @@ def make_dp_scorer(
     )
 
 
-def _check_groups_supported(metric, what):
-    """``ValueError`` for ``groups``/``max_rows_per_group`` on a scorer whose metric
-    has no patient-level version (AUC, AP)."""
-    name = _BY_FUNCTION.get(metric)
-    if name in _ROW_LEVEL_ONLY:
-        raise ValueError(
-            f"{what} is not supported by the {name!r} scorer: its smooth sensitivity is "
-            "derived per row, and a patient-level version (a derived group bound, or an "
-            "explicit group-privacy conversion with its stated cost) is not implemented, "
-            "so the score would protect rows, not patients. Score per patient with "
-            "'accuracy' (or a regression metric), or score this metric without groups "
-            "(per row)"
-        )
-
-
 def _check_patient_kwargs(metric, metric_kwargs):
-    """``groups`` belongs to each call; ``max_rows_per_group`` is checked here (and
-    refused where the metric has no patient-level version)."""
+    """``groups`` belongs to each call; ``max_rows_per_group`` is checked here (every
+    built-in metric has a patient-level version)."""
     if "groups" in metric_kwargs:
         raise ValueError(
             "groups is one label per scored row: pass it to each scorer call "
@@ -482,11 +463,10 @@ def _check_patient_kwargs(metric, metric_kwargs):
         )
     if metric_kwargs.get("max_rows_per_group", 0) is None:  # None: the default
         del metric_kwargs["max_rows_per_group"]
-    if "max_rows_per_group" in metric_kwargs:
-        _check_groups_supported(metric, "max_rows_per_group")
-        if _BY_FUNCTION.get(metric) is not None:  # a custom metric checks its own
-            value = check_max_rows_per_group(metric_kwargs["max_rows_per_group"])
-            metric_kwargs["max_rows_per_group"] = value
+    if "max_rows_per_group" in metric_kwargs and _BY_FUNCTION.get(metric) is not None:
+        # a custom metric checks its own
+        value = check_max_rows_per_group(metric_kwargs["max_rows_per_group"])
+        metric_kwargs["max_rows_per_group"] = value
 
 
 def _check_scored_estimator(estimator, metric):
