@@ -15,18 +15,7 @@ from skdp.mechanisms.sensitivity import (
     ilp_query_alpha,
     kmedian_cost_sensitivity,
 )
-
-
-def _truncated_cost(D, F, V, delta, metric):
-    """Independent reference: sum over points of min(delta, distance to nearest centre)."""
-    total = 0.0
-    for x in D:
-        if metric == "euclidean":
-            d = min(math.dist(x, V[f]) for f in F)
-        else:
-            d = min(sum(abs(a - b) for a, b in zip(x, V[f], strict=True)) for f in F)
-        total += min(delta, d)
-    return total
+from tests.mechanisms._brute_force import truncated_cost
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
@@ -47,12 +36,12 @@ def test_kmedian_sensitivity_is_the_diameter_and_bounds_every_neighbour(metric):
         for F in itertools.combinations(range(len(V)), k):
             for size in range(0, 3):
                 for D in itertools.combinations_with_replacement(domain, size):
-                    c = _truncated_cost(D, F, V, delta, metric)
+                    c = truncated_cost(D, F, V, delta, metric)
                     for x in domain:  # add one point
-                        worst = max(worst, abs(_truncated_cost(D + (x,), F, V, delta, metric) - c))
+                        worst = max(worst, abs(truncated_cost(D + (x,), F, V, delta, metric) - c))
                         for j in range(len(D)):  # move point j to x
                             moved = D[:j] + (x,) + D[j + 1 :]
-                            worst = max(worst, abs(_truncated_cost(moved, F, V, delta, metric) - c))
+                            worst = max(worst, abs(truncated_cost(moved, F, V, delta, metric) - c))
     assert worst <= delta + 1e-12
     assert worst == pytest.approx(delta)  # tight: a point at distance Delta from F
 

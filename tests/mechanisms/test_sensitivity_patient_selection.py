@@ -15,18 +15,7 @@ import numpy as np
 import pytest
 
 from skdp.mechanisms.sensitivity import ilp_query_alpha, kmedian_cost_sensitivity
-
-
-def _truncated_cost(D, F, V, delta, metric):
-    """Independent reference: sum over points of min(delta, distance to nearest centre)."""
-    total = 0.0
-    for x in D:
-        if metric == "euclidean":
-            d = min(math.dist(x, V[f]) for f in F)
-        else:
-            d = min(sum(abs(a - b) for a, b in zip(x, V[f], strict=True)) for f in F)
-        total += min(delta, d)
-    return total
+from tests.mechanisms._brute_force import truncated_cost
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
@@ -44,10 +33,10 @@ def test_kmedian_quality_moves_by_at_most_k_delta_per_patient(metric, k):
         for F in itertools.combinations(range(len(V)), n_centres):
             for size in range(0, 3):
                 for D in itertools.combinations_with_replacement(domain, size):
-                    c = _truncated_cost(D, F, V, delta, metric)
+                    c = truncated_cost(D, F, V, delta, metric)
                     for r in range(1, k + 1):  # add one patient of r <= k rows
                         for P in itertools.combinations_with_replacement(domain, r):
-                            added = _truncated_cost(D + P, F, V, delta, metric)
+                            added = truncated_cost(D + P, F, V, delta, metric)
                             worst = max(worst, abs(added - c))
     assert worst <= per_patient + 1e-12
     assert worst == pytest.approx(per_patient)  # tight: k rows at distance Delta
