@@ -18,7 +18,6 @@ from skdp.synthesis._histogram_cells import (
     projection_groups,
 )
 from skdp.synthesis._histogram_groups import (
-    PatientFactsMixin,
     keep_flat,
     kept_rows,
     n_public_rows,
@@ -29,6 +28,7 @@ from skdp.synthesis._histogram_sampling import HistogramSamplingMixin
 from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
+from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (

@@ -31,7 +31,7 @@ import numpy as np
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._rowsum import _array_row_chunks, _frame_lengths, is_dask_collection
 
-__all__ = ["KeptRows", "PatientFactsMixin", "kept_rows", "synthesis_patients"]
+__all__ = ["KeptRows", "kept_rows", "synthesis_patients"]
 
 
 def synthesis_patients(est, X, groups, n):
@@ -122,22 +122,6 @@ def n_public_rows(n_public, n, kept):
     if n_public is not None:
         return int(n_public)
     return int(n) if kept is None else int(kept.n)
-
-
-class PatientFactsMixin:
-    """``privacy_unit_`` and ``max_rows_per_group_`` from the fitted plan's ``k`` (kept in
-    ``_max_rows_per_group``, set by ``_record``)."""
-
-    @property
-    def privacy_unit_(self):
-        """``"row"`` (add/remove one row) or ``"group"`` (add/remove one patient with all
-        their rows, ``groups=``)."""
-        return "row" if self._max_rows_per_group is None else "group"
-
-    @property
-    def max_rows_per_group_(self):
-        """The contribution bound ``k`` of a patient-level fit, ``None`` per row."""
-        return self._max_rows_per_group
 
 
 def keep_flat(flats, kept):

@@ -12,7 +12,6 @@ from sklearn.base import BaseEstimator, DensityMixin
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._histogram_groups import (
-    PatientFactsMixin,
     kept_rows,
     n_public_rows,
     synthesis_patients,
@@ -26,6 +25,7 @@ from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._deprecation import REMOVED_IN
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import verbose_handler
+from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection, n_rows
 from skdp.utils._sklearn_compat import (
