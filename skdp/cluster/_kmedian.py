@@ -17,10 +17,10 @@ from skdp.cluster._kmedian_costs import (
     _METRICS,
     _all_subsets,
     _box_sets,
-    _kpp_index_sets,
+    _kpp_subsets,
     _nearest,
     _negative_costs,
-    _uniform_index_sets,
+    _uniform_subsets,
     kmedian_costs,
 )
 from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
@@ -473,8 +473,10 @@ class SubsampledExpMedian(
         if V is None:
             return functools.partial(_box_sets, *plan.box, k)
         if self.base == "uniform":
-            return functools.partial(_uniform_index_sets, V.shape[0], k)
-        return functools.partial(_kpp_index_sets, V, k, plan.metric, self.kpp_weighting)
+            return functools.partial(_uniform_subsets, V.shape[0], k)
+        return functools.partial(
+            _kpp_subsets, V, k, metric=plan.metric, weighting=self.kpp_weighting
+        )
 
     def _record(self, plan: KMedianPlan, chosen):
         """Write the fitted attributes: the centres, and the public facts of ``plan``."""

@@ -323,16 +323,6 @@ def _nearest(X, centers, metric, distance=False):
 
 
 # ------------------------------------------- base distributions and quality of one round
-def _uniform_index_sets(n_points, k, m, rng):
-    """``m`` uniform k-subsets of the candidates' indices."""
-    return _uniform_subsets(n_points, k, m, rng)
-
-
-def _kpp_index_sets(V, k, metric, weighting, m, rng):
-    """``m`` k-means++ seedings on the candidates (indices)."""
-    return _kpp_subsets(V, k, m, rng, metric, weighting)
-
-
 def _box_sets(lo, hi, k, m, rng):
     """``m`` sets of ``k`` centres uniform in the box."""
     return lo + (hi - lo) * rng.random((m, k, lo.shape[0]))
