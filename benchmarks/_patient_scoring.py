@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from benchmarks._patient_dpsgd import group_privacy_budget
 from skdp.datasets import make_longitudinal_ehr
 from skdp.metrics import dp_average_precision_score, dp_roc_auc_score
 
@@ -49,18 +50,11 @@ def _public_score(X):
     return 0.4 * (X[:, 0] - 50.0) + 5.0 * X[:, 1] + 2.0 * X[:, 2:].sum(axis=1)
 
 
-def _group_privacy_budget(eps, delta, k):
-    """Per-row ``(eps_row, delta_row)`` that group privacy turns into ``(eps, delta)``
-    for ``k`` rows."""
-    eps_row = eps / k
-    return eps_row, delta / (k * math.exp((k - 1) * eps_row))
-
-
 def _errors(metric, n_patients, eps, delta, seed):
     X, _, event, groups = make_longitudinal_ehr(n_patients, random_state=seed)
     score = _public_score(X)
     exact = metric(event, score, epsilon=math.inf)
-    eps_g, delta_g = _group_privacy_budget(eps, delta, K_MAX)
+    eps_g, delta_g = group_privacy_budget(eps, delta, K_MAX)
     rs = seed + 10_000
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
