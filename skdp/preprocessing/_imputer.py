@@ -328,7 +328,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        check_patient_input(X, groups, dask_ok=True)
+        check_patient_input(X, groups)
         if any_dask(X):  # strategy="mean", summed on the workers (doc/dask.rst)
             return fit_dask(self, X, groups, _missing_mask)
         X = self._validate(X, reset=True)

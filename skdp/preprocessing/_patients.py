@@ -27,17 +27,11 @@ PRIVATE_ROWS_MAX = 1000
 PRIVATE_ROWS_QUANTILE = 0.9
 
 
-def check_patient_input(X, groups, *, dask_ok=False):
+def check_patient_input(X, groups):
     """Refuse, before anything is read or computed, Dask ``groups`` beside in-memory
-    ``X`` and (unless ``dask_ok``: the transformer bounds on the workers) ``groups``
-    with Dask input."""
+    ``X`` (Dask ``X`` with Dask ``groups`` is bounded on the workers)."""
     if groups is not None and any_dask(groups) and not any_dask(X):
         raise ValueError(DASK_GROUPS_IN_MEMORY)
-    if groups is not None and any_dask(X, groups) and not dask_ok:
-        raise ValueError(
-            "groups= is not supported for Dask input yet: bounding a patient's rows "
-            "needs them together (fit in memory, or without groups)"
-        )
 
 
 def resolve_rows_bound(codes, k, epsilon, rng):

@@ -281,7 +281,7 @@ None, default=None
         # clip=False against a private estimate would raise exactly when a record lies
         # beyond the noisy bounds: refused before any row is read
         check_clip_bounds_declared(self.clip, bounds=self.bounds)
-        check_patient_input(X, groups, dask_ok=True)
+        check_patient_input(X, groups)
         if any_dask(X):  # summed on the workers, per row or per patient (doc/dask.rst)
             return fit_dask(self, X, groups)
         X = validate_data(self, X, dtype=np.float64, order="C")
