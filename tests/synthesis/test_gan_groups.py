@@ -18,10 +18,10 @@ torch = pytest.importorskip("torch")
 from skdp.synthesis import CheckpointSelection, DPGANSynthesizer  # noqa: E402
 from skdp.synthesis._gan import _budget  # noqa: E402
 from skdp.synthesis._gan._patients import (  # noqa: E402
-    keep_rows,
     per_patient_mean,
     per_patient_weights,
 )
+from skdp.utils._groups import bound_contributions  # noqa: E402
 from tests._fixtures import GAN_FAST  # noqa: E402
 
 K = 3
@@ -152,7 +152,7 @@ def test_rows_beyond_k_are_dropped_at_random_not_the_first_k():
     codes = np.repeat(np.arange(200), 4)
     firsts = set()
     for seed in range(20):
-        keep = keep_rows(codes, 1, np.random.default_rng(seed))
+        keep = bound_contributions(codes, 1, np.random.default_rng(seed))
         assert len(keep) == 200 and len(np.unique(codes[keep])) == 200
         firsts.add(int(keep[0]))
     assert len(firsts) > 1  # patient 0's kept row varies with the stream

@@ -25,18 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from skdp.utils._groups import bound_contributions, schema_patient_codes
+from skdp.utils._groups import schema_patient_codes
 
-__all__ = ["gan_patient_codes", "keep_rows", "per_patient_mean", "per_patient_weights"]
+__all__ = ["gan_patient_codes", "per_patient_mean", "per_patient_weights"]
 
 
 gan_patient_codes = schema_patient_codes  # the one check, in skdp.utils._groups
-
-
-def keep_rows(codes, k, rng):
-    """Sorted indices of the rows kept: at most ``k`` per patient, chosen uniformly at
-    random with ``rng`` (never "the first k": the order of the rows is data)."""
-    return bound_contributions(codes, k, rng)
 
 
 def per_patient_weights(codes, k):

@@ -12,7 +12,8 @@ from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
 from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
-from skdp.synthesis._gan._patients import gan_patient_codes, keep_rows
+from skdp.synthesis._gan._patients import gan_patient_codes
+from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
 
 __all__ = ["STREAMS", "fit_gan"]
@@ -69,7 +70,7 @@ def fit_gan(est, X, y=None, groups=None):
     streams = fit_streams(est.random_state, STREAMS, estimator=est, X=X, y=y, groups=codes)
     keep = None
     if codes is not None:  # at most k rows per patient, chosen at random
-        keep = keep_rows(codes, k, streams["groups"])
+        keep = bound_contributions(codes, k, streams["groups"])
         X, codes = (X.iloc[keep] if hasattr(X, "iloc") else X[keep]), codes[keep]
 
     schema, eps_bounds, encoder = _schema(est, X, n, epsilon, streams)
