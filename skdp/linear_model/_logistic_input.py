@@ -71,6 +71,3 @@ def resolve_classes(est, y):
     if not np.isin(y, classes).all():
         raise ValueError("y contains labels that are not in classes")
     return classes
-
-
-# -------------------------------------------------------------- predict
