@@ -1,7 +1,8 @@
 """Differentially private accuracy (Lantz 2016, §7.2.2).
 
 Neighbouring relation: **replace one row**; the number of rows is public. With
-``groups``: add, remove or replace one patient with all their rows (:doc:`/patients`).
+``groups``: add or remove one patient with all their rows (:doc:`/patients`); the number
+of rows is then private and not used.
 """
 
 from __future__ import annotations
@@ -98,13 +99,15 @@ def dp_accuracy_score(
     2012) can tell neighbours apart.
 
     With ``groups``: neighbouring relation add or remove one patient with all their
-    rows, or replace one patient's rows (:doc:`/patients`). Each patient keeps at most
-    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism
-    (never the first ``k``: the order of the rows is data), and ``N`` is the number of
-    kept rows, public as ``N`` is. The count of correct predictions is a sum of per-row
-    terms in ``{0, 1}``, so a patient moves it by at most ``k``: sensitivity ``k``
-    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`), noise ``G(epsilon / k)``,
-    and ``epsilon`` holds per patient.
+    rows (:doc:`/patients`). Each patient keeps at most ``k = max_rows_per_group``
+    rows, chosen uniformly at random inside the mechanism (never the first ``k``: the
+    order of the rows is data). The number of kept rows is then private (a patient moves
+    it by up to ``k``), so it is not used: the counts of correct and of wrong
+    predictions are both released, each with noise ``G(epsilon / k)`` (a patient adds
+    at most ``k`` rows to the two together: L1 sensitivity ``k`` of the pair,
+    :func:`skdp.mechanisms.sensitivity.group_sensitivity`), and the accuracy is their
+    ratio, clamped to [0, 1] (post-processing). ``epsilon`` holds per patient. An input
+    without rows (an empty cross-validation fold) releases noise only.
 
     References
     ----------
@@ -138,7 +141,7 @@ def dp_accuracy_score(
         yp = column_or_1d(y_pred, input_name="y_pred")
         check_consistent_length(yt, yp)
         N = yt.shape[0]
-    if N == 0:
+    if N == 0 and groups is None:  # with groups a patient-free input is a release too
         raise ValueError("y_true is empty")
     if not any_dask(yt, yp):
         _check_labels(yt, yp)
@@ -158,11 +161,27 @@ def dp_accuracy_score(
     correct = int(row_sum(_correct_block, yt, yp) or 0)
     if ledger is not None:
         _spend(ledger, epsilon, "dp_accuracy_score", codes)
+    if codes is not None:
+        return _patient_accuracy(correct, N - correct, k, epsilon, rng)
     if math.isinf(epsilon):
         return correct / N
-    sens = 1 if codes is None else group_sensitivity(count_sensitivity(), k)
-    noisy = int(add_geometric(correct, sensitivity=sens, epsilon=epsilon, rng=rng))
+    noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))
     return float(np.clip(noisy / N, 0.0, 1.0))
+
+
+def _patient_accuracy(correct, wrong, k, epsilon, rng):
+    """The accuracy per patient: the number of kept rows is private, so both counts are
+    released, ``(correct, wrong)`` each with two-sided geometric noise ``G(epsilon / k)``
+    (a patient's rows add at most ``k`` to the two counts together: L1 sensitivity
+    ``k`` of the pair), and the ratio is post-processing. No rows (an empty fold):
+    noise only, never an error, so that whether a call succeeds depends on no patient.
+    """
+    if math.isinf(epsilon):
+        return correct / max(correct + wrong, 1)
+    sens = group_sensitivity(count_sensitivity(), k)
+    c = int(add_geometric(correct, sensitivity=sens, epsilon=epsilon, rng=rng))
+    w = int(add_geometric(wrong, sensitivity=sens, epsilon=epsilon, rng=rng))
+    return float(np.clip(c / max(c + w, 1), 0.0, 1.0))
 
 
 def _check_bound(groups, max_rows_per_group, *arrays):

@@ -45,7 +45,7 @@ def _check_ledger(ledger):
         )
 
 
-def _positive_mask(y_true, pos_label):
+def _positive_mask(y_true, pos_label, allow_empty=False):
     """Boolean mask of the positive rows; never raises on single-class ``y_true``.
 
     Errors depend only on public facts and on the label domain (dtype, the type of
@@ -58,6 +58,8 @@ def _positive_mask(y_true, pos_label):
     if y.dtype.kind in "fc":
         check_finite(y, name="y_true")
     if y.shape[0] == 0:
+        if allow_empty:  # a patient-level call on an empty fold: no positive rows
+            return np.zeros(0, dtype=bool)
         raise ValueError("y_true is empty")
     pos_label = _resolve_pos_label(_distinct_labels(y).tolist(), y.dtype, pos_label)
     return np.asarray(y == pos_label, dtype=bool)

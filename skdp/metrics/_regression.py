@@ -1,8 +1,8 @@
 """Differentially private regression metrics: MSE, MAE and R² over a declared target range.
 
 Neighbouring relation: **replace one row** (its label and its prediction); the number of
-rows is public, as for the other DP scorers. With ``groups``: add, remove or replace one
-patient with all their rows (:doc:`/patients`).
+rows is public, as for the other DP scorers. With ``groups``: add or remove one patient
+with all their rows (:doc:`/patients`); the number of rows is then private and not used.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils import check_consistent_length
 
 from skdp.base import _shared_constraints
-from skdp.mechanisms import add_laplace
+from skdp.mechanisms import add_geometric, add_laplace
 from skdp.mechanisms.sensitivity import group_sensitivity, regression_sum_sensitivities
 from skdp.metrics._accuracy import (
     _bounded,
@@ -76,10 +76,13 @@ _COMMON_DOC = """
 #: the Notes' paragraph on ``groups``, shared by the three metrics
 _GROUPS_NOTE = """
     With ``groups``: neighbouring relation add or remove one patient with all their
-    rows, or replace one patient's rows (:doc:`/patients`). Each patient keeps at most
-    ``k = max_rows_per_group`` rows, chosen uniformly at random inside the mechanism
-    (never the first ``k``: the order of the rows is data), and ``N`` is the number of
-    kept rows, public as ``N`` is. The row-level bounds above hold for adding or
+    rows (:doc:`/patients`). Each patient keeps at most ``k = max_rows_per_group``
+    rows, chosen uniformly at random inside the mechanism (never the first ``k``: the
+    order of the rows is data). The number ``N`` of kept rows is then private (a
+    patient moves it by up to ``k``): the mean errors divide their noisy sum by a noisy
+    count (each on half of ``epsilon``, the count with noise ``G(epsilon / (2 k))``),
+    and R² does not use ``N``; an input without rows (an empty cross-validation fold)
+    releases noise only. The row-level bounds above hold for adding or
     removing a row as well as for replacing one (an added row adds a term in ``[0,
     R**2]`` to ``SSE``, ``[0, R]`` to ``SAE``, and ``N/(N+1) (y - mean(y))**2 <= R**2``
     to ``SST``), so a patient, at most ``k`` such steps, moves each sum by at most ``k``
@@ -138,7 +141,7 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, g
         N = yt.shape[0]
         check_finite(yt, name="y_true")
         check_finite(yp, name="y_pred")
-    if N == 0:
+    if N == 0 and groups is None:  # with groups a patient-free input is a release too
         raise ValueError("y_true is empty")
     codes = _patient_labels(groups, N, any_dask(yt, yp))
     epsilon, delta = check_privacy_params(epsilon, delta)
@@ -151,12 +154,14 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, g
         N = int(yt.shape[0])
     # exact integer sums in units of 2**-(2 FRACTION_BITS), combined exactly, rounded once
     G = row_sum(block, yt, yp)
+    if G is None:  # no rows (a patient-level call on an empty fold): all sums are 0
+        G = np.zeros((4, 4), dtype=object)
     if ledger is not None:
         _spend(ledger, epsilon, tag, codes)
     unit = 2 * FRACTION_BITS
     width = hi - lo
     sse = int(G[0, 0]) - 2 * int(G[0, 1]) + int(G[1, 1])
-    sst = Fraction(N * int(G[0, 0]) * (1 << unit) - int(G[0, 3]) ** 2, N << unit)
+    sst = Fraction(N * int(G[0, 0]) * (1 << unit) - int(G[0, 3]) ** 2, max(N, 1) << unit)
     sums = {
         "sse": math.ldexp(float(sse), -unit) * width**2,
         "sae": math.ldexp(float(int(G[2, 3])), -unit) * width,
@@ -181,10 +186,24 @@ def _noisy_mean_error(
     term = regression_sum_sensitivities(lo, hi)[kind]  # the largest per-row term
     sens = _sensitivities(lo, hi, k)[kind]
     total = sums[kind]
+    if k is not None:  # N is private per patient: a noisy count divides the noisy sum
+        return _patient_mean(total, N, term, sens, k, epsilon, rng)
     if not math.isinf(epsilon):
         total = float(add_laplace(total, sensitivity=sens, epsilon=epsilon, rng=rng))
     # post-processing: the sum lies in [0, N * (largest term)]
     return float(np.clip(total, 0.0, N * term) / N)
+
+
+def _patient_mean(total, N, term, sens, k, epsilon, rng):
+    """``total / N`` per patient: the sum (Laplace, sensitivity ``sens``) and the number
+    of kept rows (two-sided geometric, sensitivity ``k``) each on ``epsilon / 2``; the
+    ratio, clamped to ``[0, term]``, is post-processing (no rows: noise only)."""
+    if math.isinf(epsilon):
+        return float(total / max(N, 1))
+    half = epsilon / 2.0
+    total = float(add_laplace(total, sensitivity=sens, epsilon=half, rng=rng))
+    count = int(add_geometric(N, sensitivity=k, epsilon=half, rng=rng))
+    return float(np.clip(total / max(count, 1), 0.0, term))
 
 
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)

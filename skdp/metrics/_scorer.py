@@ -10,6 +10,7 @@ import copy
 import functools
 
 import numpy as np
+from sklearn.utils.validation import _num_samples
 
 from skdp.base import _shared_constraints
 from skdp.exceptions import (
@@ -131,7 +132,8 @@ class DPScorer(ScrubSeedsOnPickleMixin):
         )
 
     # ---------------------------------------------------------------- scores from model
-    def _response(self, estimator, X):
+    def _method(self, estimator):
+        """The first of the scorer's response methods that ``estimator`` has."""
         methods = (
             (self.response_method,)
             if isinstance(self.response_method, str)
@@ -140,24 +142,40 @@ class DPScorer(ScrubSeedsOnPickleMixin):
         _check_scored_estimator(estimator, self.metric)
         for method in methods:
             if callable(getattr(estimator, method, None)):
-                break
-        else:  # TypeError: the estimator is of the wrong kind for this scorer
-            raise TypeError(
-                f"{type(estimator).__name__} has none of the response methods {methods} "
-                "this scorer needs; score a fitted classifier (or pass response_method=)"
-            )
+                return method
+        # TypeError: the estimator is of the wrong kind for this scorer
+        raise TypeError(
+            f"{type(estimator).__name__} has none of the response methods {methods} "
+            "this scorer needs; score a fitted classifier (or pass response_method=)"
+        )
+
+    def _response(self, estimator, X, groups=None):
+        method = self._method(estimator)
         if is_dask_collection(X):  # scored per partition; the rows stay on the workers
             return self._dask_response(estimator, X, method)
+        if groups is not None and _num_samples(X) == 0:
+            # a patient-level call on an empty fold: the metric releases noise only, so
+            # the estimator (which may refuse zero rows) is not asked to predict
+            empty, _, dtype = self._empty_response(estimator, method)
+            out, pos_label = self._select(empty, estimator, method)
+            return out.astype(dtype, copy=False), pos_label
         return self._select(np.asarray(getattr(estimator, method)(X)), estimator, method)
+
+    @staticmethod
+    def _empty_response(estimator, method):
+        """``(zero-row output of method, classes, dtype of the selected response)``, from
+        the fitted classes alone."""
+        classes = getattr(estimator, "classes_", None)
+        width = 0 if classes is None else len(classes)
+        empty = np.zeros((0, width)) if method == "predict_proba" and width else np.zeros(0)
+        dtype = np.asarray(classes).dtype if method == "predict" and width else np.float64
+        return empty, classes, dtype
 
     def _dask_response(self, estimator, X, method):
         """The response as a lazy 1-D Dask array, one block per partition of ``X``."""
-        classes = getattr(estimator, "classes_", None)
-        width = 0 if classes is None else len(classes)
         # the positive label and the class checks come from the fitted classes alone
-        empty = np.zeros((0, width)) if method == "predict_proba" and width else np.zeros(0)
+        empty, _, dtype = self._empty_response(estimator, method)
         _, pos_label = self._select(empty, estimator, method)
-        dtype = np.asarray(classes).dtype if method == "predict" and width else np.float64
         scorer = copy.copy(self)
         scorer.ledger = None  # the workers need the class logic, never the ledger
         X = enforce_meta(X, "X")  # a partition unlike its meta: an error naming X
@@ -217,7 +235,7 @@ class DPScorer(ScrubSeedsOnPickleMixin):
             raise ValueError("DP scorers do not support sample_weight (it changes sensitivity)")
         if kwargs:
             raise ValueError(f"DP scorers take no extra score parameters, got {sorted(kwargs)}")
-        y_score, pos_label = self._response(estimator, X)
+        y_score, pos_label = self._response(estimator, X, groups)
         kw = dict(self.metric_kwargs)
         if self.takes_pos_label:
             kw["pos_label"] = pos_label

@@ -131,12 +131,12 @@ def _dp_ranking_metric(
     if dask_input:  # checked and counted per partition; the rows stay on the workers
         pos_mask, scores, N = dask_rank_inputs(y_true, y_score, pos_label)
     else:
-        pos_mask = _positive_mask(y_true, pos_label)
+        pos_mask = _positive_mask(y_true, pos_label, allow_empty=groups is not None)
         N = pos_mask.shape[0]
         scores = _check_scores(y_score, N)
     codes = None if groups is None else check_groups(groups, N)
-    # delta's warning threshold counts privacy units: rows, or patients with groups
-    units = N if codes is None else int(codes.max()) + 1
+    # delta's warning threshold counts rows (public); the number of patients is private
+    units = N if codes is None else None
     epsilon, delta = check_privacy_params(epsilon, delta, n_samples=units)
     gamma = _check_gamma(gamma)
     # the metric, its budget, its options and its inputs are bound into the seed

@@ -225,8 +225,9 @@ def dp_cross_validate(
         allow_nonprivate,
         "dp_cross_validate",
     )
-    folds.check_n_samples(_num_samples(X))
-    if groups is not None:
+    if groups is None:  # with groups the row count is private: group_folds decides
+        folds.check_n_samples(_num_samples(X))
+    else:
         check_groups(groups, _num_samples(X))
         if folds.splitter is not None:
             raise ValueError(
@@ -236,7 +237,7 @@ def dp_cross_validate(
         check_group_support([estimator], plan.scorers, "dp_cross_validate")
         groups = np.asarray(groups)
     unit, group_fold = "row", None
-    if groups is not None:  # refused before the charge if a fold would be empty
+    if groups is not None:  # refused before the charge only if one fold holds all
         unit, group_fold = "group", group_folds(groups, folds.n_splits, random_state)
     plan.charge(ledger, "dp_cross_validate (replace-one)", unit=unit)
     scores, guarantees, models = plan.run(

@@ -113,21 +113,16 @@ def holdout_group_mask(groups, holdout, random_state=None):
 
     ``holdout`` must be a fraction: patient ``g`` is held out when
     ``H(key, g) / 2^64 < holdout``, the key from ``random_state`` (``None``: fresh OS
-    entropy) with a tag of its own, never from the data. Refused (``ValueError``, before
-    anything is charged) when one side would have no patient.
+    entropy) with a tag of its own, never from the data. Either side may be empty: an
+    empty held-out side is scored with noise only, and a search side without patients
+    is the one refusal of the patient folds (:func:`~skdp.model_selection._plan.group_folds`),
+    so whether the split succeeds depends on no patient.
     """
     holdout = check_holdout_groups(holdout)
     seq = _seed_from(random_state, _TAG + "/groups", {"holdout": holdout}, {}, False)
     codes, hashes = label_hashes(groups, np.random.default_rng(seq).bytes(32))
     held_label = np.array([h < holdout * 2.0**64 for h in hashes], dtype=bool)
-    mask = held_label[codes]
-    if mask.all() or not mask.any():
-        raise ValueError(
-            f"holdout={holdout!r} with groups=: the keyed hash of the patients' labels "
-            "leaves one side of the split without patients; use another holdout fraction "
-            "or more patients"
-        )
-    return mask
+    return held_label[codes]
 
 
 def split_holdout(X, y, groups, holdout, n_splits, random_state):

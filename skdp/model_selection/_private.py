@@ -90,11 +90,12 @@ class PrivateSelection:
 
     **Patients** (``fit(..., groups=)``, :doc:`/patients`). The same theorem with the
     patient as the unit: the folds hold whole patients (a keyed hash of each label, one
-    assignment drawn before the charge and used by every run, so no run can fail on an
-    empty fold), every fit and scorer call is given its rows' patients and states its
-    budget per patient (the scorers keep at most ``max_rows_per_group`` rows a patient),
-    and a patient is in one test fold and ``k - 1`` training sets of a run: ``eps0`` as
-    above holds per patient (add or remove one patient), and so does the total.
+    assignment drawn before the charge and used by every run; a fold without patients is
+    scored with noise only, so no run can fail on it), every fit and scorer call is
+    given its rows' patients and states its budget per patient (the scorers keep at
+    most ``max_rows_per_group`` rows a patient), and a patient is in one test fold and
+    ``k - 1`` training sets of a run: ``eps0`` as above holds per patient (add or
+    remove one patient), and so does the total.
 
     **Randomness.** ``K``, the candidate of each run and fresh seeds for the
     candidates' and the scorer's ``random_state`` (when those are not ``None``) come from

@@ -485,7 +485,8 @@ class DPGridSearchCV(
             X, y, groups, hold, n_holdout = split_holdout(
                 X, y, groups, self.holdout, p.folds.n_splits, self.random_state
             )
-        p.folds.check_n_samples(_num_samples(X))
+        if groups is None:  # with groups the row count is private: group_folds decides
+            p.folds.check_n_samples(_num_samples(X))
         if p.refit_metric is not None:
             warn_if_tuning_starves(max(e for e, _ in p.plan.fit_budgets), p.epsilon, _WHERE)
         for key in list(vars(self)):

@@ -118,7 +118,7 @@ class SearchFitMixin:
     def _fit_grid(self, X, y, p, groups=None):
         plan = p.plan
         unit, folds = "row", None
-        if groups is not None:  # refused before the charge if a fold would be empty
+        if groups is not None:  # refused before the charge only if one fold holds all
             unit, folds = "group", group_folds(groups, plan.n_splits, self.random_state)
         plan.charge(self.ledger, "DPGridSearchCV (replace-one)", unit=unit)
         scores, guarantees, _ = plan.run(
@@ -144,9 +144,9 @@ class SearchFitMixin:
     def _fit_private(self, X, y, p, groups=None):
         """Private selection: random repetitions, only the winner (see PrivateSelection).
 
-        With ``groups`` every run uses one patient fold assignment, drawn (and refused if
-        a fold would be empty) before the charge: a run that failed on an empty fold
-        would reveal that it ran."""
+        With ``groups`` every run uses one patient fold assignment, drawn before the
+        charge (an empty fold is scored with noise only; the assignment is refused only
+        if one fold holds every patient): a run that failed would reveal that it ran."""
         plan, run = p.plan, p.run
         stand_in = copy.copy(self)
         stand_in.ledger = None

@@ -331,7 +331,7 @@ def _columns(part):
     a = np.asarray(part)
     if a.ndim == 0:
         return None
-    a = a.reshape(a.shape[0], -1)
+    a = a.reshape(a.shape[0], math.prod(a.shape[1:]))  # also zero rows (an empty fold)
     return a.shape[0], [(j, lambda s, e, j=j: a[s:e, j]) for j in range(a.shape[1])]
 
 

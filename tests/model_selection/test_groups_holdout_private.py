@@ -68,8 +68,10 @@ def test_holdout_mask_holds_whole_patients_independently_of_the_others():
     assert not np.array_equal(holdout_group_mask(groups, 0.25, 1), mask)
     with pytest.raises(ValueError, match="give holdout as a fraction"):
         holdout_group_mask(groups, 10)
-    with pytest.raises(ValueError, match="one side of the split without patients"):
-        holdout_group_mask(np.zeros(5), 0.5, random_state=0)
+    # one side without patients is allowed (scored with noise only, or refused later
+    # by the patient folds): whether the split succeeds depends on no patient
+    one = holdout_group_mask(np.zeros(5), 0.5, random_state=0)
+    assert one.all() or not one.any()
 
 
 def test_search_with_groups_and_holdout_is_per_patient():
@@ -141,12 +143,12 @@ def test_private_selection_with_groups_and_holdout():
 
 
 @pytest.mark.filterwarnings("ignore:DPGridSearchCV. the final model")
-def test_private_selection_with_groups_refuses_an_empty_fold_before_the_charge():
+def test_private_selection_with_groups_refuses_one_full_fold_before_the_charge():
     X, y, groups = _data()
-    few = np.isin(groups, [0, 1, 2])
+    one = groups == groups[0]
     ledger = PrivacyLedger(200.0, unit="group")
-    with pytest.raises(ValueError, match="leave a fold without"):
-        _search(selection="private", ledger=ledger, cv=5).fit(X[few], y[few], groups=groups[few])
+    with pytest.raises(ValueError, match="every patient in one fold"):
+        _search(selection="private", ledger=ledger, cv=5).fit(X[one], y[one], groups=groups[one])
     assert ledger.entries == []
 
 

@@ -116,27 +116,26 @@ def test_cross_validate_with_groups_is_per_patient():
 
 
 def test_refusals_come_before_the_charge():
-    """An empty patient fold (random fold sizes of the keyed hash) and a pipeline step
-    that cannot take groups are refused before the ledger is charged or a fold is fit
-    (they used to fail inside the run, after the charge)."""
+    """Every patient in one fold (no training rows anywhere) and a pipeline step that
+    cannot take groups are refused before the ledger is charged or a fold is fit."""
     from skdp.model_selection import dp_cross_validate
     from skdp.pipeline import make_dp_pipeline
     from skdp.preprocessing import PublicBoundsScaler
 
     X, y, groups = _data()
-    few = np.isin(groups, [0, 1, 2])  # 3 patients, 5 folds: some fold is empty
+    one = groups == groups[0]  # one patient: every fold but one is empty
     ledger = PrivacyLedger(100.0, unit="group")
-    with pytest.raises(ValueError, match="leave a fold without"):
-        _search(ledger=ledger, cv=5).fit(X[few], y[few], groups=groups[few])
-    with pytest.raises(ValueError, match="leave a fold without"):
+    with pytest.raises(ValueError, match="every patient in one fold"):
+        _search(ledger=ledger, cv=5).fit(X[one], y[one], groups=groups[one])
+    with pytest.raises(ValueError, match="every patient in one fold"):
         dp_cross_validate(
             _search().estimator,
-            X[few],
-            y[few],
+            X[one],
+            y[one],
             scoring=_search().scoring,
             cv=5,
             ledger=ledger,
-            groups=groups[few],
+            groups=groups[one],
         )
     lo, hi = LONGITUDINAL_EHR_BOUNDS()
     pipe = make_dp_pipeline(
