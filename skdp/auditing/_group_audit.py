@@ -86,7 +86,8 @@ def group_audit(
     if n_trials < 20:
         raise ValueError("n_trials must be at least 20")
     codes = check_groups(groups, np.shape(X)[0])
-    canary_X = np.asarray(canary_X)
+    if not hasattr(canary_X, "iloc"):  # a DataFrame canary stays one (its dtypes)
+        canary_X = np.asarray(canary_X)
     k = canary_X.shape[0]
     if k < 1 or canary_X.ndim != np.ndim(X):
         raise ValueError("canary_X must hold the canary patient's rows, shaped like X")
