@@ -26,6 +26,7 @@ from skdp.mechanisms.sensitivity import (
     count_smooth_sensitivity,
     group_count_smooth_sensitivity,
 )
+from skdp.metrics._accuracy import _check_bound
 from skdp.metrics._checks import (
     _check_gamma,
     _check_ledger,
@@ -34,12 +35,8 @@ from skdp.metrics._checks import (
     _positive_mask,
 )
 from skdp.metrics._rank_counts import dask_auc_ap, dask_rank_inputs, exact_auc_ap
-from skdp.utils._groups import (
-    GROUPS_HELP,
-    bound_contributions,
-    check_groups,
-    check_max_rows_per_group,
-)
+from skdp.utils._groups import bound_contributions, check_dask_groups, check_groups
+from skdp.utils._groups_dask import bound_dask_rows
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import any_dask
 from skdp.utils.validation import check_privacy_params
@@ -134,7 +131,10 @@ def _dp_ranking_metric(
         pos_mask = _positive_mask(y_true, pos_label, allow_empty=groups is not None)
         N = pos_mask.shape[0]
         scores = _check_scores(y_score, N)
-    codes = None if groups is None else check_groups(groups, N)
+    if groups is None:
+        codes = None
+    else:  # on Dask: bounded on the workers after Dask's shuffle by patient
+        codes = check_dask_groups(groups, N) if dask_input else check_groups(groups, N)
     # delta's warning threshold counts rows (public); the number of patients is private
     units = N if codes is None else None
     epsilon, delta = check_privacy_params(epsilon, delta, n_samples=units)
@@ -146,11 +146,12 @@ def _dp_ranking_metric(
         params["interval_alpha"] = interval_alpha
     if codes is None:
         seed = {"params": params, "data": (pos_mask, scores), "order_invariant": True}
-    else:  # the grouping and k too; order-dependent (the kept rows depend on the order)
+    else:  # the grouping and k too; order-dependent in memory (the kept rows depend on
+        # the order; on Dask they do not, and Dask input is digested as a multiset)
         seed = {
             "params": {**params, "max_rows_per_group": k},
             "data": (pos_mask, scores, codes),
-            "order_invariant": False,
+            "order_invariant": dask_input,
         }
     rng = release_rng(random_state, tag=f"dp_{which}_score", **seed)
     if ledger is not None:
@@ -159,9 +160,12 @@ def _dp_ranking_metric(
             ledger.spend(epsilon, delta, label=f"dp_{which}_score")
         else:
             ledger.spend(epsilon, delta, label=f"dp_{which}_score", unit="group")
-    if codes is not None:  # at most k rows a patient, chosen uniformly at random
+    if codes is not None and dask_input:  # at most k rows a patient, on the workers
+        (pos_mask, scores), N = bound_dask_rows([pos_mask, scores], codes, k, rng)
+    elif codes is not None:  # at most k rows a patient, chosen uniformly at random
         keep = bound_contributions(codes, k, rng)
         pos_mask, scores = pos_mask[keep], scores[keep]
+        N = int(pos_mask.shape[0])
     if dask_input:
         auc, ap, n = dask_auc_ap(pos_mask, scores, ties, N)
     else:
@@ -181,7 +185,7 @@ def _dp_ranking_metric(
             gamma=gamma,
         )
     else:
-        smooth = _group_smooth(which, n, pos_mask.shape[0] - n, k, form)
+        smooth = _group_smooth(which, n, N - n, k, form)
         scale, kind = _noise_parameters(
             None, None, None, epsilon=epsilon, delta=delta, gamma=gamma, smooth=smooth
         )
@@ -248,17 +252,3 @@ def _group_smooth(which, n, m, k, form):
     return smooth
 
 
-def _check_bound(groups, max_rows_per_group, *arrays):
-    """The contribution bound ``k`` (``None`` without ``groups``); errors name the
-    parameter, never a value. Dask input with ``groups`` is refused."""
-    k = None if max_rows_per_group is None else check_max_rows_per_group(max_rows_per_group)
-    if groups is None:
-        return None
-    if any_dask(groups, *arrays):
-        raise ValueError(
-            "groups= is not supported for Dask input yet: bounding a patient's rows "
-            "needs them together (score in memory, or without groups)"
-        )
-    if k is None:
-        raise ValueError(f"groups= needs max_rows_per_group: {GROUPS_HELP}")
-    return k

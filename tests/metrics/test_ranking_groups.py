@@ -173,11 +173,21 @@ def test_bad_patient_level_input_is_refused(metric, kw, error, match):
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_dask_input_with_groups_is_refused(metric):
+def test_dask_input_with_groups_is_bounded_on_the_workers(metric):
+    """Dask labels and scores with Dask groups: each patient keeps at most k rows on the
+    workers (Dask's shuffle by patient); with k at least every patient's row count all
+    rows are kept, so the exact value (epsilon=inf) equals the in-memory one, and a
+    private release is a valid, reproducible score."""
     da = pytest.importorskip("dask.array")
-    y = da.from_array(np.r_[np.zeros(10), np.ones(10)], chunks=10)
-    with pytest.raises(ValueError, match="groups= is not supported for Dask input"):
-        metric(y, y, epsilon=1.0, groups=np.arange(20) // 2, max_rows_per_group=2)
+    y, s, groups = _data(n_patients=60, rows=3)
+    dy, ds, dg = (da.from_array(a, chunks=45) for a in (y, s, groups))
+    exact = metric(y, s, epsilon=math.inf, groups=groups, max_rows_per_group=3)
+    assert metric(dy, ds, epsilon=math.inf, groups=dg, max_rows_per_group=3) == exact
+    one = metric(dy, ds, epsilon=1.0, groups=dg, max_rows_per_group=2, random_state=0)
+    assert 0.0 <= one <= 1.0
+    assert metric(dy, ds, epsilon=1.0, groups=dg, max_rows_per_group=2, random_state=0) == one
+    with pytest.raises(ValueError, match="groups is a Dask collection but the data are in"):
+        metric(y, s, epsilon=1.0, groups=dg, max_rows_per_group=2)
 
 
 @pytest.mark.parametrize("metric", METRICS)
