@@ -38,6 +38,10 @@ The other estimator families have their own table, each against the same two ref
 * ``all``: every family in turn, the linear regression first.
 
 ``--seeds`` is passed on to each family's own runner.
+
+``--table dd`` or ``--table modechoice`` runs every family instead on a public
+multi-row table shipped with lifelines or statsmodels (``benchmarks/_patient_tables.py``,
+``benchmarks/_patient_public.py``; 5 seeds by default, under a minute each on one core).
 """
 
 from __future__ import annotations
@@ -112,7 +116,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=None, help="seeds (each family's default)")
     ap.add_argument("--family", choices=["linear", *FAMILIES, "all"], default="linear")
+    ap.add_argument("--table", choices=["dd", "modechoice"], default=None)
     args = ap.parse_args()
+    if args.table is not None:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from benchmarks._patient_public import main as table_main
+
+        table_main(args.table, 5 if args.seeds is None else args.seeds)
+        return
     if args.family == "all":
         for family in ["linear", *FAMILIES]:
             print(f"\n## {family}\n", flush=True)
