@@ -318,8 +318,9 @@ def group_folds(groups, n_splits, random_state):
     runs does not depend on which patients are present. The one refusal left, before
     anything is charged or fitted, is every patient falling in one fold (no training
     rows anywhere): with ``G`` patients its probability is ``n_splits ** (1 - G)``
-    over the key (below ``1e-12`` for ``G >= 19`` at five folds), the failure term the
-    search's guarantee adds to ``delta`` (:doc:`/patients`).
+    over the key (below ``1e-12`` for ``G >= 19`` at five folds): a failure term of the
+    search's guarantee that adds to ``delta`` and is not in ``delta_spent_``, which
+    cannot depend on the private ``G`` (:doc:`/patients`).
     """
     folds = assign_group_folds(groups, n_splits, random_state)
     if folds.shape[0] == 0 or np.all(folds == folds[0]):
