@@ -109,7 +109,10 @@ def dp_cross_validate(
         others), the fits and the scorer calls take ``groups``, and the total is per
         patient under *add or remove one patient* (the replace-one total charged
         bounds it; :doc:`/patients`). Needs an estimator that takes ``groups``,
-        scorers made with ``max_rows_per_group`` and ``cv=<int>``.
+        scorers made with ``max_rows_per_group`` and ``cv=<int>``. A fold without
+        patients is scored with noise only; ``ValueError`` (before the charge) only
+        when every patient falls in one fold (probability ``n_splits ** (1 - G)`` for
+        ``G`` patients).
 
     Returns
     -------

@@ -459,7 +459,10 @@ class DPGridSearchCV(
             ``max_rows_per_group`` and ``cv=<int>`` (a splitter's folds would not be
             whole patients fixed without the data); works with grid and private
             selection (one patient fold assignment for every run) and with a
-            ``holdout`` fraction (whole patients held out).
+            ``holdout`` fraction (whole patients held out). A fold or held-out side
+            without patients is scored with noise only; ``ValueError`` (before the
+            charge) only when every patient falls in one fold, an event of
+            probability ``n_splits ** (1 - G)`` for ``G`` patients (:doc:`/patients`).
 
         Returns
         -------
