@@ -7,7 +7,7 @@ level (fixed before any run), and per family the columns, bounds and public rule
 bound is declared from the codebook or the table's design, never read off the rows.
 
 * ``dd``: lifelines' Democracy and Dictatorship leader spells (Cheibub, Gandhi and
-  Vreeland 2010; 1,808 leader spells of 202 countries, 1946-2008); the unit is the
+  Vreeland 2010; 1,808 leader spells of 200 countries, 1946-2008); the unit is the
   country. ``k_max = 63``: the data are country-years (the leader on 31 December), so
   a country has at most one spell per year of the 63-year window. Skewed: median 7
   spells a country. ``ks = (3, 10)``.
