@@ -8,12 +8,12 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional import _bounds_param
+from skdp.linear_model._inference_logistic import LogisticInferenceMixin, release_fisher
 from skdp.linear_model._logistic_dpsgd import fit_binary_dpsgd
 from skdp.linear_model._logistic_input import (
     check_patient_groups,
@@ -26,6 +26,7 @@ from skdp.linear_model._logistic_plan import (  # noqa: F401 - re-exported
     _rate_of_scale,
     auto_mechanism,
 )
+from skdp.linear_model._logistic_predict import LogisticPredictMixin
 from skdp.linear_model._objective_perturbation import (  # noqa: F401 - re-exported
     LOGISTIC_SMOOTHNESS,
     NEWTON_STEPS,
@@ -46,7 +47,6 @@ from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
-    check_is_fitted,
     validate_data,
 )
 from skdp.utils.validation import (
@@ -61,7 +61,9 @@ _logger = get_logger(__name__)
 
 
 @insert_docs
-class DPLogisticRegression(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class DPLogisticRegression(
+    LogisticInferenceMixin, LogisticPredictMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator
+):
     """Differentially private logistic regression (objective perturbation or DP-SGD).
 
     By default (``mechanism="auto"``) the mechanism is chosen by a public rule of
@@ -166,6 +168,12 @@ dict, default=None
         The public number of rows one patient may contribute when ``fit`` gets
         ``groups`` (from the visit schedule or the study protocol, never from the
         data); required with ``groups`` (:doc:`/patients`).
+    inference : bool, default=False
+        Also release, per problem, the Fisher information at the released weights with
+        Laplace noise, for :meth:`conf_int` and :meth:`summary`: it takes 20 % of each
+        problem's budget inside the same ``epsilon`` (``privacy_breakdown_["fisher"]``),
+        needs objective perturbation (``"auto"`` then picks it; ``"dpsgd"`` is
+        refused), and ``False`` leaves every release unchanged (:doc:`/inference`).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise. ``None`` draws fresh OS entropy. Keep it secret for a real
         release: the seed lets anyone subtract the noise.
@@ -208,6 +216,10 @@ dict, default=None
         What ``epsilon_spent_`` protects: one row, or one patient (``groups``).
     max_rows_per_group_ : int or None
         The contribution bound of a patient-level fit (``None`` per row).
+    released_statistics_ : dict
+        ``inference=True`` only: ``"fisher"``, the noisy Fisher information of each
+        problem in the scaled units, shape ``(n_problems, d', d')``; ``"mle"``, the
+        unpenalised weights of a non-private fit (``epsilon=inf``), else ``None``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
@@ -337,6 +349,7 @@ dict, default=None
         "clip": ["boolean"],
         "max_iter": [Interval(Real, 1, None, closed="left")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
+        "inference": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
         "mechanism": [StrOptions({"auto", "objective", "dpsgd"})],
         "delta": DPEstimatorMixin._privacy_parameter_constraints["delta"],
@@ -367,6 +380,7 @@ dict, default=None
         accountant="pld",
         verbose=0,
         max_rows_per_group=None,
+        inference=False,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -386,7 +400,10 @@ dict, default=None
         self.accountant = accountant
         self.verbose = verbose
         self.max_rows_per_group = max_rows_per_group
+        self.inference = inference
         self.random_state = random_state
+
+    _later_parameters = {"inference": False}  # out of the seed material when False
 
     # deprecated: the rate beta of the objective's noise (removed in 0.2)
     noise_rate_ = RenamedAttribute(
@@ -432,8 +449,10 @@ dict, default=None
         )
         n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
         mechanism = self.mechanism
-        if mechanism == "auto" and codes is not None:
-            mechanism = "objective"  # the one mechanism with a patient-level analysis
+        if mechanism == "dpsgd" and self.inference:
+            raise ValueError("inference=True needs mechanism='objective' (or 'auto')")
+        if mechanism == "auto" and (codes is not None or self.inference):
+            mechanism = "objective"  # patient-level analysis and Fisher release
         elif mechanism == "auto":  # public inputs only: n, p, declared classes, budget
             mechanism = auto_mechanism(n, p, epsilon, delta, n_problems)
         if mechanism == "dpsgd":  # delta against the public n (a DeltaTooLargeWarning)
@@ -441,7 +460,7 @@ dict, default=None
             self._check_privacy_params(n_samples=n_units, require_delta=math.isfinite(epsilon))
         streams = fit_streams(
             self.random_state,
-            ["bounds", "noise", "dpsgd", "groups"],
+            ["bounds", "noise", "dpsgd", "groups", "fisher"],
             estimator=self,
             X=X,
             y=y,
@@ -463,6 +482,7 @@ dict, default=None
             n_problems=n_problems,
             C=self.C,
             max_rows_per_group=k,
+            inference=self.inference,
         )
         Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
         units = None if codes is None else (codes, k)
@@ -484,7 +504,7 @@ dict, default=None
         ``(codes, k)`` of a patient-level DP-SGD fit."""
         weights = np.empty((plan.n_problems, Z.shape[1]))
         self.n_iter_, self.loss_curve_ = 0, np.empty(0)
-        guarantee, curves = "exact", []
+        guarantee, curves, fisher = "exact", [], []
         private = math.isfinite(plan.epsilon) and not self._nonprivate_options()
         with verbose_handler(self.verbose):
             for k in range(plan.n_problems):
@@ -493,6 +513,8 @@ dict, default=None
                 done = float(plan.eps_bounds) + k * plan.eps_problem_spent  # public schedule
                 if not plan.dpsgd:
                     weights[k] = self._solve_objective(Z, signs, plan, streams["noise"], k, done)
+                    if self.inference:  # after the weights: they are released first
+                        fisher.append(release_fisher(Z, signs, weights[k], plan, streams["fisher"]))
                     continue
                 # train on the unscaled rows (u, 1); weights on Z = (u, 1) * scale
                 v, result = fit_binary_dpsgd(
@@ -512,6 +534,12 @@ dict, default=None
                 if math.isinf(plan.epsilon):  # non-private: the mean over the problems
                     curves.append(np.asarray(result.history.get("loss", []), dtype=float))
                     self.loss_curve_ = np.mean(curves, axis=0)
+        if fisher:
+            mle = [m for _, m in fisher]
+            self.released_statistics_ = {
+                "fisher": np.stack([H for H, _ in fisher]),
+                "mle": None if all(m is None for m in mle) else mle,
+            }
         return weights, guarantee
 
     def _solve_objective(self, Z, signs, plan, rng, k, done):
@@ -549,41 +577,9 @@ dict, default=None
         self.mechanism_ = plan.mechanism
         self.bounds_X_ = bounds
         self.ridge_ = 0.0 if plan.dpsgd else float(plan.ridge)
-        self.noise_scale_ = plan.noise_scale()
+        self.noise_scale_ = plan.noise_scale(weights.shape[1])
         self.privacy_breakdown_ = plan.breakdown()
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group
         self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee=guarantee)
         return self
-
-    def decision_function(self, X):
-        """``X @ coef_.T + intercept_``: shape ``(n,)`` for two classes (the logit of
-        ``classes_[1]``), ``(n, n_classes)`` otherwise."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict_proba(self, X):
-        """Class probabilities: ``[1 - p, p]`` with ``p = sigmoid(decision)`` for two
-        classes; the one-vs-rest sigmoids normalised to sum 1 otherwise."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            prob = expit(scores)
-            return np.column_stack([1.0 - prob, prob])
-        prob = expit(scores)
-        total = prob.sum(axis=1, keepdims=True)
-        return np.divide(prob, total, out=np.full_like(prob, 1.0 / prob.shape[1]), where=total > 0)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """The class with the largest decision value (binary: ``classes_[1]`` when it
-        is positive)."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]

@@ -18,6 +18,9 @@ __all__ = ["LogisticPlan", "auto_mechanism"]
 #: ``mechanism="auto"`` uses DP-SGD below this many rows per unit of noise,
 #: ``n epsilon / (K' (p + 1))`` (measured, ``doc/benchmarks_models.rst``)
 AUTO_DPSGD_BELOW = 100.0
+#: share of each problem's epsilon that ``inference=True`` gives to the noisy release of
+#: the Fisher information (the rest goes to the objective perturbation)
+INFERENCE_SHARE = 0.2
 
 
 def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
@@ -97,6 +100,10 @@ class LogisticPlan:
         ``k`` times that per patient of at most ``k`` rows (``DPLogisticRegression``
         Notes); DP-SGD clips per patient and runs at ``eps_problem`` per patient
         (no division); ``None`` per row.
+    eps_fisher : float
+        Per problem (per row, as ``eps_problem``), the epsilon of the noisy Fisher
+        information released for ``conf_int`` (``inference=True``: ``INFERENCE_SHARE``
+        of the problem's budget, taken out of ``eps_problem``; 0 otherwise).
     """
 
     epsilon: float
@@ -109,17 +116,32 @@ class LogisticPlan:
     ridge: float
     rate: float
     max_rows_per_group: int | None = None
+    eps_fisher: float = 0.0
 
     @classmethod
     def build(
-        cls, *, epsilon, delta, eps_bounds, mechanism, n_problems, C, max_rows_per_group=None
+        cls,
+        *,
+        epsilon,
+        delta,
+        eps_bounds,
+        mechanism,
+        n_problems,
+        C,
+        max_rows_per_group=None,
+        inference=False,
     ):
         """The plan from public inputs: the budget, the bounds' share, the resolved
-        mechanism, the number of problems (from the declared classes), ``C`` and the
-        contribution bound of a patient-level fit."""
+        mechanism, the number of problems (from the declared classes), ``C``, the
+        contribution bound of a patient-level fit and whether the Fisher information
+        is released for inference."""
         eps_problem = (epsilon - eps_bounds) / n_problems
         if max_rows_per_group is not None and mechanism != "dpsgd":  # k x per patient
             eps_problem = eps_problem / int(max_rows_per_group)
+        eps_fisher = 0.0
+        if inference and math.isfinite(eps_problem):  # inside the same total
+            eps_fisher = INFERENCE_SHARE * eps_problem
+            eps_problem = eps_problem - eps_fisher
         ridge, rate = objective_perturbation_parameters(eps_problem, C)
         return cls(
             epsilon=epsilon,
@@ -132,6 +154,7 @@ class LogisticPlan:
             ridge=ridge,
             rate=rate,
             max_rows_per_group=max_rows_per_group,
+            eps_fisher=eps_fisher,
         )
 
     @property
@@ -151,16 +174,43 @@ class LogisticPlan:
         """``delta`` for DP-SGD, 0 for objective perturbation (pure DP)."""
         return self.delta if self.dpsgd else 0.0
 
-    def noise_scale(self):
+    def noise_scale(self, d=None):
         """``noise_scale_``: ``{"objective": 1 / beta}`` (0 without noise), empty for
-        DP-SGD (its noise is ``noise_multiplier_``)."""
+        DP-SGD (its noise is ``noise_multiplier_``); with inference also ``"fisher"``,
+        the Laplace scale of the Fisher information's entries (``d`` coordinates)."""
         if self.dpsgd:
             return {}
-        return {"objective": 0.0 if math.isinf(self.rate) else 1.0 / float(self.rate)}
+        scale = {"objective": 0.0 if math.isinf(self.rate) else 1.0 / float(self.rate)}
+        if self.eps_fisher > 0:
+            scale["fisher"] = self.fisher_scale(d)
+        return scale
+
+    def fisher_scale(self, d):
+        """Laplace scale of each upper-triangle entry of the released Fisher information
+        of ``d = d'`` coordinates: its L1 sensitivity per row is ``c (d' + 1) / 2`` with
+        ``c = 1/4`` (``sum_(j <= l) |z_j z_l| <= (d' + 1) / 2`` for ``||z|| <= 1``), so the
+        scale is ``(d' + 1) / (8 eps_fisher)`` (0 without inference or at
+        ``epsilon=inf``)."""
+        if self.eps_fisher <= 0 or not math.isfinite(self.eps_fisher):
+            return 0.0
+        return (d + 1.0) / (8.0 * self.eps_fisher)
+
+    @property
+    def fisher_total(self):
+        """The epsilon of all Fisher releases per privacy unit."""
+        k = 1 if self.max_rows_per_group is None or self.dpsgd else self.max_rows_per_group
+        return self.eps_fisher * self.n_problems * k
 
     def breakdown(self):
         """``privacy_breakdown_``: the bounds and all problems together."""
         part = "dpsgd" if self.dpsgd else "objective"
+        if self.eps_fisher > 0:
+            fisher = float(self.fisher_total)
+            return {
+                "bounds": float(self.eps_bounds),
+                part: float(self.epsilon - self.eps_bounds - fisher),
+                "fisher": fisher,
+            }
         return {
             "bounds": float(self.eps_bounds),
             part: float(self.epsilon - self.eps_bounds),
