@@ -11,11 +11,16 @@ from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
 from skdp.survival._cox_fit import exact_newton, noisy_newton, pe_data
-from skdp.survival._cox_inference import CoxInferenceMixin, exact_statistics
+from skdp.survival._cox_inference import (
+    EXAMPLE_COX_SETUP,
+    CoxInferenceMixin,
+    exact_statistics,
+)
 from skdp.survival._cox_plan import CoxPlan
 from skdp.survival._cox_score import concordance_index
 from skdp.survival._grid import exposure_matrix, time_grid_edges
 from skdp.survival._target import check_survival_target
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams
@@ -27,6 +32,7 @@ __all__ = ["DPCoxPH"]
 _LOG = get_logger(__name__)
 
 
+@insert_docs(example_cox_setup=EXAMPLE_COX_SETUP)
 class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
     """Differentially private proportional-hazards (Cox) regression.
 
@@ -180,24 +186,16 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
     N. Laird, D. Olivier. "Covariance analysis of censored survival data using
     log-linear analysis techniques." JASA 76, 1981.
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     M. Bun, T. Steinke. "Concentrated Differential Privacy: Simplifications,
     Extensions, and Lower Bounds." TCC 2016.
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skdp.survival import DPCoxPH, make_survival_target
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(4000, 2))
-    >>> t = rng.exponential(1 / (0.2 * np.exp(X @ [1.0, -0.5])))
-    >>> y = make_survival_target(t < 10, np.minimum(t, 10))
-    >>> cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0)
+    {example_cox_setup}
     >>> cox = cox.fit(X, y)
     >>> bool(cox.coef_[0] > 0 > cox.coef_[1])
     True

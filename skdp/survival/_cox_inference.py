@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from skdp.survival._cox_fit import _mu, hessian
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     check_alpha,
     coefficient_names,
@@ -39,6 +40,16 @@ DEBIAS_DRAWS = 200
 DEBIAS_ITERATIONS = 5
 #: cap of the variance of a start log-hazard (where the release's floors bite)
 START_VARIANCE_CAP = 1.0
+
+#: the data and the estimator of the examples of DPCoxPH and its inference methods
+EXAMPLE_COX_SETUP = """\
+>>> import numpy as np
+>>> from skdp.survival import DPCoxPH, make_survival_target
+>>> rng = np.random.default_rng(0)
+>>> X = rng.uniform(-1, 1, size=(4000, 2))
+>>> t = rng.exponential(1 / (0.2 * np.exp(X @ [1.0, -0.5])))
+>>> y = make_survival_target(t < 10, np.minimum(t, 10))
+>>> cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0)"""
 
 
 def exact_statistics(data, alpha, beta):
@@ -218,6 +229,7 @@ class CoxInferenceMixin:
         lower, upper, p = normal_table(estimate, centre, se, alpha)
         return names, estimate, se, lower, upper, p
 
+    @insert_docs(example_cox_setup=EXAMPLE_COX_SETUP)
     def conf_int(self, alpha=0.05):
         """Confidence intervals of ``coef_`` that include the privacy noise.
 
@@ -296,13 +308,7 @@ class CoxInferenceMixin:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skdp.survival import DPCoxPH, make_survival_target
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(-1, 1, size=(4000, 2))
-        >>> t = rng.exponential(1 / (0.2 * np.exp(X @ [1.0, -0.5])))
-        >>> y = make_survival_target(t < 10, np.minimum(t, 10))
-        >>> cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0)
+        {example_cox_setup}
         >>> ci = cox.fit(X, y).conf_int()
         >>> ci.shape
         (2, 2)
@@ -312,6 +318,7 @@ class CoxInferenceMixin:
         _, _, _, lower, upper, _ = self._inference(alpha)
         return np.column_stack([lower, upper])
 
+    @insert_docs(example_cox_setup=EXAMPLE_COX_SETUP)
     def summary(self, alpha=0.05):
         """A statsmodels-like table of the log hazard ratios with noise-aware
         inference.
@@ -333,13 +340,7 @@ class CoxInferenceMixin:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skdp.survival import DPCoxPH, make_survival_target
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(-1, 1, size=(4000, 2))
-        >>> t = rng.exponential(1 / (0.2 * np.exp(X @ [1.0, 0.0])))
-        >>> y = make_survival_target(t < 10, np.minimum(t, 10))
-        >>> cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0)
+        {example_cox_setup}
         >>> list(cox.fit(X, y).summary().index)
         ['x0', 'x1']
         """

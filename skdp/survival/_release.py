@@ -15,7 +15,12 @@ from skdp.survival._histogram import (
     default_n_intervals,
     noisy_histogram,
 )
-from skdp.survival._target import _check_event, _check_time, check_survival_target
+from skdp.survival._target import (
+    _check_event,
+    _check_time,
+    _pair_fields,
+    check_survival_target,
+)
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._rowsum import is_dask_collection, row_sum
 
@@ -62,17 +67,11 @@ def read_target(y, *, competing=False, name="y"):
     if not competing:
         event, time = check_survival_target(y, name=name)
         return event.astype(np.int64), time
-    arr = y if isinstance(y, np.ndarray) else None
-    if arr is None or arr.dtype.names is None or len(arr.dtype.names) != 2:
-        raise TypeError(
-            f"{name} must be a structured array with two fields (event type, time); build "
-            "it with skdp.survival.make_competing_risks_target(event, time)"
-        )
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-d (one (event, time) pair per row)")
-    first, second = arr.dtype.names
-    status = _competing_status(arr[first], f"{name}[{first!r}] (the event type)")
-    return status, _check_time(arr[second], f"{name}[{second!r}] (the time)")
+    first, second = _pair_fields(
+        y, name, "event type", "skdp.survival.make_competing_risks_target(event, time)"
+    )
+    status = _competing_status(first[1], f"{name}[{first[0]!r}] (the event type)")
+    return status, _check_time(second[1], f"{name}[{second[0]!r}] (the time)")
 
 
 def _status_columns(status, event_types, name):

@@ -88,18 +88,27 @@ def check_survival_target(y, *, name="y"):
         ``y`` is not 1-d, its first field is not boolean (0/1), or a time is negative,
         NaN or infinite. Messages name the parameter and never show a value.
     """
+    first, second = _pair_fields(
+        y, name, "event indicator", "skdp.survival.make_survival_target(event, time)"
+    )
+    event = _check_event(first[1], f"{name}[{first[0]!r}] (the event indicator)")
+    time = _check_time(second[1], f"{name}[{second[0]!r}] (the time)")
+    return event, time
+
+
+def _pair_fields(y, name, what, builder):
+    """``(field name, column)`` of the two fields of a 1-d structured target ``y``
+    (``what`` names the first field in the messages, ``builder`` the function that
+    makes such a target); ``TypeError``/``ValueError`` naming ``name`` otherwise."""
     arr = y if isinstance(y, np.ndarray) else None
     if arr is None or arr.dtype.names is None or len(arr.dtype.names) != 2:
         raise TypeError(
-            f"{name} must be a structured array with two fields (event indicator, time); "
-            "build it with skdp.survival.make_survival_target(event, time)"
+            f"{name} must be a structured array with two fields ({what}, time); "
+            f"build it with {builder}"
         )
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-d (one (event, time) pair per row)")
-    first, second = arr.dtype.names
-    event = _check_event(arr[first], f"{name}[{first!r}] (the event indicator)")
-    time = _check_time(arr[second], f"{name}[{second!r}] (the time)")
-    return event, time
+    return [(field, arr[field]) for field in arr.dtype.names]
 
 
 def _check_event(event, name):
