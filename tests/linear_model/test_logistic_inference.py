@@ -1,0 +1,175 @@
+"""DPLogisticRegression(inference=True): the Fisher release inside the budget, and
+conf_int / summary as post-processing (doc/inference.rst)."""
+
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdp.linear_model import DPLogisticRegression
+from skdp.linear_model._inference_logistic import fisher_information
+from skdp.linear_model._logistic_plan import INFERENCE_SHARE, LogisticPlan
+
+
+def _data(n=2000, d=2, seed=0, coef=None):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, d))
+    coef = np.r_[1.0, np.zeros(d - 1)] if coef is None else np.asarray(coef)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(X @ coef + 0.2)))).astype(int)
+    return X, y
+
+
+def _fit(X, y, groups=None, **kw):
+    params = dict(epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1), random_state=0)
+    params.update(kw)
+    return DPLogisticRegression(**params).fit(X, y, groups=groups)
+
+
+def test_without_inference_conf_int_refuses_and_nothing_is_added():
+    X, y = _data()
+    clf = _fit(X, y)
+    assert not hasattr(clf, "released_statistics_")
+    assert sorted(clf.privacy_breakdown_) == ["bounds", "objective"]
+    assert sorted(clf.noise_scale_) == ["objective"]
+    with pytest.raises(ValueError, match="inference=True"):
+        clf.conf_int()
+    with pytest.raises(ValueError, match="inference=True"):
+        clf.summary()
+
+
+def test_budget_share_inside_the_total_and_post_processing_only():
+    X, y = _data()
+    clf = _fit(X, y, epsilon=2.0, inference=True)
+    bd = clf.privacy_breakdown_
+    assert bd["fisher"] == pytest.approx(INFERENCE_SHARE * 2.0)
+    assert sum(bd.values()) == pytest.approx(clf.epsilon_spent_)
+    assert clf.epsilon_spent_ == 2.0
+    assert clf.noise_scale_["fisher"] == pytest.approx(4.0 / (8 * INFERENCE_SHARE * 2.0))
+    ci = clf.conf_int()
+    assert ci.shape == (3, 2) and np.all(ci[:, 0] < ci[:, 1])
+    assert clf.epsilon_spent_ == 2.0
+    # no data after fit: the unpickled model gives the same interval (seed from releases)
+    clone = pickle.loads(pickle.dumps(clf))
+    del X, y
+    np.testing.assert_array_equal(clone.conf_int(), ci)
+    table = clone.summary()
+    assert list(table.columns) == ["coef", "std err", "[0.025", "0.975]", "P>|z|"]
+    np.testing.assert_allclose(table.iloc[:, 2:4].to_numpy(), ci)
+
+
+def test_fisher_release_is_noisy_and_stored_in_scaled_units():
+    X, y = _data(n=500)
+    clf = _fit(X, y, inference=True)
+    H = clf.released_statistics_["fisher"]
+    assert H.shape == (1, 3, 3)
+    np.testing.assert_allclose(H[0], H[0].T)
+    assert clf.released_statistics_["mle"] is None
+    Z = np.hstack([X, np.ones((500, 1))]) / math.sqrt(3)
+    # the weights in scaled units from the released coef_ and intercept_ (bounds (-1, 1))
+    w = np.r_[clf.coef_[0], clf.intercept_] * math.sqrt(3)
+    exact = fisher_information(Z, w)
+    noise = H[0] - exact
+    assert np.abs(noise).max() > 1e-6  # noised
+    assert np.abs(noise).max() < 30 * clf.noise_scale_["fisher"]
+
+
+def test_fisher_sensitivity_bound():
+    # per row: sum over the upper triangle of |c z_j z_l| <= c (d' + 1) / 2, c = 1/4
+    rng = np.random.default_rng(1)
+    for d in (2, 3, 6, 11):
+        Z = rng.normal(size=(2000, d))
+        Z /= np.maximum(1.0, np.linalg.norm(Z, axis=1))[:, None]
+        Z[0] = np.ones(d) / math.sqrt(d)  # the worst case
+        upper = np.triu_indices(d)
+        for z in Z[:200]:
+            change = fisher_information(z[None, :], np.zeros(d))[upper]
+            assert np.abs(change).sum() <= (d + 1) / 8 + 1e-12
+        plan = LogisticPlan.build(
+            epsilon=1.0,
+            delta=0.0,
+            eps_bounds=0.0,
+            mechanism="objective",
+            n_problems=1,
+            C=1.0,
+            inference=True,
+        )
+        assert plan.fisher_scale(d) == pytest.approx((d + 1) / 8 / plan.eps_fisher)
+
+
+def test_epsilon_inf_matches_statsmodels_logit():
+    sm = pytest.importorskip("statsmodels.api")
+    X, y = _data(n=3000, d=3, coef=[1.0, -0.5, 0.0])
+    clf = _fit(X, y, epsilon=math.inf, inference=True)
+    res = sm.Logit(y, sm.add_constant(X, prepend=False)).fit(disp=0)
+    ref = np.asarray(res.conf_int())
+    width = (ref[:, 1] - ref[:, 0])[:, None]
+    assert np.max(np.abs(clf.conf_int() - ref) / width) < 0.02
+    table = clf.summary()
+    np.testing.assert_allclose(table["std err"], res.bse, rtol=0.02)
+    np.testing.assert_allclose(table["P>|z|"], res.pvalues, rtol=0.02, atol=1e-12)
+
+
+def test_multiclass_one_vs_rest_blocks_and_feature_names():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.uniform(-1, 1, size=(3000, 2)), columns=["age", "dose"])
+    y = rng.choice(["a", "b", "c"], size=3000)
+    clf = DPLogisticRegression(
+        epsilon=3.0, classes=["a", "b", "c"], bounds_X=(-1, 1), inference=True, random_state=0
+    ).fit(X, y)
+    assert clf.released_statistics_["fisher"].shape == (3, 3, 3)
+    assert clf.conf_int().shape == (3, 3, 2)
+    table = clf.summary()
+    assert list(table.index.get_level_values("class").unique()) == ["a", "b", "c"]
+    assert list(table.loc["a"].index) == ["age", "dose", "intercept"]
+
+
+def test_without_intercept():
+    X, y = _data()
+    clf = _fit(X, y, fit_intercept=False, inference=True)
+    assert clf.conf_int().shape == (2, 2)
+
+
+def test_mechanism_choice_and_refusals():
+    X, y = _data(n=300)
+    clf = _fit(X, y, inference=True, delta=1e-5)  # auto would pick DP-SGD at this n
+    assert clf.mechanism_ == "objective"
+    with pytest.raises(ValueError, match="inference=True needs mechanism"):
+        _fit(X, y, inference=True, mechanism="dpsgd")
+    clf = _fit(X, y, inference=True)
+    with pytest.raises(ValueError, match="alpha"):
+        clf.conf_int(alpha=1.5)
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        clf.conf_int(n_bootstrap=10)
+    with pytest.raises(TypeError, match="n_bootstrap"):
+        clf.conf_int(n_bootstrap=500.0)
+
+
+def test_inference_false_keeps_the_seeded_release():
+    X, y = _data()
+    a = _fit(X, y)
+    b = _fit(X, y, inference=False)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_groups_fisher_noise_k_times():
+    X, y = _data(n=1200)
+    groups = np.repeat(np.arange(400), 3)
+    row = _fit(X, y, inference=True)
+    patient = _fit(X, y, inference=True, max_rows_per_group=3, groups=groups)
+    assert patient.privacy_unit_ == "group"
+    assert patient.noise_scale_["fisher"] == pytest.approx(3 * row.noise_scale_["fisher"])
+    assert sum(patient.privacy_breakdown_.values()) == pytest.approx(1.0)
+    assert patient.conf_int().shape == (3, 2)
+
+
+@pytest.mark.slow
+def test_coverage_smoke():
+    truth = np.array([1.0, 0.0, 0.2])
+    hits = []
+    for seed in range(40):
+        X, y = _data(n=2000, seed=seed)
+        ci = _fit(X, y, inference=True, random_state=seed).conf_int(n_bootstrap=1000)
+        hits.append((ci[:, 0] <= truth) & (truth <= ci[:, 1]))
+    assert np.mean(hits) >= 0.85
