@@ -194,11 +194,7 @@ default=None
         ``epsilon``, and ``delta`` when the Gaussian release ran (0 otherwise).
     privacy_guarantee_ : str
         ``"exact"``.
-    privacy_unit_ : {"row", "group"}
-        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
-        (``groups``).
-    max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+    {attr_patient_facts}
     released_statistics_ : dict
         The noisy statistics as released (scaled units: ``"gram"``, ``"target"``, the
         private ``"target_variance"``, the public ``"n"``; ``"target_sum_sq"`` only at

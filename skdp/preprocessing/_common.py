@@ -7,11 +7,43 @@ import numpy as np
 from skdp.utils._sklearn_compat import StrOptions
 
 __all__ = [
+    "DOCS",
     "bounds_constraint",
     "column_labels",
     "feature_names_in_or_default",
     "like_input",
 ]
+
+#: docstring sections the transformers' methods share, for
+#: ``@insert_docs(**DOCS)`` (:func:`skdp.utils._docstrings.insert_docs`)
+DOCS = {
+    "transform_param_X": """\
+Parameters
+----------
+X : array-like or DataFrame of shape (n_samples, n_features)""",
+    "transform_returns_like_input": """\
+Returns
+-------
+ndarray or DataFrame of shape (n_samples, n_features)
+    A DataFrame (same column names and index) when ``X`` is a DataFrame with
+    string column names; an array otherwise, or what ``set_output`` asks for.""",
+    "inverse_transform_io": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+
+Returns
+-------
+ndarray of shape (n_samples, n_features)""",
+    "feature_names_io": """\
+Parameters
+----------
+input_features : array-like of str, optional
+
+Returns
+-------
+ndarray of str""",
+}
 
 
 def like_input(estimator, X, out):

@@ -13,6 +13,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import add_geometric, add_laplace, private_quantile
 from skdp.preprocessing._common import (
+    DOCS,
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
@@ -21,6 +22,7 @@ from skdp.preprocessing._common import (
 from skdp.preprocessing._imputer_dask import fit_dask
 from skdp.preprocessing._imputer_plan import ImputerPlan
 from skdp.preprocessing._patients import check_patient_input
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
@@ -49,6 +51,7 @@ def _missing_mask(X, missing_values):
     return np.asarray(X == missing_values, dtype=bool)
 
 
+@insert_docs
 class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     """Impute missing values with a public constant, or a private mean or median.
 
@@ -130,15 +133,9 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         like ``privacy_breakdown_``; in the units of the released sums and counts), 0 at
         ``epsilon=inf``; empty for ``"median"`` (an exponential mechanism,
         no additive noise) and ``"constant"``.
-    privacy_unit_ : {"row", "group"}
-        What ``epsilon_spent_`` protects: one row, or one patient with all their rows
-        (``groups``).
-    max_rows_per_group_ : int or None
-        The contribution bound of a patient-level fit (``None`` per row).
+    {attr_patient_facts}
     nonprivate_options_ : list of str
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----
@@ -226,11 +223,9 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     A. Smith. "Privacy-preserving statistical estimation with optimal convergence
     rates." STOC 2011.
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------
@@ -307,13 +302,12 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             return X
         return validate_data(self, X, dtype=np.float64, ensure_all_finite=finite, reset=reset)
 
+    @insert_docs(**DOCS)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Compute the fill values (privately for ``"mean"`` and ``"median"``).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
             May hold missing values.
         y : None
             Ignored.
@@ -493,12 +487,11 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
                 )
         return out
 
+    @insert_docs(**DOCS)
     def transform(self, X):
         """Fill the missing cells (and append the indicators with ``add_indicator``).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
 
         Returns
         -------
@@ -551,16 +544,11 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         out[missing] = self.missing_values
         return out
 
+    @insert_docs(**DOCS)
     def get_feature_names_out(self, input_features=None):
         """The input names, then ``"missingindicator_{name}"`` with ``add_indicator``.
 
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-
-        Returns
-        -------
-        ndarray of str
+        {feature_names_io}
         """
         check_is_fitted(self)
         names = list(feature_names_in_or_default(self, input_features))

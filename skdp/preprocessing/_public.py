@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.preprocessing._common import (
+    DOCS,
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
@@ -153,13 +154,12 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         self.feature_range = feature_range
         self.clip = clip
 
+    @insert_docs(**DOCS)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Build the map from the declared bounds (the values of ``X`` are not read).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
             Only its shape and column names are used (and its values with
             ``bounds="data"`` or ``clip=False``).
         y : None
@@ -216,18 +216,13 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         self._record_privacy_spent(0.0, 0.0, guarantee="exact")
         return self
 
+    @insert_docs(**DOCS)
     def transform(self, X):
         """Clip to the declared bounds and map onto ``feature_range``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
 
-        Returns
-        -------
-        ndarray or DataFrame of shape (n_samples, n_features)
-            A DataFrame (same column names and index) when ``X`` is a DataFrame with
-            string column names; an array otherwise, or what ``set_output`` asks for.
+        {transform_returns_like_input}
         """
         check_is_fitted(self)
         X_in = X
@@ -237,16 +232,11 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
             clip_to_bounds(X, lo, hi, clip=False, columns=column_labels(self, X.shape[1]))
         return like_input(self, X_in, self.encoder_.transform(X))
 
+    @insert_docs(**DOCS)
     def inverse_transform(self, X):
         """Map back to the original units (post-processing; clipped to the bounds).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features)
+        {inverse_transform_io}
         """
         check_is_fitted(self)
         X = check_array(X, dtype=np.float64)
@@ -445,13 +435,12 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             out.append(c)
         return out
 
+    @insert_docs(**DOCS)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Build the encoder from the declared categories (the values are not read).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
             Only its shape, column names and element types are used (and its values
             with ``categories="data"``).
         y : None
@@ -491,12 +480,11 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             keep.extend(sl.start + k for k in range(len(c)) if k != skip)
         return np.asarray(keep, dtype=np.intp)
 
+    @insert_docs(**DOCS)
     def transform(self, X):
         """One-hot encode ``X`` with the declared categories.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
 
         Returns
         -------
@@ -564,16 +552,11 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             out[:, j] = col
         return out
 
+    @insert_docs(**DOCS)
     def get_feature_names_out(self, input_features=None):
         """Output names ``"{column}_{level}"`` for every kept level.
 
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-
-        Returns
-        -------
-        ndarray of str
+        {feature_names_io}
         """
         check_is_fitted(self)
         names = feature_names_in_or_default(self, input_features)

@@ -9,6 +9,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdp.base import DPEstimatorMixin
 from skdp.exceptions import PrivacyLeakWarning
+from skdp.preprocessing._common import DOCS
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.validation import validate_data
@@ -136,12 +137,11 @@ class RowwiseFunctionTransformer(DPEstimatorMixin, FunctionTransformer):
         checks = self.check_inverse and self.func is not None and self.inverse_func is not None
         return ["check_inverse"] if checks else []
 
+    @insert_docs(**DOCS)
     def fit(self, X, y=None):
         """Check the input (no value of ``X`` is stored) and record a zero spend.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
         y : None
             Ignored.
 
@@ -162,12 +162,11 @@ class RowwiseFunctionTransformer(DPEstimatorMixin, FunctionTransformer):
         self._record_privacy_spent(0.0, 0.0, guarantee="exact")
         return self
 
+    @insert_docs(**DOCS)
     def transform(self, X):
         """Apply ``func`` to the rows of ``X``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
             Numeric and finite (impute missing values first, e.g. with
             :class:`~skdp.preprocessing.DPSimpleImputer`).
 

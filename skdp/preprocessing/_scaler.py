@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
-from skdp.preprocessing._common import bounds_constraint, column_labels, like_input
+from skdp.preprocessing._common import DOCS, bounds_constraint, column_labels, like_input
 from skdp.preprocessing._patients import check_patient_input, resolve_rows_bound
 from skdp.preprocessing._scaler_dask import fit_dask
 from skdp.preprocessing._scaler_plan import (
@@ -17,6 +17,7 @@ from skdp.preprocessing._scaler_plan import (
     standard_scaler_sensitivities,
 )
 from skdp.utils._deprecation import RenamedKeys
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
@@ -36,6 +37,7 @@ __all__ = ["DPStandardScaler", "standard_scaler_sensitivities"]
 _OLD_NOISE_KEYS = {"sum": "mean", "second_moment": "variance"}
 
 
+@insert_docs
 class DPStandardScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Standardise features with a differentially private mean and variance.
 
@@ -137,9 +139,7 @@ None, default=None
         The contribution bound of a patient-level fit (``None`` per row); with
         ``"private"`` the released estimate.
     nonprivate_options_ : list of str
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----
@@ -188,11 +188,9 @@ None, default=None
     C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy."
     Foundations and Trends in Theoretical Computer Science 9(3-4), 2014, §3.3.
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
     Examples
     --------
@@ -258,13 +256,12 @@ None, default=None
         self.max_rows_per_group = max_rows_per_group
         self.random_state = random_state
 
+    @insert_docs(**DOCS)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Release the private mean and variance of every column.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
         y : None
             Ignored.
         groups : array-like of shape (n_samples,), default=None
@@ -396,18 +393,13 @@ None, default=None
         """The row count the sums are divided by: declared, or the rows (kept)."""
         return int(self.n_public) if self.n_public is not None else n
 
+    @insert_docs(**DOCS)
     def transform(self, X):
         """Clip to the bounds, subtract ``mean_`` and divide by ``scale_``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        {transform_param_X}
 
-        Returns
-        -------
-        ndarray or DataFrame of shape (n_samples, n_features)
-            A DataFrame (same column names and index) when ``X`` is a DataFrame with
-            string column names; an array otherwise, or what ``set_output`` asks for.
+        {transform_returns_like_input}
         """
         check_is_fitted(self)
         X_in = X
@@ -423,16 +415,11 @@ None, default=None
             X = X / self.scale_
         return like_input(self, X_in, X)
 
+    @insert_docs(**DOCS)
     def inverse_transform(self, X):
         """Undo the standardisation: ``X * scale_ + mean_`` (post-processing).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features)
+        {inverse_transform_io}
         """
         check_is_fitted(self)
         X = check_array(X, dtype=np.float64, copy=True)

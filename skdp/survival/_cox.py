@@ -118,9 +118,7 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
     privacy_unit_ : {"row", "group"}
     max_rows_per_group_ : int or None
     nonprivate_options_ : list of str
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names.
+    {attr_features_in}
 
     Notes
     -----

@@ -6,11 +6,13 @@ import numpy as np
 
 from skdp.survival._band import SurvivalCurveBase, band_from_draws, step_lookup
 from skdp.survival._histogram import fit_curves, simulate_histograms
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import _fit_context, check_is_fitted
 
 __all__ = ["DPKaplanMeier"]
 
 
+@insert_docs
 class DPKaplanMeier(SurvivalCurveBase):
     """Kaplan--Meier survival curve with differential privacy, and its confidence band.
 
@@ -122,11 +124,9 @@ class DPKaplanMeier(SurvivalCurveBase):
     L. Gondara, K. Wang. "Differentially Private Survival Function Estimation."
     Machine Learning for Healthcare (MLHC) 2020.
 
-    C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
-    Privacy." NeurIPS 2020.
+    {ref_canonne2020}
 
-    I. Mironov. "On Significance of the Least Significant Bits for Differential
-    Privacy." CCS 2012.
+    {ref_mironov2012}
 
     Examples
     --------
