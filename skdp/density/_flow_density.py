@@ -23,6 +23,7 @@ from skdp.density._flow_fit import (
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -300,54 +301,33 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         ),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        bounds=None,
-        categories=None,
-        column_types=None,
-        schema=None,
-        flow="maf",
-        base="copula",
-        n_layers=5,
-        hidden_size=None,
-        max_grad_norm=1.0,
-        noise_multiplier=None,
-        batch_size=None,
-        n_iter=None,
-        max_rows_per_group=None,
-        learning_rate=None,
-        accountant="pld",
-        device="auto",
-        dtype="float32",
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.bounds = bounds
-        self.categories = categories
-        self.column_types = column_types
-        self.schema = schema
-        self.flow = flow
-        self.base = base
-        self.n_layers = n_layers
-        self.hidden_size = hidden_size
-        self.max_grad_norm = max_grad_norm
-        self.noise_multiplier = noise_multiplier
-        self.batch_size = batch_size
-        self.n_iter = n_iter
-        self.max_rows_per_group = max_rows_per_group
-        self.learning_rate = learning_rate
-        self.accountant = accountant
-        self.device = device
-        self.dtype = dtype
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("bounds", None),
+            ("categories", None),
+            ("column_types", None),
+            ("schema", None),
+            ("flow", "maf"),
+            ("base", "copula"),
+            ("n_layers", 5),
+            ("hidden_size", None),
+            ("max_grad_norm", 1.0),
+            ("noise_multiplier", None),
+            ("batch_size", None),
+            ("n_iter", None),
+            ("max_rows_per_group", None),
+            ("learning_rate", None),
+            ("accountant", "pld"),
+            ("device", "auto"),
+            ("dtype", "float32"),
+            ("n_jobs", None),
+            ("verbose", 0),
+            ("random_state", None),
+        ],
+        qualname="DPFlowDensity.__init__",
+    )
 
     # ----------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)

@@ -24,6 +24,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.sampling._free_energy import mc_elbo
 from skdp.sampling._vi_fit import plan_vi_fit, train_vi
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
@@ -313,60 +314,36 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         ),
     }
 
-    def __init__(
-        self,
-        *,
-        log_lik=None,
-        log_prior=None,
-        n_params=None,
-        epsilon=1.0,
-        delta=1e-5,
-        noise_multiplier=None,
-        max_grad_norm=10.0,
-        batch_size=256,
-        n_iter=None,
-        n_mc=None,
-        flow="iaf",
-        n_layers=1,
-        hidden_size=None,
-        normalization="affine",
-        optimizer="rmsprop",
-        learning_rate=0.01,
-        learning_rate_decay=1.0,
-        privatize="per_record_full",
-        max_rows_per_group=None,
-        accountant="pld",
-        device="auto",
-        dtype="float32",
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.log_lik = log_lik
-        self.log_prior = log_prior
-        self.n_params = n_params
-        self.epsilon = epsilon
-        self.delta = delta
-        self.noise_multiplier = noise_multiplier
-        self.max_grad_norm = max_grad_norm
-        self.batch_size = batch_size
-        self.n_iter = n_iter
-        self.n_mc = n_mc
-        self.flow = flow
-        self.n_layers = n_layers
-        self.hidden_size = hidden_size
-        self.normalization = normalization
-        self.optimizer = optimizer
-        self.learning_rate = learning_rate
-        self.learning_rate_decay = learning_rate_decay
-        self.privatize = privatize
-        self.max_rows_per_group = max_rows_per_group
-        self.accountant = accountant
-        self.device = device
-        self.dtype = dtype
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("log_lik", None),
+            ("log_prior", None),
+            ("n_params", None),
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("noise_multiplier", None),
+            ("max_grad_norm", 10.0),
+            ("batch_size", 256),
+            ("n_iter", None),
+            ("n_mc", None),
+            ("flow", "iaf"),
+            ("n_layers", 1),
+            ("hidden_size", None),
+            ("normalization", "affine"),
+            ("optimizer", "rmsprop"),
+            ("learning_rate", 0.01),
+            ("learning_rate_decay", 1.0),
+            ("privatize", "per_record_full"),
+            ("max_rows_per_group", None),
+            ("accountant", "pld"),
+            ("device", "auto"),
+            ("dtype", "float32"),
+            ("n_jobs", None),
+            ("verbose", 0),
+            ("random_state", None),
+        ],
+        qualname="DPFlowVI.__init__",
+    )
 
     # ----------------------------------------------------------------- helpers
     def _resolve_model(self, n_features):
