@@ -160,6 +160,8 @@ class GANPlan:
         Report-noisy-max rounds of checkpoint selection (``top_k * n_scorers``; 1 if off).
     max_rows_per_group : int or None, default=None
         ``k`` of a patient-level fit; ``None`` per row.
+    secure_mode : bool, default=False
+        The class prior and checkpoint selection draw exact noise from ``os.urandom``.
     """
 
     epsilon: float
@@ -169,6 +171,7 @@ class GANPlan:
     eps_selection: float
     selection_rounds: int = 1
     max_rows_per_group: int | None = None
+    secure_mode: bool = False
 
     @property
     def privacy_unit(self):

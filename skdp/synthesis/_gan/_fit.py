@@ -223,7 +223,8 @@ def training_config(params):
 
 
 def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,
-                   t_critic, eps_sel, streams, units=None, sensitivity=1.0):  # fmt: skip
+                   t_critic, eps_sel, streams, units=None, sensitivity=1.0,
+                   secure_mode=False):  # fmt: skip
     """Networks, training loops and checkpoint selection (torch).
 
     Parameters
@@ -247,6 +248,8 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         A patient-level fit (:mod:`skdp.synthesis._gan._patients`); ``None`` per row.
     sensitivity : float, default=1.0
         Of each checkpoint utility (the plan's count sensitivity: 1, or ``k``).
+    secure_mode : bool, default=False
+        Checkpoint selection's noise: exact, from ``os.urandom``.
 
     Returns
     -------
@@ -312,6 +315,7 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
                 top_k=sel.top_k,
                 n_samples=sel.n_samples,
                 sensitivity=sensitivity,
+                secure_mode=secure_mode,
             )
         else:
             gens = [nets["generator"]]

@@ -76,7 +76,7 @@ def encode_labels(y, classes, *, n_rows):
     return classes, codes
 
 
-def class_prior(prior, classes, codes, epsilon, rng, *, sensitivity=1.0):
+def class_prior(prior, classes, codes, epsilon, rng, *, sensitivity=1.0, secure_mode=False):
     """The label distribution of the fake rows.
 
     Parameters
@@ -91,6 +91,9 @@ def class_prior(prior, classes, codes, epsilon, rng, *, sensitivity=1.0):
     sensitivity : float, default=1.0
         L1 sensitivity of the count vector: 1 per row, ``k`` per patient
         (:class:`~skdp.synthesis._gan._budget.GANPlan`).
+    secure_mode : bool, default=False
+        Draw the noise by the floating-point-safe grid Laplace mechanism from
+        ``os.urandom`` (:func:`skdp.mechanisms.add_laplace`; ``rng`` is not read).
 
     Returns
     -------
@@ -110,7 +113,9 @@ def class_prior(prior, classes, codes, epsilon, rng, *, sensitivity=1.0):
     counts = np.bincount(codes, minlength=K).astype(float)
     if math.isinf(epsilon):
         return counts / counts.sum(), 0.0
-    noisy = add_laplace(counts, sensitivity=sensitivity, epsilon=epsilon, rng=rng)
+    noisy = add_laplace(
+        counts, sensitivity=sensitivity, epsilon=epsilon, rng=rng, secure_mode=secure_mode
+    )
     noisy = np.clip(noisy, 0.0, None)
     p = noisy / noisy.sum() if noisy.sum() > 0 else np.full(K, 1.0 / K)
     return p, float(epsilon)

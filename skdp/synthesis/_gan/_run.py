@@ -54,6 +54,7 @@ def _plan(est, epsilon, delta, eps_bounds, prior_share, k):
         eps_selection=_budget.selection_share(epsilon, selection=selection is not None),
         selection_rounds=rounds,
         max_rows_per_group=k,
+        secure_mode=bool(est.secure_mode),
     )
 
 
@@ -86,7 +87,7 @@ def fit_gan(est, X, y=None, groups=None):
         labels = labels if keep is None else labels[keep]
         prior, _ = class_prior(
             est.class_prior, classes, labels, share, streams["prior"],
-            sensitivity=plan.count_sensitivity,
+            sensitivity=plan.count_sensitivity, secure_mode=plan.secure_mode,
         )  # fmt: skip
 
     # -- step counts (public: n, batch_size, parameter counts) and the calibrated noise
@@ -103,6 +104,7 @@ def fit_gan(est, X, y=None, groups=None):
         Z, labels, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
         t_ae=t_ae, t_critic=t_critic, eps_sel=plan.eps_selection, streams=streams,
         units=None if codes is None else (codes, k), sensitivity=plan.count_sensitivity,
+        secure_mode=plan.secure_mode,
     )  # fmt: skip
     _record(est, plan, schema, encoder, classes, prior, gens, selected, run)
     return est
