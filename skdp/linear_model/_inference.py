@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     N_BOOTSTRAP,
     bootstrap_rng,
@@ -22,6 +23,16 @@ from skdp.utils._inference import (
 from skdp.utils._sklearn_compat import check_is_fitted
 
 __all__ = ["LinearInferenceMixin", "exact_sum_sq", "released_statistics"]
+
+#: the fitted model of the examples of conf_int and summary
+EXAMPLE_LINEAR_FIT = """\
+>>> import numpy as np
+>>> from skdp.linear_model import DPLinearRegression
+>>> rng = np.random.default_rng(0)
+>>> X = rng.uniform(-1, 1, size=(5000, 2))
+>>> y = X @ [0.5, -0.3] + 0.1 + rng.normal(0, 0.2, size=5000)
+>>> reg = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-2, 2),
+...                          random_state=0).fit(X, y)"""
 
 
 def released_statistics(plan, centre, model):
@@ -91,6 +102,7 @@ class LinearInferenceMixin:
         lower, upper, pval = normal_table(estimate, centre, se, alpha)
         return names, estimate, se, lower, upper, pval
 
+    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
     def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
         """Confidence intervals of the coefficients that include the privacy noise.
 
@@ -153,13 +165,7 @@ class LinearInferenceMixin:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skdp.linear_model import DPLinearRegression
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(-1, 1, size=(5000, 2))
-        >>> y = X @ [0.5, -0.3] + 0.1 + rng.normal(0, 0.2, size=5000)
-        >>> reg = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-2, 2),
-        ...                          random_state=0).fit(X, y)
+        {example_linear_fit}
         >>> ci = reg.conf_int()
         >>> ci.shape
         (3, 2)
@@ -169,6 +175,7 @@ class LinearInferenceMixin:
         _, _, _, lower, upper, _ = self._inference(alpha, n_bootstrap, random_state)
         return np.column_stack([lower, upper])
 
+    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
     def summary(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
@@ -194,13 +201,7 @@ class LinearInferenceMixin:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skdp.linear_model import DPLinearRegression
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(-1, 1, size=(5000, 2))
-        >>> y = X @ [0.5, 0.0] + 0.1 + rng.normal(0, 0.2, size=5000)
-        >>> reg = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-2, 2),
-        ...                          random_state=0).fit(X, y)
+        {example_linear_fit}
         >>> list(reg.summary().index)
         ['x0', 'x1', 'intercept']
         """

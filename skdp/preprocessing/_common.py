@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from skdp.utils._sklearn_compat import StrOptions
+from skdp.utils._sklearn_compat import StrOptions, check_is_fitted
+from skdp.utils.validation import validate_data
 
 __all__ = [
     "DOCS",
     "bounds_constraint",
     "column_labels",
     "feature_names_in_or_default",
+    "fitted_float_input",
     "like_input",
+    "noisy_release",
 ]
 
 #: docstring sections the transformers' methods share, for
@@ -113,3 +116,20 @@ def feature_names_in_or_default(estimator, input_features=None):
             f"({n}), got {len(input_features)}"
         )
     return input_features
+
+
+def noisy_release(add, value, sensitivity, epsilon, rng, secure_mode):
+    """``add(value, ...)`` (:func:`~skdp.mechanisms.add_laplace` or
+    :func:`~skdp.mechanisms.add_geometric`) with a plan's sensitivity and budget, as
+    a float array."""
+    released = add(
+        value, sensitivity=sensitivity, epsilon=epsilon, rng=rng, secure_mode=secure_mode
+    )
+    return np.asarray(released, dtype=float)
+
+
+def fitted_float_input(estimator, X):
+    """``X`` of a fitted transformer's ``transform``, validated as float64 against the
+    fitted width and feature names (``NotFittedError`` before ``fit``)."""
+    check_is_fitted(estimator)
+    return validate_data(estimator, X, dtype=np.float64, reset=False)

@@ -18,6 +18,7 @@ from skdp.preprocessing._common import (
     column_labels,
     feature_names_in_or_default,
     like_input,
+    noisy_release,
 )
 from skdp.preprocessing._imputer_dask import fit_dask
 from skdp.preprocessing._imputer_plan import ImputerPlan
@@ -449,25 +450,10 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         """The fill values from the exact sums of the scaled observed values and the
         observed counts, released with the plan's noise."""
         centre, half = lo / 2 + hi / 2, hi / 2 - lo / 2
-        s = np.asarray(
-            add_laplace(
-                sums,
-                sensitivity=plan.sensitivity_sum,
-                epsilon=plan.eps_sum,
-                rng=rng,
-                secure_mode=self.secure_mode,
-            ),
-            dtype=float,
-        )
-        c = np.asarray(
-            add_geometric(
-                counts,
-                sensitivity=plan.sensitivity_count,
-                epsilon=plan.eps_count,
-                rng=rng,
-                secure_mode=self.secure_mode,
-            ),
-            dtype=float,
+        secure = self.secure_mode
+        s = noisy_release(add_laplace, sums, plan.sensitivity_sum, plan.eps_sum, rng, secure)
+        c = noisy_release(
+            add_geometric, counts, plan.sensitivity_count, plan.eps_count, rng, secure
         )
         m = np.where(c >= 1.0, np.clip(s / np.maximum(c, 1.0), -1.0, 1.0), 0.0)
         return centre + half * m

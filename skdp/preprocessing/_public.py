@@ -19,6 +19,7 @@ from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     feature_names_in_or_default,
+    fitted_float_input,
     like_input,
 )
 from skdp.utils._data_free import missing_values_message
@@ -224,9 +225,8 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
 
         {transform_returns_like_input}
         """
-        check_is_fitted(self)
         X_in = X
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = fitted_float_input(self, X)
         if not self.clip:
             lo, hi = self.bounds_
             clip_to_bounds(X, lo, hi, clip=False, columns=column_labels(self, X.shape[1]))

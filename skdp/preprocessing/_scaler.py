@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,7 +10,14 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms import add_laplace, resolve_bounds
-from skdp.preprocessing._common import DOCS, bounds_constraint, column_labels, like_input
+from skdp.preprocessing._common import (
+    DOCS,
+    bounds_constraint,
+    column_labels,
+    fitted_float_input,
+    like_input,
+    noisy_release,
+)
 from skdp.preprocessing._patients import check_patient_input, resolve_rows_bound
 from skdp.preprocessing._scaler_dask import fit_dask
 from skdp.preprocessing._scaler_plan import (
@@ -351,24 +359,15 @@ None, default=None
         plan's Laplace noise (post-processing of the releases and public numbers only)."""
         centre, half = box
         n_pub = float(plan.n_public)
-        s_noisy = add_laplace(
-            sums[0],
-            sensitivity=plan.sensitivity_mean,
-            epsilon=plan.eps_mean,
-            rng=streams["mean"],
-            secure_mode=self.secure_mode,
-        )
-        m1 = np.clip(np.asarray(s_noisy, dtype=float) / n_pub, -1.0, 1.0)
+        laplace = functools.partial(noisy_release, add_laplace, secure_mode=self.secure_mode)
+        s_noisy = laplace(sums[0], plan.sensitivity_mean, plan.eps_mean, streams["mean"])
+        m1 = np.clip(s_noisy / n_pub, -1.0, 1.0)
         if not plan.with_std:
             return centre + half * m1, None
-        w_noisy = add_laplace(
-            sums[1],
-            sensitivity=plan.sensitivity_variance,
-            epsilon=plan.eps_variance,
-            rng=streams["variance"],
-            secure_mode=self.secure_mode,
+        w_noisy = laplace(
+            sums[1], plan.sensitivity_variance, plan.eps_variance, streams["variance"]
         )
-        m2 = np.clip(np.asarray(w_noisy, dtype=float) / n_pub + 0.5, 0.0, 1.0)
+        m2 = np.clip(w_noisy / n_pub + 0.5, 0.0, 1.0)
         floor = (2.0 * self.min_relative_scale) ** 2  # (min_relative_scale (hi-lo) / h)^2
         var_z = np.clip(m2 - m1 * m1, floor, 1.0)
         return centre + half * m1, half * half * var_z
@@ -401,9 +400,8 @@ None, default=None
 
         {transform_returns_like_input}
         """
-        check_is_fitted(self)
         X_in = X
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = fitted_float_input(self, X)
         if self.bounds_ is not None:
             lo, hi = self.bounds_
             X = clip_to_bounds(X, lo, hi, clip=self.clip, columns=column_labels(self, X.shape[1]))
