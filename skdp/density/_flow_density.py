@@ -123,10 +123,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         on the noise multiplier (fewer steps at a small budget) made the held-out
         log-likelihood worse in every measured case, so there is none. ``n_iter_`` holds
         the count used.
-    max_rows_per_group : int or None, default=None
-        The public number of rows a patient may contribute, required with ``groups``
-        (from the visit schedule or the study protocol, never from the data;
-        :doc:`/patients`). ``batch_size`` then counts patients.
+    {param_max_rows_per_group_dpsgd}
     learning_rate : float or None, default=None
         Adam learning rate. ``None``: ``3e-4`` with ``base="copula"`` (the flow only
         corrects a fitted base; at ``1e-3`` DP-SGD noise sometimes pulled it below its
@@ -137,16 +134,10 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
     device : {"auto", "cpu", "cuda"}, default="auto"
         ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"
-    n_jobs : int or None, default=None
-        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
-        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
-        when a step is small (expected batch size times the number of flow parameters at
-        most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24, which covers the default
-        flow on tables of up to about 60 encoded features), where an OpenMP pool costs
-        more than it saves and collapses when other processes keep the cores busy;
-        otherwise torch's current setting. An int: that many threads; negative values
-        count back from the available CPUs (``-1``: all). It is not seed material:
-        a seeded fit draws the same noise whatever ``n_jobs``.
+    {param_n_jobs_torch}
+        the expected batch size times the number of flow parameters, which covers the
+        default flow on tables of up to about 60 encoded features),
+        {n_jobs_torch_end}
     verbose : int, default=0
         Show progress on standard error (step, epsilon spent so far; the training loss
         only when ``epsilon=inf``): attaches a handler to the ``"skdp"`` logger for the

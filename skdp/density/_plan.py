@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from skdp.exceptions import ApproximateGuaranteeWarning
 from skdp.mechanisms._bounds import BOUNDS_FRACTION
+from skdp.utils._patient_facts import PlanFactsMixin
 
 __all__ = ["BASE_SHARE", "FlowDensityPlan"]
 
@@ -35,7 +36,7 @@ CALIBRATION_CAP = 100.0
 
 
 @dataclass(frozen=True)
-class FlowDensityPlan:
+class FlowDensityPlan(PlanFactsMixin):
     """Budget and DP-SGD schedule of one :class:`DPFlowDensity` fit.
 
     Attributes
@@ -174,21 +175,6 @@ class FlowDensityPlan:
             base=base,
             **cop,
         )
-
-    @property
-    def privacy_unit(self):
-        """``privacy_unit_``: ``"row"``, or ``"group"`` (one patient) with a bound."""
-        return "row" if self.max_rows_per_group is None else "group"
-
-    @property
-    def private(self):
-        """Whether the fit is private (``epsilon`` finite)."""
-        return math.isfinite(self.epsilon)
-
-    @property
-    def delta_spent(self):
-        """``delta`` for a private fit, 0 otherwise."""
-        return self.delta if self.private else 0.0
 
     @property
     def delta_dpsgd(self):

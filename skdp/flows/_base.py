@@ -82,6 +82,15 @@ class Transform(nn.Module):
         return self.inverse_and_ladj(z)[0]
 
 
+def _compose(x: torch.Tensor, maps) -> tuple[torch.Tensor, torch.Tensor]:
+    """Apply each ``map(x) -> (x, log|det|)`` in turn; the summed ``log|det|``."""
+    ladj = torch.zeros(x.shape[:-1], dtype=x.dtype, device=x.device)
+    for f in maps:
+        x, l = f(x)
+        ladj = ladj + l
+    return x, ladj
+
+
 class Flow(Transform):
     """A composite normalizing flow: a sequence of transforms and a ``N(0, I)`` base.
 
@@ -151,11 +160,7 @@ class Flow(Transform):
         log_abs_det : torch.Tensor of shape (...,)
             ``log|det dz/dx|``.
         """
-        ladj = torch.zeros(x.shape[:-1], dtype=x.dtype, device=x.device)
-        for t in self.transforms:
-            x, l = t(x)
-            ladj = ladj + l
-        return x, ladj
+        return _compose(x, self.transforms)
 
     def inverse_and_ladj(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Map latent to data and return ``log|det dx/dz|`` (the sampling direction).
@@ -169,11 +174,7 @@ class Flow(Transform):
         x : torch.Tensor of shape (..., n_features)
         log_abs_det : torch.Tensor of shape (...,)
         """
-        ladj = torch.zeros(z.shape[:-1], dtype=z.dtype, device=z.device)
-        for t in reversed(self.transforms):
-            z, l = t.inverse_and_ladj(z)
-            ladj = ladj + l
-        return z, ladj
+        return _compose(z, [t.inverse_and_ladj for t in reversed(self.transforms)])
 
     # -- densities -------------------------------------------------------------------------
     def log_prob(self, x: torch.Tensor) -> torch.Tensor:

@@ -342,16 +342,10 @@ _COMMON_PARAMS_DOC = """
         approximate, as every ExpMFlow guarantee). Required with ``groups``.
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
-    n_jobs : int or None, default=None
-        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
-        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
-        when a step is small (``batch_size`` flow samples times the rows per step times
-        ``n_features + 1`` at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24,
-        e.g. 10,000 rows of 10 features), where an OpenMP pool costs more than it saves
-        and collapses when other processes keep the cores busy; otherwise torch's
-        current setting. An int: that many threads; negative values count back from the
-        available CPUs (``-1``: all). It is not seed material: a seeded fit draws the same noise
-        whatever ``n_jobs``.
+    {param_n_jobs_torch}
+        ``batch_size`` flow samples times the rows per step times ``n_features + 1``,
+        e.g. 10,000 rows of 10 features at the limit),
+        {n_jobs_torch_end}
     verbose : int, default=0
         Show the reverse-KL training progress (steps only; the loss, an un-noised
         function of the training data, is not shown) on standard error: attaches a

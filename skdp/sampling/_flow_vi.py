@@ -141,24 +141,15 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         part is clipped and noised; the exact gradient of the data-free part (entropy and
         prior, weight ``1/n``) is added afterwards (same privacy: post-processing, since
         that part does not touch the data).
-    max_rows_per_group : int or None, default=None
-        The public number of rows a patient may contribute, required with ``groups``
-        (from the visit schedule or the study protocol, never from the data;
-        :doc:`/patients`). ``batch_size`` then counts patients.
+    {param_max_rows_per_group_dpsgd}
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
         ``"auto"`` uses CUDA when available.
     dtype : {"float32", "float64"}, default="float32"
-    n_jobs : int or None, default=None
-        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
-        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
-        when a step is small (expected batch size times the number of flow parameters plus
-        ``n_mc`` likelihood terms per record, ``B (n_flow_params + n_mc n_params)``, at most
-        :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an OpenMP pool costs
-        more than it saves and collapses when other processes keep the cores busy;
-        otherwise torch's current setting. An int: that many threads; negative values
-        count back from the available CPUs (``-1``: all). It is not seed material:
-        a seeded fit draws the same noise whatever ``n_jobs``.
+    {param_n_jobs_torch}
+        the expected batch size times the number of flow parameters plus ``n_mc``
+        likelihood terms per record, ``B (n_flow_params + n_mc n_params)``),
+        {n_jobs_torch_end}
     verbose : int, default=0
         Print the step and the epsilon spent so far (and the loss when ``epsilon=inf``).
     random_state : None, int, SeedSequence or Generator, default=None

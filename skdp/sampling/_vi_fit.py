@@ -26,6 +26,7 @@ from skdp.sampling._vi_flow import (
     gaussian_start_log_scale,
     make_vi_optimizer,
 )
+from skdp.utils._patient_facts import PlanUnitMixin
 
 __all__ = ["VIPlan", "VIRun", "plan_vi_fit", "train_vi"]
 
@@ -33,7 +34,7 @@ _OPTIMIZERS = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
 
 @dataclass(frozen=True)
-class VIPlan:
+class VIPlan(PlanUnitMixin):
     """The public quantities of one fit (functions of the parameters and ``n`` only)."""
 
     n: int
@@ -53,11 +54,6 @@ class VIPlan:
     #: patient's likelihood terms are summed over their rows and clipped once); ``None``
     #: per row
     max_rows_per_group: int | None = None
-
-    @property
-    def privacy_unit(self) -> str:
-        """``privacy_unit_``: ``"row"``, or ``"group"`` (one patient) with a bound."""
-        return "row" if self.max_rows_per_group is None else "group"
 
     @property
     def expected_batch_size(self) -> float:

@@ -120,6 +120,24 @@ accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
     proven bound that is tighter than ``"rdp"`` (less noise for the same budget);
     ``"rdp"``: the Rényi-DP bound alone; ``"gdp_clt"``: the DP-NF paper's CLT
     approximation (``privacy_guarantee_="approximate"``).""",
+    "param_max_rows_per_group_dpsgd": """\
+max_rows_per_group : int or None, default=None
+    The public number of rows a patient may contribute, required with ``groups``
+    (from the visit schedule or the study protocol, never from the data;
+    :doc:`/patients`). ``batch_size`` then counts patients.""",
+    # the ``n_jobs`` entry of the torch estimators: its first line, then the estimator's
+    # own "work of a step" (a line or more ending in ``),``), then these lines
+    "param_n_jobs_torch": """\
+n_jobs : int or None, default=None
+    Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
+    is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
+    when a step is small (its work at most :data:`skdp.utils._torch.SMALL_STEP_WORK`
+    = 2**24; the work of a step is""",
+    "n_jobs_torch_end": """\
+where an OpenMP pool costs more than it saves and collapses when other
+processes keep the cores busy; otherwise torch's current setting. An int: that
+many threads; negative values count back from the available CPUs (``-1``: all).
+It is not seed material: a seeded fit draws the same noise whatever ``n_jobs``.""",
 }
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.M)

@@ -10,7 +10,9 @@ state of every row-level release as it was; before ``fit`` they raise
 
 from __future__ import annotations
 
-__all__ = ["PatientFactsMixin"]
+import math
+
+__all__ = ["PatientFactsMixin", "PlanFactsMixin", "PlanUnitMixin"]
 
 
 class PatientFactsMixin:
@@ -26,3 +28,28 @@ class PatientFactsMixin:
     def max_rows_per_group_(self):
         """The contribution bound ``k`` of a patient-level fit, ``None`` per row."""
         return self._max_rows_per_group
+
+
+class PlanUnitMixin:
+    """``privacy_unit`` of a release plan (a frozen dataclass with a
+    ``max_rows_per_group`` field, ``None`` per row): what its ``privacy_unit_`` reports."""
+
+    @property
+    def privacy_unit(self):
+        """``privacy_unit_``: ``"row"``, or ``"group"`` (one patient) with a bound."""
+        return "row" if self.max_rows_per_group is None else "group"
+
+
+class PlanFactsMixin(PlanUnitMixin):
+    """``privacy_unit``, ``private`` and ``delta_spent`` of a release plan with
+    ``epsilon``, ``delta`` and ``max_rows_per_group`` fields."""
+
+    @property
+    def private(self):
+        """Whether the fit is private (adds noise): ``epsilon`` finite."""
+        return math.isfinite(self.epsilon)
+
+    @property
+    def delta_spent(self):
+        """``delta`` for a private fit, 0 otherwise."""
+        return self.delta if self.private else 0.0
