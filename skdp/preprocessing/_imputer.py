@@ -22,10 +22,9 @@ from skdp.preprocessing._common import (
 )
 from skdp.preprocessing._imputer_dask import fit_dask
 from skdp.preprocessing._imputer_plan import ImputerPlan
-from skdp.preprocessing._patients import check_patient_input
+from skdp.preprocessing._patients import check_patient_input, patient_streams
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
-from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import check_array, check_bounds, validate_data
@@ -340,16 +339,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         )
         mask = _missing_mask(X, self.missing_values)
         lo, hi = self._bounds(X, mask)
-        streams = fit_streams(
-            self.random_state,
-            ["noise", "groups"],
-            estimator=self,
-            X=X,
-            groups=codes,
-            # the bounded subset depends on the row order: a permuted copy must not
-            # reuse the noise on other rows
-            order_invariant=codes is None,
-        )
+        streams = patient_streams(self, ["noise", "groups"], X, codes)
         if codes is not None:  # at most k rows per patient, chosen at random
             keep = bound_contributions(codes, k, streams["groups"])
             X, mask = X[keep], mask[keep]

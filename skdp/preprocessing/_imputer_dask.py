@@ -21,10 +21,10 @@ import numpy as np
 
 from skdp.preprocessing._common import column_labels
 from skdp.preprocessing._imputer_plan import ImputerPlan
+from skdp.preprocessing._patients import patient_streams
 from skdp.utils._exact_partials import FRACTION_BITS
 from skdp.utils._groups import patient_codes
 from skdp.utils._groups_dask import bound_dask_rows
-from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, n_rows, row_sum
 from skdp.utils.validation import check_bounds
 
@@ -70,14 +70,7 @@ def fit_dask(est, X, groups, missing_mask):
         np.asarray(b, dtype=float)
         for b in check_bounds(est.bounds, d, name="bounds", columns=column_labels(est, d))
     )
-    streams = fit_streams(
-        est.random_state,
-        ["noise", "groups"],
-        estimator=est,
-        X=Xa,
-        groups=codes,
-        order_invariant=True,  # a multiset of rows; the Dask bounding is order-free too
-    )
+    streams = patient_streams(est, ["noise", "groups"], Xa, codes, dask=True)
     block = functools.partial(
         _observed_block,
         lo=lo,

@@ -15,9 +15,15 @@ import numpy as np
 
 from skdp.mechanisms import private_grid_quantile
 from skdp.utils._groups import DASK_GROUPS_IN_MEMORY, check_max_rows_per_group
+from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
 
-__all__ = ["check_patient_input", "private_max_rows_per_group", "resolve_rows_bound"]
+__all__ = [
+    "check_patient_input",
+    "patient_streams",
+    "private_max_rows_per_group",
+    "resolve_rows_bound",
+]
 
 #: share of epsilon that ``max_rows_per_group="private"`` spends on its estimate
 PRIVATE_ROWS_FRACTION = 0.1
@@ -25,6 +31,24 @@ PRIVATE_ROWS_FRACTION = 0.1
 PRIVATE_ROWS_MAX = 1000
 #: the quantile of the patients' row counts that it estimates
 PRIVATE_ROWS_QUANTILE = 0.9
+
+
+def patient_streams(est, names, X, codes, *, dask=False):
+    """The named random streams of a transformer's fit (:func:`fit_streams`).
+
+    Seeded by the rows as a multiset (``order_invariant``) on Dask input, whose
+    bounding of each patient is order-free, and without ``groups``; with ``groups`` in
+    memory the bounded subset depends on the row order, so a permuted copy must not
+    reuse the noise on other rows.
+    """
+    return fit_streams(
+        est.random_state,
+        names,
+        estimator=est,
+        X=X,
+        groups=codes,
+        order_invariant=dask or codes is None,
+    )
 
 
 def check_patient_input(X, groups):

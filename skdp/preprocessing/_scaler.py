@@ -18,7 +18,7 @@ from skdp.preprocessing._common import (
     like_input,
     noisy_release,
 )
-from skdp.preprocessing._patients import check_patient_input, resolve_rows_bound
+from skdp.preprocessing._patients import check_patient_input, patient_streams, resolve_rows_bound
 from skdp.preprocessing._scaler_dask import fit_dask
 from skdp.preprocessing._scaler_plan import (
     ScalerPlan,
@@ -27,7 +27,6 @@ from skdp.preprocessing._scaler_plan import (
 from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
-from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import (
@@ -295,16 +294,7 @@ None, default=None
         epsilon, _ = self._check_privacy_params()
         if not releases:  # nothing released: no estimate of a "private" bound either
             return self._record(self._plan(X.shape[0], X.shape[1], epsilon, k))
-        streams = fit_streams(
-            self.random_state,
-            ["bounds", "mean", "variance", "groups", "rows"],
-            estimator=self,
-            X=X,
-            groups=codes,
-            # the bounded subset depends on the row order: a permuted copy must not
-            # reuse the noise on other rows
-            order_invariant=codes is None,
-        )
+        streams = patient_streams(self, ["bounds", "mean", "variance", "groups", "rows"], X, codes)
         k, eps_rows = resolve_rows_bound(codes, k, epsilon, streams["rows"])
         if codes is not None:  # at most k rows per patient, chosen at random
             if not self.clip:  # every row, before any is dropped at random

@@ -19,11 +19,11 @@ import functools
 import numpy as np
 
 from skdp.preprocessing._common import column_labels
+from skdp.preprocessing._patients import patient_streams
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._exact_partials import FRACTION_BITS
 from skdp.utils._groups import patient_codes
 from skdp.utils._groups_dask import bound_dask_rows
-from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, n_rows, row_sum
 from skdp.utils.validation import check_bounds, clip_to_bounds
 
@@ -96,14 +96,7 @@ def fit_dask(est, X, groups):
         np.asarray(b, dtype=float)
         for b in check_bounds(est.bounds, d, name="bounds", columns=columns)
     )
-    streams = fit_streams(
-        est.random_state,
-        ["bounds", "mean", "variance", "groups"],
-        estimator=est,
-        X=Xa,
-        groups=codes,
-        order_invariant=True,  # a multiset of rows; the Dask bounding is order-free too
-    )
+    streams = patient_streams(est, ["bounds", "mean", "variance", "groups"], Xa, codes, dask=True)
     block = functools.partial(_scaled_block, lo=lo, hi=hi, clip=est.clip, columns=columns)
     if codes is not None:
         if not est.clip:  # every row, before any is dropped at random

@@ -96,7 +96,7 @@ def quantile_utility_sensitivity(*, neighbor="add_remove"):
     Used by :func:`skdp.mechanisms.private_quantile` (Smith 2011). Add/remove one
     row changes the rank by 0 or 1 and ``q |D|`` by ``q``, in the same direction, so
     ``u`` moves by at most ``max(q, 1 − q) <= 1``; replace one row keeps ``|D|`` and
-    moves the rank by at most 1.
+    moves the rank by at most 1: the bound of one count (:func:`count_sensitivity`).
 
     Parameters
     ----------
@@ -106,8 +106,7 @@ def quantile_utility_sensitivity(*, neighbor="add_remove"):
     -------
     float
     """
-    _check_neighbor(neighbor)
-    return 1.0
+    return count_sensitivity(neighbor=neighbor)
 
 
 def group_sensitivity(row_sensitivity, max_rows_per_group):
