@@ -109,7 +109,7 @@ def fit_tree(stats, one_way, plan, streams):
     edges = select_tree(
         None, csizes, p1, n_hat1, plan.select_epsilon, rng, counts, plan.score_sensitivity
     )
-    log_stage(plan, "select")
+    log_stage(plan, "selection")
     chosen = [counts[pairs.index(e)] for e in edges]
     del counts
     cells = int(sum(len(c) for c in chosen))

@@ -39,8 +39,8 @@ _MEASURE_SHARE = 0.9
 #: AIM's rounds start with the budget of this many rounds per column (AIM's 16 d)
 _ROUNDS_PER_COLUMN = 16
 
-_STAGES = ("one_way", "select", "two_way")
-#: the stages' names in privacy_breakdown_ / rho_breakdown_ (doc/glossary.rst)
+#: the stages' names in privacy_breakdown_ / rho_breakdown_ and in the progress records
+#: (doc/glossary.rst)
 _PARTS = ("one_way", "selection", "two_way")
 
 
@@ -233,7 +233,7 @@ class MarginalPlan:
     @property
     def phases(self):
         """The logged stages of the fit."""
-        return ("one_way", "rounds") if self.selection == "aim" else _STAGES
+        return ("one_way", "rounds") if self.selection == "aim" else _PARTS
 
     # ------------------------------------------------------------ privacy facts
     @property
@@ -259,12 +259,12 @@ class MarginalPlan:
         return dict(zip(_PARTS, parts, strict=True))
 
     def spent_after(self, phase):
-        """Epsilon spent by the end of a logged stage (``"one_way"``, ``"select"``,
+        """Epsilon spent by the end of a logged stage (``"one_way"``, ``"selection"``,
         ``"two_way"`` or ``"rounds"``) by the public split; ``None`` for the 1-way
         stage without noise."""
         if phase == "one_way":
             return None if self.mechanism == "none" else self.eps_bounds + self.eps_one_way
-        if phase == "select":
+        if phase == "selection":
             return self.eps_bounds + self.eps_one_way + self.eps_select
         return self.epsilon_spent
 

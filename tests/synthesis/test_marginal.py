@@ -462,7 +462,7 @@ def test_verbose_logs_public_stages(caplog, capsys, selection, delta):
     )
     synth = DPMarginalSynthesizer(verbose=1, **params).fit(df)
     recs = [r.skdp_progress for r in caplog.records if hasattr(r, "skdp_progress")]
-    phases = ["one_way", "select", "two_way"] if selection == "mst" else ["one_way", "rounds"]
+    phases = ["one_way", "selection", "two_way"] if selection == "mst" else ["one_way", "rounds"]
     assert [r["phase"] for r in recs] == phases
     assert [r["step"] for r in recs] == list(range(1, len(phases) + 1))
     assert all(r["total"] == len(phases) and r["loss"] is None for r in recs)
