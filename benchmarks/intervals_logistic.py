@@ -4,7 +4,7 @@ next to statsmodels' non-private ``Logit`` intervals in the same run.
 Simulation: ``X ~ U(-1, 1)^d`` declared in ``(-1, 1)``, ``P(y = 1) = sigmoid(X beta +
 0.2)``; the last coefficient of ``beta`` is 0 (for the p-values' calibration). For each
 cell ``(n, epsilon, d)`` and repetition a new data set and a new noise draw;
-objective perturbation with ``inference=True`` (20 % of epsilon to the Fisher
+objective perturbation with ``inference=True`` (35 % of epsilon to the Fisher
 information) and otherwise the defaults.
 
 Reported per cell: coverage of the nominal 95 % intervals (mean over the coefficients

@@ -76,20 +76,6 @@ def _laplace_sym(rng, scale, size, d):
     return E + np.triu(E, 1).swapaxes(1, 2)
 
 
-def _despread(H_hat, h_scale, floor, rng, iterations=5, draws=200):
-    """The Fisher information whose noisy release has, on average, the released sorted
-    eigenvalues (noise spreads them: the smallest falls, which would overstate the
-    variance); the released eigenvectors are kept, the eigenvalues moved by a
-    fixed-point iteration, floored at ``floor``."""
-    target, V = np.linalg.eigh(0.5 * (H_hat + H_hat.T))
-    E = _laplace_sym(rng, h_scale, draws, H_hat.shape[0])
-    lam = np.maximum(target, floor)
-    for _ in range(iterations):
-        mean = np.linalg.eigvalsh((V * lam) @ V.T + E).mean(axis=0)
-        lam = np.maximum(lam + (target - mean), floor)
-    return (V * lam) @ V.T
-
-
 def _sample_noise(rng, size, d, beta):
     """``size`` draws of ``b`` with density ``∝ exp(-beta ||b||)``."""
     direction = rng.standard_normal((size, d))
@@ -108,8 +94,7 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     centre ``theta0``.
 
     The data model is the released estimate: Fisher information ``H0`` (the released
-    one with the noise's spread of its eigenvalues undone, eigenvalues floored at
-    ``EIGEN_FLOOR`` Laplace scales), true weights ``theta0 =
+    one, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales), true weights ``theta0 =
     H0^-1 (H0 + ridge I) w``. A replicate draws the score ``g ~ N(0, H0)``, the
     objective's noise ``b`` and the Fisher noise ``E``, and runs the linearised
     mechanism: ``w* = theta0 + (H0 + ridge I)^-1 (g - b - ridge theta0)``, ``H* = H0 + E``
@@ -117,7 +102,7 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     """
     d = w.shape[0]
     floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    H0 = _despread(H_hat, h_scale, floor, rng) if h_scale > 0 else _floored(H_hat, floor)
+    H0 = _floored(H_hat, floor)
     theta0 = _debiased(H0, ridge, w)
     eye = np.eye(d)
     g = rng.standard_normal((B, d)) @ np.linalg.cholesky(H0).T

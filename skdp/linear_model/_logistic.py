@@ -170,7 +170,7 @@ dict, default=None
         data); required with ``groups`` (:doc:`/patients`).
     inference : bool, default=False
         Also release, per problem, the Fisher information at the released weights with
-        Laplace noise, for :meth:`conf_int` and :meth:`summary`: it takes 20 % of each
+        Laplace noise, for :meth:`conf_int` and :meth:`summary`: it takes 35 % of each
         problem's budget inside the same ``epsilon`` (``privacy_breakdown_["fisher"]``),
         needs objective perturbation (``"auto"`` then picks it; ``"dpsgd"`` is
         refused), and ``False`` leaves every release unchanged (:doc:`/inference`).

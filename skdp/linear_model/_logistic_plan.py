@@ -20,7 +20,7 @@ __all__ = ["LogisticPlan", "auto_mechanism"]
 AUTO_DPSGD_BELOW = 100.0
 #: share of each problem's epsilon that ``inference=True`` gives to the noisy release of
 #: the Fisher information (the rest goes to the objective perturbation)
-INFERENCE_SHARE = 0.2
+INFERENCE_SHARE = 0.35
 
 
 def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
