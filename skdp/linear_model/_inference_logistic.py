@@ -269,14 +269,20 @@ class LogisticInferenceMixin:
         Examples
         --------
         >>> import numpy as np
+        >>> import pandas as pd
         >>> from skdp.linear_model import DPLogisticRegression
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(-1, 1, size=(5000, 2))
-        >>> y = (rng.uniform(size=5000) < 1 / (1 + np.exp(-X @ [1.0, 0.0]))).astype(int)
-        >>> clf = DPLogisticRegression(epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1),
-        ...                            inference=True, random_state=0).fit(X, y)
-        >>> list(clf.summary().index)
-        ['x0', 'x1', 'intercept']
+        >>> gen = np.random.default_rng(1)
+        >>> df = pd.DataFrame({"age": gen.uniform(20, 80, 8000), "dose": gen.uniform(0, 5, 8000)})
+        >>> logit = 0.05 * (df["age"] - 50) - 0.2
+        >>> event = gen.uniform(size=8000) < 1 / (1 + np.exp(-logit))
+        >>> model = DPLogisticRegression(
+        ...     epsilon=2.0, classes=[False, True], inference=True, random_state=1,
+        ...     bounds_X={"age": (20, 80), "dose": (0, 5)}).fit(df, event)
+        >>> table = model.summary()
+        >>> list(table.index)
+        ['age', 'dose', 'intercept']
+        >>> bool(table.loc["age", "P>|z|"] < 0.01)
+        True
         """
         import pandas as pd
 
