@@ -385,7 +385,7 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         self.loss_curve_ = np.empty(0)  # a private fit's loss is an un-noised statistic
         self.noise_scale_ = plan.noise_scale()
         self.rho_breakdown_ = plan.rho_breakdown()
-        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
+        self.privacy_unit_ = plan.privacy_unit
         self.max_rows_per_group_ = plan.max_rows_per_group
         guarantee = "exact" if plan.private else "none"
         return self._record_privacy_spent(

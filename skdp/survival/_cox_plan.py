@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skdp.accounting import zcdp_rho
+from skdp.utils._patient_facts import PlanFactsMixin
 
 __all__ = ["CoxPlan", "cox_sensitivities"]
 
@@ -87,7 +88,7 @@ def cox_sensitivities(edges, n_features, *, max_grad_norm, hessian_clip):
 
 
 @dataclass(frozen=True)
-class CoxPlan:
+class CoxPlan(PlanFactsMixin):
     """Budget, sensitivities and noise scales of one :class:`DPCoxPH` fit.
 
     Attributes
@@ -199,16 +200,6 @@ class CoxPlan:
             sigma_gradient=sens["gradient"] / math.sqrt(2.0 * rho_g / int(n_iter)),
             eigen_floor=2.0 * sig_h * math.sqrt(len(edges) - 1 + int(n_features)),
         )
-
-    @property
-    def private(self):
-        """Whether the fit adds noise (``epsilon`` finite)."""
-        return math.isfinite(self.epsilon)
-
-    @property
-    def delta_spent(self):
-        """``delta`` (Gaussian noise under zCDP); 0 for a non-private fit."""
-        return self.delta if self.private else 0.0
 
     def breakdown(self):
         """``privacy_breakdown_``: ``epsilon`` split in proportion to each part's
