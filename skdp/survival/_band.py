@@ -80,6 +80,25 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        max_time=None,
+        time_grid=None,
+        n_intervals=None,
+        n_bootstrap=200,
+        max_rows_per_group=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.max_time = max_time
+        self.time_grid = time_grid
+        self.n_intervals = n_intervals
+        self.n_bootstrap = n_bootstrap
+        self.max_rows_per_group = max_rows_per_group
+        self.random_state = random_state
+
     def _release(self, y, groups, *, event_types=None, n_columns=2):
         """The noisy histogram of one fit, its plan and the band's stream; records the
         privacy facts (the plan is their only source)."""

@@ -162,14 +162,16 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         max_rows_per_group=None,
         random_state=None,
     ):
-        self.epsilon = epsilon
-        self.max_time = max_time
+        super().__init__(
+            epsilon=epsilon,
+            max_time=max_time,
+            time_grid=time_grid,
+            n_intervals=n_intervals,
+            n_bootstrap=n_bootstrap,
+            max_rows_per_group=max_rows_per_group,
+            random_state=random_state,
+        )
         self.event_types = event_types
-        self.time_grid = time_grid
-        self.n_intervals = n_intervals
-        self.n_bootstrap = n_bootstrap
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, y, *, groups=None):

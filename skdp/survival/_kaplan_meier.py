@@ -145,25 +145,6 @@ class DPKaplanMeier(SurvivalCurveBase):
     ({'histogram': 1.0}, {'histogram': 1.0})
     """
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        max_time=None,
-        time_grid=None,
-        n_intervals=None,
-        n_bootstrap=200,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.max_time = max_time
-        self.time_grid = time_grid
-        self.n_intervals = n_intervals
-        self.n_bootstrap = n_bootstrap
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, y, *, groups=None):
         """Release the private survival curve.
