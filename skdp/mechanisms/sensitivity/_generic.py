@@ -105,6 +105,7 @@ def quantile_utility_sensitivity(*, neighbor="add_remove"):
     Returns
     -------
     float
+        ``1.0`` under either relation.
     """
     return count_sensitivity(neighbor=neighbor)
 
