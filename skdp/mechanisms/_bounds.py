@@ -116,15 +116,7 @@ def private_bounds(
     >>> bool(np.all(lo < hi))
     True
     """
-    lo, hi, _ = _private_bounds(
-        X,
-        epsilon=epsilon,
-        rng=rng,
-        search_range=search_range,
-        quantiles=quantiles,
-        method=method,
-        kinds=kinds,
-    )
+    lo, hi, _ = _private_bounds(X, epsilon, rng, search_range, quantiles, method, kinds)
     return lo, hi
 
 
@@ -142,7 +134,7 @@ def _check_kinds(kinds, d):
     return kinds
 
 
-def _private_bounds(X, *, epsilon, rng, search_range, quantiles, method, kinds):
+def _private_bounds(X, epsilon, rng, search_range, quantiles, method, kinds):
     """:func:`private_bounds`, plus a mask of the columns whose two estimates coincided.
 
     The mask (``lo == hi`` before the repair: most rows share one value) is a function
@@ -520,15 +512,7 @@ def resolve_bounds(
     # public inputs only (n, the budget, the quantiles, the grid): refuse, or warn with
     # the opt-in, before anything is read
     _check_estimate_reliable(X.shape[0], calibrated, quantiles, sizes, name, labels, opt_in)
-    lo, hi, point_mass = _private_bounds(
-        X,
-        epsilon=calibrated,
-        rng=rng,
-        search_range=search_range,
-        quantiles=quantiles,
-        method=method,
-        kinds=kinds,
-    )
+    lo, hi, point_mass = _private_bounds(X, calibrated, rng, search_range, quantiles, method, kinds)
     if min_width is None:
         big = np.maximum(np.abs(s_lo), np.abs(s_hi))
         min_width = np.where([k == "integer" for k in kinds], 1.0, MIN_WIDTH_REL * big)
