@@ -83,6 +83,7 @@ def histogram_sensitivity(*, replace_one=False, max_rows_per_group=None, norm="l
     Returns
     -------
     float
+        The L1 or L2 sensitivity of the vector of counts.
 
     Examples
     --------
@@ -396,6 +397,7 @@ def target_moments_sensitivity(*, norm="l1"):
     Returns
     -------
     float
+        ``1.5`` (L1) or ``sqrt(5) / 2`` (L2).
 
     Examples
     --------
