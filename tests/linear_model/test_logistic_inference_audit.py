@@ -7,7 +7,6 @@ import math
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from skdp.auditing import threshold_audit
 from skdp.linear_model._inference_logistic import release_fisher
@@ -43,7 +42,6 @@ def _plan(epsilon):
     )
 
 
-@pytest.mark.slow
 def test_fisher_release_audit_within_claim_and_broken_release_caught():
     plan = _plan(4.0)
     claim = plan.eps_fisher
