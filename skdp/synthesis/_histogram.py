@@ -18,10 +18,8 @@ from skdp.synthesis._histogram_cells import (
     projection_groups,
 )
 from skdp.synthesis._histogram_groups import (
+    count_fit_inputs,
     keep_flat,
-    kept_rows,
-    n_public_rows,
-    synthesis_patients,
 )
 from skdp.synthesis._histogram_plan import HistogramPlan
 from skdp.synthesis._histogram_sampling import HistogramSamplingMixin
@@ -29,8 +27,7 @@ from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
-from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import is_dask_collection, n_rows
+from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -428,36 +425,21 @@ class DPHistogramSynthesizer(
         """
         X = self._validate_X(X, reset=True)
         epsilon, _ = self._check_privacy_params()
-        n = n_rows(X)
-        codes, k = synthesis_patients(self, X, groups, n)
-        streams = fit_streams(
-            self.random_state,
-            ["bounds", "noise", "groups"],
-            estimator=self,
-            X=X,
-            groups=codes,
-            # in memory the kept rows depend on the row order: a permuted copy must not
-            # reuse the noise on other rows (on Dask they do not)
-            order_invariant=codes is None or is_dask_collection(X),
+        fi = count_fit_inputs(
+            self, X, groups, n=n_rows(X), epsilon=epsilon, streams=["bounds", "noise", "groups"]
         )
-        schema, eps_bounds, encoder = self._prepare_table(
-            X,
-            epsilon=epsilon,
-            rng=streams["bounds"],
-            encoder={"categorical": "ordinal", "clip": self.clip},
-        )
-        kept = kept_rows(X, encoder, codes, k, streams["groups"])  # <= k rows per patient
+        schema, encoder, kept = fi.schema, fi.encoder, fi.kept
         groups_, uniform = projection_groups(schema, self.projections)
         plan = HistogramPlan.build(
             epsilon=epsilon,
-            eps_bounds=eps_bounds,
+            eps_bounds=fi.eps_bounds,
             groups=groups_,
             uniform=uniform,
-            n_public=n_public_rows(self.n_public, n, kept),
+            n_public=fi.n_public,
             threshold=self.threshold,
             mechanism=renamed_parameter(self, "noise", "mechanism"),
             secure_mode=self.secure_mode,
-            max_rows_per_group=k,
+            max_rows_per_group=fi.k,
         )
         binners = column_bins(
             schema,
@@ -473,7 +455,7 @@ class DPHistogramSynthesizer(
         shapes, flats, totals = cell_counts(X, encoder, binners, groups_, codes=on_workers)
         flats = keep_flat(flats, kept)
         with verbose_handler(self.verbose):
-            histograms = self._release(plan, shapes, flats, totals, streams["noise"])
+            histograms = self._release(plan, shapes, flats, totals, fi.streams["noise"])
         return self._record(plan, schema, binners, histograms)
 
     def _release(self, plan, shapes, flats, totals, rng):

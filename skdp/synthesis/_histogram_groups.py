@@ -29,9 +29,54 @@ from dataclasses import dataclass
 import numpy as np
 
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import _array_row_chunks, _frame_lengths, is_dask_collection
 
-__all__ = ["KeptRows", "kept_rows", "synthesis_patients"]
+__all__ = ["CountFitInputs", "KeptRows", "count_fit_inputs", "kept_rows", "synthesis_patients"]
+
+
+@dataclass(frozen=True)
+class CountFitInputs:
+    """What a count-based synthesizer's ``fit`` works on (:func:`count_fit_inputs`)."""
+
+    streams: dict
+    schema: object
+    eps_bounds: float
+    encoder: object
+    kept: object
+    k: int | None
+    n_public: int
+
+
+def count_fit_inputs(est, X, groups, *, n, epsilon, streams):
+    """The common start of both count-based synthesizers' ``fit`` on the validated
+    ``X`` (``n`` rows): the patients (:func:`synthesis_patients`), the fit's named noise
+    ``streams`` (their names, in order; ``"bounds"`` and ``"groups"`` among them), the
+    public schema and its ordinal encoder (a private bound estimate from the
+    ``"bounds"`` stream, :meth:`~skdp.mechanisms._front_end.TabularFrontEnd._prepare_table`),
+    the rows kept per patient (:func:`kept_rows`) and the public row count
+    (:func:`n_public_rows`). Returns a :class:`CountFitInputs`.
+    """
+    codes, k = synthesis_patients(est, X, groups, n)
+    rngs = fit_streams(
+        est.random_state,
+        streams,
+        estimator=est,
+        X=X,
+        groups=codes,
+        # in memory the kept rows depend on the row order: a permuted copy must not
+        # reuse the noise on other rows (on Dask they do not)
+        order_invariant=codes is None or is_dask_collection(X),
+    )
+    schema, eps_bounds, encoder = est._prepare_table(
+        X,
+        epsilon=epsilon,
+        rng=rngs["bounds"],
+        encoder={"categorical": "ordinal", "clip": est.clip},
+    )
+    kept = kept_rows(X, encoder, codes, k, rngs["groups"])  # <= k rows per patient
+    n_public = n_public_rows(est.n_public, n, kept)
+    return CountFitInputs(rngs, schema, eps_bounds, encoder, kept, k, n_public)
 
 
 def synthesis_patients(est, X, groups, n):

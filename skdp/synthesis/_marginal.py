@@ -11,11 +11,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._histogram_groups import (
-    kept_rows,
-    n_public_rows,
-    synthesis_patients,
-)
+from skdp.synthesis._histogram_groups import count_fit_inputs
 from skdp.synthesis._marginal_aim import fit_rounds
 from skdp.synthesis._marginal_counts import table_counts
 from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one_way
@@ -26,8 +22,7 @@ from skdp.utils._deprecation import REMOVED_IN
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._logging import verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
-from skdp.utils._random import fit_streams
-from skdp.utils._rowsum import is_dask_collection, n_rows
+from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -36,6 +31,9 @@ from skdp.utils._sklearn_compat import (
 from skdp.utils._tabular.constraints import tabular_constraints
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
+
+#: the fit's named noise streams, in order (append new ones at the end)
+_STREAMS = ("bounds", "one_way", "select", "two_way", "groups")
 
 
 @insert_docs
@@ -553,38 +551,24 @@ class DPMarginalSynthesizer(
         n = n_rows(X)
         epsilon, delta = self._check_privacy_params(n_samples=n)
         share = self._split()
-        codes, k = synthesis_patients(self, X, groups, n)
-        streams = fit_streams(
-            self.random_state,
-            ["bounds", "one_way", "select", "two_way", "groups"],
-            estimator=self,
-            X=X,
-            groups=codes,
-            # in memory the kept rows depend on the row order: a permuted copy must not
-            # reuse the noise on other rows (on Dask they do not)
-            order_invariant=codes is None or is_dask_collection(X),
-        )
-        schema, eps_bounds, encoder = self._prepare_table(
-            X,
-            epsilon=epsilon,
-            rng=streams["bounds"],
-            encoder={"categorical": "ordinal", "clip": self.clip},
-        )
-        kept = kept_rows(X, encoder, codes, k, streams["groups"])  # <= k rows per patient
+        fi = count_fit_inputs(self, X, groups, n=n, epsilon=epsilon, streams=_STREAMS)
+        schema, streams = fi.schema, fi.streams
         plan = MarginalPlan.build(
             epsilon=epsilon,
             delta=delta,
-            eps_bounds=eps_bounds,
+            eps_bounds=fi.eps_bounds,
             n_columns=len(schema.names),
             share=share,
             selection=self.selection,
-            n_public=n_public_rows(self.n_public, n, kept),
-            max_rows_per_group=k,
+            n_public=fi.n_public,
+            max_rows_per_group=fi.k,
             secure_mode=self.secure_mode,
         )
         discs = discretizers(schema, plan.n_public, plan.bins_sd, self.n_bins)
         # every row is binned (and checked) before the rows beyond k are dropped
-        stats = table_counts(X, encoder=encoder, discs=discs, names=list(schema.names), kept=kept)
+        stats = table_counts(
+            X, encoder=fi.encoder, discs=discs, names=list(schema.names), kept=fi.kept
+        )
         one_way = release_one_way(stats, plan, streams["one_way"], compress=self.compress)
         fit_model = fit_rounds if plan.selection == "aim" else fit_tree
         model = fit_model(stats, one_way, plan, streams)
