@@ -82,6 +82,8 @@ SHARED_PARAMETERS = {
     "n_jobs": None,
     "verbose": 0,
     "random_state": None,
+    "secure_mode": False,
+    "max_rows_per_group": None,
 }
 
 #: Forbidden synonyms (regular expressions over parameter names) -> the shared name.
@@ -236,6 +238,10 @@ def _check_shared_values(name):
     if "n_jobs" in params:
         for value in (None, 1, -1):
             ok(n_jobs=value)
+    if "secure_mode" in params:
+        for value in (False, True):
+            ok(secure_mode=value)
+        refused(secure_mode="yes")
     est.set_params(**params)
 
 
@@ -336,6 +342,42 @@ def _check_progress(name):
 #: fitted attributes about noise: these two names only (doc/glossary.rst)
 NOISE_ATTRIBUTES = {"noise_scale_", "noise_multiplier_"}
 BREAKDOWN_KEY = re.compile(r"[a-z][a-z0-9_]*")
+#: spellings of a ``privacy_breakdown_`` part (without its number) -> the shared one
+FORBIDDEN_PART_SYNONYMS = {
+    r"select|selections|choice|choose": "selection",
+    r"bound|bounds_estimate|private_bounds|range": "bounds",
+    r"sgd|dp_sgd|dpsgd_steps|training|train": "dpsgd",
+    r"rounds|iteration|iter|step": "round",
+    r"hist|histograms": "histogram",
+    r"expmech|exp_mech|exponential|em": "exponential_mechanism",
+    r"non_private|not_private|private": "nonprivate",
+    r"center": "centre",
+}
+
+
+def _breakdown_key_problems(keys):
+    """What is wrong with the spelling of ``privacy_breakdown_`` keys
+    (``doc/glossary.rst``): snake_case, the shared spelling of each part, and a repeated
+    part numbered ``part_1``, ..., ``part_m`` (from 1, no gap, no leading zero, never
+    beside its bare name)."""
+    problems = [f"{k!r} is not snake_case" for k in keys if not BREAKDOWN_KEY.fullmatch(k)]
+    numbered: dict[str, list[str]] = {}
+    for k in keys:
+        m = re.fullmatch(r"(.+?)_(\d+)", k)
+        stem = m.group(1) if m else k
+        if m:
+            numbered.setdefault(stem, []).append(m.group(2))
+        for pattern, shared in FORBIDDEN_PART_SYNONYMS.items():
+            if re.fullmatch(pattern, stem):
+                problems.append(f"{k!r} (spell the part {shared!r})")
+    for stem, numbers in numbered.items():
+        if sorted(int(i) for i in numbers) != list(range(1, len(numbers) + 1)):
+            problems.append(f"{stem}_*: numbered {sorted(numbers)}, not 1..{len(numbers)}")
+        if any(i != str(int(i)) for i in numbers):
+            problems.append(f"{stem}_*: a leading zero in {sorted(numbers)}")
+        if stem in keys:
+            problems.append(f"{stem!r} beside its numbered parts")
+    return problems
 
 
 def _check_fitted_vocabulary(name):
@@ -366,10 +408,11 @@ def _check_fitted_vocabulary(name):
             assert all(len(v) == 2 for v in value.values()), f"{name}.{key}"
         else:
             assert isinstance(value, tuple) and len(value) == 2, f"{name}.{key}: {value!r}"
-    bad = [k for k in bd if not BREAKDOWN_KEY.fullmatch(k) or k == "select"]
-    assert not bad, f"{name}: privacy_breakdown_ keys {bad} (snake_case, 'selection')"
-    numbered = [k for k in bd if re.fullmatch(r".+_0(_.*)?", k)]
-    assert not numbered, f"{name}: parts numbered from 0: {numbered}"
+    bad = _breakdown_key_problems(list(bd))
+    assert not bad, f"{name}: privacy_breakdown_ keys: {bad}"
+    rho = fitted.get("rho_breakdown_")
+    if rho is not None:  # the zCDP parts, keyed like privacy_breakdown_
+        assert isinstance(rho, dict) and set(rho) <= set(bd), f"{name}: rho_breakdown_ {rho}"
     if "n_bins_" in fitted:
         n_bins = fitted["n_bins_"]
         assert isinstance(n_bins, dict), f"{name}.n_bins_ is a {type(n_bins).__name__}"
@@ -415,6 +458,30 @@ def test_forbidden_synonyms_are_caught():
             _check_names("_Fake")
     finally:
         del ESTIMATORS["_Fake"]
+
+
+@pytest.mark.parametrize(
+    ("keys", "problem"),
+    [
+        (["bounds", "select"], "'selection'"),
+        (["dp_sgd"], "'dpsgd'"),
+        (["rounds_1", "rounds_2"], "'round'"),
+        (["round_0", "round_1"], "not 1..2"),
+        (["round_1", "round_3"], "not 1..2"),
+        (["histogram_01", "histogram_2"], "leading zero"),
+        (["histogram", "histogram_1", "histogram_2"], "beside its numbered parts"),
+        (["oneWay"], "snake_case"),
+    ],
+)
+def test_breakdown_key_check_catches_bad_spellings(keys, problem):
+    """The key check can fail, on each spelling it forbids."""
+    assert any(problem in p for p in _breakdown_key_problems(keys)), keys
+
+
+def test_breakdown_key_check_accepts_the_shared_spellings():
+    ok = ["bounds", "dpsgd", "selection", "prior", "one_way", "two_way", "nonprivate"]
+    assert _breakdown_key_problems(ok + [f"round_{i}" for i in range(1, 13)]) == []
+    assert _breakdown_key_problems(["histogram_1", "histogram_2"]) == []
 
 
 def test_registered_accountant_is_accepted(monkeypatch):
