@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from skdp.base import DPEstimatorMixin
+from skdp.survival._histogram import fit_curves, simulate_histograms
 from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._groups import patient_codes
@@ -140,6 +141,18 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
         """Bootstrap draws (at ``epsilon = inf`` too: the band is then the sampling
         variance alone)."""
         return int(self.n_bootstrap)
+
+    def _bootstrap(self, counts, plan, band_rng, curve, shape):
+        """The band's draws: ``curve(n_risk, hazard, survival)`` of the curves of every
+        histogram simulated from the released ``counts`` (post-processing), an array of
+        shape ``(n_bootstrap, *shape)``."""
+        draws = self._n_draws()
+        boot = np.empty((draws, *shape))
+        if draws:
+            sims = simulate_histograms(counts.astype(np.float64), plan, band_rng, draws)
+            for b in range(draws):
+                boot[b] = curve(*fit_curves(sims[b, 0]))
+        return boot
 
 
 def _digestible(y, *, competing):

@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from skdp.survival._band import SurvivalCurveBase, band_from_draws, step_lookup
-from skdp.survival._histogram import cause_increments, fit_curves, simulate_histograms
+from skdp.survival._histogram import cause_increments, fit_curves
 from skdp.survival._release import _competing_status
 from skdp.survival._target import _check_time
 from skdp.utils._sklearn_compat import _fit_context, check_is_fitted
@@ -199,14 +199,13 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         self.cumulative_hazard_ = hazard
         self.survival_function_ = survival
         self.cumulative_incidence_ = cause_increments(hazard, survival)
-        draws = self._n_draws()
-        boot = np.empty((draws, *self.cumulative_incidence_.shape))
-        if draws:
-            sims = simulate_histograms(counts.astype(np.float64), plan, band_rng, draws)
-            for b in range(draws):
-                _, h, s = fit_curves(sims[b, 0])
-                boot[b] = cause_increments(h, s)
-        self.bootstrap_incidence_ = boot
+        self.bootstrap_incidence_ = self._bootstrap(
+            counts,
+            plan,
+            band_rng,
+            lambda _, h, s: cause_increments(h, s),
+            self.cumulative_incidence_.shape,
+        )
         return self
 
     def predict(self, times, *, interpolate=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skdp.survival._band import SurvivalCurveBase, band_from_draws, step_lookup
-from skdp.survival._histogram import fit_curves, simulate_histograms
+from skdp.survival._histogram import fit_curves
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._sklearn_compat import _fit_context, check_is_fitted
 
@@ -171,13 +171,9 @@ class DPKaplanMeier(SurvivalCurveBase):
         self.survival_function_ = survival
         below = np.flatnonzero(survival <= 0.5)
         self.median_survival_time_ = float(self.time_grid_[below[0]]) if below.size else np.inf
-        draws = self._n_draws()
-        boot = np.empty((draws, survival.size))
-        if draws:
-            sims = simulate_histograms(counts.astype(np.float64), plan, band_rng, draws)
-            for b in range(draws):
-                boot[b] = fit_curves(sims[b, 0])[2]
-        self.bootstrap_survival_ = boot
+        self.bootstrap_survival_ = self._bootstrap(
+            counts, plan, band_rng, lambda _, __, s: s, survival.shape
+        )
         return self
 
     def predict(self, times, *, interpolate=False):
