@@ -94,8 +94,11 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     centre ``theta0``.
 
     The data model is the released estimate: Fisher information ``H0`` (the released
-    one, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales), true weights ``theta0 =
-    H0^-1 (H0 + ridge I) w``. A replicate draws the score ``g ~ N(0, H0)``, the
+    one, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales, plus ``2 s^2 (tr(H^-1) I +
+    H^-1)`` divided by ``1 + rho`` (``rho``: its largest eigenvalue over the smallest of
+    ``H``), which undoes to first order the inflation of the inverse of a matrix with
+    Laplace noise of scale ``s``: ``E[(H + E)^-1] ~ H^-1 + H^-1 E[E H^-1 E] H^-1``), true
+    weights ``theta0 = H0^-1 (H0 + ridge I) w``. A replicate draws the score ``g ~ N(0, H0)``, the
     objective's noise ``b`` and the Fisher noise ``E``, and runs the linearised
     mechanism: ``w* = theta0 + (H0 + ridge I)^-1 (g - b - ridge theta0)``, ``H* = H0 + E``
     (floored), ``theta* = H*^-1 (H* + ridge I) w*``.
@@ -103,6 +106,11 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     d = w.shape[0]
     floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
     H0 = _floored(H_hat, floor)
+    if h_scale > 0:  # E[(H + E)^-1] > H^-1 (noise, variance 2 s^2): undo to first order
+        inv = np.linalg.inv(H0)
+        M = 2.0 * h_scale**2 * (np.trace(inv) * np.eye(d) + inv)
+        rho = np.linalg.eigvalsh(M)[-1] * np.linalg.eigvalsh(inv)[-1]
+        H0 = H0 + M / (1.0 + rho)  # first order is valid for small rho only
     theta0 = _debiased(H0, ridge, w)
     eye = np.eye(d)
     g = rng.standard_normal((B, d)) @ np.linalg.cholesky(H0).T
@@ -203,19 +211,20 @@ class LogisticInferenceMixin:
 
         Notes
         -----
-        **Finite epsilon** (Ferrando, Wang & Sheldon 2022, a parametric bootstrap of
-        the mechanism, here linearised): the released weights ``w`` minimise
-        ``L(w) + ridge/2 ||w||^2 + b . w``; with the released Fisher information ``H``
-        the centre is ``theta0 = H^-1 (H + ridge I) w`` (one Newton step that undoes
-        the ridge's shrinkage). Replicates draw the sampling score ``N(0, H)``, the
-        objective's noise ``b`` (density ``∝ exp(-beta ||b||)``) and the Laplace noise
-        of ``H`` and re-run the linearised mechanism and the debiasing; the interval is
-        the basic bootstrap one, ``theta0 - q_(1 - alpha/2)`` to ``theta0 -
-        q_(alpha/2)`` of the replicates' deviations, the p-value the share of
-        deviations at least as large as ``|theta0|`` (in absolute value), ``std err``
-        their standard deviation. Assumptions: rows independent (with ``groups``, rows
-        of one patient too), the logistic model correct on the clipped features,
-        ``n epsilon`` large enough for the linearisation (:ref:`inference-logistic`).
+        **Finite epsilon** (Ferrando, Wang & Sheldon 2022, a parametric bootstrap of the
+        mechanism, here linearised): the released weights ``w`` minimise ``L(w) + ridge/2
+        ||w||^2 + b . w``; with the released Fisher information ``H`` (its noise's inflation
+        of ``H^-1`` undone to first order, damped where the noise is as large as ``H``) the
+        centre is ``theta0 = H^-1 (H + ridge I) w`` (one Newton step that undoes the ridge's
+        shrinkage). Replicates draw the sampling score ``N(0, H)``, the objective's noise
+        ``b`` (density ``∝ exp(-beta ||b||)``) and the Laplace noise of ``H`` and re-run the
+        linearised mechanism and the debiasing; the interval is the basic bootstrap one,
+        ``theta0 - q_(1 - alpha/2)`` to ``theta0 - q_(alpha/2)`` of the replicates'
+        deviations, the p-value the share of deviations at least as large as ``|theta0|``
+        (in absolute value), ``std err`` their standard deviation. Assumptions: rows
+        independent (with ``groups``, rows of one patient too), the logistic model correct
+        on the clipped features, ``n epsilon`` large enough for the linearisation
+        (:ref:`inference-logistic`).
 
         **epsilon=inf:** the unpenalised maximum likelihood estimate and its Wald
         interval (as statsmodels' ``Logit`` when no value is clipped).
