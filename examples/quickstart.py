@@ -422,8 +422,8 @@ SYNTHESIZERS = (
     "DPGANSynthesizer",
 )
 WHICH_SYNTHESIZER = """
-Which synthesizer when (doc/user_guide.rst, "Synthetic data and densities"; measured in
-doc/benchmarks_synthesis.rst): DPMarginalSynthesizer for small and medium tables,
+Which synthesizer when (doc/user_guide.rst, "Synthetic data and densities"; measured
+in doc/benchmarks_synthesis.rst): DPMarginalSynthesizer for small and medium tables,
 DPHistogramSynthesizer for a few columns (on this table it keeps the linear trend better,
 the marginal model the pairwise marginals), DPFlowDensity and DPGANSynthesizer (DP-SGD) only
 with thousands of rows. Their rows above use the estimators' defaults (public rules of n, d
