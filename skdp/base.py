@@ -115,6 +115,17 @@ _COMMON_PARAMETER_CONSTRAINTS: dict = {
     "n_jobs": [None, Integral],
     "verbose": ["verbose"],
 }
+#: the estimators' defaults of the same parameters (:meth:`DPEstimatorMixin._common_params`)
+_COMMON_PARAMETER_DEFAULTS: dict = {
+    "random_state": None,
+    "device": "auto",
+    "dtype": "float32",
+    "accountant": "pld",
+    "n_jobs": None,
+    "verbose": 0,
+}
+#: the shared parameters every DP-SGD estimator takes last, in this order
+_DPSGD_SHARED = ("accountant", "device", "dtype", "n_jobs", "verbose", "random_state")
 
 
 def _is_data_opt_in(value) -> bool:
@@ -179,6 +190,13 @@ class DPEstimatorMixin(ScrubSeedsOnPickleMixin):
             }
         """
         return _shared_constraints(*names)
+
+    @staticmethod
+    def _common_params(*names):
+        """``[(name, default), ...]`` of the shared parameters ``names``, in that order:
+        the tail of a :func:`skdp.utils._keyword_init.keyword_init` parameter table."""
+        _shared_constraints(*names)  # the same names, checked the same way
+        return [(n, _COMMON_PARAMETER_DEFAULTS[n]) for n in names]
 
     def _check_privacy_params(self, *, n_samples=None, require_delta=False):
         """Validate ``self.epsilon`` / ``self.delta`` (``delta`` defaults to 0 if absent)."""

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
-from skdp.base import DPEstimatorMixin
+from skdp.base import _DPSGD_SHARED, DPEstimatorMixin
 from skdp.density._flow_fit import (
     NUMERIC_RANGE,
     bound_patients,
@@ -287,9 +287,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         "n_iter": [None, Interval(Integral, 1, None, closed="left")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         "learning_rate": [None, Interval(Real, 0, None, closed="neither")],
-        **DPEstimatorMixin._common_constraints(
-            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
-        ),
+        **DPEstimatorMixin._common_constraints(*_DPSGD_SHARED),
     }
 
     __init__ = keyword_init(
@@ -310,12 +308,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
             ("n_iter", None),
             ("max_rows_per_group", None),
             ("learning_rate", None),
-            ("accountant", "pld"),
-            ("device", "auto"),
-            ("dtype", "float32"),
-            ("n_jobs", None),
-            ("verbose", 0),
-            ("random_state", None),
+            *DPEstimatorMixin._common_params(*_DPSGD_SHARED),
         ],
         qualname="DPFlowDensity.__init__",
     )

@@ -57,6 +57,8 @@ def _sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
+#: the shared parameters they take last (as the DP-SGD estimators, less ``accountant``)
+_TORCH_SHARED = ("device", "dtype", "n_jobs", "verbose", "random_state")
 #: the parameters both estimators take after ``epsilon`` and their own one, in order
 _SHARED_PARAMS = (
     ("alpha", 1.0),
@@ -76,11 +78,7 @@ _SHARED_PARAMS = (
     ("diagnostics", False),
     ("n_diagnostic_samples", 2048),
     ("max_rows_per_group", None),
-    ("device", "auto"),
-    ("dtype", "float32"),
-    ("n_jobs", None),
-    ("verbose", 0),
-    ("random_state", None),
+    *DPEstimatorMixin._common_params(*_TORCH_SHARED),
 )
 
 
@@ -122,9 +120,7 @@ class _BaseExpMFlow(PatientFactsMixin, DPEstimatorMixin, BaseEstimator):
         "diagnostics": ["boolean"],
         "n_diagnostic_samples": [Interval(Integral, 2, None, closed="left")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
-        **DPEstimatorMixin._common_constraints(
-            "device", "dtype", "n_jobs", "verbose", "random_state"
-        ),
+        **DPEstimatorMixin._common_constraints(*_TORCH_SHARED),
     }
 
     def _extra_nonprivate_options(self):

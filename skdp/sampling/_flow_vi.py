@@ -20,7 +20,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from skdp.base import DPEstimatorMixin
+from skdp.base import _DPSGD_SHARED, DPEstimatorMixin
 from skdp.sampling._free_energy import mc_elbo
 from skdp.sampling._vi_fit import plan_vi_fit, train_vi
 from skdp.utils._docstrings import insert_docs
@@ -300,9 +300,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         "learning_rate_decay": [Interval(Real, 0, 1, closed="right")],
         "privatize": [StrOptions({"per_record_full", "likelihood_only"})],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
-        **DPEstimatorMixin._common_constraints(
-            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
-        ),
+        **DPEstimatorMixin._common_constraints(*_DPSGD_SHARED),
     }
 
     __init__ = keyword_init(
@@ -326,12 +324,7 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
             ("learning_rate_decay", 1.0),
             ("privatize", "per_record_full"),
             ("max_rows_per_group", None),
-            ("accountant", "pld"),
-            ("device", "auto"),
-            ("dtype", "float32"),
-            ("n_jobs", None),
-            ("verbose", 0),
-            ("random_state", None),
+            *DPEstimatorMixin._common_params(*_DPSGD_SHARED),
         ],
         qualname="DPFlowVI.__init__",
     )
