@@ -5,7 +5,7 @@ One command::
 
     python examples/quickstart.py              # epsilon = 1 per release, about a minute
     python examples/quickstart.py --epsilon 5  # another budget
-    python examples/quickstart.py --fast       # a few seconds (short DP-SGD runs)
+    python examples/quickstart.py --fast       # short DP-SGD runs, under a minute
 
 Part 1 is the path a clinical analysis takes, on the diabetes data with an outcome
 (progression above 140) and some missing BMI values: private preprocessing (a DP
@@ -436,7 +436,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epsilon", type=float, default=1.0, help="budget of each estimator")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--fast", action="store_true", help="short DP-SGD runs (seconds)")
+    p.add_argument("--fast", action="store_true", help="short DP-SGD runs")
     p.add_argument("--only", nargs="*", default=None, help="names of estimators to run")
     args = p.parse_args(argv)
     if not args.epsilon > 0:
