@@ -18,6 +18,7 @@ from skdp.synthesis._histogram_cells import (
     projection_groups,
 )
 from skdp.synthesis._histogram_groups import (
+    COUNT_SYNTHESIS_DOCS,
     count_fit_inputs,
     keep_flat,
 )
@@ -25,6 +26,7 @@ from skdp.synthesis._histogram_plan import HistogramPlan
 from skdp.synthesis._histogram_sampling import HistogramSamplingMixin
 from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._rowsum import n_rows
@@ -40,7 +42,7 @@ __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 _logger = get_logger(__name__)
 
 
-@insert_docs
+@insert_docs(**COUNT_SYNTHESIS_DOCS)
 class DPHistogramSynthesizer(
     HistogramSamplingMixin,
     PatientFactsMixin,
@@ -141,13 +143,8 @@ class DPHistogramSynthesizer(
         integers with ``k < m <= max(k, max_integer_levels)`` (``k`` its Lei bin
         count) may get one bin per value instead of ``k`` groups, within the noise
         budget of its histogram (Notes, "Bins"). ``0`` keeps Lei's groups.
-    max_rows_per_group : int or None, default=None
-        The public number of rows one patient may contribute when ``fit`` is given
-        ``groups`` (from the visit schedule or the study protocol, never from the
-        data): rows beyond it are dropped at random inside the mechanism, and the
-        guarantee holds per patient (Notes, "Patients"). Required with ``groups``.
-    verbose : int, default=0
-        Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).
+    {param_max_rows_per_group_count}
+    {param_verbose_count}
         Progress is always logged to the ``"skdp"`` logger: one record per released
         histogram (projection), with the number released so far, the planned total and
         the epsilon spent so far, all public (never a count of the rows).
@@ -351,56 +348,34 @@ class DPHistogramSynthesizer(
         **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        bounds=None,
-        categories=None,
-        column_types=None,
-        schema=None,
-        missing="error",
-        n_bins="auto",
-        projections=None,
-        mechanism="geometric",
-        noise=DEPRECATED,
-        secure_mode=False,
-        threshold=0.5,
-        n_public=None,
-        representative="uniform",
-        sampling="systematic",
-        clip=True,
-        max_cells=10**7,
-        max_survivors=10**7,
-        smoothing=1e-3,
-        max_integer_levels=32,
-        max_rows_per_group=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.bounds = bounds
-        self.categories = categories
-        self.column_types = column_types
-        self.schema = schema
-        self.missing = missing
-        self.n_bins = n_bins
-        self.projections = projections
-        self.mechanism = mechanism
-        self.noise = noise
-        self.secure_mode = secure_mode
-        self.threshold = threshold
-        self.n_public = n_public
-        self.representative = representative
-        self.sampling = sampling
-        self.clip = clip
-        self.max_cells = max_cells
-        self.max_survivors = max_survivors
-        self.smoothing = smoothing
-        self.max_integer_levels = max_integer_levels
-        self.max_rows_per_group = max_rows_per_group
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("bounds", None),
+            ("categories", None),
+            ("column_types", None),
+            ("schema", None),
+            ("missing", "error"),
+            ("n_bins", "auto"),
+            ("projections", None),
+            ("mechanism", "geometric"),
+            ("noise", DEPRECATED),
+            ("secure_mode", False),
+            ("threshold", 0.5),
+            ("n_public", None),
+            ("representative", "uniform"),
+            ("sampling", "systematic"),
+            ("clip", True),
+            ("max_cells", 10**7),
+            ("max_survivors", 10**7),
+            ("smoothing", 1e-3),
+            ("max_integer_levels", 32),
+            ("max_rows_per_group", None),
+            ("verbose", 0),
+            ("random_state", None),
+        ],
+        qualname="DPHistogramSynthesizer.__init__",
+    )
 
     # ------------------------------------------------------------------ fit
     @insert_docs

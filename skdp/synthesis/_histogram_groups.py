@@ -32,7 +32,25 @@ from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import _array_row_chunks, _frame_lengths, is_dask_collection
 
-__all__ = ["CountFitInputs", "KeptRows", "count_fit_inputs", "kept_rows", "synthesis_patients"]
+__all__ = [
+    "COUNT_SYNTHESIS_DOCS",
+    "CountFitInputs",
+    "KeptRows",
+    "count_fit_inputs",
+    "kept_rows",
+    "synthesis_patients",
+]
+
+#: docstring paragraphs shared by both count-based synthesizers (``insert_docs``)
+COUNT_SYNTHESIS_DOCS = {
+    "param_max_rows_per_group_count": """max_rows_per_group : int or None, default=None
+    The public number of rows one patient may contribute when ``fit`` is given
+    ``groups`` (from the visit schedule or the study protocol, never from the
+    data): rows beyond it are dropped at random inside the mechanism, and the
+    guarantee holds per patient (Notes, "Patients"). Required with ``groups``.""",
+    "param_verbose_count": """verbose : int, default=0
+    Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).""",
+}
 
 
 @dataclass(frozen=True)

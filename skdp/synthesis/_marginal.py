@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
-from skdp.synthesis._histogram_groups import count_fit_inputs
+from skdp.synthesis._histogram_groups import COUNT_SYNTHESIS_DOCS, count_fit_inputs
 from skdp.synthesis._marginal_aim import fit_rounds
 from skdp.synthesis._marginal_counts import table_counts
 from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one_way
@@ -20,6 +20,7 @@ from skdp.synthesis._marginal_plan import MarginalPlan
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._deprecation import REMOVED_IN
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._rowsum import n_rows
@@ -36,7 +37,7 @@ __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 _STREAMS = ("bounds", "one_way", "select", "two_way", "groups")
 
 
-@insert_docs
+@insert_docs(**COUNT_SYNTHESIS_DOCS)
 class DPMarginalSynthesizer(
     MarginalFitMixin,
     MarginalSamplingMixin,
@@ -159,13 +160,8 @@ class DPMarginalSynthesizer(
         of ``random_state``; the released counts are then not reproducible. The
         exponential-mechanism selections and a private bound estimate still draw from
         ``random_state`` (Notes, "Floating point"); :meth:`sample` too.
-    max_rows_per_group : int or None, default=None
-        The public number of rows one patient may contribute when ``fit`` is given
-        ``groups`` (from the visit schedule or the study protocol, never from the
-        data): rows beyond it are dropped at random inside the mechanism, and the
-        guarantee holds per patient (Notes, "Patients"). Required with ``groups``.
-    verbose : int, default=0
-        Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).
+    {param_max_rows_per_group_count}
+    {param_verbose_count}
         Progress is always logged to the ``"skdp"`` logger: one record per stage (the
         1-way release; MST's tree selection and 2-way release, or AIM's rounds), with
         the epsilon spent so far by the public budget split (never a count, nor the
@@ -466,48 +462,30 @@ class DPMarginalSynthesizer(
             "select_epsilon": self._select_epsilon,
         }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        bounds=None,
-        categories=None,
-        column_types=None,
-        schema=None,
-        missing="error",
-        n_bins="auto",
-        budget_split=(1 / 3, 1 / 3, 1 / 3),
-        selection="auto",
-        compress=True,
-        n_public=None,
-        clip=True,
-        sampling="systematic",
-        smoothing=1e-3,
-        secure_mode=False,
-        max_rows_per_group=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.bounds = bounds
-        self.categories = categories
-        self.column_types = column_types
-        self.schema = schema
-        self.missing = missing
-        self.n_bins = n_bins
-        self.budget_split = budget_split
-        self.selection = selection
-        self.compress = compress
-        self.n_public = n_public
-        self.clip = clip
-        self.sampling = sampling
-        self.smoothing = smoothing
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("bounds", None),
+            ("categories", None),
+            ("column_types", None),
+            ("schema", None),
+            ("missing", "error"),
+            ("n_bins", "auto"),
+            ("budget_split", (1 / 3, 1 / 3, 1 / 3)),
+            ("selection", "auto"),
+            ("compress", True),
+            ("n_public", None),
+            ("clip", True),
+            ("sampling", "systematic"),
+            ("smoothing", 1e-3),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("verbose", 0),
+            ("random_state", None),
+        ],
+        qualname="DPMarginalSynthesizer.__init__",
+    )
 
     # ------------------------------------------------------------ validation
     def _split(self):

@@ -20,6 +20,7 @@ from skdp.synthesis._gan._presets import PRESETS
 from skdp.synthesis._gan._run import STREAMS, fit_gan
 from skdp.synthesis._gan._sampling import GANSamplingMixin
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from skdp.utils._tabular.constraints import tabular_constraints
@@ -415,92 +416,52 @@ class DPGANSynthesizer(
         ),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        noise_multiplier=None,
-        max_grad_norm=None,
-        bounds=None,
-        categories=None,
-        column_types=None,
-        schema=None,
-        missing="error",
-        architecture="mlp",
-        feature_shape=None,
-        hidden_size=None,
-        autoencoder=False,
-        code_dim=128,
-        latent_dim=100,
-        latent_distribution="normal",
-        loss="wgan",
-        n_critic=None,
-        weight_clip=0.01,
-        conditional=None,
-        classes=None,
-        class_prior="dp",
-        label_embedding="concat",
-        aux_loss_weight=1.0,
-        clip_fake_gradients=True,
-        checkpoint_selection=None,
-        n_iter=None,
-        n_iter_autoencoder=None,
-        batch_size=None,
-        learning_rate=None,
-        integer_rounding="round",
-        numeric_encoding="bins",
-        n_bins=None,
-        max_rows_per_group=None,
-        secure_mode=False,
-        accountant="pld",
-        device="auto",
-        dtype="float32",
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.noise_multiplier = noise_multiplier
-        self.max_grad_norm = max_grad_norm
-        self.bounds = bounds
-        self.categories = categories
-        self.column_types = column_types
-        self.schema = schema
-        self.missing = missing
-        self.architecture = architecture
-        self.feature_shape = feature_shape
-        self.hidden_size = hidden_size
-        self.autoencoder = autoencoder
-        self.code_dim = code_dim
-        self.latent_dim = latent_dim
-        self.latent_distribution = latent_distribution
-        self.loss = loss
-        self.n_critic = n_critic
-        self.weight_clip = weight_clip
-        self.conditional = conditional
-        self.classes = classes
-        self.class_prior = class_prior
-        self.label_embedding = label_embedding
-        self.aux_loss_weight = aux_loss_weight
-        self.clip_fake_gradients = clip_fake_gradients
-        self.checkpoint_selection = checkpoint_selection
-        self.n_iter = n_iter
-        self.n_iter_autoencoder = n_iter_autoencoder
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.integer_rounding = integer_rounding
-        self.numeric_encoding = numeric_encoding
-        self.n_bins = n_bins
-        self.max_rows_per_group = max_rows_per_group
-        self.secure_mode = secure_mode
-        self.accountant = accountant
-        self.device = device
-        self.dtype = dtype
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("noise_multiplier", None),
+            ("max_grad_norm", None),
+            ("bounds", None),
+            ("categories", None),
+            ("column_types", None),
+            ("schema", None),
+            ("missing", "error"),
+            ("architecture", "mlp"),
+            ("feature_shape", None),
+            ("hidden_size", None),
+            ("autoencoder", False),
+            ("code_dim", 128),
+            ("latent_dim", 100),
+            ("latent_distribution", "normal"),
+            ("loss", "wgan"),
+            ("n_critic", None),
+            ("weight_clip", 0.01),
+            ("conditional", None),
+            ("classes", None),
+            ("class_prior", "dp"),
+            ("label_embedding", "concat"),
+            ("aux_loss_weight", 1.0),
+            ("clip_fake_gradients", True),
+            ("checkpoint_selection", None),
+            ("n_iter", None),
+            ("n_iter_autoencoder", None),
+            ("batch_size", None),
+            ("learning_rate", None),
+            ("integer_rounding", "round"),
+            ("numeric_encoding", "bins"),
+            ("n_bins", None),
+            ("max_rows_per_group", None),
+            ("secure_mode", False),
+            ("accountant", "pld"),
+            ("device", "auto"),
+            ("dtype", "float32"),
+            ("n_jobs", None),
+            ("verbose", 0),
+            ("random_state", None),
+        ],
+        qualname="DPGANSynthesizer.__init__",
+    )
 
     @classmethod
     def from_paper(cls, name, **overrides):
