@@ -32,7 +32,7 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
-from skdp.utils._tabular.constraints import tabular_constraints
+from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
 
 __all__ = ["DPFlowDensity"]
 
@@ -294,10 +294,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         [
             ("epsilon", 1.0),
             ("delta", 1e-5),
-            ("bounds", None),
-            ("categories", None),
-            ("column_types", None),
-            ("schema", None),
+            *tabular_params(),
             ("flow", "maf"),
             ("base", "copula"),
             ("n_layers", 5),
@@ -315,14 +312,13 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     # ----------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
+    @insert_docs
     def fit(self, X, y=None, *, groups=None):
         """Fit the flow with DP-SGD.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Private records. NaN/inf raise ``ValueError``; numeric values outside the
-            bounds are clipped; unknown categories raise ``ValueError``.
+        {param_X_private_records}
         y : None
             Ignored.
         groups : array-like of shape (n_samples,), default=None

@@ -82,6 +82,10 @@ bin_edges_ : dict {column: ndarray}
     "attr_bounds_tabular": """\
 bounds_ : dict {column: (lo, hi)}
     Bounds of the numeric columns (declared or privately estimated).""",
+    "param_X_private_records": """\
+X : array-like or DataFrame of shape (n_samples, n_features)
+    Private records. NaN/inf raise ``ValueError``; numeric values outside the
+    bounds are clipped; unknown categories raise ``ValueError``.""",
     "param_fit_private_table": """\
 X : DataFrame or array-like of shape (n_samples, n_columns)
     The private table (a response column is just another column).

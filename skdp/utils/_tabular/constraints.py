@@ -23,7 +23,7 @@ import numpy as np
 from skdp.utils._sklearn_compat import StrOptions
 from skdp.utils._tabular.schema import TabularSchema
 
-__all__ = ["bounds_constraint", "tabular_constraints"]
+__all__ = ["bounds_constraint", "tabular_constraints", "tabular_params"]
 
 
 def bounds_constraint():
@@ -52,3 +52,12 @@ def tabular_constraints(*, missing=False):
     if missing:
         out["missing"] = [StrOptions({"error", "category"})]
     return out
+
+
+def tabular_params(*, missing=False):
+    """``[(name, default), ...]`` of the same parameters, in signature order: the
+    entries of a :func:`skdp.utils._keyword_init.keyword_init` parameter table
+    (``bounds``, ``categories``, ``column_types``, ``schema`` default to ``None``;
+    ``missing``, with ``missing=True``, to ``"error"``)."""
+    out = [(name, None) for name in ("bounds", "categories", "column_types", "schema")]
+    return out + [("missing", "error")] if missing else out
