@@ -46,12 +46,29 @@ def test_secure_mode_default_is_not_seed_material():
     assert type(est)._later_parameters == {"secure_mode": False}
 
 
-def test_secure_class_prior_is_on_the_grid_and_reads_no_rng():
+def test_secure_class_prior_is_on_the_grid_and_reads_no_rng(monkeypatch):
+    from skdp.synthesis._gan import _label_prior
+
+    released = []
+
+    def spy(*args, **kwargs):
+        out = _label_prior_add_laplace(*args, **kwargs)
+        released.append(np.asarray(out))
+        return out
+
+    _label_prior_add_laplace = _label_prior.add_laplace
+    monkeypatch.setattr(_label_prior, "add_laplace", spy)
     classes, codes = np.array([0, 1, 2]), np.array([0] * 50 + [1] * 30 + [2] * 20)
     rng = np.random.default_rng(0)
     before = rng.bit_generator.state
     p, spent = class_prior("dp", classes, codes, 1.0, rng, secure_mode=True)
     assert rng.bit_generator.state == before  # os.urandom, not the seeded stream
+    # the noisy counts are exact multiples of a power-of-two grid (Mironov 2012's gaps
+    # cannot open), unlike the floating-point Laplace draw of the default
+    (counts,) = released
+    assert np.array_equal(counts * 2.0**30, np.round(counts * 2.0**30))
+    class_prior("dp", classes, codes, 1.0, np.random.default_rng(0))  # the control
+    assert not np.array_equal(released[1] * 2.0**30, np.round(released[1] * 2.0**30))
     assert spent == 1.0 and p.shape == (3,) and math.isclose(p.sum(), 1.0)
     # the default draws from rng (floating-point Laplace), unchanged
     p0, _ = class_prior("dp", classes, codes, 1.0, np.random.default_rng(0))
