@@ -24,6 +24,7 @@ from skdp.linear_model._functional_release import (
 from skdp.linear_model._inference import LinearInferenceMixin, exact_sum_sq, released_statistics
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import n_rows
 from skdp.utils._sklearn_compat import (
@@ -405,32 +406,22 @@ default=None
     eigenvalue_noise_scale_ = RenamedAttribute("noise_scale_", key="eigenvalue")
     centre_noise_scale_ = RenamedAttribute("noise_scale_", key="centre")
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        bounds_X=None,
-        bounds_y=None,
-        fit_intercept=True,
-        clip=True,
-        mechanism="auto",
-        regularization="adaptive",
-        secure_mode=False,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.bounds_X = bounds_X
-        self.bounds_y = bounds_y
-        self.fit_intercept = fit_intercept
-        self.clip = clip
-        self.mechanism = mechanism
-        self.regularization = regularization
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("bounds_X", None),
+            ("bounds_y", None),
+            ("fit_intercept", True),
+            ("clip", True),
+            ("mechanism", "auto"),
+            ("regularization", "adaptive"),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPLinearRegression.__init__",
+    )
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)

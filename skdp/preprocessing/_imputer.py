@@ -25,6 +25,7 @@ from skdp.preprocessing._imputer_plan import ImputerPlan
 from skdp.preprocessing._patients import check_patient_input, patient_streams
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import check_array, check_bounds, validate_data
@@ -259,28 +260,20 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        strategy="mean",
-        bounds=None,
-        fill_value=None,
-        missing_values=np.nan,
-        add_indicator=False,
-        secure_mode=False,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.strategy = strategy
-        self.bounds = bounds
-        self.fill_value = fill_value
-        self.missing_values = missing_values
-        self.add_indicator = add_indicator
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("strategy", "mean"),
+            ("bounds", None),
+            ("fill_value", None),
+            ("missing_values", np.nan),
+            ("add_indicator", False),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPSimpleImputer.__init__",
+    )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -27,6 +27,7 @@ from skdp.preprocessing._scaler_plan import (
 from skdp.utils._deprecation import RenamedKeys
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._rowsum import any_dask
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
 from skdp.utils.validation import (
@@ -234,34 +235,23 @@ None, default=None
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        bounds=None,
-        with_mean=True,
-        with_std=True,
-        mean_fraction=0.5,
-        bounds_fraction=0.1,
-        n_public=None,
-        min_relative_scale=1e-3,
-        clip=True,
-        secure_mode=False,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.bounds = bounds
-        self.with_mean = with_mean
-        self.with_std = with_std
-        self.mean_fraction = mean_fraction
-        self.bounds_fraction = bounds_fraction
-        self.n_public = n_public
-        self.min_relative_scale = min_relative_scale
-        self.clip = clip
-        self.secure_mode = secure_mode
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("bounds", None),
+            ("with_mean", True),
+            ("with_std", True),
+            ("mean_fraction", 0.5),
+            ("bounds_fraction", 0.1),
+            ("n_public", None),
+            ("min_relative_scale", 1e-3),
+            ("clip", True),
+            ("secure_mode", False),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPStandardScaler.__init__",
+    )
 
     @insert_docs(**DOCS)
     @_fit_context(prefer_skip_nested_validation=True)

@@ -14,6 +14,7 @@ from skdp.survival._histogram import fit_curves, simulate_histograms
 from skdp.survival._release import check_no_dask_groups, grid_of, read_target, release
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._groups import patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import is_dask_collection
 from skdp.utils._sklearn_compat import Interval
@@ -81,24 +82,18 @@ class SurvivalCurveBase(DPEstimatorMixin, BaseEstimator):
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        max_time=None,
-        time_grid=None,
-        n_intervals=None,
-        n_bootstrap=200,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.max_time = max_time
-        self.time_grid = time_grid
-        self.n_intervals = n_intervals
-        self.n_bootstrap = n_bootstrap
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("max_time", None),
+            ("time_grid", None),
+            ("n_intervals", None),
+            ("n_bootstrap", 200),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="SurvivalCurveBase.__init__",
+    )
 
     def _release(self, y, groups, *, event_types=None, n_columns=2):
         """The noisy histogram of one fit, its plan and the band's stream; records the

@@ -11,6 +11,7 @@ from skdp.survival._band import SurvivalCurveBase, band_from_draws, step_lookup
 from skdp.survival._histogram import cause_increments, fit_curves
 from skdp.survival._release import _competing_status
 from skdp.survival._target import _check_time
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._sklearn_compat import _fit_context, check_is_fitted
 
 __all__ = ["DPAalenJohansen", "make_competing_risks_target"]
@@ -150,28 +151,19 @@ privacy_breakdown_, privacy_unit_, max_rows_per_group_
         "event_types": ["array-like"],
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        max_time=None,
-        event_types=(1, 2),
-        time_grid=None,
-        n_intervals=None,
-        n_bootstrap=200,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        super().__init__(
-            epsilon=epsilon,
-            max_time=max_time,
-            time_grid=time_grid,
-            n_intervals=n_intervals,
-            n_bootstrap=n_bootstrap,
-            max_rows_per_group=max_rows_per_group,
-            random_state=random_state,
-        )
-        self.event_types = event_types
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("max_time", None),
+            ("event_types", (1, 2)),
+            ("time_grid", None),
+            ("n_intervals", None),
+            ("n_bootstrap", 200),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPAalenJohansen.__init__",
+    )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, y, *, groups=None):

@@ -22,6 +22,7 @@ from skdp.survival._grid import exposure_matrix, time_grid_edges
 from skdp.survival._target import check_survival_target
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import Interval, _fit_context, check_is_fitted
@@ -218,40 +219,26 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        bounds_X=None,
-        max_time=None,
-        time_grid=None,
-        n_intervals=10,
-        n_iter=8,
-        step_size=0.7,
-        max_grad_norm=2.0,
-        hessian_clip=3.5,
-        baseline_fraction=0.1,
-        hessian_fraction=0.3,
-        centre_fraction=0.05,
-        max_rows_per_group=None,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.bounds_X = bounds_X
-        self.max_time = max_time
-        self.time_grid = time_grid
-        self.n_intervals = n_intervals
-        self.n_iter = n_iter
-        self.step_size = step_size
-        self.max_grad_norm = max_grad_norm
-        self.hessian_clip = hessian_clip
-        self.baseline_fraction = baseline_fraction
-        self.hessian_fraction = hessian_fraction
-        self.centre_fraction = centre_fraction
-        self.max_rows_per_group = max_rows_per_group
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("delta", 1e-5),
+            ("bounds_X", None),
+            ("max_time", None),
+            ("time_grid", None),
+            ("n_intervals", 10),
+            ("n_iter", 8),
+            ("step_size", 0.7),
+            ("max_grad_norm", 2.0),
+            ("hessian_clip", 3.5),
+            ("baseline_fraction", 0.1),
+            ("hessian_fraction", 0.3),
+            ("centre_fraction", 0.05),
+            ("max_rows_per_group", None),
+            ("random_state", None),
+        ],
+        qualname="DPCoxPH.__init__",
+    )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, groups=None):
