@@ -40,10 +40,15 @@ def standard_normal_log_prob(z: torch.Tensor) -> torch.Tensor:
     return -0.5 * (z * z).sum(-1) - 0.5 * z.shape[-1] * _LOG_2PI
 
 
+def _check_positive_int(value, name: str) -> int:
+    """``value`` as an int, or ``ValueError`` naming ``name`` (``bool`` is refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    return int(value)
+
+
 def _check_n_features(n_features: int) -> int:
-    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
-        raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
-    return int(n_features)
+    return _check_positive_int(n_features, "n_features")
 
 
 class Transform(nn.Module):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from skdp.flows._base import Flow
+from skdp.flows._base import Flow, _check_positive_int
 from skdp.flows._maf import IAF, MAF
 from skdp.flows._planar import Planar, Sylvester
 from skdp.flows._realnvp import RealNVP
@@ -13,9 +13,7 @@ __all__ = ["make_flow", "planar_flow", "sylvester_flow"]
 
 
 def _check_layers(n_layers) -> int:
-    if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-        raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}.")
-    return n_layers
+    return _check_positive_int(n_layers, "n_layers")
 
 
 def planar_flow(

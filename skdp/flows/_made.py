@@ -12,6 +12,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from skdp.flows._base import _check_n_features
+
 __all__ = ["MaskedLinear", "MADE", "resolve_order"]
 
 _ACTIVATIONS = {"relu": F.relu, "tanh": torch.tanh}
@@ -162,8 +164,7 @@ class MADE(nn.Module):
         zero_init_output: bool = False,
     ) -> None:
         super().__init__()
-        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
+        _check_n_features(n_features)
         hidden_features = tuple(int(h) for h in hidden_features)
         if any(h < 1 for h in hidden_features):
             raise ValueError("hidden_features must be positive integers.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from skdp.flows._base import Flow, Transform
+from skdp.flows._base import Flow, Transform, _check_positive_int
 from skdp.flows._elementwise import Affine, InverseTransform
 from skdp.flows._made import MADE, resolve_order
 
@@ -42,8 +42,7 @@ def _stack(n_features, n_layers, normalization, make_layer):
     With ``normalization="affine"`` an :class:`Affine` layer (identity init) follows each
     layer; ``make_layer`` is called in layer order (it may draw from a generator).
     """
-    if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-        raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}.")
+    _check_positive_int(n_layers, "n_layers")
     if normalization not in ("none", "affine"):
         raise ValueError(
             f"normalization must be 'none' or 'affine' (no BatchNorm in skdp.flows), "

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from skdp.flows._base import Flow, Transform
+from skdp.flows._base import Flow, Transform, _check_n_features
 from skdp.flows._elementwise import Affine
 from skdp.flows._maf import _check_clamp, _stack, soft_clamp
 
@@ -190,8 +190,7 @@ class RealNVP(Flow):
         generator: torch.Generator | None = None,
         zero_init_output: bool = False,
     ) -> None:
-        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
+        _check_n_features(n_features)
         _check_clamp(alpha_clamp)  # the coupling layers check it too; here before any layer
 
         def layer(k):
