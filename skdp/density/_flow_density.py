@@ -321,11 +321,7 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         {param_X_private_records}
         y : None
             Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
-            is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
-            at random; patients are sampled and clipped, Notes). In memory only; needs
-            declared bounds.
+        {param_groups_dpsgd_tabular}
 
         Returns
         -------

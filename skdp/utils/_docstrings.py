@@ -111,6 +111,12 @@ privacy_unit_ : {"row", "group"}
     (``groups``).
 max_rows_per_group_ : int or None
     The contribution bound of a patient-level fit (``None`` per row).""",
+    "param_groups_dpsgd_tabular": """\
+groups : array-like of shape (n_samples,), default=None
+    The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
+    is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
+    at random; patients are sampled and clipped, Notes). In memory only; needs
+    declared bounds.""",
     "param_groups": """\
 groups : array-like of shape (n_samples,), default=None
     The patient (or other privacy unit) of each row, as in scikit-learn's
