@@ -1,4 +1,4 @@
-"""Benchmark panel: every skdp synthesizer against smartnoise-synth's MST and AIM.
+"""Benchmark panel: every skdp synthesizer against smartnoise-synth's MST, AIM and CTGANs.
 
 Synthesizers, all at their defaults and all given the same declared public bounds (and
 declared categories where the method takes them), so nobody spends budget on bounds:
@@ -14,7 +14,12 @@ declared categories where the method takes them), so nobody spends budget on bou
   column gets ``BinTransformer(bins=10, lower, upper)`` with the declared bounds,
   ``preprocessor_eps=0``, ``delta = 1e-5``. smartnoise reads the category set of each
   categorical column from the data (skdp's estimators are given them declared); this
-  only helps smartnoise.
+  only helps smartnoise. Its DP deep generators ``dpctgan`` (DP-SGD on the critic,
+  opacus' RDP accountant) and ``patectgan`` (PATE-GAN's teachers, its moments
+  accountant) get ``MinMaxTransformer(lower, upper)`` from the declared bounds,
+  ``preprocessor_eps=0``, ``delta = 1e-5``, their defaults otherwise except a batch cut to
+  about n / 2 on tables under 1,000 rows and ``--sn-epochs`` (DP-CTGAN's 300 epochs take
+  minutes per fit on one core). Each smartnoise fit runs with one torch thread.
 
 Data (shipped with a package or simulated; the loaders are those of
 ``benchmarks/marginal.py``): ``breast_cancer`` and ``diabetes`` (scikit-learn's bundled
@@ -116,25 +121,54 @@ SKDP = {
 }
 
 SN_SCRIPT = r"""
-import json, sys, warnings
+import json, os, sys, warnings
+import numpy as np
 import pandas as pd
 warnings.filterwarnings("ignore")
+import torch
 from snsynth import Synthesizer
-from snsynth.transform import BinTransformer
+from snsynth.transform import BinTransformer, MinMaxTransformer
 cfg = json.loads(sys.argv[1])
+torch.set_num_threads(1)
+np.random.seed(cfg["seed"])
+torch.manual_seed(cfg["seed"])
 df = pd.read_csv(cfg["train"])
-constraints = {c: BinTransformer(bins=10, lower=lo, upper=hi)
-               for c, (lo, hi) in cfg["bounds"].items()}
-synth = Synthesizer.create(cfg["name"], epsilon=cfg["epsilon"], delta=cfg["delta"])
+gan = cfg["name"] in GAN_PEERS
+if gan:  # the CTGANs' own encoding, scaled from the declared bounds
+    constraints = {c: MinMaxTransformer(lower=lo, upper=hi, negative=True)
+                   for c, (lo, hi) in cfg["bounds"].items()}
+    extra = dict(verbose=False, **cfg["options"])
+else:
+    constraints = {c: BinTransformer(bins=10, lower=lo, upper=hi)
+                   for c, (lo, hi) in cfg["bounds"].items()}
+    extra = {}
+synth = Synthesizer.create(cfg["name"], epsilon=cfg["epsilon"], delta=cfg["delta"], **extra)
 synth.fit(df, transformer=constraints, preprocessor_eps=0.0,
           categorical_columns=cfg["categorical"], continuous_columns=list(cfg["bounds"]))
 synth.sample(len(df)).to_csv(cfg["out"], index=False)
-"""
+""".replace("GAN_PEERS", repr(("dpctgan", "patectgan")))
+
+# smartnoise's DP deep generators (issue: DPGANSynthesizer against the peers a user could
+# pick). Their defaults except ``epochs``: smartnoise's 300 (DP-CTGAN) take minutes per
+# fit on one shared core; see ``--sn-epochs``.
+SN_PEERS = ("mst", "aim", "dpctgan", "patectgan")
+SN_GAN_OPTIONS = {"dpctgan": {}, "patectgan": {}}
 
 
-def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600):
-    """MST/AIM in the smartnoise venv (a subprocess). ``seed`` is not passed: snsynth
-    draws its own randomness."""
+def _gan_options(name, n, options):
+    """The CTGAN peers' options; their batch (500) is cut to about n / 2 on smaller tables
+    (opacus refuses a sampling rate above 1)."""
+    opts = dict(options or SN_GAN_OPTIONS.get(name, {}))
+    if name in SN_GAN_OPTIONS:
+        opts["batch_size"] = min(opts.get("batch_size", 500), 2 * (n // 4))
+    return opts
+
+
+def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600, options=None):
+    """A smartnoise synthesizer in its own venv (a subprocess, one torch thread). ``seed``
+    seeds numpy and torch there; MST/AIM draw their own randomness, and smartnoise's
+    CTGAN discriminators reseed torch with 0 when built, so their seed spread comes from
+    numpy's batch and condition sampling."""
     with tempfile.TemporaryDirectory() as d:
         df = train.copy()
         bools = [c for c in df.columns if df[c].dtype == bool]
@@ -144,6 +178,8 @@ def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600):
         df.to_csv(path, index=False)
         cfg = dict(
             name=name,
+            seed=int(seed),
+            options=_gan_options(name, len(df), options),
             epsilon=eps,
             delta=DELTA,
             train=path,
@@ -153,6 +189,7 @@ def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600):
         )
         subprocess.run(
             [python, "-c", SN_SCRIPT, json.dumps(cfg)],
+            env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
             check=True,
             capture_output=True,
             text=True,
@@ -242,11 +279,20 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="one data set, two epsilons")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--epsilons", default=",".join(map(str, EPSILONS)))
-    parser.add_argument("--methods", default="histogram,marginal,marginal_mst,flow,gan,mst,aim")
+    parser.add_argument(
+        "--methods",
+        default="histogram,marginal,marginal_mst,flow,gan,mst,aim,dpctgan,patectgan",
+    )
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument(
         "--smartnoise-python",
         default=os.environ.get("SNSYNTH_PYTHON", SNVENV if os.path.exists(SNVENV) else None),
+    )
+    parser.add_argument(
+        "--sn-epochs",
+        type=int,
+        default=None,
+        help="epochs of smartnoise's dpctgan/patectgan (default: theirs, 300 for dpctgan)",
     )
     parser.add_argument("--json", default=None, help="also write the rows here (per cell)")
     parser.add_argument("--sn-timeout", type=float, default=3600, help="seconds per smartnoise fit")
@@ -264,6 +310,9 @@ def main(argv=None):
     datasets = ["breast_cancer"] if args.quick else args.datasets.split(",")
     epsilons = [1.0, 10.0] if args.quick else [float(e) for e in args.epsilons.split(",")]
     methods = [m for m in args.methods.split(",") if m]
+    if args.sn_epochs is not None:
+        for opts in SN_GAN_OPTIONS.values():
+            opts["epochs"] = args.sn_epochs
     print(
         f"load average {os.getloadavg()}, torch threads {torch.get_num_threads()} "
         "(skdp's torch estimators pick one thread for these small models: n_jobs=None)",
@@ -284,7 +333,7 @@ def main(argv=None):
         print(rows[-1], flush=True)
         for eps in epsilons:
             for name in methods:
-                if name in ("mst", "aim") and not args.smartnoise_python:
+                if name in SN_PEERS and not args.smartnoise_python:
                     continue
                 res, notes = [], []
                 for seed in range(args.seeds):
