@@ -35,7 +35,7 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from skdp.utils._tabular.constraints import tabular_constraints
+from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
 
 __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 
@@ -351,11 +351,7 @@ class DPHistogramSynthesizer(
     __init__ = keyword_init(
         [
             ("epsilon", 1.0),
-            ("bounds", None),
-            ("categories", None),
-            ("column_types", None),
-            ("schema", None),
-            ("missing", "error"),
+            *tabular_params(missing=True),
             ("n_bins", "auto"),
             ("projections", None),
             ("mechanism", "geometric"),
@@ -371,8 +367,7 @@ class DPHistogramSynthesizer(
             ("smoothing", 1e-3),
             ("max_integer_levels", 32),
             ("max_rows_per_group", None),
-            ("verbose", 0),
-            ("random_state", None),
+            *DPEstimatorMixin._common_params("verbose", "random_state"),
         ],
         qualname="DPHistogramSynthesizer.__init__",
     )

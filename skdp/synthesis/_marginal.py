@@ -29,7 +29,7 @@ from skdp.utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from skdp.utils._tabular.constraints import tabular_constraints
+from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
 
 __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 
@@ -466,11 +466,7 @@ class DPMarginalSynthesizer(
         [
             ("epsilon", 1.0),
             ("delta", 1e-5),
-            ("bounds", None),
-            ("categories", None),
-            ("column_types", None),
-            ("schema", None),
-            ("missing", "error"),
+            *tabular_params(missing=True),
             ("n_bins", "auto"),
             ("budget_split", (1 / 3, 1 / 3, 1 / 3)),
             ("selection", "auto"),
@@ -481,8 +477,7 @@ class DPMarginalSynthesizer(
             ("smoothing", 1e-3),
             ("secure_mode", False),
             ("max_rows_per_group", None),
-            ("verbose", 0),
-            ("random_state", None),
+            *DPEstimatorMixin._common_params("verbose", "random_state"),
         ],
         qualname="DPMarginalSynthesizer.__init__",
     )

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 
 from sklearn.base import BaseEstimator
 
-from skdp.base import DPEstimatorMixin
+from skdp.base import _DPSGD_SHARED, DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._gan._checkpoint import CheckpointSelection
 from skdp.synthesis._gan._presets import PRESETS
@@ -23,7 +23,7 @@ from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
-from skdp.utils._tabular.constraints import tabular_constraints
+from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
 
 __all__ = ["DPGANSynthesizer"]
 
@@ -63,14 +63,7 @@ class DPGANSynthesizer(
     bounds : None, "private", "data", (lo, hi) or dict {column: (lo, hi)}, default=None
         Public bounds of the numeric columns (values outside are clipped silently).
         ``None``: a private estimate at ``0.1 * epsilon``
-        where public ``n``, the number of estimated columns and ``epsilon`` make it
-        reliable; otherwise ``fit`` refuses with a ``ValueError`` that says what to
-        declare (bounds, or ``column_types`` ``"binary"`` for 0/1 columns;
-        :doc:`/choosing_bounds`). ``"private"`` (or ``{column: "private"}`` for every
-        column left to the estimate) is the explicit opt-in to that estimate even where
-        it cannot be reliable (with a :class:`~skdp.exceptions.BoundsEstimateWarning`).
-        ``"data"``: read off the data (not private; emits
-        :class:`~skdp.exceptions.PrivacyLeakWarning`).
+        {param_bounds_estimate}
     categories : None, "data", dict {column: list} or list of lists, default=None
         Declared levels of the categorical columns; missing ones raise ``ValueError``.
     {param_column_types}
@@ -196,14 +189,9 @@ class DPGANSynthesizer(
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
-    n_jobs : int or None, default=None
-        Torch CPU threads used by ``fit`` (``torch.set_num_threads``); the previous count
-        is restored afterwards, also when ``fit`` raises. ``None``: one thread on the CPU
-        when a step is small (expected batch size times the number of parameters of all
-        networks at most :data:`skdp.utils._torch.SMALL_STEP_WORK` = 2**24), where an
-        OpenMP pool costs more than it saves; otherwise torch's current setting. An int:
-        that many threads; negative values count back from the available CPUs (``-1``:
-        all). It is not seed material: a seeded fit draws the same noise whatever it is.
+    {param_n_jobs_torch}
+        the expected batch size times the number of parameters of all networks),
+        {n_jobs_torch_end}
     verbose : int, default=0
         Show progress on standard error (phase, step, DP-SGD epsilon spent so far; no
         loss): attaches a handler to the ``"skdp"`` logger for the duration of ``fit``
@@ -411,9 +399,7 @@ class DPGANSynthesizer(
         "n_bins": [None, Interval(Integral, 2, 1024, closed="both")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         "secure_mode": ["boolean"],
-        **DPEstimatorMixin._common_constraints(
-            "accountant", "device", "dtype", "n_jobs", "verbose", "random_state"
-        ),
+        **DPEstimatorMixin._common_constraints(*_DPSGD_SHARED),
     }
 
     __init__ = keyword_init(
@@ -422,11 +408,7 @@ class DPGANSynthesizer(
             ("delta", 1e-5),
             ("noise_multiplier", None),
             ("max_grad_norm", None),
-            ("bounds", None),
-            ("categories", None),
-            ("column_types", None),
-            ("schema", None),
-            ("missing", "error"),
+            *tabular_params(missing=True),
             ("architecture", "mlp"),
             ("feature_shape", None),
             ("hidden_size", None),
@@ -453,12 +435,7 @@ class DPGANSynthesizer(
             ("n_bins", None),
             ("max_rows_per_group", None),
             ("secure_mode", False),
-            ("accountant", "pld"),
-            ("device", "auto"),
-            ("dtype", "float32"),
-            ("n_jobs", None),
-            ("verbose", 0),
-            ("random_state", None),
+            *DPEstimatorMixin._common_params(*_DPSGD_SHARED),
         ],
         qualname="DPGANSynthesizer.__init__",
     )
@@ -490,21 +467,16 @@ class DPGANSynthesizer(
 
     # --------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
+    @insert_docs
     def fit(self, X, y=None, *, groups=None):
         """Fit the DP GAN.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Private records. NaN/inf raise ``ValueError``; numeric values outside the
-            bounds are clipped; unknown categories raise ``ValueError``.
+        {param_X_private_records}
         y : array-like of shape (n_samples,), optional
             Labels (used only with ``conditional="acgan"``; ignored otherwise).
-        groups : array-like of shape (n_samples,), default=None
-            The patient of each row, as in scikit-learn's ``GroupKFold``: the guarantee
-            is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
-            at random; patients are sampled and clipped, Notes). In memory only; needs
-            declared bounds.
+        {param_groups_dpsgd_tabular}
 
         Returns
         -------
