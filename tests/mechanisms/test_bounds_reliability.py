@@ -159,7 +159,7 @@ def test_pre_estimate_warning_is_a_function_of_public_quantities_only(monkeypatc
     # the estimate is replaced by a fixed, data-independent release; whatever the data,
     # the refusal (None) and the warnings ("private") must then be identical, and equal
     # to the public predicate's verdict
-    def fixed(X, **kw):
+    def fixed(X, *args, **kw):
         return np.full(d, -1.0), np.full(d, 1.0), np.zeros(d, dtype=bool)
 
     monkeypatch.setattr(B, "_private_bounds", fixed)
@@ -186,7 +186,7 @@ def test_pre_estimate_warning_is_a_function_of_public_quantities_only(monkeypatc
 def test_post_estimate_warning_is_a_function_of_the_release_only(monkeypatch, released):
     lo_r, hi_r, mass = released
 
-    def fixed(X, **kw):
+    def fixed(X, *args, **kw):
         return np.array([lo_r]), np.array([hi_r]), np.array([mass])
 
     monkeypatch.setattr(B, "_private_bounds", fixed)
