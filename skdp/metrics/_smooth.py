@@ -250,5 +250,3 @@ def _group_smooth(which, n, m, k, form):
         return group_count_smooth_sensitivity(local, count, k, beta)
 
     return smooth
-
-

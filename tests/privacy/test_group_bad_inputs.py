@@ -76,9 +76,7 @@ BAD = [
 ]
 
 NAMES = sorted(
-    name
-    for name, cls in discover_estimators()
-    if "groups" in inspect.signature(cls.fit).parameters
+    name for name, cls in discover_estimators() if "groups" in inspect.signature(cls.fit).parameters
 )
 
 
