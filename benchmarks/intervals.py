@@ -26,7 +26,6 @@ Run::
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -34,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from _interval_grid import grid_parser  # noqa: E402
 from scipy import stats  # noqa: E402
 
 BETAS = {2: [0.5, 0.0], 5: [0.5, -0.3, 0.2, 0.1, 0.0]}
@@ -121,14 +121,8 @@ def check_inf(n=2000, d=5, seeds=5):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=200)
-    ap.add_argument("--n", type=int, nargs="+", default=[500, 2000, 10000])
-    ap.add_argument("--eps", type=float, nargs="+", default=[0.3, 1.0, 3.0])
-    ap.add_argument("--d", type=int, nargs="+", default=[2, 5])
+    ap = grid_parser(__doc__)
     ap.add_argument("--ylim", type=float, default=6.0)
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--check-inf", action="store_true")
     a = ap.parse_args()
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; ylim {a.ylim}")
     if a.check_inf:

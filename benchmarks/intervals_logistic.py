@@ -24,7 +24,6 @@ Run::
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from _interval_grid import grid_parser  # noqa: E402
 from scipy import stats  # noqa: E402
 
 COEFS = {2: [1.0, 0.0], 5: [1.0, -0.5, 0.5, 0.25, 0.0]}
@@ -110,13 +110,7 @@ def check_inf_logistic(n=2000, d=5, seeds=5):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=200)
-    ap.add_argument("--n", type=int, nargs="+", default=[500, 2000, 10000])
-    ap.add_argument("--eps", type=float, nargs="+", default=[0.3, 1.0, 3.0])
-    ap.add_argument("--d", type=int, nargs="+", default=[2, 5])
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--check-inf", action="store_true")
+    ap = grid_parser(__doc__)
     a = ap.parse_args()
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}")
     if a.check_inf:
