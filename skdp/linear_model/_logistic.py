@@ -534,6 +534,8 @@ dict, default=None
                 if math.isinf(plan.epsilon):  # non-private: the mean over the problems
                     curves.append(np.asarray(result.history.get("loss", []), dtype=float))
                     self.loss_curve_ = np.mean(curves, axis=0)
+        # a refit without inference must not keep the previous fit's Fisher release
+        self.__dict__.pop("released_statistics_", None)
         if fisher:
             mle = [m for _, m in fisher]
             self.released_statistics_ = {

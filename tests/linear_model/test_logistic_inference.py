@@ -173,3 +173,16 @@ def test_coverage_smoke():
         ci = _fit(X, y, inference=True, random_state=seed).conf_int(n_bootstrap=1000)
         hits.append((ci[:, 0] <= truth) & (truth <= ci[:, 1]))
     assert np.mean(hits) >= 0.85
+
+
+def test_a_refit_without_inference_forgets_the_previous_fisher_release():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (2000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPLogisticRegression(
+        epsilon=1.0, classes=[0, 1], bounds_X=(-1, 1), inference=True, random_state=0
+    ).fit(X, y)
+    clf.set_params(inference=False).fit(X, y)
+    assert not hasattr(clf, "released_statistics_")
+    with pytest.raises(ValueError, match="inference=True"):
+        clf.conf_int()
