@@ -214,7 +214,9 @@ def _check_exclude(exclude, k):
     return idx
 
 
-def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, exclude=None):
+def report_noisy_max(
+    utilities, *, epsilon, sensitivity, rng, monotonic=False, exclude=None, secure_mode=False
+):
     """Report Noisy Max with Laplace noise: ``argmax_i(u_i + Lap(b))``.
 
     ``b = sensitivity / epsilon`` when the utilities are *monotone* (between neighbours
@@ -237,6 +239,15 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
     exclude : array-like of int, optional
         Indices in ``[0, k)`` that cannot be returned (public); others raise
         ``ValueError``.
+    secure_mode : bool, default=False
+        Exact discrete Laplace noise of scale ``sensitivity / epsilon`` from
+        ``os.urandom`` (:func:`discrete_laplace_noise`; ``rng`` is not read), for
+        *monotone* integer utilities of integer ``sensitivity`` (``ValueError``
+        otherwise): fixing the other noises, candidate ``i`` wins iff its noise reaches
+        an integer threshold, which a neighbour moves by at most ``sensitivity`` in one
+        direction, and the discrete Laplace tail has ``P(X >= t + c) >= exp(-c epsilon /
+        sensitivity) P(X >= t)`` for integers ``t`` and ``c >= 0`` (Dwork & Roth 2014,
+        Claim 3.9, on the integers). Ties go to the first maximiser.
 
     Returns
     -------
@@ -251,16 +262,35 @@ def report_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic=False, e
     >>> report_noisy_max([10, 500, 20], epsilon=1.0, sensitivity=1.0, monotonic=True, rng=rng)
     1
     """
-    check_rng(rng)
+    if not secure_mode:
+        check_rng(rng)
     u, epsilon, sensitivity = _check_utilities(utilities, epsilon, sensitivity)
     allowed = np.ones(u.size, dtype=bool)
     if exclude is not None:
         allowed[_check_exclude(exclude, u.size)] = False
     if not allowed.any():
         raise ValueError("every candidate is excluded")
+    if secure_mode:
+        return _exact_noisy_max(u, epsilon, sensitivity, monotonic, allowed)
     if math.isinf(epsilon):
         noisy = u
     else:
         scale = (1.0 if monotonic else 2.0) * sensitivity / epsilon
         noisy = u + rng.laplace(0.0, scale, size=u.size)
     return int(np.argmax(np.where(allowed, noisy, -np.inf)))
+
+
+def _exact_noisy_max(u, epsilon, sensitivity, monotonic, allowed):
+    """:func:`report_noisy_max`'s ``secure_mode``: integer arithmetic throughout."""
+    from skdp.mechanisms._discrete import discrete_laplace_noise
+
+    if not monotonic:
+        raise ValueError("the exact report-noisy-max needs monotone utilities")
+    if not np.array_equal(u, np.round(u)) or sensitivity != round(sensitivity):
+        raise ValueError("the exact report-noisy-max needs integer utilities and sensitivity")
+    noisy = u.astype(np.int64)
+    if math.isfinite(epsilon):
+        noisy = noisy + discrete_laplace_noise(
+            u.size, scale=sensitivity / epsilon, secure_mode=True
+        )
+    return int(np.argmax(np.where(allowed, noisy, np.iinfo(np.int64).min)))

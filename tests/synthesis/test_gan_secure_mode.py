@@ -4,16 +4,19 @@ the default releases exactly what it released before the parameter existed."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
+from skdp.mechanisms import report_noisy_max
 from skdp.synthesis import CheckpointSelection, DPGANSynthesizer
-from skdp.synthesis._gan._checkpoint import _secure_noisy_max
 from skdp.synthesis._gan._label_prior import class_prior
 from skdp.utils import _random
 from tests._fixtures import GAN_FAST
+
+_secure_noisy_max = functools.partial(report_noisy_max, secure_mode=True)
 
 FAST = {**GAN_FAST, "n_iter": 6, "n_iter_autoencoder": 4, "n_critic": 2}
 

@@ -9,7 +9,7 @@ scorer are chosen by report-noisy-max peeling (:func:`skdp.mechanisms.report_noi
 Dwork & Roth 2014, §3.3), each round at ``epsilon / (k * n_scorers)``: the rounds compose
 sequentially to ``epsilon``. With ``secure_mode`` each round adds exact discrete Laplace
 noise of scale ``sensitivity / eps_r`` from ``os.urandom`` to the integer utilities and
-reports the first maximiser (:func:`_secure_noisy_max`).
+reports the first maximiser (``report_noisy_max(..., secure_mode=True)``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from numbers import Integral
 
 import numpy as np
 
-from skdp.mechanisms import discrete_laplace_noise, report_noisy_max
+from skdp.mechanisms import report_noisy_max
 
 __all__ = ["SCORERS", "CheckpointSelection", "checkpoint_steps", "select_checkpoints"]
 
@@ -131,8 +131,8 @@ def select_checkpoints(
         Of each utility (a count of rows): 1 per row, ``k`` per patient.
     secure_mode : bool, default=False
         The rounds' noise: exact discrete Laplace from ``os.urandom``
-        (:func:`_secure_noisy_max`) instead of floating-point Laplace from ``rng``
-        (``rng`` still generates the scorers' synthetic rows).
+        (``report_noisy_max(..., secure_mode=True)``) instead of floating-point
+        Laplace from ``rng`` (``rng`` still generates the scorers' synthetic rows).
 
     Returns
     -------
@@ -168,45 +168,16 @@ def select_checkpoints(
     for s, name in enumerate(scorers):
         chosen: list[int] = []
         for _ in range(k):
-            noisy_max = _secure_noisy_max if secure_mode else report_noisy_max
-            i = noisy_max(
+            i = report_noisy_max(
                 utilities[:, s],
                 epsilon=eps_r,
                 sensitivity=sensitivity,
                 rng=rng,
                 monotonic=True,
                 exclude=chosen or None,
+                secure_mode=secure_mode,
             )
             chosen.append(i)
             selected.append((int(checkpoints[i][0]), name))
             gens.append(checkpoints[i][1])
     return gens, selected
-
-
-def _secure_noisy_max(utilities, *, epsilon, sensitivity, rng, monotonic, exclude):
-    """Report-noisy-max with exact discrete Laplace noise from ``os.urandom``.
-
-    ``argmax_i(u_i + X_i)``, ``X_i`` of pmf proportional to ``exp(-epsilon |x| /
-    sensitivity)`` (scale rounded up, :func:`skdp.mechanisms.discrete_laplace_noise`),
-    the first maximiser on ties. ``epsilon``-DP for *monotone* integer utilities of
-    integer ``sensitivity``: fixing the other noises, candidate ``i`` wins iff ``X_i``
-    reaches an integer threshold ``t``, which a neighbour moves by at most
-    ``sensitivity``, and ``P(X >= t + sensitivity) >= exp(-epsilon) P(X >= t)`` for every
-    integer ``t`` (the tail of the discrete Laplace is log-concave; Dwork & Roth 2014,
-    Claim 3.9). ``epsilon=inf``: the first maximiser. ``rng`` is not read.
-    """
-    del rng  # the noise comes from os.urandom
-    if not monotonic:  # the only caller scores counts, which are monotone
-        raise ValueError("the exact report-noisy-max needs monotone utilities")
-    u = np.asarray(utilities, dtype=float)
-    if not np.array_equal(u, np.round(u)) or float(sensitivity) != round(sensitivity):
-        raise ValueError("the exact report-noisy-max needs integer utilities and sensitivity")
-    noisy = u.astype(np.int64)
-    if math.isfinite(epsilon):
-        noisy = noisy + discrete_laplace_noise(
-            u.size, scale=sensitivity / epsilon, secure_mode=True
-        )
-    allowed = np.ones(u.size, dtype=bool)
-    if exclude is not None:
-        allowed[list(exclude)] = False
-    return int(np.argmax(np.where(allowed, noisy, np.iinfo(np.int64).min)))
