@@ -1,9 +1,10 @@
 """The simulation grid shared by the interval benchmarks (``intervals.py``,
-``intervals_logistic.py``, ``intervals_cox.py``): one command line."""
+``intervals_logistic.py``, ``intervals_cox.py``): one command line, one map over the repetitions."""
 
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import ProcessPoolExecutor
 
 
 def grid_parser(doc):
@@ -17,3 +18,11 @@ def grid_parser(doc):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--check-inf", action="store_true")
     return ap
+
+
+def map_reps(fn, args, jobs):
+    """``[fn(a) for a in args]``, over ``jobs`` processes when ``jobs > 1``."""
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            return list(pool.map(fn, args, chunksize=max(1, len(args) // (4 * jobs))))
+    return [fn(a) for a in args]

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _interval_grid import grid_parser  # noqa: E402
+from _interval_grid import grid_parser, map_reps  # noqa: E402
 from scipy import stats  # noqa: E402
 
 BETAS = {2: [0.5, 0.0], 5: [0.5, -0.3, 0.2, 0.1, 0.0]}
@@ -73,11 +72,7 @@ def one_rep(args):
 
 def cell(n, eps, d, reps, ylim, jobs, alpha=0.05, seed0=0):
     args = [(n, eps, d, ylim, seed0 + 1000 * r + 7, alpha) for r in range(reps)]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            out = list(pool.map(one_rep, args, chunksize=max(1, reps // (4 * jobs))))
-    else:
-        out = [one_rep(a) for a in args]
+    out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, slo, shi, sec = (np.array(v) for v in zip(*out, strict=True))
     truth = np.append(BETAS[d], INTERCEPT)
     cover = ((lo <= truth) & (truth <= hi)).mean(axis=0)

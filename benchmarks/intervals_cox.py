@@ -45,12 +45,11 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _interval_grid import grid_parser  # noqa: E402
+from _interval_grid import grid_parser, map_reps  # noqa: E402
 from scipy import stats  # noqa: E402
 
 BETAS = {2: [0.5, 0.0], 5: [0.5, -0.3, 0.2, 0.1, 0.0]}
@@ -109,23 +108,16 @@ def one_lifelines(args):
     return lifelines_ci(X, event, time_, alpha)
 
 
-def _map(fn, args, jobs):
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            return list(pool.map(fn, args, chunksize=max(1, len(args) // (4 * jobs))))
-    return [fn(a) for a in args]
-
-
 def lifelines_cover(n, d, reps, jobs, alpha=0.05):
     """lifelines' coverage over the cohorts of the first ``reps`` repetitions."""
-    out = np.array(_map(one_lifelines, [(n, d, _seed(r), alpha) for r in range(reps)], jobs))
+    out = np.array(map_reps(one_lifelines, [(n, d, _seed(r), alpha) for r in range(reps)], jobs))
     truth = np.asarray(BETAS[d], float)
     return float(((out[:, :, 0] <= truth) & (truth <= out[:, :, 1])).mean())
 
 
 def cell(n, eps, d, reps, jobs, alpha=0.05):
     args = [(n, eps, d, _seed(r), alpha) for r in range(reps)]
-    out = _map(one_rep, args, jobs)
+    out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, sec = (np.array(v) for v in zip(*out, strict=True))
     truth = np.asarray(BETAS[d], float)
     cover = ((lo <= truth) & (truth <= hi)).mean(axis=0)

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _interval_grid import grid_parser  # noqa: E402
+from _interval_grid import grid_parser, map_reps  # noqa: E402
 from scipy import stats  # noqa: E402
 
 COEFS = {2: [1.0, 0.0], 5: [1.0, -0.5, 0.5, 0.25, 0.0]}
@@ -67,11 +66,7 @@ def rep_logistic(args):
 
 def run_cell(n, eps, d, reps, jobs, alpha=0.05):
     args = [(n, eps, d, 7919 * r + 11, alpha) for r in range(reps)]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            out = list(pool.map(rep_logistic, args, chunksize=max(1, reps // (4 * jobs))))
-    else:
-        out = [rep_logistic(a) for a in args]
+    out = map_reps(rep_logistic, args, jobs)
     est, lo, hi, pv, slo, shi, sec = (np.array(v) for v in zip(*out, strict=True))
     truth = np.append(COEFS[d], ICPT)
     z2 = 2 * stats.norm.ppf(1 - alpha / 2)
