@@ -6,7 +6,6 @@ from __future__ import annotations
 import warnings
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from skdp.base import DPEstimatorMixin
@@ -16,9 +15,9 @@ from skdp.synthesis._marginal_aim import fit_rounds
 from skdp.synthesis._marginal_counts import table_counts
 from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one_way
 from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
-from skdp.synthesis._marginal_plan import MarginalPlan
+from skdp.synthesis._marginal_plan import BUDGET_FRACTIONS, MarginalPlan, budget_shares
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
-from skdp.utils._deprecation import REMOVED_IN
+from skdp.utils._deprecation import DEPRECATED, REMOVED_IN
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import verbose_handler
@@ -106,12 +105,21 @@ class DPMarginalSynthesizer(
         annealed rounds' noise depends on the releases). Integer
         columns whose declared range holds at most ``max(n_bins, 32)`` integers get
         one bin per value, larger ones at most one bin per integer.
-    budget_split : tuple of three floats, default=(1/3, 1/3, 1/3)
-        Relative shares of the budget (of ``rho`` under zCDP, of ``epsilon`` under
-        pure DP) for the 1-way measurements, the selection and the 2-way
-        measurements, as in MST. With one column everything goes to the 1-way
-        marginal; with two columns the selection is free (one candidate) and its
-        share is spread over the measurements in proportion.
+    one_way_fraction, selection_fraction, two_way_fraction : float, default=1/3
+        The fractions (in ``(0, 1]``, adding up to 1) of the budget left after a
+        private bound estimate (of ``rho`` under zCDP, of ``epsilon`` under pure DP)
+        for the 1-way measurements, the selection and the 2-way measurements (the
+        parts of ``privacy_breakdown_``), as in MST. With one column everything goes
+        to the 1-way marginal; with two columns the selection is free (one candidate)
+        and its fraction is spread over the measurements in proportion; with
+        ``selection="aim"`` the rounds get ``selection_fraction + two_way_fraction``,
+        each round split ``0.1 : 0.9`` between its selection and its measurement.
+    budget_split : tuple of three floats
+        Deprecated (removed in 0.2; ``FutureWarning``): the relative shares ``(a, b,
+        c)`` of the same three parts, normalised to add up to 1. With ``a + b + c = 1``
+        it releases the same values as ``one_way_fraction=a``,
+        ``selection_fraction=b``, ``two_way_fraction=c`` (the same seed gives the same
+        noise); other shares split the budget as their normalised fractions do.
     selection : {"auto", "aim", "mst"}, default="auto"
         How the marginals beyond the 1-way ones are chosen and measured. ``"auto"``:
         ``"aim"``, or ``"mst"`` for tables of at most two columns (one pair: MST
@@ -203,9 +211,11 @@ class DPMarginalSynthesizer(
         ``selection="aim"``: the fitted distribution of each clique of ``cliques_``.
     rounds_ : list of dict or None
         ``selection="aim"``: one entry per round, the chosen ``"marginal"``, the
-        ``"rho_select"`` and ``"rho_measure"`` it spent (``"epsilon_select"`` and
-        ``"epsilon_measure"`` under pure DP; ``None`` without noise) and the
-        measurement's ``"noise_scale"``.
+        ``"rho_selection"`` and ``"rho_measurement"`` it spent
+        (``"epsilon_selection"`` and ``"epsilon_measurement"`` under pure DP; ``None``
+        without noise) and the measurement's ``"noise_scale"``. The spellings of before
+        0.2 (``"rho_select"``, ``"rho_measure"``, ``"epsilon_select"``,
+        ``"epsilon_measure"``) still read, with a ``FutureWarning``.
     node_marginals_ : dict {column: ndarray}
         The estimated 1-way distributions over the compressed domains.
     edge_marginals_ : dict {(column, column): ndarray} or None
@@ -260,8 +270,8 @@ class DPMarginalSynthesizer(
     changes ``M_ij(D)`` by one in one cell, so the score's **sensitivity is 1**.
 
     *Approximate DP* (``delta > 0``, the default): the budget left after a private
-    bound estimate is a zCDP budget ``rho`` split by ``budget_split`` into ``rho_1``,
-    ``rho_s`` and ``rho_2``. The ``d`` 1-way marginals get exact discrete Gaussian
+    bound estimate is a zCDP budget ``rho`` split by the three ``*_fraction`` parameters
+    into ``rho_1``, ``rho_s`` and ``rho_2``. The ``d`` 1-way marginals get exact discrete Gaussian
     noise with ``sigma_1^2 = d / (2 rho_1)`` per cell, and the ``d - 1`` 2-way marginals
     ``sigma_2^2 = (d - 1) / (2 rho_2)``: each is ``1 / (2 sigma^2)``-zCDP (Canonne,
     Kamath & Steinke 2020, Thm. 4: the discrete Gaussian has the Gaussian's zCDP).
@@ -277,14 +287,14 @@ class DPMarginalSynthesizer(
     ``privacy_breakdown_`` attributes ``epsilon_b`` to the bounds and the rest of
     ``epsilon`` to the stages in proportion to their ``rho``.
 
-    *Pure DP* (``delta = 0``): the budget left after the bounds is split by
-    ``budget_split`` into ``epsilon_1 + epsilon_s + epsilon_2`` and composed
+    *Pure DP* (``delta = 0``): the budget left after the bounds is split by the
+    fractions into ``epsilon_1 + epsilon_s + epsilon_2`` and composed
     sequentially: exact discrete Laplace noise of scale ``d / epsilon_1`` on every
     1-way cell and ``(d - 1) / epsilon_2`` on every 2-way cell, and
     ``epsilon_s / (d - 1)`` per exponential-mechanism round.
 
     *AIM's rounds* (``selection="aim"``; McKenna et al. 2022): the 1-way release is
-    the same (its share ``budget_split[0]``); the rest of the budget, ``rho_R``, is
+    the same (its share ``one_way_fraction``); the rest of the budget, ``rho_R``, is
     spent in annealed rounds. Round ``t`` gets ``rho_t``: an exponential mechanism with
     ``epsilon_t = sqrt(8 * 0.1 rho_t)`` (``0.1 rho_t``-zCDP) picks a marginal ``r`` of
     two or three columns with the score ``||M_r(D) - n_hat p_r||_1 - sqrt(2 / pi)
@@ -425,13 +435,19 @@ class DPMarginalSynthesizer(
     #: added after fixed-seed releases were pinned: left out of the seed material at this
     #: default (skdp.utils._random.fit_streams), so default releases are unchanged
     _later_parameters = {"secure_mode": False}
+    #: ``budget_split`` (deprecated) is the seed material's name of the three fractions
+    #: (their tuple), so a fixed seed releases the same values under either spelling
+    _renamed_parameters = {"budget_split": BUDGET_FRACTIONS}
 
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
         **tabular_constraints(missing=True),
         # at most 2**24 bins a column: the bin edges are built in memory
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 1, 2**24, closed="both"), dict],
-        "budget_split": [tuple, list],
+        "one_way_fraction": [Interval(Real, 0, 1, closed="right")],
+        "selection_fraction": [Interval(Real, 0, 1, closed="right")],
+        "two_way_fraction": [Interval(Real, 0, 1, closed="right")],
+        "budget_split": [StrOptions({DEPRECATED}), tuple, list],
         "selection": [StrOptions({"auto", "mst", "aim"})],
         "compress": ["boolean"],
         "n_public": [None, Interval(Integral, 1, None, closed="left")],
@@ -468,7 +484,8 @@ class DPMarginalSynthesizer(
             ("delta", 1e-5),
             *tabular_params(missing=True),
             ("n_bins", "auto"),
-            ("budget_split", (1 / 3, 1 / 3, 1 / 3)),
+            *((name, 1 / 3) for name in BUDGET_FRACTIONS),
+            ("budget_split", DEPRECATED),
             ("selection", "auto"),
             ("compress", True),
             ("n_public", None),
@@ -481,19 +498,6 @@ class DPMarginalSynthesizer(
         ],
         qualname="DPMarginalSynthesizer.__init__",
     )
-
-    # ------------------------------------------------------------ validation
-    def _split(self):
-        split = self.budget_split
-        if isinstance(split, str) or len(split) != 3:
-            raise ValueError("budget_split must be three positive shares")
-        try:
-            s = np.array([float(v) for v in split])
-        except (TypeError, ValueError):
-            raise ValueError("budget_split must be three positive shares") from None
-        if not np.all(np.isfinite(s)) or np.any(s <= 0):
-            raise ValueError("budget_split must be three positive shares")
-        return s / s.sum()
 
     # ------------------------------------------------------------------- fit
     @insert_docs
@@ -523,7 +527,7 @@ class DPMarginalSynthesizer(
         X = self._validate_X(X, reset=True)
         n = n_rows(X)
         epsilon, delta = self._check_privacy_params(n_samples=n)
-        share = self._split()
+        share = budget_shares(self)
         fi = count_fit_inputs(self, X, groups, n=n, epsilon=epsilon, streams=_STREAMS)
         schema, streams = fi.schema, fi.streams
         plan = MarginalPlan.build(

@@ -34,6 +34,7 @@ from skdp.mechanisms import exponential_mechanism
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 from skdp.synthesis._marginal_plan import _MEASURE_SHARE, aim_n_rounds, log_stage
+from skdp.utils._deprecation import RenamedKeys
 
 #: a candidate marginal, and every clique of the model, has at most this many cells
 #: (over the compressed domains)
@@ -253,19 +254,26 @@ class RoundsModel:
 
 
 def _rounds(record, key, mechanism):
-    """``rounds_``: each round's marginal, charges (``None`` without noise) and scale."""
-    if mechanism == "laplace":
-        charge_keys = ("epsilon_select", "epsilon_measure")
-    else:
-        charge_keys = ("rho_select", "rho_measure")
+    """``rounds_``: each round's marginal, charges (``None`` without noise) and scale.
+
+    The charges are ``"<rho|epsilon>_selection"`` and ``"<rho|epsilon>_measurement"``;
+    their spellings of before 0.2 (``"rho_select"``, ``"rho_measure"``, ...) still read,
+    with a ``FutureWarning`` (:class:`~skdp.utils._deprecation.RenamedKeys`)."""
+    unit = "epsilon" if mechanism == "laplace" else "rho"
+    sel_key, mea_key = f"{unit}_selection", f"{unit}_measurement"
+    renamed = {f"{unit}_select": sel_key, f"{unit}_measure": mea_key}
     none = mechanism == "none"
     return [
-        {
-            "marginal": key(c),
-            charge_keys[0]: None if none else float(sel),
-            charge_keys[1]: None if none else float(mea),
-            "noise_scale": float(scale),
-        }
+        RenamedKeys(
+            {
+                "marginal": key(c),
+                sel_key: None if none else float(sel),
+                mea_key: None if none else float(mea),
+                "noise_scale": float(scale),
+            },
+            renamed,
+            "DPMarginalSynthesizer.rounds_[i]",
+        )
         for c, sel, mea, scale in record
     ]
 

@@ -3,12 +3,12 @@ budget, every noise scale and sensitivity of one fit, computed once from public 
 
 The plan is built after the bounds are resolved (their budget is a public fraction of
 ``epsilon``) and before any count of the rows is released, from the column count, the
-public ``n`` (read only by ``n_bins="auto"``), ``(epsilon, delta)``, ``budget_split`` and
-``selection``; it is the only source of ``privacy_breakdown_``, ``rho_breakdown_``,
-``epsilon_spent_`` and ``delta_spent_``.
+public ``n`` (read only by ``n_bins="auto"``), ``(epsilon, delta)``, the budget fractions
+(:func:`budget_shares`) and ``selection``; it is the only source of
+``privacy_breakdown_``, ``rho_breakdown_``, ``epsilon_spent_`` and ``delta_spent_``.
 
 Approximate DP (``delta > 0``): the ``rho`` left after the bounds
-(:func:`rho_after_bounds`) is split by ``budget_split`` (MST: 1-way, selection, 2-way;
+(:func:`rho_after_bounds`) is split by the fractions (MST: 1-way, selection, 2-way;
 AIM: 1-way, then the rounds, each split ``0.9 : 0.1`` between its measurement and its
 selection) and every stage's epsilon is its share of ``rho`` times the epsilon left
 after the bounds. Pure DP (``delta = 0``): the epsilon left after the bounds is split
@@ -20,6 +20,7 @@ the plan attributes the whole share to them.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,9 +29,10 @@ from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
 from skdp.mechanisms.sensitivity import group_sensitivity
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _SCORE_SENSITIVITY
+from skdp.utils._deprecation import DEPRECATED, REMOVED_IN
 from skdp.utils._logging import get_logger, log_progress
 
-__all__ = ["MarginalPlan", "log_stage", "rho_after_bounds"]
+__all__ = ["BUDGET_FRACTIONS", "MarginalPlan", "budget_shares", "log_stage", "rho_after_bounds"]
 
 _logger = get_logger(__name__)
 
@@ -42,6 +44,43 @@ _ROUNDS_PER_COLUMN = 16
 #: the stages' names in privacy_breakdown_ / rho_breakdown_ and in the progress records
 #: (doc/glossary.rst)
 _PARTS = ("one_way", "selection", "two_way")
+#: the constructor's budget fractions, one per part (``budget_split`` is their deprecated
+#: tuple)
+BUDGET_FRACTIONS = tuple(f"{part}_fraction" for part in _PARTS)
+
+
+def budget_shares(est):
+    """The normalised shares of the three parts of ``est``'s budget, from its fractions
+    (which add up to 1) or from its deprecated ``budget_split`` (``FutureWarning``;
+    ``ValueError`` when both spellings are set). Either way the shares are the three
+    values divided by their sum, so both spellings release the same values."""
+    split = est.budget_split
+    values = tuple(getattr(est, name) for name in BUDGET_FRACTIONS)
+    if isinstance(split, str) and split == DEPRECATED:
+        s = np.array([float(v) for v in values])
+        if not math.isclose(s.sum(), 1.0, rel_tol=0.0, abs_tol=1e-9):
+            raise ValueError(f"{' + '.join(BUDGET_FRACTIONS)} must add up to 1, not {s.sum():.6g}")
+        return s / s.sum()
+    if values != (1 / 3,) * 3:
+        raise ValueError(
+            f"{type(est).__name__}: set {', '.join(BUDGET_FRACTIONS)} only "
+            "(budget_split= is their deprecated spelling)"
+        )
+    warnings.warn(
+        f"{type(est).__name__}(budget_split=...) is deprecated and will be removed in skdp "
+        f"{REMOVED_IN}; use {'=..., '.join(BUDGET_FRACTIONS)}=... (fractions adding up to 1)",
+        FutureWarning,
+        stacklevel=4,
+    )
+    if isinstance(split, str) or len(split) != 3:
+        raise ValueError("budget_split must be three positive shares")
+    try:
+        s = np.array([float(v) for v in split])
+    except (TypeError, ValueError):
+        raise ValueError("budget_split must be three positive shares") from None
+    if not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError("budget_split must be three positive shares")
+    return s / s.sum()
 
 
 def aim_n_rounds(d):
@@ -75,7 +114,7 @@ def rho_after_bounds(epsilon, delta, eps_bounds):
 
 
 def _stage_shares(selection, d, share):
-    """The normalised ``budget_split`` as it applies to ``d`` columns: with one column
+    """The normalised budget shares as they apply to ``d`` columns: with one column
     everything goes to the 1-way release; MST with two columns has one candidate pair,
     so its selection share is spread over the measurements in proportion; AIM's rounds
     get what the 1-way release leaves (selection and measurement shares together)."""
@@ -179,7 +218,7 @@ class MarginalPlan:
         secure_mode=False,
     ):
         """The plan of a fit from public inputs only: the budget, the bounds' share, the
-        column count, the normalised ``budget_split``, ``selection`` (may be
+        column count, the normalised shares (:func:`budget_shares`), ``selection`` (may be
         ``"auto"``), the public ``n``, the contribution bound ``k`` of a patient-level
         fit and ``secure_mode``."""
         k = max_rows_per_group

@@ -95,7 +95,7 @@ class RenamedKeys(dict):
     """A fitted dict whose renamed keys still read for one release (``FutureWarning``).
 
     Its keys are the new ones only (iteration, ``len``, ``in`` and equality see them);
-    ``d[old]`` warns and returns ``d[new]``.
+    ``d[old]`` (and ``d.get(old)``) warns and returns ``d[new]``.
 
     Parameters
     ----------
@@ -122,3 +122,9 @@ class RenamedKeys(dict):
             stacklevel=2,
         )
         return self[new]
+
+    def get(self, key, default=None):
+        """``d.get(old)`` warns and reads ``d[new]`` like ``d[old]``."""
+        if key in self.renamed and not super().__contains__(key):
+            return self[key]
+        return super().get(key, default)

@@ -488,7 +488,8 @@ def fit_streams(
         the execution-only :data:`EXECUTION_PARAMS` (``n_jobs``, ``verbose``,
         ``pre_dispatch``), ``tag``, and canonical bytes of ``X``, ``y`` and
         ``sample_weight``. A parameter renamed for the fitted vocabulary (the class's
-        ``_renamed_parameters``, ``{old: new}``) is hashed under its old name.
+        ``_renamed_parameters``, ``{old: new}``) is hashed under its old name (``{old:
+        (new, ...)}``: the tuple of the new parameters' values).
     names : sequence of str
         Stream names, in a fixed order (append new ones at the end).
     estimator : estimator
@@ -540,9 +541,14 @@ def fit_streams(
         if name in params and params[name] is default:
             del params[name]
     # a renamed parameter is hashed under its old name with the value in effect, so a
-    # rename leaves every fixed-seed release unchanged ({old: new}, class attribute)
+    # rename leaves every fixed-seed release unchanged ({old: new}, class attribute; a
+    # tuple of new names: the old parameter was their tuple, e.g. a budget split)
     for old, new in getattr(type(estimator), "_renamed_parameters", {}).items():
-        value, new_value = params.pop(old), params.pop(new)
+        value = params.pop(old)
+        if isinstance(new, tuple):
+            new_value = tuple(params.pop(name) for name in new)
+        else:
+            new_value = params.pop(new)
         params[old] = new_value if isinstance(value, str) and value == DEPRECATED else value
     parts = {"class": _qualname(type(estimator)), "params": params}
     rows = {"X": X, "y": y, "sample_weight": sample_weight}

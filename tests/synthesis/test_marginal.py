@@ -90,8 +90,13 @@ def test_missing_metadata_and_bad_parameters():
     with pytest.raises(ValueError, match="categor"):
         DPMarginalSynthesizer(selection="mst", bounds=BOUNDS).fit(df)
     for bad in [(1, 1), (1, 0, 1), (1, -1, 1), ("a", 1, 1)]:
-        with pytest.raises(ValueError, match="budget_split"):
+        with pytest.raises(ValueError, match="budget_split"), pytest.warns(FutureWarning):
             _synth(budget_split=bad).fit(df)
+    for bad in [0.0, -0.5, 1.5, "a"]:
+        with pytest.raises(ValueError, match="one_way_fraction"):
+            _synth(one_way_fraction=bad).fit(df)
+    with pytest.raises(ValueError, match="must add up to 1"):
+        _synth(one_way_fraction=0.5).fit(df)
     with pytest.raises(ValueError, match="n_bins"):
         _synth(n_bins={"nope": 3}).fit(df)
 
@@ -143,9 +148,11 @@ def test_zcdp_rho_known_value():
     assert s.rho_ == pytest.approx(0.030556595197639563, rel=1e-9)
 
 
-def test_privacy_facts_pure_dp_and_budget_split():
+def test_privacy_facts_pure_dp_and_budget_fractions():
     df = _frame()
-    s = _synth(epsilon=2.0, delta=0.0, budget_split=(2, 1, 1)).fit(df)
+    s = _synth(
+        epsilon=2.0, delta=0.0, one_way_fraction=0.5, selection_fraction=0.25, two_way_fraction=0.25
+    ).fit(df)
     assert (s.epsilon_spent_, s.delta_spent_, s.privacy_guarantee_) == (2.0, 0.0, "exact")
     assert s.rho_ is None and s.mechanism_ == "laplace"
     d = df.shape[1]

@@ -81,7 +81,7 @@ def test_budget_adds_up_zcdp():
     assert s.rho_ == zcdp_rho(1.0, 1e-6) and zcdp_delta(s.rho_, 1.0) <= 1e-6
     assert math.fsum(s.privacy_breakdown_.values()) == pytest.approx(1.0, rel=1e-12)
     assert math.fsum(s.rho_breakdown_.values()) == pytest.approx(s.rho_, rel=1e-12)
-    per_round = [r["rho_select"] + r["rho_measure"] for r in s.rounds_]
+    per_round = [r["rho_selection"] + r["rho_measurement"] for r in s.rounds_]
     rho_1 = d / (2 * s.noise_scale_["one_way"] ** 2)
     assert rho_1 == pytest.approx(s.rho_ / 3, rel=1e-12)
     assert rho_1 + math.fsum(per_round) == pytest.approx(s.rho_, rel=1e-12)
@@ -90,11 +90,11 @@ def test_budget_adds_up_zcdp():
     # the noise realises the charged rho: a Gaussian of sigma is 1/(2 sigma^2)-zCDP,
     # an exponential mechanism of epsilon_r is epsilon_r^2/8-zCDP (sensitivity 1)
     for r in s.rounds_:
-        assert 1 / (2 * r["noise_scale"] ** 2) == pytest.approx(r["rho_measure"], rel=1e-9)
-        assert r["rho_measure"] == pytest.approx(9 * r["rho_select"], rel=1e-9)
+        assert 1 / (2 * r["noise_scale"] ** 2) == pytest.approx(r["rho_measurement"], rel=1e-9)
+        assert r["rho_measurement"] == pytest.approx(9 * r["rho_selection"], rel=1e-9)
     r0 = s.rounds_[0]
     assert s.noise_scale_["two_way"] == r0["noise_scale"]
-    assert s._select_epsilon**2 / 8 == pytest.approx(r0["rho_select"], rel=1e-9)
+    assert s._select_epsilon**2 / 8 == pytest.approx(r0["rho_selection"], rel=1e-9)
     # every released measurement is an integer table
     assert all(t.dtype.kind == "i" for ts in s.noisy_marginals_.values() for t in ts)
     assert sum(len(ts) for ts in s.noisy_marginals_.values()) == len(s.rounds_)
@@ -103,18 +103,20 @@ def test_budget_adds_up_zcdp():
 
 def test_budget_adds_up_pure_dp():
     df = _frame()
-    s = _synth(epsilon=2.0, delta=0.0, budget_split=(2, 1, 1)).fit(df)
+    s = _synth(
+        epsilon=2.0, delta=0.0, one_way_fraction=0.5, selection_fraction=0.25, two_way_fraction=0.25
+    ).fit(df)
     d = df.shape[1]
     assert (s.epsilon_spent_, s.delta_spent_, s.rho_) == (2.0, 0.0, None)
     assert s.mechanism_ == "laplace"
     bd = s.privacy_breakdown_
     assert bd["one_way"] == pytest.approx(1.0) and d / s.noise_scale_["one_way"] == 1.0
-    per_round = [r["epsilon_select"] + r["epsilon_measure"] for r in s.rounds_]
+    per_round = [r["epsilon_selection"] + r["epsilon_measurement"] for r in s.rounds_]
     _check_schedule(per_round, 1.0, d, _ANNEAL_FACTOR_PURE)
     for r in s.rounds_:
-        assert r["rho_measure"] is None if "rho_measure" in r else True
-        assert 1 / r["noise_scale"] == pytest.approx(r["epsilon_measure"])
-    assert s._select_epsilon == pytest.approx(s.rounds_[0]["epsilon_select"])
+        assert r["rho_measurement"] is None if "rho_measurement" in r else True
+        assert 1 / r["noise_scale"] == pytest.approx(r["epsilon_measurement"])
+    assert s._select_epsilon == pytest.approx(s.rounds_[0]["epsilon_selection"])
     assert bd["one_way"] + math.fsum(per_round) == pytest.approx(2.0, rel=1e-12)
     assert math.fsum(bd.values()) == pytest.approx(2.0, rel=1e-12)
 
@@ -123,7 +125,7 @@ def test_without_noise_there_are_d_rounds_and_nothing_is_charged():
     df = _frame(800)
     s = _synth(epsilon=math.inf).fit(df)
     assert len(s.rounds_) == df.shape[1]
-    assert all(r["rho_measure"] is None and r["noise_scale"] == 0.0 for r in s.rounds_)
+    assert all(r["rho_measurement"] is None and r["noise_scale"] == 0.0 for r in s.rounds_)
     assert s.epsilon_spent_ == math.inf
 
 

@@ -1,7 +1,7 @@
 """DPMarginalSynthesizer's release plan: the privacy facts come from MarginalPlan alone.
 
 The plan is built from public inputs only (the column count, the public ``n``, the
-budget, the bounds' public share, ``budget_split`` and ``selection``); a plan built
+budget, the bounds' public share, the budget fractions and ``selection``); a plan built
 without the rows gives the fitted ``privacy_breakdown_``, ``rho_breakdown_``,
 ``epsilon_spent_`` and ``delta_spent_`` (and the noise of the first measurements), on
 two different tables, and its breakdown sums to ``epsilon``.
@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from skdp.synthesis import DPMarginalSynthesizer, marginal_n_bins
-from skdp.synthesis._marginal_plan import MarginalPlan
+from skdp.synthesis._marginal_plan import BUDGET_FRACTIONS, MarginalPlan, budget_shares
 from tests._fixtures import CLINICAL_BOUNDS as BOUNDS
 from tests._fixtures import CLINICAL_CATS as CATS
 from tests._fixtures import clinical_frame
@@ -48,7 +48,10 @@ def _wide(seed):
 
 CASES = {
     "aim-zcdp": (_frame, {**META}),
-    "aim-pure": (_frame, {**META, "delta": 0.0, "budget_split": (1, 2, 3)}),
+    "aim-pure": (
+        _frame,
+        {**META, "delta": 0.0, **dict(zip(BUDGET_FRACTIONS, (1 / 6, 1 / 3, 1 / 2), strict=True))},
+    ),
     "mst-zcdp": (_frame, {**META, "selection": "mst"}),
     "mst-pure": (_frame, {**META, "selection": "mst", "delta": 0.0}),
     "aim-private-bounds": (_frame, {**META, "epsilon": 4.0, "bounds": "private"}),
@@ -90,13 +93,12 @@ def _fit(make, seed, params, dask_partitions=None):
 
 def _plan(est, d, eps_bounds):
     """The plan from the estimator's parameters and public facts alone (no rows)."""
-    share = np.array(est.budget_split, dtype=float)
     return MarginalPlan.build(
         epsilon=est.epsilon,
         delta=est.delta,
         eps_bounds=eps_bounds,
         n_columns=d,
-        share=share / share.sum(),
+        share=budget_shares(est),
         selection=est.selection,
         n_public=N,
     )
