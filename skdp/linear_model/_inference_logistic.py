@@ -28,9 +28,9 @@ __all__ = ["LogisticInferenceMixin", "release_fisher"]
 
 #: default number of replicates of the linearised mechanism
 N_BOOTSTRAP_LOGISTIC = 4000
-#: eigenvalues of the released Fisher information are floored at this many Laplace
-#: scales of its entries (it is noisy and may be indefinite)
-EIGEN_FLOOR = 1.0
+#: eigenvalues of the Fisher information used by ``conf_int`` are floored at this many
+#: Laplace scales of the released entries (the release is noisy and may be indefinite)
+EIGEN_FLOOR = 0.5
 
 
 def fisher_information(Z, w):
@@ -89,28 +89,38 @@ def _debiased(H, ridge, w):
     return w + ridge * np.linalg.solve(H, w[..., None])[..., 0]
 
 
+def shrunk_fisher(H, scale, floor):
+    """The Fisher information estimated from a noisy release ``H`` (stacked ``(..., d,
+    d)``) whose entries carry Laplace noise of scale ``scale``: the off-diagonal part
+    shrunk towards 0 by ``a = max(0, 1 - 2 scale^2 d (d - 1) / ||off(H)||_F^2)`` (the
+    share of its squared norm that the noise does not explain, as in James & Stein's and
+    Ledoit & Wolf's shrinkage), then every eigenvalue floored at ``floor``. A function of
+    the release and the public noise scale only."""
+    H = 0.5 * (H + np.swapaxes(H, -1, -2))
+    d = H.shape[-1]
+    diag = np.diagonal(H, axis1=-2, axis2=-1)
+    off = H - np.eye(d) * diag[..., None, :]
+    if scale > 0 and d > 1:
+        norm2 = np.maximum((off**2).sum(axis=(-2, -1)), np.finfo(float).tiny)
+        off = off * np.clip(1.0 - 2.0 * scale**2 * d * (d - 1) / norm2, 0.0, 1.0)[..., None, None]
+    return _floored(off + np.eye(d) * diag[..., None, :], floor)
+
+
 def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     """Replicates ``theta* - theta0`` (scaled units) of the debiased estimate, and its
     centre ``theta0``.
 
-    The data model is the released estimate: Fisher information ``H0`` (the released
-    one, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales, plus ``2 s^2 (tr(H^-1) I +
-    H^-1)`` divided by ``1 + rho`` (``rho``: its largest eigenvalue over the smallest of
-    ``H``), which undoes to first order the inflation of the inverse of a matrix with
-    Laplace noise of scale ``s``: ``E[(H + E)^-1] ~ H^-1 + H^-1 E[E H^-1 E] H^-1``), true
-    weights ``theta0 = H0^-1 (H0 + ridge I) w``. A replicate draws the score ``g ~ N(0, H0)``, the
-    objective's noise ``b`` and the Fisher noise ``E``, and runs the linearised
-    mechanism: ``w* = theta0 + (H0 + ridge I)^-1 (g - b - ridge theta0)``, ``H* = H0 + E``
-    (floored), ``theta* = H*^-1 (H* + ridge I) w*``.
+    The Fisher information is estimated by :func:`shrunk_fisher` (``H0``: off-diagonal
+    noise shrunk away, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales), the
+    centre is ``theta0 = H0^-1 (H0 + ridge I) w`` and the data model is ``(theta0,
+    H0)``. A replicate draws the score ``g ~ N(0, H0)``, the objective's noise ``b`` and
+    the Fisher noise ``E``, and runs the linearised mechanism and the same estimator:
+    ``w* = theta0 + (H0 + ridge I)^-1 (g - b - ridge theta0)``, ``H* = shrunk(H0 + E)``,
+    ``theta* = H*^-1 (H* + ridge I) w*``.
     """
     d = w.shape[0]
     floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    H0 = _floored(H_hat, floor)
-    if h_scale > 0:  # E[(H + E)^-1] > H^-1 (noise, variance 2 s^2): undo to first order
-        inv = np.linalg.inv(H0)
-        M = 2.0 * h_scale**2 * (np.trace(inv) * np.eye(d) + inv)
-        rho = np.linalg.eigvalsh(M)[-1] * np.linalg.eigvalsh(inv)[-1]
-        H0 = H0 + M / (1.0 + rho)  # first order is valid for small rho only
+    H0 = shrunk_fisher(H_hat, h_scale, floor)
     theta0 = _debiased(H0, ridge, w)
     eye = np.eye(d)
     g = rng.standard_normal((B, d)) @ np.linalg.cholesky(H0).T
@@ -118,7 +128,7 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
     w_star = theta0 + np.linalg.solve(H0 + ridge * eye, (g - b - ridge * theta0).T).T
     H_star = np.broadcast_to(H0, (B, d, d))
     if h_scale > 0:
-        H_star = _floored(H0 + _laplace_sym(rng, h_scale, B, d), floor)
+        H_star = shrunk_fisher(H0 + _laplace_sym(rng, h_scale, B, d), h_scale, floor)
     return _debiased(H_star, ridge, w_star) - theta0, theta0
 
 
@@ -213,15 +223,17 @@ class LogisticInferenceMixin:
         -----
         **Finite epsilon** (Ferrando, Wang & Sheldon 2022, a parametric bootstrap of the
         mechanism, here linearised): the released weights ``w`` minimise ``L(w) + ridge/2
-        ||w||^2 + b . w``; with the released Fisher information ``H`` (its noise's inflation
-        of ``H^-1`` undone to first order, damped where the noise is as large as ``H``) the
-        centre is ``theta0 = H^-1 (H + ridge I) w`` (one Newton step that undoes the ridge's
-        shrinkage). Replicates draw the sampling score ``N(0, H)``, the objective's noise
-        ``b`` (density ``∝ exp(-beta ||b||)``) and the Laplace noise of ``H`` and re-run the
-        linearised mechanism and the debiasing; the interval is the basic bootstrap one,
-        ``theta0 - q_(1 - alpha/2)`` to ``theta0 - q_(alpha/2)`` of the replicates'
-        deviations, the p-value the share of deviations at least as large as ``|theta0|``
-        (in absolute value), ``std err`` their standard deviation. Assumptions: rows
+        ||w||^2 + b . w``; with the Fisher information ``H`` estimated from the noisy
+        release (its off-diagonal part shrunk towards 0 by the share of its norm that the
+        public noise scale explains, eigenvalues floored at half a Laplace scale) the
+        centre is ``theta0 = H^-1 (H + ridge I) w`` (one Newton step that undoes the
+        ridge's shrinkage). Replicates draw the sampling score ``N(0, H)``, the
+        objective's noise ``b`` (density ``∝ exp(-beta ||b||)``) and the Laplace noise of
+        the release and re-run the linearised mechanism and the same estimator; the
+        interval is the basic bootstrap one, ``theta0 - q_(1 - alpha/2)`` to ``theta0 -
+        q_(alpha/2)`` of the replicates' deviations ``delta``, the p-value the smallest
+        ``alpha`` whose interval excludes 0 (``2 min(P(delta <= theta0), P(delta >=
+        theta0))``), ``std err`` their standard deviation. Assumptions: rows
         independent (with ``groups``, rows of one patient too), the logistic model correct
         on the clipped features, ``n epsilon`` large enough for the linearisation
         (:ref:`inference-logistic`).
@@ -310,9 +322,10 @@ def _rate(scale):
 
 def _quantile_table(centre, delta, alpha):
     """``(se, lower, upper, p)`` of the basic bootstrap from the deviations ``delta``
-    (replicates x coefficients) around ``centre``."""
+    (replicates x coefficients) around ``centre``; ``p`` is the smallest ``alpha`` whose
+    interval excludes 0: ``2 min(P(delta <= centre), P(delta >= centre))``."""
     lo_q, hi_q = np.quantile(delta, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     se = delta.std(axis=0, ddof=1)
-    exceed = (np.abs(delta) >= np.abs(centre)).sum(axis=0)
-    p = (1.0 + exceed) / (1.0 + delta.shape[0])
-    return se, centre - hi_q, centre - lo_q, p
+    below = (1.0 + (delta <= centre).sum(axis=0)) / (1.0 + delta.shape[0])
+    above = (1.0 + (delta >= centre).sum(axis=0)) / (1.0 + delta.shape[0])
+    return se, centre - hi_q, centre - lo_q, np.minimum(1.0, 2.0 * np.minimum(below, above))

@@ -483,6 +483,8 @@ dict, default=None
             C=self.C,
             max_rows_per_group=k,
             inference=self.inference,
+            n_samples=n if codes is None else None,  # public per row (as for "auto")
+            n_coords=p + int(bool(self.fit_intercept)),
         )
         Z, ax, cx, scale = _scaled_rows(X, lo, hi, self.fit_intercept)
         units = None if codes is None else (codes, k)

@@ -21,6 +21,12 @@ AUTO_DPSGD_BELOW = 100.0
 #: share of each problem's epsilon that ``inference=True`` gives to the noisy release of
 #: the Fisher information (the rest goes to the objective perturbation)
 INFERENCE_SHARE = 0.35
+#: the share instead where the public ``n epsilon_k / d'`` is below
+#: :data:`LOW_INFORMATION` (there the Fisher information is mostly noise at 35 %;
+#: measured in :ref:`inference-logistic`)
+INFERENCE_SHARE_LOW = 0.5
+#: rows per unit of a problem's epsilon and coordinate below which the larger share is used
+LOW_INFORMATION = 40.0
 
 
 def auto_mechanism(n_samples, n_features, epsilon, delta, n_problems=1):
@@ -103,7 +109,9 @@ class LogisticPlan:
     eps_fisher : float
         Per problem (per row, as ``eps_problem``), the epsilon of the noisy Fisher
         information released for ``conf_int`` (``inference=True``: ``INFERENCE_SHARE``
-        of the problem's budget, taken out of ``eps_problem``; 0 otherwise).
+        of the problem's budget, ``INFERENCE_SHARE_LOW`` where the public ``n_samples
+        eps_problem / d'`` is below ``LOW_INFORMATION``, taken out of ``eps_problem``;
+        0 otherwise).
     """
 
     epsilon: float
@@ -130,17 +138,20 @@ class LogisticPlan:
         C,
         max_rows_per_group=None,
         inference=False,
+        n_samples=None,
+        n_coords=None,
     ):
         """The plan from public inputs: the budget, the bounds' share, the resolved
         mechanism, the number of problems (from the declared classes), ``C``, the
-        contribution bound of a patient-level fit and whether the Fisher information
-        is released for inference."""
+        contribution bound of a patient-level fit, whether the Fisher information
+        is released for inference and, for its share, the row count and the number of
+        coordinates ``d'`` (public: :ref:`neighbouring-relation`)."""
         eps_problem = (epsilon - eps_bounds) / n_problems
         if max_rows_per_group is not None and mechanism != "dpsgd":  # k x per patient
             eps_problem = eps_problem / int(max_rows_per_group)
         eps_fisher = 0.0
         if inference and math.isfinite(eps_problem):  # inside the same total
-            eps_fisher = INFERENCE_SHARE * eps_problem
+            eps_fisher = inference_share(n_samples, n_coords, eps_problem) * eps_problem
             eps_problem = eps_problem - eps_fisher
         ridge, rate = objective_perturbation_parameters(eps_problem, C)
         return cls(
@@ -215,6 +226,19 @@ class LogisticPlan:
             "bounds": float(self.eps_bounds),
             part: float(self.epsilon - self.eps_bounds),
         }
+
+
+def inference_share(n_samples, n_coords, eps_problem):
+    """The share of a problem's (per-row) epsilon that goes to the Fisher release:
+    :data:`INFERENCE_SHARE_LOW` where ``n_samples eps_problem / n_coords`` is below
+    :data:`LOW_INFORMATION`, :data:`INFERENCE_SHARE` otherwise (and when the shape is
+    not given: a patient-level fit, whose row count is not public). A public rule: the
+    row count (public under the row-level relation, :ref:`neighbouring-relation`) and
+    the declared shape only."""
+    if n_samples is None or n_coords is None:
+        return INFERENCE_SHARE
+    low = n_samples * eps_problem / max(int(n_coords), 1) < LOW_INFORMATION
+    return INFERENCE_SHARE_LOW if low else INFERENCE_SHARE
 
 
 def _rate_of_scale(noise_scale):

@@ -186,3 +186,52 @@ def test_a_refit_without_inference_forgets_the_previous_fisher_release():
     assert not hasattr(clf, "released_statistics_")
     with pytest.raises(ValueError, match="inference=True"):
         clf.conf_int()
+
+
+def test_fisher_share_rises_where_the_public_information_is_low():
+    from skdp.linear_model._logistic_plan import INFERENCE_SHARE_LOW, LOW_INFORMATION
+
+    def plan(**kw):
+        common = dict(epsilon=0.3, delta=0.0, eps_bounds=0.0, mechanism="objective")
+        return LogisticPlan.build(**common, n_problems=1, C=1.0, inference=True, **kw)
+
+    # n epsilon / d' = 500 * 0.3 / 6 = 25 < LOW_INFORMATION: the larger share
+    assert 500 * 0.3 / 6 < LOW_INFORMATION
+    assert plan(n_samples=500, n_coords=6).eps_fisher == pytest.approx(0.3 * INFERENCE_SHARE_LOW)
+    assert plan(n_samples=2000, n_coords=6).eps_fisher == pytest.approx(0.3 * INFERENCE_SHARE)
+    # without the shape (a patient-level fit: its row count is not public) the fixed share
+    assert plan().eps_fisher == pytest.approx(0.3 * INFERENCE_SHARE)
+    X, y = _data(n=500, d=5)
+    clf = _fit(X, y, epsilon=0.3, inference=True)
+    assert clf.privacy_breakdown_["fisher"] == pytest.approx(0.3 * INFERENCE_SHARE_LOW)
+    assert sum(clf.privacy_breakdown_.values()) == pytest.approx(clf.epsilon_spent_)
+    groups = np.arange(500) // 2
+    patient = _fit(X, y, epsilon=0.3, inference=True, max_rows_per_group=2, groups=groups)
+    assert patient.privacy_breakdown_["fisher"] == pytest.approx(0.3 * INFERENCE_SHARE)
+
+
+def test_shrunk_fisher_removes_noise_only_off_diagonals_and_is_positive_definite():
+    from skdp.linear_model._inference_logistic import _laplace_sym, shrunk_fisher
+
+    rng = np.random.default_rng(0)
+    H = np.diag([6.0, 6.0, 6.0, 18.0])
+    noisy = H + _laplace_sym(rng, 8.0, 500, 4)
+    S = shrunk_fisher(noisy, 8.0, 4.0)
+    assert np.linalg.eigvalsh(S).min() >= 4.0 - 1e-9
+    off = ~np.eye(4, dtype=bool)
+    # pure-noise off-diagonals: shrunk towards 0 (the Frobenius error falls)
+    assert np.abs(S[:, off]).mean() < 0.5 * np.abs(noisy[:, off]).mean()
+    # no noise: only the floor
+    np.testing.assert_allclose(shrunk_fisher(H, 0.0, 1.0), H)
+    strong = np.array([[100.0, 80.0], [80.0, 100.0]])
+    np.testing.assert_allclose(shrunk_fisher(strong, 1.0, 0.5), strong, rtol=1e-3)
+
+
+def test_p_value_is_the_dual_of_the_interval():
+    X, y = _data(n=2000, d=3, coef=[1.0, 0.3, 0.0])
+    table = _fit(X, y, inference=True).summary(alpha=0.05)
+    lower, upper = table["[0.025"].to_numpy(), table["0.975]"].to_numpy()
+    excludes = (lower > 0) | (upper < 0)
+    p = table["P>|z|"].to_numpy()
+    assert np.all((p < 0.05) == excludes)
+    assert np.all((p > 0) & (p <= 1))
