@@ -357,9 +357,9 @@ FORBIDDEN_PART_SYNONYMS = {
 
 def _breakdown_key_problems(keys):
     """What is wrong with the spelling of ``privacy_breakdown_`` keys
-    (``doc/glossary.rst``): snake_case, the shared spelling of each part, and a repeated
+    (``doc/glossary.rst``): snake_case, the shared spelling of each part, a repeated
     part numbered ``part_1``, ..., ``part_m`` (from 1, no gap, no leading zero, never
-    beside its bare name)."""
+    beside its bare name) and a single part bare (``round``, never ``round_1`` alone)."""
     problems = [f"{k!r} is not snake_case" for k in keys if not BREAKDOWN_KEY.fullmatch(k)]
     numbered: dict[str, list[str]] = {}
     for k in keys:
@@ -377,6 +377,8 @@ def _breakdown_key_problems(keys):
             problems.append(f"{stem}_*: a leading zero in {sorted(numbers)}")
         if stem in keys:
             problems.append(f"{stem!r} beside its numbered parts")
+        if len(numbers) == 1:
+            problems.append(f"{stem}_{numbers[0]} alone: a single part is spelled {stem!r}")
     return problems
 
 
@@ -384,9 +386,9 @@ def _check_fitted_vocabulary(name):
     """One spelling per fitted fact (``doc/glossary.rst``): the noise under
     ``noise_scale_`` (a dict keyed like ``privacy_breakdown_``) or
     ``noise_multiplier_`` (DP-SGD, a float); bounds under the name of the parameter
-    they resolve plus ``_``; snake_case breakdown keys (``"selection"``, numbered parts
-    from 1); ``n_bins_`` a dict of ints; ``history_`` a dict of equal-length lists with
-    ``"step"`` and ``"epsilon"``."""
+    they resolve plus ``_``; snake_case breakdown keys (``"selection"``, repeated parts
+    numbered from 1, a single part bare); ``n_bins_`` a dict of ints; ``history_`` a
+    dict of equal-length lists with ``"step"`` and ``"epsilon"``."""
     params = _make(name).get_params()
     variant = {"epsilon": 1.0} if "epsilon" in params else {}
     est = _fit(_make(name, **variant))
@@ -470,6 +472,8 @@ def test_forbidden_synonyms_are_caught():
         (["round_1", "round_3"], "not 1..2"),
         (["histogram_01", "histogram_2"], "leading zero"),
         (["histogram", "histogram_1", "histogram_2"], "beside its numbered parts"),
+        (["round_1"], "a single part is spelled 'round'"),
+        (["bounds", "histogram_1"], "a single part is spelled 'histogram'"),
         (["oneWay"], "snake_case"),
     ],
 )
@@ -482,6 +486,8 @@ def test_breakdown_key_check_accepts_the_shared_spellings():
     ok = ["bounds", "dpsgd", "selection", "prior", "one_way", "two_way", "nonprivate"]
     assert _breakdown_key_problems(ok + [f"round_{i}" for i in range(1, 13)]) == []
     assert _breakdown_key_problems(["histogram_1", "histogram_2"]) == []
+    assert _breakdown_key_problems(["bounds", "histogram"]) == []
+    assert _breakdown_key_problems(["round"]) == []
 
 
 def test_registered_accountant_is_accepted(monkeypatch):

@@ -29,6 +29,7 @@ from skdp.mechanisms import exponential_mechanism, subsampled_exponential_mechan
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._keyword_init import keyword_init
+from skdp.utils._parts import single_part_renamed
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import check_dask_input, is_dask_collection, n_rows
@@ -173,7 +174,9 @@ class SubsampledExpMedian(
         Privacy loss of each round (public; sums to ``epsilon``).
     privacy_breakdown_ : dict
         ``{"round_t": epsilon_t}`` (rounds numbered from 1; ``"round t"`` in releases
-        before this one), the same losses in the shared ``dict[str, float]`` form (keys
+        before this one), or ``{"round": epsilon}`` for one round (e.g. with
+        ``candidates``; its key ``"round_1"`` of before 0.2 still reads, with a
+        ``FutureWarning``), the same losses in the shared ``dict[str, float]`` form (keys
         as in ``doc/glossary.rst``); the values add up to ``epsilon_spent_``. Both
         come from the fit's public plan (``_kmedian_plan.plan_kmedian``), computed
         from the parameters, ``n_features`` and the public row count before any data
@@ -498,6 +501,9 @@ class SubsampledExpMedian(
         self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self._record_privacy_spent(
             plan.epsilon_spent, 0.0, guarantee="exact", breakdown=plan.privacy_breakdown
+        )
+        self.privacy_breakdown_ = single_part_renamed(
+            self.privacy_breakdown_, "round", "SubsampledExpMedian.privacy_breakdown_"
         )
         return self
 

@@ -37,6 +37,7 @@ from skdp.mechanisms.sensitivity import (
     group_sensitivity,
     kmedian_cost_sensitivity,
 )
+from skdp.utils._parts import part_keys
 from skdp.utils.validation import check_bounds, check_finite
 
 __all__ = ["BoxSearchPlan", "KMedianPlan", "MAX_ENUMERATED", "plan_kmedian"]
@@ -116,8 +117,10 @@ class KMedianPlan:
 
     @property
     def privacy_breakdown(self) -> dict[str, float]:
-        """``{"round_t": epsilon_t}``, rounds numbered from 1."""
-        return {f"round_{t}": float(e) for t, e in enumerate(self.round_epsilons, start=1)}
+        """``{"round_t": epsilon_t}``, rounds numbered from 1, or ``{"round": epsilon}``
+        for one round (:func:`~skdp.utils._parts.part_keys`)."""
+        keys = part_keys("round", self.n_rounds)
+        return {k: float(e) for k, e in zip(keys, self.round_epsilons, strict=True)}
 
 
 def plan_kmedian(est, n_features, n_rows, max_rows_per_group=None) -> KMedianPlan:

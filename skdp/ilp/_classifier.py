@@ -28,6 +28,7 @@ from skdp.utils._data_free import nonfinite_error
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._keyword_init import keyword_init
+from skdp.utils._parts import single_part_renamed
 from skdp.utils._patient_facts import PatientFactsMixin
 from skdp.utils._random import fit_streams
 from skdp.utils._rowsum import any_dask, as_dask_array, column_names, is_dask_collection, n_rows
@@ -110,8 +111,10 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         scale of the geometric noise on each of the batch's ``2 beta_i`` counts). The
         ``epsilon`` values sum to ``epsilon``.
     privacy_breakdown_ : dict
-        ``{"round_r": epsilon / n_clauses}``, one entry per round numbered from 1 (the
-        shared ``dict[str, float]`` form, keys as in ``doc/glossary.rst``); the values
+        ``{"round_r": epsilon / n_clauses}``, one entry per round numbered from 1, or
+        ``{"round": epsilon}`` for one round (``n_clauses=1``; its key ``"round_1"`` of
+        before 0.2 still reads, with a ``FutureWarning``) (the shared
+        ``dict[str, float]`` form, keys as in ``doc/glossary.rst``); the values
         add up to ``epsilon_spent_``. A round's split over its query batches is in
         ``search_levels_``. Both come from the fit's public plan (``_plan.plan_ilp``: the
         parameters and the number of atoms). Releases before this one keyed the
@@ -317,6 +320,9 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         self._max_rows_per_group = plan.max_rows_per_group  # privacy_unit_, max_rows_...
         self._record_privacy_spent(
             plan.epsilon_spent, 0.0, guarantee="exact", breakdown=plan.privacy_breakdown
+        )
+        self.privacy_breakdown_ = single_part_renamed(
+            self.privacy_breakdown_, "round", "DPILPClassifier.privacy_breakdown_"
         )
         return self
 

@@ -16,6 +16,8 @@ from numbers import Integral
 
 import numpy as np
 
+from skdp.utils._parts import part_keys
+
 __all__ = ["ILPPlan", "plan_ilp", "resolve_bottom_clause"]
 
 
@@ -52,9 +54,10 @@ class ILPPlan:
 
     @property
     def privacy_breakdown(self) -> dict[str, float]:
-        """``{"round_r": round_epsilon}``, rounds numbered from 1 (each round's split
-        over its ``levels`` is ``level_epsilon`` per batch)."""
-        return {f"round_{r}": float(self.round_epsilon) for r in range(1, self.n_rounds + 1)}
+        """``{"round_r": round_epsilon}``, rounds numbered from 1, or ``{"round":
+        round_epsilon}`` for one round (:func:`~skdp.utils._parts.part_keys`; each
+        round's split over its ``levels`` is ``level_epsilon`` per batch)."""
+        return dict.fromkeys(part_keys("round", self.n_rounds), float(self.round_epsilon))
 
 
 def plan_ilp(est, n_atoms, max_rows_per_group=None) -> ILPPlan:

@@ -19,6 +19,7 @@ from fractions import Fraction
 from skdp.mechanisms._discrete import quantize_floor
 from skdp.mechanisms.sensitivity import histogram_sensitivity
 from skdp.synthesis._histogram_cells import _SECURE_LAPLACE_GRID, noise_mass
+from skdp.utils._parts import part_keys
 
 __all__ = ["HistogramPlan", "part_names"]
 
@@ -26,9 +27,7 @@ __all__ = ["HistogramPlan", "part_names"]
 def part_names(n_histograms):
     """The ``privacy_breakdown_`` key of each histogram, in projection order:
     ``["histogram"]`` for one, ``["histogram_1", ..., "histogram_g"]`` for ``g > 1``."""
-    if n_histograms == 1:
-        return ["histogram"]
-    return [f"histogram_{i}" for i in range(1, n_histograms + 1)]
+    return part_keys("histogram", n_histograms)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import pytest
 
 from skdp.cluster import SubsampledExpMedian
 from skdp.cluster._kmedian_plan import KMedianPlan, plan_kmedian
+from skdp.utils._parts import part_keys
 
 V = np.array([[a, b] for a in np.linspace(0, 1, 5) for b in np.linspace(0, 1, 4)])
 
@@ -58,7 +59,7 @@ def test_breakdown_and_total_come_from_the_plan(name):
         assert math.isinf(total)
     else:
         assert total == pytest.approx(est.epsilon_spent_, rel=1e-12)
-    assert list(est.privacy_breakdown_) == [f"round_{t}" for t in range(1, plan.n_rounds + 1)]
+    assert list(est.privacy_breakdown_) == part_keys("round", plan.n_rounds)  # "round" for one
 
 
 def test_plan_is_frozen_and_reads_no_data():

@@ -14,6 +14,7 @@ import pytest
 
 from skdp.ilp import DPILPClassifier
 from skdp.ilp._plan import ILPPlan, plan_ilp
+from skdp.utils._parts import part_keys
 
 VARIANTS = {
     "smart": dict(max_clause_length=2),
@@ -47,14 +48,15 @@ def test_breakdown_and_total_come_from_the_plan(name):
     else:
         assert total == pytest.approx(clf.epsilon_spent_, rel=1e-12)
     # one entry per round, numbered from 1 as in the ledger, whose batches split it
-    assert list(plan.privacy_breakdown) == [f"round_{r}" for r in range(1, plan.n_rounds + 1)]
+    keys = part_keys("round", plan.n_rounds)  # "round" alone for one round
+    assert list(plan.privacy_breakdown) == keys
     assert {e["round"] for e in clf.search_levels_} == set(range(1, plan.n_rounds + 1))
     assert [e["epsilon"] for e in clf.search_levels_] == [plan.level_epsilon] * (
         plan.n_rounds * len(plan.levels)
     )
     for r in range(1, plan.n_rounds + 1):
         batches = [e["epsilon"] for e in clf.search_levels_ if e["round"] == r]
-        assert math.fsum(batches) == pytest.approx(plan.privacy_breakdown[f"round_{r}"])
+        assert math.fsum(batches) == pytest.approx(plan.privacy_breakdown[keys[r - 1]])
 
 
 def test_plan_is_frozen_and_splits_epsilon_over_rounds_and_levels():
