@@ -23,6 +23,7 @@ from skdp.accounting._rdp import (
     rdp_to_epsilon,
 )
 from skdp.exceptions import ApproximateGuaranteeWarning
+from skdp.utils._docstrings import insert_docs
 
 __all__ = [
     "Accountant",
@@ -118,6 +119,7 @@ class Accountant:
         return f"{type(self).__name__}(n_steps={self.n_steps}, history={self.history!r})"
 
 
+@insert_docs
 class RDPAccountant(Accountant):
     """Rényi-DP accountant for Poisson-subsampled Gaussian steps (registry key ``"rdp"``).
 
@@ -145,11 +147,9 @@ class RDPAccountant(Accountant):
 
     References
     ----------
-    .. [1] I. Mironov, "Rényi Differential Privacy", CSF 2017.
-    .. [2] I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled
-       Gaussian Mechanism", arXiv:1908.10530, 2019.
-    .. [3] B. Balle et al., "Hypothesis Testing Interpretations and Renyi Differential
-       Privacy", AISTATS 2020.
+    .. [1] {ref_mironov2017}
+    .. [2] {ref_mironov_talwar_zhang2019}
+    .. [3] {ref_balle2020}
 
     Examples
     --------

@@ -25,6 +25,7 @@ from skdp.accounting._rdp import (
     _check_steps,
 )
 from skdp.exceptions import ApproximateGuaranteeWarning, BudgetExceededError
+from skdp.utils._docstrings import insert_docs
 
 #: Calibration bracket and stopping ratio of :func:`calibrate_noise_multiplier` (the
 #: smallest sigma in the bracket, rounded up; see :doc:`/composition`).
@@ -41,6 +42,7 @@ def _rdp_only_options(accountant, orders, conversion):
     return {}
 
 
+@insert_docs
 def compute_epsilon(
     *,
     noise_multiplier,
@@ -84,10 +86,8 @@ def compute_epsilon(
 
     References
     ----------
-    .. [1] I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled
-       Gaussian Mechanism", arXiv:1908.10530, 2019.
-    .. [2] B. Balle et al., "Hypothesis Testing Interpretations and Renyi Differential
-       Privacy", AISTATS 2020.
+    .. [1] {ref_mironov_talwar_zhang2019}
+    .. [2] {ref_balle2020}
 
     Examples
     --------

@@ -27,6 +27,8 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from skdp.utils._docstrings import insert_docs
+
 __all__ = [
     "DEFAULT_ORDERS",
     "CONVERSIONS",
@@ -278,6 +280,7 @@ def _log_a_minus_one_frac(alpha, q, sigma):
 # ------------------------------------------------------------------- public RDP
 
 
+@insert_docs
 def rdp_subsampled_gaussian(*, noise_multiplier, sample_rate, orders=None):
     """RDP of one step of the Poisson-subsampled Gaussian mechanism.
 
@@ -326,9 +329,8 @@ def rdp_subsampled_gaussian(*, noise_multiplier, sample_rate, orders=None):
 
     References
     ----------
-    .. [1] I. Mironov, "Rényi Differential Privacy", CSF 2017.
-    .. [2] I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled
-       Gaussian Mechanism", arXiv:1908.10530, 2019.
+    .. [1] {ref_mironov2017}
+    .. [2] {ref_mironov_talwar_zhang2019}
 
     Examples
     --------
@@ -413,6 +415,7 @@ def _check_rdp(rdp, orders):
     return rdp, alpha
 
 
+@insert_docs
 def rdp_to_epsilon(rdp, orders=None, *, delta, conversion="improved", return_order=False):
     """Smallest epsilon such that an RDP curve implies (epsilon, delta)-DP.
 
@@ -443,7 +446,7 @@ def rdp_to_epsilon(rdp, orders=None, *, delta, conversion="improved", return_ord
 
     References
     ----------
-    .. [1] I. Mironov, "Rényi Differential Privacy", CSF 2017.
+    .. [1] {ref_mironov2017}
     .. [2] B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis Testing
        Interpretations and Renyi Differential Privacy", AISTATS 2020.
     .. [3] S. Asoodeh, J. Liao, F. Calmon, O. Kosut, L. Sankar, "A Better Bound Gives a

@@ -21,6 +21,7 @@ from skdp.mechanisms.sensitivity import count_sensitivity, group_sensitivity
 from skdp.metrics._checks import (
     _check_ledger,
 )
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import (
     DASK_GROUPS_IN_MEMORY,
     GROUPS_HELP,
@@ -38,6 +39,7 @@ from skdp.utils.validation import check_finite, check_privacy_params, column_or_
 __all__ = ["dp_accuracy_score"]
 
 
+@insert_docs
 @validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
 def dp_accuracy_score(
     y_true,
@@ -111,8 +113,7 @@ def dp_accuracy_score(
 
     References
     ----------
-    .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
-       in private data analysis". TCC 2006.
+    .. [1] {ref_dwork2006}
 
     Examples
     --------

@@ -25,6 +25,7 @@ from skdp.metrics._accuracy import (
     _spend,
 )
 from skdp.metrics._checks import _check_ledger
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import release_rng
 from skdp.utils._rowsum import (
     FRACTION_BITS,
@@ -92,12 +93,23 @@ _GROUPS_NOTE = """
 """
 
 
-def _documented(summary, rest):
-    """Give a metric its docstring: ``summary``, the shared parameters, ``rest``."""
+#: the References of the three metrics (Laplace mechanism)
+_REFERENCES = """
+    References
+    ----------
+    .. [1] {ref_dwork2006}
+
+    Examples
+    --------"""
+
+
+def _documented(summary, rest, examples):
+    """Give a metric its docstring: ``summary``, the shared parameters, ``rest`` (Returns
+    and Notes), the Notes' paragraph on ``groups``, the References and ``examples``."""
 
     def decorate(fn):
-        fn.__doc__ = summary + _COMMON_DOC + rest
-        return fn
+        fn.__doc__ = summary + _COMMON_DOC + rest + _GROUPS_NOTE + _REFERENCES + examples
+        return insert_docs(fn)
 
     return decorate
 
@@ -176,13 +188,44 @@ def _sensitivities(lo, hi, k):
     return sens if k is None else {key: group_sensitivity(v, k) for key, v in sens.items()}
 
 
-def _noisy_mean_error(
-    kind, y_true, y_pred, bounds_y, epsilon, delta, random_state, ledger, tag, groups, bound
-):
-    N, sums, rng, epsilon, k = _sums(
-        y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, groups, bound
-    )
-    lo, hi = _check_bounds_y(bounds_y)
+def _regression_metric(name, release, summary, rest, examples):
+    """The public function ``name``: the signature and the exact sums the three metrics
+    share, then ``release(N, sums, rng, epsilon, k, lo, hi)``, the metric's own noise."""
+
+    def metric(
+        y_true,
+        y_pred,
+        *,
+        bounds_y,
+        epsilon,
+        delta=0.0,
+        random_state=None,
+        ledger=None,
+        groups=None,
+        max_rows_per_group=None,
+    ):
+        N, sums, rng, epsilon, k = _sums(
+            y_true,
+            y_pred,
+            bounds_y,
+            epsilon,
+            delta,
+            name,
+            random_state,
+            ledger,
+            groups,
+            max_rows_per_group,
+        )
+        return release(N, sums, rng, epsilon, k, *_check_bounds_y(bounds_y))
+
+    metric.__name__ = metric.__qualname__ = name
+    metric = _documented(summary, rest, examples)(metric)
+    constraints = _shared_constraints("random_state")
+    return validate_params(constraints, prefer_skip_nested_validation=True)(metric)
+
+
+def _mean_error(kind, N, sums, rng, epsilon, k, lo, hi):
+    """The noisy mean of the per-row errors whose sum is ``sums[kind]``."""
     term = regression_sum_sensitivities(lo, hi)[kind]  # the largest per-row term
     sens = _sensitivities(lo, hi, k)[kind]
     total = sums[kind]
@@ -192,6 +235,23 @@ def _noisy_mean_error(
         total = float(add_laplace(total, sensitivity=sens, epsilon=epsilon, rng=rng))
     # post-processing: the sum lies in [0, N * (largest term)]
     return float(np.clip(total, 0.0, N * term) / N)
+
+
+def _r2(N, sums, rng, epsilon, k, lo, hi):
+    """``1 - SSE~ / SST~``, each sum on half of ``epsilon``."""
+    sens = _sensitivities(lo, hi, k)
+    sse, sst = sums["sse"], sums["sst"]
+    if not math.isinf(epsilon):
+        half = epsilon / 2.0
+        sse = float(add_laplace(sse, sensitivity=sens["sse"], epsilon=half, rng=rng))
+        sst = float(add_laplace(sst, sensitivity=sens["sst"], epsilon=half, rng=rng))
+        # post-processing: SSE >= 0, and SST no smaller than one noise scale, so that a
+        # noisy near-zero denominator cannot blow the ratio up
+        sse = max(sse, 0.0)
+        sst = max(sst, sens["sst"] / half)
+    elif sst == 0.0:
+        return 1.0 if sse == 0.0 else -math.inf
+    return 1.0 - sse / sst
 
 
 def _patient_mean(total, N, term, sens, k, epsilon, rng):
@@ -206,8 +266,9 @@ def _patient_mean(total, N, term, sens, k, epsilon, rng):
     return float(np.clip(total / max(count, 1), 0.0, term))
 
 
-@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
-@_documented(
+dp_mean_squared_error = _regression_metric(
+    "dp_mean_squared_error",
+    functools.partial(_mean_error, "sse"),
     """Differentially private mean squared error over a declared target range.
 """,
     """
@@ -229,16 +290,8 @@ def _patient_mean(total, N, term, sens, k, epsilon, rng):
     point (independent of chunking and of numpy vs Dask input), then rounded once.
     Floating point: the Laplace noise is drawn in floating point, so the guarantee is
     for the mathematical mechanism (Mironov 2012).
-"""
-    + _GROUPS_NOTE
-    + """
-    References
-    ----------
-    .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
-       in private data analysis". TCC 2006.
-
-    Examples
-    --------
+""",
+    """
     >>> import numpy as np
     >>> from skdp.metrics import dp_mean_squared_error
     >>> rng = np.random.default_rng(0)
@@ -249,35 +302,11 @@ def _patient_mean(total, N, term, sens, k, epsilon, rng):
     True
     """,
 )
-def dp_mean_squared_error(
-    y_true,
-    y_pred,
-    *,
-    bounds_y,
-    epsilon,
-    delta=0.0,
-    random_state=None,
-    ledger=None,
-    groups=None,
-    max_rows_per_group=None,
-):
-    return _noisy_mean_error(
-        "sse",
-        y_true,
-        y_pred,
-        bounds_y,
-        epsilon,
-        delta,
-        random_state,
-        ledger,
-        "dp_mean_squared_error",
-        groups,
-        max_rows_per_group,
-    )
 
 
-@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
-@_documented(
+dp_mean_absolute_error = _regression_metric(
+    "dp_mean_absolute_error",
+    functools.partial(_mean_error, "sae"),
     """Differentially private mean absolute error over a declared target range.
 """,
     """
@@ -293,16 +322,8 @@ def dp_mean_squared_error(
     (:func:`skdp.mechanisms.sensitivity.regression_sum_sensitivities`); division by
     ``N`` and clamping are post-processing. Pure ``epsilon``-DP, exact guarantee.
     Floating point: Laplace noise drawn in floating point (Mironov 2012).
-"""
-    + _GROUPS_NOTE
-    + """
-    References
-    ----------
-    .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
-       in private data analysis". TCC 2006.
-
-    Examples
-    --------
+""",
+    """
     >>> import numpy as np
     >>> from skdp.metrics import dp_mean_absolute_error
     >>> y = np.linspace(0, 10, 2000)
@@ -312,35 +333,11 @@ def dp_mean_squared_error(
     True
     """,
 )
-def dp_mean_absolute_error(
-    y_true,
-    y_pred,
-    *,
-    bounds_y,
-    epsilon,
-    delta=0.0,
-    random_state=None,
-    ledger=None,
-    groups=None,
-    max_rows_per_group=None,
-):
-    return _noisy_mean_error(
-        "sae",
-        y_true,
-        y_pred,
-        bounds_y,
-        epsilon,
-        delta,
-        random_state,
-        ledger,
-        "dp_mean_absolute_error",
-        groups,
-        max_rows_per_group,
-    )
 
 
-@validate_params(_shared_constraints("random_state"), prefer_skip_nested_validation=True)
-@_documented(
+dp_r2_score = _regression_metric(
+    "dp_r2_score",
+    _r2,
     """Differentially private coefficient of determination R² over a declared range.
 """,
     """
@@ -362,16 +359,8 @@ def dp_mean_absolute_error(
     towards 0 when the true ``SST`` is of the order of the noise, i.e. for small ``N``
     or a target range much wider than the spread of ``y``. Declare a tight range.
     Floating point: Laplace noise drawn in floating point (Mironov 2012).
-"""
-    + _GROUPS_NOTE
-    + """
-    References
-    ----------
-    .. [1] C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
-       in private data analysis". TCC 2006.
-
-    Examples
-    --------
+""",
+    """
     >>> import numpy as np
     >>> from skdp.metrics import dp_r2_score
     >>> rng = np.random.default_rng(0)
@@ -382,41 +371,3 @@ def dp_mean_absolute_error(
     True
     """,
 )
-def dp_r2_score(
-    y_true,
-    y_pred,
-    *,
-    bounds_y,
-    epsilon,
-    delta=0.0,
-    random_state=None,
-    ledger=None,
-    groups=None,
-    max_rows_per_group=None,
-):
-    N, sums, rng, epsilon, k = _sums(
-        y_true,
-        y_pred,
-        bounds_y,
-        epsilon,
-        delta,
-        "dp_r2_score",
-        random_state,
-        ledger,
-        groups,
-        max_rows_per_group,
-    )
-    lo, hi = _check_bounds_y(bounds_y)
-    sens = _sensitivities(lo, hi, k)
-    sse, sst = sums["sse"], sums["sst"]
-    if not math.isinf(epsilon):
-        half = epsilon / 2.0
-        sse = float(add_laplace(sse, sensitivity=sens["sse"], epsilon=half, rng=rng))
-        sst = float(add_laplace(sst, sensitivity=sens["sst"], epsilon=half, rng=rng))
-        # post-processing: SSE >= 0, and SST no smaller than one noise scale, so that a
-        # noisy near-zero denominator cannot blow the ratio up
-        sse = max(sse, 0.0)
-        sst = max(sst, sens["sst"] / half)
-    elif sst == 0.0:
-        return 1.0 if sse == 0.0 else -math.inf
-    return 1.0 - sse / sst

@@ -25,6 +25,20 @@ Privacy." CCS 2012.""",
     "ref_canonne2020": """\
 C. L. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential
 Privacy." NeurIPS 2020.""",
+    "ref_dwork2006": """\
+C. Dwork, F. McSherry, K. Nissim, A. Smith. "Calibrating noise to sensitivity
+in private data analysis". TCC 2006.""",
+    "ref_dwork_roth2014_groups": """\
+C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
+2014 (Thm 3.16: composition; Thm 2.2: group privacy).""",
+    "ref_mironov2017": """\
+I. Mironov, "Rényi Differential Privacy", CSF 2017.""",
+    "ref_balle2020": """\
+B. Balle et al., "Hypothesis Testing Interpretations and Renyi Differential
+Privacy", AISTATS 2020.""",
+    "ref_mironov_talwar_zhang2019": """\
+I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled
+Gaussian Mechanism", arXiv:1908.10530, 2019.""",
     # ---------------------------------------------------- tabular estimators' metadata
     "param_categories": """\
 categories : None, "data", dict {column: list} or list of lists, default=None
@@ -150,7 +164,7 @@ many threads; negative values count back from the available CPUs (``-1``: all).
 It is not seed material: a seeded fit draws the same noise whatever ``n_jobs``.""",
 }
 
-_PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.M)
+_PLACEHOLDER = re.compile(r"^([ \t]*)(\.\. \[\w+\] )?\{(\w+)\}[ \t]*$", re.M)
 
 
 def insert_docs(obj=None, /, **fragments):
@@ -159,17 +173,23 @@ def insert_docs(obj=None, /, **fragments):
     A decorator for functions and classes: ``@insert_docs`` takes the paragraphs of
     :data:`FRAGMENTS`; ``@insert_docs(name=text, ...)`` adds a module's own (shared by
     that module's docstrings only). Each line of the paragraph is indented like the
-    placeholder line; blank lines stay empty. Only a line holding nothing but ``{name}``
-    is a placeholder, so braces elsewhere in a docstring are left alone; an unknown
-    ``name`` raises ``KeyError`` at import time.
+    placeholder line; blank lines stay empty. A numbered citation ``.. [1] {name}``
+    keeps its label on the first line and indents the others by three more spaces
+    (numpydoc's References, where each docstring numbers its own). Only a line holding
+    nothing but ``{name}`` (or a label and ``{name}``) is a placeholder, so braces
+    elsewhere in a docstring are left alone; an unknown ``name`` raises ``KeyError``
+    at import time.
     """
     if obj is None:
         return lambda target: insert_docs(target, **fragments)
     table = {**FRAGMENTS, **fragments}
 
     def expand(match):
-        indent, name = match.group(1), match.group(2)
+        indent, label, name = match.group(1), match.group(2), match.group(3)
         lines = table[name].strip("\n").splitlines()
+        if label:  # a citation: its label, then its continuation lines under the text
+            head, rest = indent + label + lines[0], indent + "   "
+            return "\n".join([head] + [rest + line if line.strip() else "" for line in lines[1:]])
         return "\n".join(indent + line if line.strip() else "" for line in lines)
 
     if obj.__doc__:
