@@ -102,6 +102,8 @@ FORBIDDEN_SYNONYMS = {
     r"accounting|accountant_name": "accountant",
     r"noise": "mechanism",
     r"n_flows|n_flow_layers": "n_layers",
+    # a share of the budget: one <part>_fraction per part of privacy_breakdown_
+    r"budget_split|.+_split|.+_shares?|.+_frac|.+_ratio|.+_proportion": "<part>_fraction",
 }
 
 CONVENTIONS = (
@@ -451,12 +453,12 @@ def test_forbidden_synonyms_are_caught():
     """The name check fails on the synonyms it forbids (the check can fail)."""
 
     class Fake:
-        def __init__(self, epochs=1, lr_generator=0.1, seed=None, verbose=1):
+        def __init__(self, epochs=1, lr_generator=0.1, seed=None, budget_split=(1, 1), verbose=1):
             pass
 
     ESTIMATORS["_Fake"] = Fake
     try:
-        with pytest.raises(AssertionError, match="epochs.*lr_generator.*seed"):
+        with pytest.raises(AssertionError, match="epochs.*lr_generator.*seed.*budget_split"):
             _check_names("_Fake")
     finally:
         del ESTIMATORS["_Fake"]
