@@ -232,7 +232,9 @@ default=None
     (:func:`skdp.mechanisms.sensitivity.target_moments_sensitivity`, attained at ``|y~| =
     1``). Their post-processing gives the private mean ``m`` (clipped to ``[-1, 1]``) and
     variance ``v``. When ``s = 1`` (``n epsilon_r <= 50``) nothing else is released and the
-    model is the private mean (``coef_ = 0``). Otherwise the target in the statistics below
+    model is the private mean (``coef_ = 0``). With ``groups`` both rules read ``n / k``
+    for ``n`` (rows per unit of sensitivity), and ``s = 1`` also when ``(n / k) epsilon_r
+    <= 25 d'`` (:ref:`benchmarks-patient-level`). Otherwise the target in the statistics below
     is ``u = clip(y~ - m, -1, 1)`` instead of ``y~`` (so ``|u| <= 1`` and every sensitivity
     below holds as stated; values more than a half-width of ``bounds_y`` above or below the
     private mean are clipped), and ``epsilon_r`` below stands for ``epsilon_r - epsilon_c``.

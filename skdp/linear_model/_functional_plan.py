@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from skdp.linear_model._functional_release import (
     EIGENVALUE_SHARE,
+    PATIENT_SLOPE_SCALE,
     _centre_share,
     _choose_mechanism,
     _target_weight,
@@ -48,7 +49,8 @@ class FunctionalPlan:
     mechanism : {"functional", "gaussian"}
         The release of the statistics.
     mean_only : bool
-        ``n epsilon`` too small for slopes: only the target's mean is released.
+        ``n epsilon`` too small for slopes (at patient level ``(n / k) epsilon``
+        below ``PATIENT_SLOPE_SCALE d'``): only the target's mean is released.
     target_weight, sensitivity, eigenvalue_sensitivity, centre_sensitivity : float
         Weight of ``X~^T y~`` and the sensitivities (L1 for Laplace, L2 for Gaussian
         noise) of the statistics, of the smallest eigenvalue and of the target's
@@ -108,9 +110,14 @@ class FunctionalPlan:
         is 0 where the Gaussian release may not run; ``max_rows_per_group`` the
         contribution bound of a patient-level fit)."""
         eps_rest = epsilon - eps_bounds
-        share = _centre_share(n, eps_rest) if fit_intercept else 0.0
-        eps_centre = share * eps_rest if share > 0.0 else 0.0
         k = max_rows_per_group
+        # per patient every sensitivity is k times a row's: the public rules read the
+        # kept rows per unit of sensitivity, n / k (n for a row-level fit)
+        n_unit = n if k is None else n / k
+        share = _centre_share(n_unit, eps_rest) if fit_intercept else 0.0
+        if share > 0.0 and _patient_mean_only(n_unit, eps_rest, p, fit_intercept, k):
+            share = 1.0  # the whole budget to the private mean
+        eps_centre = share * eps_rest if share > 0.0 else 0.0
         centre_sens = group_sensitivity(target_moments_sensitivity(norm="l1"), k)
         centre_scale = centre_sens / eps_centre if share > 0.0 else 0.0
         eps_stats = eps_rest - eps_centre
@@ -178,6 +185,18 @@ class FunctionalPlan:
             "eigenvalue": float(self.eps_eigenvalue),
             "objective": float(self.eps_objective),
         }
+
+
+def _patient_mean_only(n_unit, epsilon, p, fit_intercept, k):
+    """Whether a patient-level fit (``k`` not ``None``) releases the private mean only:
+    ``(n / k) epsilon <= PATIENT_SLOPE_SCALE d'`` with ``d' = p + fit_intercept``, a
+    public rule. A patient's rows share the patient's effect, so ``k`` kept rows carry
+    less than ``k`` rows' information about the slopes while every noise is ``k``
+    times a row's; below this budget the slopes' noise costs more than the slopes
+    explain (``doc/patients.rst``, "What it costs"). Row-level fits keep their rule."""
+    if k is None or math.isinf(epsilon):
+        return False
+    return n_unit * epsilon <= PATIENT_SLOPE_SCALE * (p + int(fit_intercept))
 
 
 def _statistics_release(p, epsilon, delta, common, k=None):

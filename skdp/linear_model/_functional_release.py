@@ -59,6 +59,10 @@ RIDGE_GUARD = 3.0
 #: than it spreads (Notes of DPLinearRegression)
 CENTRE_SCALE = 50.0
 CENTRE_SHARE_MIN = 0.05
+#: a patient-level fit (``groups``, at most ``k`` rows a patient) releases the private
+#: mean only when ``(n / k) epsilon <= PATIENT_SLOPE_SCALE d'`` (half of CENTRE_SCALE per
+#: coefficient; :func:`skdp.linear_model._functional_plan._patient_mean_only`)
+PATIENT_SLOPE_SCALE = 25.0
 #: the ridge's nominal squared norm of the scaled coefficients is VARIANCE_RATIO times the
 #: private variance of the centred target over the mean private variance of the features
 VARIANCE_RATIO = 0.5

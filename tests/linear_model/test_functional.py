@@ -967,7 +967,50 @@ def test_patient_level_fit_scales_every_sensitivity_and_records_the_unit():
     # the same rows, a different grouping: other noise (the labels are private inputs)
     other = DPLinearRegression(max_rows_per_group=50, **kw).fit(X, y, groups=groups % 7)
     again = DPLinearRegression(max_rows_per_group=50, **kw).fit(X, y, groups=groups % 11)
-    assert not np.allclose(other.coef_, again.coef_)
+    assert not np.allclose(other.intercept_, again.intercept_)
+
+
+def test_patient_level_plan_reads_rows_per_unit_of_sensitivity():
+    """At patient level the public rules read n / k (every sensitivity is k times a
+    row's): the centre's share is the row-level rule at n / k, and below
+    (n / k) epsilon <= PATIENT_SLOPE_SCALE d' the whole budget goes to the private
+    mean (no slope is released); a row-level plan at the same n is unchanged."""
+    from skdp.linear_model._functional_plan import FunctionalPlan
+    from skdp.linear_model._functional_release import PATIENT_SLOPE_SCALE, _centre_share
+
+    common = dict(
+        epsilon=1.0, delta=0.0, eps_bounds=0.0, fit_intercept=True, mechanism="auto",
+        adaptive=True, secure_mode=False,
+    )  # fmt: skip
+    p, n, k = 7, 2000, 5  # (n / k) epsilon = 400 > 25 * 8
+    row = FunctionalPlan.build(n=n, p=p, **common)
+    pat = FunctionalPlan.build(n=n, p=p, max_rows_per_group=k, **common)
+    assert row.eps_centre == pytest.approx(_centre_share(n, 1.0))
+    assert pat.eps_centre == pytest.approx(_centre_share(n / k, 1.0))
+    assert pat.eps_centre > row.eps_centre and not pat.mean_only
+    assert sum(pat.breakdown().values()) == pytest.approx(1.0)
+    n_low = int(PATIENT_SLOPE_SCALE * (p + 1) * 10)  # (n / 10) epsilon = 25 d'
+    low = FunctionalPlan.build(n=n_low, p=p, max_rows_per_group=10, **common)
+    assert low.mean_only and low.eps_centre == 1.0 and low.breakdown()["objective"] == 0.0
+    assert not FunctionalPlan.build(n=n_low, p=p, **common).mean_only
+    above = FunctionalPlan.build(n=n_low + 20, p=p, max_rows_per_group=10, **common)
+    assert not above.mean_only
+
+
+def test_patient_level_mean_only_fit_releases_the_private_mean():
+    """A patient-level fit below the slope rule predicts its private mean of y
+    (coef_ all 0) and spends the whole budget on it."""
+    from skdp.datasets import LONGITUDINAL_EHR_BOUNDS, make_longitudinal_ehr
+
+    X, y, _, groups = make_longitudinal_ehr(100, random_state=1)
+    est = DPLinearRegression(
+        bounds_X=LONGITUDINAL_EHR_BOUNDS(), bounds_y=(0, 150), max_rows_per_group=10,
+        random_state=0,
+    ).fit(X, y, groups=groups)  # fmt: skip
+    assert np.all(est.coef_ == 0.0) and est.n_components_ == 0
+    assert est.privacy_breakdown_["centre"] == 1.0 and est.epsilon_spent_ == 1.0
+    assert 0.0 <= est.intercept_ <= 150.0
+    assert np.allclose(est.predict(X[:3]), est.intercept_)
 
 
 @pytest.mark.parametrize(
