@@ -16,6 +16,7 @@ from skdp.model_selection._plan import (
     check_group_support,
     group_folds,
 )
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import check_groups
 from skdp.utils._meta_privacy import weakest_guarantee
 from skdp.utils._sklearn_compat import validate_params
@@ -24,6 +25,7 @@ __all__ = ["dp_cross_validate"]
 
 
 # ----------------------------------------------------------------------------- API
+@insert_docs
 @validate_params(_shared_constraints("random_state", "n_jobs"), prefer_skip_nested_validation=True)
 def dp_cross_validate(
     estimator,
@@ -175,8 +177,7 @@ def dp_cross_validate(
     References
     ----------
     .. [1] F. McSherry. "Privacy integrated queries". SIGMOD 2009 (parallel composition).
-    .. [2] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
-       2014 (Thm 3.16: composition; Thm 2.2: group privacy).
+    .. [2] {ref_dwork_roth2014_groups}
 
     Examples
     --------

@@ -15,12 +15,14 @@ from skdp.model_selection._holdout import split_holdout
 from skdp.model_selection._plan import _check_common, _check_scoring, _num_samples
 from skdp.model_selection._private import WITHHELD
 from skdp.model_selection._search_fit import _WHERE, SearchFitMixin
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions, check_is_fitted
 
 __all__ = ["DPGridSearchCV"]
 
 
+@insert_docs
 class DPGridSearchCV(
     ScrubSeedsOnPickleMixin, SearchFitMixin, BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -312,8 +314,7 @@ class DPGridSearchCV(
     .. [2] N. Papernot, T. Steinke. "Hyperparameter tuning with Renyi differential
        privacy". ICLR 2022.
     .. [3] F. McSherry. "Privacy integrated queries". SIGMOD 2009.
-    .. [4] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy",
-       2014 (Thm 3.16: composition; Thm 2.2: group privacy).
+    .. [4] {ref_dwork_roth2014_groups}
 
     Examples
     --------
