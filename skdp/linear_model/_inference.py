@@ -10,7 +10,6 @@ import numpy as np
 
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
-    N_BOOTSTRAP,
     bootstrap_rng,
     check_alpha,
     check_n_bootstrap,
@@ -73,7 +72,8 @@ class LinearInferenceMixin:
         """``(names, estimate, se, lower, upper, p)`` of every coefficient."""
         check_is_fitted(self)
         alpha = check_alpha(alpha)
-        n_bootstrap = check_n_bootstrap(n_bootstrap)
+        if n_bootstrap is not None:
+            n_bootstrap = check_n_bootstrap(n_bootstrap)
         stats = self.released_statistics_
         p = np.asarray(self.coef_).shape[0]
         intercept = bool(self.fit_intercept)
@@ -103,7 +103,7 @@ class LinearInferenceMixin:
         return names, estimate, se, lower, upper, pval
 
     @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
-    def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
+    def conf_int(self, alpha=0.05, *, n_bootstrap=None, random_state=None):
         """Confidence intervals of the coefficients that include the privacy noise.
 
         Post-processing only: it reads the fitted model (the released statistics
@@ -115,8 +115,10 @@ class LinearInferenceMixin:
         ----------
         alpha : float, default=0.05
             One minus the nominal coverage (0.05 for 95 % intervals).
-        n_bootstrap : int, default=400
-            Replicates of the mechanism per bootstrap stage (at least 50).
+        n_bootstrap : int or None, default=None
+            Replicates of the mechanism per bootstrap stage (at least 50). ``None``:
+            2000, or where the replicates simulate ``n`` rows each (the model clips
+            targets) ``min(2000, max(400, 4e6 / n))``.
         random_state : None, int or Generator, default=None
             Seed of the bootstrap's simulation. ``None``: a seed derived from the
             released values (public), so the same model always gives the same interval.
@@ -137,15 +139,23 @@ class LinearInferenceMixin:
         held fixed over the replicates, as ordinary least squares conditions on the
         design), and a target ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian
         errors whose ``sigma`` gives the clipped simulated target the private variance
-        of the target. Each replicate re-runs the mechanism on simulated data: clipping
-        of the target, the private centre, the noisy statistics (Laplace or Gaussian,
-        the fitted scales), the private smallest eigenvalue, the adaptive ridge and the
-        trimmed solve. The replicates at the estimate give the mechanism's mean ``m``
-        (biased: the ridge shrinks, clipping the target flattens), their covariance
-        ``S`` and, by finite differences with common random numbers, the Jacobian ``J``
-        of ``m``. The interval is ``theta^ + J^-1 (theta^ - m) -+ z_(1 - alpha/2)
-        sqrt(diag(J^-1 S J^-T))`` (``J`` inverted with singular values at least 0.05),
-        the p-value the two-sided normal one of that centre over its standard error.
+        of the target (every model keeps that variance). Each replicate re-runs the
+        mechanism on simulated data: clipping of the target, the private centre, the
+        noisy statistics (Laplace or Gaussian, the fitted scales), the private smallest
+        eigenvalue, the adaptive ridge and the trimmed solve. Where the model clips no
+        target the replicates are drawn exactly at the level of the sufficient
+        statistics (``X~^T e`` Gaussian with covariance ``X~^T X~``, ``||e||^2`` its
+        square plus an independent chi-square), so the cost does not grow with ``n``;
+        otherwise ``n`` rows are simulated. The replicates at the estimate give the
+        mechanism's mean ``m`` (biased: the ridge shrinks, clipping the target
+        flattens) and, by finite differences with common random numbers, its Jacobian
+        ``J``; the centre is the bias-corrected ``theta0 = theta^ + J^-1 (theta^ -
+        m)``. The mechanism is run again at ``theta0`` (nearer the truth than the
+        shrunken estimate) for the covariance ``S0`` of the replicates and the
+        Jacobian ``J0`` there: the interval is ``theta0 -+ z_(1 - alpha/2)
+        sqrt(diag(J0^-1 S0 J0^-T))`` (``J0`` inverted with singular values at least
+        0.05), the p-value the two-sided normal one of ``theta0`` over its standard
+        error.
         Assumptions: rows independent (with ``groups``, rows of one patient are treated
         as independent), the target linear in the clipped features with homoscedastic
         Gaussian errors; the interval covers the regression on the clipped features.
@@ -176,7 +186,7 @@ class LinearInferenceMixin:
         return np.column_stack([lower, upper])
 
     @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
-    def summary(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP, random_state=None):
+    def summary(self, alpha=0.05, *, n_bootstrap=None, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
         Post-processing only, as :meth:`conf_int` (same method, same interval).
@@ -185,8 +195,9 @@ class LinearInferenceMixin:
         ----------
         alpha : float, default=0.05
             One minus the nominal coverage.
-        n_bootstrap : int, default=400
-            Replicates of the mechanism per bootstrap stage.
+        n_bootstrap : int or None, default=None
+            Replicates of the mechanism per bootstrap stage (``None``: as
+            :meth:`conf_int`).
         random_state : None, int or Generator, default=None
             Seed of the bootstrap (``None``: derived from the released values).
 

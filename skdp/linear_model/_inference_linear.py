@@ -40,6 +40,15 @@ SQRT_2PI = math.sqrt(2.0 * math.pi)
 PILOT = 50
 #: replicates times rows simulated at once (memory about 8 bytes times this, twice)
 CHUNK = 2_000_000
+#: expected number of clipped simulated targets below which the replicates are drawn at
+#: the level of the sufficient statistics (exact without clipping)
+CLIP_NEGLIGIBLE = 0.1
+#: default replicates per bootstrap stage: drawn at the level of the sufficient
+#: statistics (cheap, independent of ``n``), or, as ``n`` simulated rows each, as many
+#: as ``ROWS_BUDGET`` simulated rows allow (at least ``N_BOOTSTRAP_ROWS``)
+N_BOOTSTRAP_EXACT = 2000
+N_BOOTSTRAP_ROWS = 400
+ROWS_BUDGET = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -141,13 +150,14 @@ def _debiased_gram(spec, gram, rng, iterations=DEBIAS_ITERATIONS, draws=200):
     return (V * lam) @ V.T
 
 
-def _ridge(spec, M, lam_tilde, variance):
+def _ridge(spec, M, lam_tilde, variance, lam_matrix=None):
     """The ridge of each replicate (the rule of ``_adaptive_ridge`` and ``_ridge_factor``
     of :mod:`skdp.linear_model._functional_release`, batched)."""
     if not spec.adaptive:
         return np.full(M.shape[0], spec.fixed_ridge)
     sd, d, n, p = spec.entry_sd, M.shape[1], spec.n, spec.p
-    lam_matrix = np.linalg.eigvalsh(M)[:, 0]
+    if lam_matrix is None:  # the smallest eigenvalue of each M
+        lam_matrix = np.linalg.eigvalsh(M)[:, 0]
     signal = np.maximum(lam_tilde, sd)
     balance = RIDGE_SCALE * d * sd * (sd / signal)
     sums = M[:, :p, d - 1] / n
@@ -159,56 +169,89 @@ def _ridge(spec, M, lam_tilde, variance):
     return np.maximum(np.maximum(0.0, factor * balance), RIDGE_GUARD * sd - lam_matrix)
 
 
-def _solve(A, c):
+def _solve(A, c, eig=None):
     """The trimmed minimiser of each replicate (``_trimmed_minimiser``, batched)."""
-    lam, V = np.linalg.eigh(A)
+    lam, V = np.linalg.eigh(A) if eig is None else eig  # eig: that of A, if known
     keep = lam >= EIGENVALUE_THRESHOLD
     proj = np.einsum("bji,bj->bi", V, c)
     g = np.where(keep, proj / np.where(keep, lam, 1.0), 0.0)
     return np.einsum("bij,bj->bi", V, g)
 
 
-def _centre(spec, Y, noise):
-    """The private mean and variance of each replicate's scaled target (``noise``: the
-    replicates' unit Laplace draws, shape ``(2, b)``)."""
+def _moments(spec, sum_y, sum_sq, noise):
+    """The private mean and variance of each replicate's scaled target from its exact
+    ``sum y~`` and ``sum y~^2`` (``noise``: the replicates' unit Laplace draws, shape
+    ``(2, b)``), as ``_release_target_moments`` releases them."""
     n = spec.n
-    noisy_sum = Y.sum(axis=1, dtype=np.float64) + spec.centre_scale * noise[0]
-    square = np.einsum("bi,bi->b", Y, Y, dtype=np.float64)
-    noisy_sq = square - 0.5 * n + spec.centre_scale * noise[1]
+    noisy_sum = sum_y + spec.centre_scale * noise[0]
+    noisy_sq = sum_sq - 0.5 * n + spec.centre_scale * noise[1]
     mean = np.clip(noisy_sum / n, -1.0, 1.0)
     var = np.maximum(noisy_sq / n + 0.5 - mean**2, max(1.0 / (n * spec.eps_centre), 1e-4))
     return mean, np.minimum(var, 1.0)
 
 
-def _draws(spec, b, n, d, rng):
+def _draws(spec, b, n, d, rng, rows):
     """One chunk's random numbers, shared by every model simulated on it (common random
-    numbers: the differences between models are smooth in the model)."""
+    numbers: the differences between models are smooth in the model). ``rows``: the
+    residuals of every row; otherwise those of the sufficient statistics only (``z``,
+    the whitened ``X~^T e``, and ``chi2``, the rest of ``||e||^2``)."""
     unit = rng.standard_normal if spec.gaussian else functools.partial(rng.laplace, 0.0, 1.0)
-    return {
-        "e": rng.standard_normal((b, n), dtype=np.float32),
+    z = {
         "centre": rng.laplace(0.0, 1.0, (2, b)),
         "target": spec.scale * unit(size=(b, d)) / spec.weight,
         "gram": spec.scale * unit(size=(b, d * (d + 1) // 2 - 1)),
         "eigenvalue": spec.eig_scale * unit(size=b),
     }
+    if rows:
+        z["e"] = rng.standard_normal((b, n), dtype=np.float32)
+    else:
+        z["z"] = rng.standard_normal((b, d))
+        z["chi2"] = rng.chisquare(max(n - d, 1), size=b)
+    return z
 
 
-def _mechanism(spec, X1, G, lam_true, theta, sigma, z):
+def _from_rows(spec, X1, slope, a, sigma, z):
+    """``(mean, var, X~^T u)`` of each replicate from its simulated, clipped rows."""
+    # the rows in float32 (the sums are accumulated pairwise: relative error ~1e-7)
+    Y = z["e"] * np.float32(sigma)
+    Y += (X1[:, : spec.p] @ slope + a).astype(np.float32)
+    np.clip(Y, -1.0, 1.0, out=Y)
+    sum_y = Y.sum(axis=1, dtype=np.float64)
+    mean, var = _moments(spec, sum_y, np.einsum("bi,bi->b", Y, Y, dtype=np.float64), z["centre"])
+    U = Y
+    U -= mean[:, None].astype(np.float32)
+    np.clip(U, -1.0, 1.0, out=U)
+    return mean, var, (U @ X1.astype(np.float32)).astype(np.float64)
+
+
+def _from_sums(spec, G, root, slope, a, sigma, z):
+    """``(mean, var, X~^T u)`` of each replicate drawn exactly at the level of the
+    sufficient statistics, valid where the model clips no target: with ``Y = X1 beta +
+    sigma e``, ``X1^T e = R z`` (``R R^T = G``, ``z`` standard normal) and ``||e||^2 =
+    ||z||^2 + chi2_(n - d')``, independent. Costs ``O(d'^2)`` per replicate, not ``O(n)``."""
+    beta = np.append(slope, a)
+    Gb = G @ beta
+    Xe = z["z"] @ root.T
+    XtY = Gb + sigma * Xe
+    sum_sq = beta @ Gb + 2.0 * sigma * (Xe @ beta)
+    sum_sq += sigma**2 * (np.einsum("bi,bi->b", z["z"], z["z"]) + z["chi2"])
+    mean, var = _moments(spec, XtY[:, -1], sum_sq, z["centre"])
+    return mean, var, XtY - mean[:, None] * G[:, -1]
+
+
+def _mechanism(spec, design, theta, sigma, z):
     """The mechanism on one chunk of simulated data sets (draws ``z``) from the model
     ``theta``: ``(coef, intercept)`` of each replicate in original units."""
     p, n, d = spec.p, spec.n, spec.p + 1
     rows, cols = _gram_index(d, True)
     slope, a = spec.to_scaled(theta)
-    # the rows in float32 (the sums are accumulated pairwise: relative error ~1e-7)
-    Y = z["e"] * np.float32(sigma)
-    Y += (X1[:, :p] @ slope + a).astype(np.float32)
-    np.clip(Y, -1.0, 1.0, out=Y)
-    mean, var = _centre(spec, Y, z["centre"])
-    U = Y
-    U -= mean[:, None].astype(np.float32)
-    np.clip(U, -1.0, 1.0, out=U)
-    c = (U @ X1.astype(np.float32)).astype(np.float64) + z["target"]
-    M = np.broadcast_to(G, (Y.shape[0], d, d)).copy()
+    G = design.gram
+    if "e" in z:
+        mean, var, XtU = _from_rows(spec, design.rows, slope, a, sigma, z)
+    else:
+        mean, var, XtU = _from_sums(spec, G, design.root, slope, a, sigma, z)
+    c = XtU + z["target"]
+    M = np.broadcast_to(G, (mean.shape[0], d, d)).copy()
     M[:, rows, cols] += z["gram"]
     M[:, cols, rows] = M[:, rows, cols]
     M[:, d - 1, d - 1] = n
@@ -216,30 +259,49 @@ def _mechanism(spec, X1, G, lam_true, theta, sigma, z):
         shift = spec.eig_scale * float(ndtri(1.0 - EIGENVALUE_TAIL))
     else:
         shift = spec.eig_scale * math.log(1.0 / (2.0 * EIGENVALUE_TAIL))
-    lam_tilde = np.maximum(lam_true + z["eigenvalue"] - shift, 0.0)
-    ridge = _ridge(spec, M, lam_tilde, var)
-    M[:, np.arange(d), np.arange(d)] += ridge[:, None]
-    w = _solve(M, c)
+    lam_tilde = np.maximum(design.min_eigenvalue + z["eigenvalue"] - shift, 0.0)
+    lam, V = np.linalg.eigh(M)  # M + ridge I has the eigenvalues lam + ridge
+    ridge = _ridge(spec, M, lam_tilde, var, lam[:, 0])
+    w = _solve(None, c, (lam + ridge[:, None], V))
     sc = spec.scaling
     coef = w[:, :p] * sc.ax / sc.ay
     intercept = (w[:, :p] @ sc.cx + w[:, p] - sc.cy + mean) / sc.ay
     return np.column_stack([coef, intercept])
 
 
-def replicates(spec, X1, thetas, sigma, n_rep, rng):
+@dataclass(frozen=True)
+class _Design:
+    """The simulated design (``n`` scaled rows with the column of ones), its Gram
+    matrix, a root of it and its smallest eigenvalue; ``exact``: the replicates are
+    drawn at the level of the sufficient statistics (the model clips no target)."""
+
+    rows: np.ndarray
+    gram: np.ndarray
+    root: np.ndarray
+    min_eigenvalue: float
+    exact: bool = False
+
+    @classmethod
+    def of(cls, X1, exact=False):
+        G = X1.T @ X1
+        lam, V = np.linalg.eigh(G)
+        root = V * np.sqrt(np.maximum(lam, 0.0))
+        return cls(X1, G, root, float(lam[0]), bool(exact))
+
+
+def replicates(spec, design, thetas, sigmas, n_rep, rng):
     """``n_rep`` releases of the whole mechanism on data simulated from each linear model
     ``y~ = clip(slope x~ + a + sigma e, -1, 1)`` in ``thetas`` (original units) on the
-    design ``X1``: centring, noisy statistics, private eigenvalue, ridge and solve, with
-    the same random numbers for every model. Returns shape ``(len(thetas), n_rep, p +
-    1)``."""
+    design: centring, noisy statistics, private eigenvalue, ridge and solve, with the
+    same random numbers for every model (``sigmas``: the residual standard deviation of
+    each, or one for all). Returns shape ``(len(thetas), n_rep, p + 1)``."""
     n, d = spec.n, spec.p + 1
-    G = X1.T @ X1
-    lam_true = float(np.linalg.eigvalsh(G)[0])
+    sigmas = np.broadcast_to(np.asarray(sigmas, float), (len(thetas),))
     out = []
-    step = max(1, CHUNK // max(n, 1))
+    step = CHUNK // (4 * d * d) if design.exact else max(1, CHUNK // max(n, 1))
     for start in range(0, n_rep, step):
-        z = _draws(spec, min(step, n_rep - start), n, d, rng)
-        out.append([_mechanism(spec, X1, G, lam_true, t, sigma, z) for t in thetas])
+        z = _draws(spec, min(step, n_rep - start), n, d, rng, rows=not design.exact)
+        out.append([_mechanism(spec, design, t, s, z) for t, s in zip(thetas, sigmas, strict=True)])
     return np.concatenate([np.array(o) for o in out], axis=1)
 
 
@@ -261,13 +323,17 @@ def _clipped_variance(mu, sigma):
     return float(np.mean(second) - np.mean(first) ** 2)
 
 
-def _residual_sd(spec, X1, theta, variance):
+def _residual_sd(spec, X1, theta, variance, exact=False):
     """The residual standard deviation of the simulated target (scaled units): the one
     whose simulated target, clipped to its bounds, has the target's private variance
-    (bisection; at least ``MIN_RESIDUAL_SHARE`` of that variance)."""
+    (bisection; in closed form where the model clips nothing, ``exact``; at least
+    ``MIN_RESIDUAL_SHARE`` of that variance)."""
     slope, a = spec.to_scaled(theta)
     mu = X1[:, : spec.p] @ slope + a
     lo_sd, hi_sd = math.sqrt(MIN_RESIDUAL_SHARE * variance), 4.0
+    plain = min(max(math.sqrt(max(variance - float(mu.var()), 0.0)), lo_sd), hi_sd)
+    if exact or _clipped_count(mu, plain) < CLIP_NEGLIGIBLE:  # nothing clips
+        return plain
     if _clipped_variance(mu, lo_sd) >= variance:
         return lo_sd
     if _clipped_variance(mu, hi_sd) <= variance:
@@ -281,18 +347,22 @@ def _residual_sd(spec, X1, theta, variance):
     return math.sqrt(lo_sd * hi_sd)
 
 
-def _linearised(spec, X1, theta, sigma, n_bootstrap, rng):
+def _linearised(spec, design, theta, variance, n_bootstrap, rng):
     """The mean map ``m(theta)`` of the mechanism, its Jacobian and the replicates'
-    covariance at ``theta``. The Jacobian is a finite difference of one standard
-    deviation of a pilot run, on ``n_bootstrap / 4`` replicates with common random
-    numbers (the differences are smooth); the mean and covariance use ``n_bootstrap``."""
+    covariance at ``theta``. Every model keeps the target's private variance (its
+    residual standard deviation is :func:`_residual_sd`). The Jacobian is a finite
+    difference of one standard deviation of a pilot run, on ``n_bootstrap / 4``
+    replicates with common random numbers (the differences are smooth); the mean and
+    covariance use ``n_bootstrap``."""
     k = theta.size
-    pilot = replicates(spec, X1, [theta], sigma, PILOT, rng)[0]
+    sigma = _residual_sd(spec, design.rows, theta, variance, design.exact)
+    pilot = replicates(spec, design, [theta], sigma, PILOT, rng)[0]
     h = np.maximum(pilot.std(axis=0), 1e-12)
     steps = [theta + h[j] * np.eye(k)[j] for j in range(k)]
-    moved = replicates(spec, X1, [theta, *steps], sigma, max(PILOT, n_bootstrap // 4), rng)
+    sigmas = [sigma] + [_residual_sd(spec, design.rows, t, variance, design.exact) for t in steps]
+    moved = replicates(spec, design, [theta, *steps], sigmas, max(PILOT, n_bootstrap // 4), rng)
     J = (moved[1:].mean(axis=1) - moved[0].mean(axis=0)).T / h
-    base = replicates(spec, X1, [theta], sigma, n_bootstrap, rng)[0]
+    base = replicates(spec, design, [theta], sigma, n_bootstrap, rng)[0]
     return base.mean(axis=0), J, np.cov(base, rowvar=False)
 
 
@@ -303,19 +373,52 @@ def _stable_inverse(J):
     return (Vt.T / np.maximum(S, MIN_GAIN)) @ U.T
 
 
-def bootstrap(est, n_bootstrap, rng):
-    """``(centre, se)`` of each coefficient (``coef_`` then ``intercept_``): the
-    parametric bootstrap inverted through the linearised mean map of the mechanism
-    (Notes of :meth:`conf_int`)."""
+def _clipped_count(mu, sigma):
+    """Expected number of targets ``mu_i + sigma e`` clipped to ``[-1, 1]``, and again
+    after centring: where it is below ``CLIP_NEGLIGIBLE`` nothing clips in effect, and
+    the replicates are drawn at the level of the sufficient statistics."""
+    centred = mu - mu.mean()
+    tails = special.ndtr((-1.0 - mu) / sigma) + special.ndtr((mu - 1.0) / sigma)
+    tails += special.ndtr((-1.0 - centred) / sigma) + special.ndtr((centred - 1.0) / sigma)
+    return float(tails.sum())
+
+
+def _clipped_rows(spec, X1, theta, sigma):
+    """:func:`_clipped_count` of the model ``theta`` on the design ``X1``."""
+    slope, a = spec.to_scaled(theta)
+    return _clipped_count(X1[:, : spec.p] @ slope + a, sigma)
+
+
+def _setup(est, rng):
+    """``(spec, design, estimate, variance)``: the data model fitted to the releases."""
     spec = _Spec.of(est)
     stats = est.released_statistics_
     X1 = _design(_debiased_gram(spec, stats["gram"], rng), spec.n, spec.p, rng)
     variance = float(stats["target_variance"])
     estimate = np.append(np.asarray(est.coef_, float), float(est.intercept_))
     sigma = _residual_sd(spec, X1, estimate, variance)
-    mean, J, cov = _linearised(spec, X1, estimate, sigma, n_bootstrap, rng)
+    exact = _clipped_rows(spec, X1, estimate, sigma) < CLIP_NEGLIGIBLE
+    return spec, _Design.of(X1, exact), estimate, variance
+
+
+def bootstrap(est, n_bootstrap, rng):
+    """``(centre, se)`` of each coefficient (``coef_`` then ``intercept_``): the
+    parametric bootstrap inverted through the linearised mean map of the mechanism,
+    the standard error taken at the bias-corrected model (Notes of :meth:`conf_int`).
+    ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated."""
+    spec, design, estimate, variance = _setup(est, rng)
+    if n_bootstrap is None:
+        n_bootstrap = N_BOOTSTRAP_EXACT
+        if not design.exact:
+            n_bootstrap = min(n_bootstrap, max(N_BOOTSTRAP_ROWS, ROWS_BUDGET // spec.n))
+    mean, J, _ = _linearised(spec, design, estimate, variance, n_bootstrap, rng)
+    centre = estimate + _stable_inverse(J) @ (estimate - mean)
+    if design.exact:  # the corrected model may clip where the estimate's did not
+        sigma = _residual_sd(spec, design.rows, centre, variance)
+        if _clipped_rows(spec, design.rows, centre, sigma) >= CLIP_NEGLIGIBLE:
+            design = _Design.of(design.rows, exact=False)
+    _, J, cov = _linearised(spec, design, centre, variance, n_bootstrap, rng)
     J_inv = _stable_inverse(J)
-    centre = estimate + J_inv @ (estimate - mean)
     return centre, np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
 
 

@@ -197,3 +197,42 @@ def test_dask_input_gives_the_same_ols_interval():
     reg = _fit(X, y, epsilon=math.inf)
     lazy = _fit(da.from_array(X, chunks=400), da.from_array(y, chunks=400), epsilon=math.inf)
     np.testing.assert_allclose(lazy.conf_int(), reg.conf_int(), rtol=1e-9)
+
+
+def test_replicates_from_the_sufficient_statistics_match_simulated_rows():
+    # where the model clips no target, drawing X~^T e and ||e||^2 directly is the same
+    # distribution as simulating the n rows (and much cheaper)
+    X, y = _data(n=2000, beta=(0.5, -0.3, 0.2))
+    reg = _fit(X, y)
+    spec, design, estimate, variance = L._setup(reg, np.random.default_rng(0))
+    assert design.exact
+    sigma = L._residual_sd(spec, design.rows, estimate, variance)
+    rows = L._Design.of(design.rows, exact=False)
+    a = L.replicates(spec, design, [estimate], sigma, 4000, np.random.default_rng(1))[0]
+    b = L.replicates(spec, rows, [estimate], sigma, 4000, np.random.default_rng(2))[0]
+    sd = b.std(axis=0)
+    assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) < 4 * sd / np.sqrt(2000))
+    np.testing.assert_allclose(a.std(axis=0), sd, rtol=0.08)
+
+
+def test_rows_are_simulated_where_the_target_is_clipped():
+    X, y = _data(n=2000)
+    rng = np.random.default_rng(0)
+    assert L._setup(_fit(X, y), rng)[1].exact  # bounds_y (-6, 6): nothing clips
+    assert not L._setup(_fit(X, y, bounds_y=(-2, 2)), rng)[1].exact  # about 8 % clipped
+
+
+def test_default_number_of_replicates():
+    X, y = _data(n=1000)
+    reg = _fit(X, y)
+    np.testing.assert_array_equal(
+        reg.conf_int(random_state=3), reg.conf_int(n_bootstrap=L.N_BOOTSTRAP_EXACT, random_state=3)
+    )
+
+
+def test_solve_with_known_eigendecomposition():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(4, 3, 3))
+    A = B @ B.transpose(0, 2, 1) + np.eye(3)
+    c = rng.normal(size=(4, 3))
+    np.testing.assert_allclose(L._solve(None, c, np.linalg.eigh(A)), L._solve(A, c))
