@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skdp.utils._sklearn_compat import StrOptions, check_is_fitted
-from skdp.utils.validation import validate_data
+from skdp.utils.validation import check_array, validate_data
 
 __all__ = [
     "DOCS",
@@ -13,6 +13,7 @@ __all__ = [
     "column_labels",
     "feature_names_in_or_default",
     "fitted_float_input",
+    "fitted_inverse_input",
     "like_input",
     "noisy_release",
 ]
@@ -47,6 +48,9 @@ Returns
 -------
 ndarray of str""",
 }
+#: ``transform``'s Parameters and Returns together (a transformer that keeps the input's
+#: container)
+DOCS["transform_io"] = DOCS["transform_param_X"] + "\n\n" + DOCS["transform_returns_like_input"]
 
 
 def like_input(estimator, X, out):
@@ -133,3 +137,17 @@ def fitted_float_input(estimator, X):
     fitted width and feature names (``NotFittedError`` before ``fit``)."""
     check_is_fitted(estimator)
     return validate_data(estimator, X, dtype=np.float64, reset=False)
+
+
+def fitted_inverse_input(estimator, X, *, copy=False):
+    """``X`` of a fitted transformer's ``inverse_transform``: float64 with
+    ``n_features_in_`` columns (``NotFittedError`` before ``fit``; ``copy=True`` for a
+    caller that writes into it)."""
+    check_is_fitted(estimator)
+    X = check_array(X, dtype=np.float64, copy=copy)
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input"
+        )
+    return X

@@ -20,6 +20,7 @@ from skdp.preprocessing._common import (
     column_labels,
     feature_names_in_or_default,
     fitted_float_input,
+    fitted_inverse_input,
     like_input,
 )
 from skdp.utils._data_free import missing_values_message
@@ -47,6 +48,20 @@ References
 ----------
 """
     + FRAGMENTS["ref_mironov2012"],
+)
+
+#: The fitted facts both public transformers share (their metadata ``bounds`` or
+#: ``categories`` is all they learn; ``"data"`` reads it off the rows).
+_PUBLIC_FACTS = """\
+encoder_ : skdp.utils.schema.TabularEncoder
+    The per-record encoder built from the declared {0}.
+epsilon_spent_, delta_spent_ : float
+    0 (``inf`` with ``{0}="data"``).
+privacy_guarantee_ : str
+    ``"exact"`` (``"none"`` with ``{0}="data"``).
+nonprivate_options_ : list of str"""
+_DOCS.update(
+    {f"attr_public_facts_{name}": _PUBLIC_FACTS.format(name) for name in ("bounds", "categories")}
 )
 
 
@@ -101,13 +116,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
         ``(b - a) / (hi - lo)``.
     min_ : ndarray of shape (n_features,)
         ``a - scale_ * lo``, so that ``transform(x) = scale_ * clip(x) + min_``.
-    encoder_ : skdp.utils.schema.TabularEncoder
-        The per-record encoder built from the declared bounds.
-    epsilon_spent_, delta_spent_ : float
-        0 (``inf`` with ``bounds="data"``).
-    privacy_guarantee_ : str
-        ``"exact"`` (``"none"`` with ``bounds="data"``).
-    nonprivate_options_ : list of str
+    {attr_public_facts_bounds}
         ``["bounds"]`` with ``bounds="data"``, else empty.
     {attr_features_in}
 
@@ -221,9 +230,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
     def transform(self, X):
         """Clip to the declared bounds and map onto ``feature_range``.
 
-        {transform_param_X}
-
-        {transform_returns_like_input}
+        {transform_io}
         """
         X_in = X
         X = fitted_float_input(self, X)
@@ -238,13 +245,7 @@ class PublicBoundsScaler(DPEstimatorMixin, OneToOneFeatureMixin, TransformerMixi
 
         {inverse_transform_io}
         """
-        check_is_fitted(self)
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        X = fitted_inverse_input(self, X)
         return np.asarray(self.encoder_.inverse_transform(X), dtype=np.float64)
 
 
@@ -327,13 +328,7 @@ class PublicOneHotEncoder(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         The declared categories of every column, in output order.
     drop_idx_ : ndarray of object or None
         Index of the dropped level per column (``None`` where none is dropped).
-    encoder_ : skdp.utils.schema.TabularEncoder
-        The per-record encoder built from the declared categories.
-    epsilon_spent_, delta_spent_ : float
-        0 (``inf`` with ``categories="data"``).
-    privacy_guarantee_ : str
-        ``"exact"`` (``"none"`` with ``categories="data"``).
-    nonprivate_options_ : list of str
+    {attr_public_facts_categories}
     {attr_features_in}
 
     Notes

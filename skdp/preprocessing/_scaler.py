@@ -15,6 +15,7 @@ from skdp.preprocessing._common import (
     bounds_constraint,
     column_labels,
     fitted_float_input,
+    fitted_inverse_input,
     like_input,
     noisy_release,
 )
@@ -29,9 +30,8 @@ from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._rowsum import any_dask
-from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context, check_is_fitted
+from skdp.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from skdp.utils.validation import (
-    check_array,
     check_bounds,
     check_clip_bounds_declared,
     clip_to_bounds,
@@ -376,9 +376,7 @@ None, default=None
     def transform(self, X):
         """Clip to the bounds, subtract ``mean_`` and divide by ``scale_``.
 
-        {transform_param_X}
-
-        {transform_returns_like_input}
+        {transform_io}
         """
         X_in = X
         X = fitted_float_input(self, X)
@@ -399,13 +397,7 @@ None, default=None
 
         {inverse_transform_io}
         """
-        check_is_fitted(self)
-        X = check_array(X, dtype=np.float64, copy=True)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        X = fitted_inverse_input(self, X, copy=True)
         if self.with_std:
             X = X * self.scale_
         if self.with_mean:
