@@ -12,7 +12,9 @@ the sampling error of the gradient sum), with ``A = I - S H*``,
 
 the remaining shrinkage of a path that has not converged, the sampling error and the
 gradient noise propagated through the steps. :func:`private_interval` evaluates its
-covariance and corrects the first term, with ``H*`` estimated from the releases.
+covariance and corrects the first term, with ``H*`` estimated from the releases;
+where the released ``n epsilon`` is small, :func:`posterior_interval` draws ``H*`` from
+its release instead and mixes the linearised intervals.
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ from skdp.utils._inference import (
 )
 from skdp.utils._sklearn_compat import check_is_fitted
 
-__all__ = ["CoxInferenceMixin", "exact_statistics", "private_interval", "wald_interval"]
+__all__ = [
+    "CoxInferenceMixin",
+    "exact_statistics",
+    "posterior_interval",
+    "private_interval",
+    "wald_interval",
+]
 
 #: simulated noise matrices of the eigenvalue debiasing of the profile information
 DEBIAS_DRAWS = 200
@@ -190,25 +198,78 @@ def private_interval(est):
     return np.sqrt(np.maximum(np.diag(cov)[J:], 0.0)) / half, centre[J:] / half
 
 
-#: below this released ``n epsilon`` the measured coverage of nominal 95 % intervals
-#: fell to 0.30-0.90 (:doc:`/inference`, ``benchmarks/intervals_cox.py``)
+#: below this released ``n epsilon`` the linearised interval under-covered (measured
+#: 0.30-0.90, :doc:`/inference`): :func:`posterior_interval` is used instead
+POSTERIOR_N_EPSILON = 2500.0
+#: from there up to this released ``n epsilon`` the linearised interval covered 0.88-0.93
+#: (measured): ``conf_int`` warns
 UNDER_COVERAGE_N_EPSILON = 3000.0
+#: draws of the information in :func:`posterior_interval`
+POSTERIOR_DRAWS = 2000
+#: eigenvalue floor of those draws, in standard deviations of the Hessian's noise
+POSTERIOR_FLOOR = 0.25
+
+
+def _released_n_epsilon(est):
+    """The noisy row count of the centre's release times ``epsilon_spent_``
+    (post-processing)."""
+    return float(np.asarray(est.released_statistics_["centre"])[0]) * float(est.epsilon_spent_)
 
 
 def _warn_if_under_covering(est):
-    """A ``UserWarning`` where the released number of rows (the noisy count of the
-    centre's release: post-processing) times ``epsilon_spent_`` is in the regime where
-    the intervals were measured to under-cover."""
-    n_noisy = float(np.asarray(est.released_statistics_["centre"])[0])
-    if n_noisy * float(est.epsilon_spent_) < UNDER_COVERAGE_N_EPSILON:
+    """A ``UserWarning`` where the released ``n epsilon`` is in the band where the
+    linearised intervals were measured to cover 0.88-0.93."""
+    if POSTERIOR_N_EPSILON <= _released_n_epsilon(est) < UNDER_COVERAGE_N_EPSILON:
         warnings.warn(
-            "DPCoxPH intervals under-cover where n * epsilon is below about "
-            f"{UNDER_COVERAGE_N_EPSILON:,.0f} (measured coverage of 95 % intervals "
-            "0.30-0.90 there: the fit is shrunk and its curvature barely identified); "
-            "read them as too narrow, or fit with a larger epsilon (doc/inference.rst)",
+            "DPCoxPH intervals under-cover slightly where n * epsilon is between "
+            f"{POSTERIOR_N_EPSILON:,.0f} and {UNDER_COVERAGE_N_EPSILON:,.0f} (measured "
+            "coverage of 95 % intervals 0.88-0.93 there); read them as a little too "
+            "narrow, or fit with a larger epsilon (doc/inference.rst)",
             UserWarning,
             stacklevel=3,
         )
+
+
+def _information_draws(H, sigma, rng, draws):
+    """Draws of the information ``H*`` given its release ``H = H* + E`` (``E``
+    symmetric, ``N(0, sigma^2)`` entries): ``H + E_r`` (the flat-prior posterior),
+    eigenvalues floored at ``POSTERIOR_FLOOR sigma``."""
+    p = H.shape[0]
+    upper = np.triu(rng.normal(0.0, sigma, size=(draws, p, p)))
+    E = upper + np.swapaxes(np.triu(upper, 1), 1, 2)
+    lam, V = np.linalg.eigh(0.5 * (H + H.T) + E)
+    lam = np.maximum(lam, POSTERIOR_FLOOR * sigma)
+    return (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2)
+
+
+def posterior_interval(est, alpha):
+    """``(se, lower, upper, p, centre)`` of ``coef_`` (original units) where the released
+    ``n epsilon`` is small: the linearised path with the uncertainty of ``H*``
+    propagated (Notes of ``conf_int``)."""
+    stats = est.released_statistics_
+    path, J = _path(est, stats)
+    H = np.asarray(stats["hessian"], float)
+    sigma = float(est.noise_scale_["hessian"])
+    seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
+    rng = np.random.default_rng(seed[:64] if seed.size else 0)
+    H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS)
+    step = est.step_size * _floored_inverse(est, H)
+    AK, cov = _recursion(est, H_star, step, np.asarray(stats["gradients"]).shape[0])
+    p = H.shape[0]
+    # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, xi ~ N(0, cov): given the
+    # released start, its noise does not enter
+    chol = np.linalg.cholesky(
+        cov + 1e-12 * np.trace(cov, axis1=1, axis2=2)[:, None, None] * np.eye(p)
+    )
+    xi = (chol @ rng.standard_normal((POSTERIOR_DRAWS, p, 1)))[..., 0]
+    shift = np.linalg.solve(np.eye(p) - AK, (path[-1] - path[0] - xi)[..., None])[..., 0]
+    draws = (path[0] + shift)[:, J:] / _half(est)
+    lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    q16, centre, q84 = np.quantile(draws, [0.158655, 0.5, 0.841345], axis=0)
+    below = (1.0 + (draws <= 0).sum(axis=0)) / (1.0 + POSTERIOR_DRAWS)
+    above = (1.0 + (draws >= 0).sum(axis=0)) / (1.0 + POSTERIOR_DRAWS)
+    pval = np.minimum(1.0, 2.0 * np.minimum(below, above))
+    return (q84 - q16) / 2.0, lower, upper, pval, centre
 
 
 class CoxInferenceMixin:
@@ -222,6 +283,9 @@ class CoxInferenceMixin:
         estimate = np.asarray(self.coef_, float)
         names = coefficient_names(self, estimate.shape[0], False)
         if "gradients" in self.released_statistics_:
+            if _released_n_epsilon(self) < POSTERIOR_N_EPSILON:
+                se, lower, upper, p, _ = posterior_interval(self, alpha)
+                return names, estimate, se, lower, upper, p
             _warn_if_under_covering(self)
             se, centre = private_interval(self)
         else:
@@ -283,12 +347,22 @@ class CoxInferenceMixin:
         not correct the difference, which at the default ``max_grad_norm`` is small
         next to the standard error (the bias column of
         ``benchmarks/intervals_cox.py``); a much smaller ``max_grad_norm`` biases
-        the interval. The uncertainty of the estimated ``H*`` is not propagated:
-        where ``n epsilon`` is small (a few hundred events at ``epsilon <= 1``) the
-        path is strongly shrunk, ``H*`` is barely identified from one noisy Hessian,
-        and the interval under-covers (measured in :doc:`/inference`): below a
-        released ``n epsilon`` of 3,000 (the noisy row count of the centre's release
-        times ``epsilon_spent_``) ``conf_int`` and ``summary`` emit a ``UserWarning``.
+        the interval.
+
+        **Small n epsilon: the uncertainty of ``H*`` propagated.** Where the released
+        ``n epsilon`` (the noisy row count of the centre's release times
+        ``epsilon_spent_``) is below 2,500 the path is strongly shrunk and ``H*`` barely
+        identified by one noisy Hessian; the interval above under-covered there
+        (0.30-0.90, measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
+        H~ + E_r`` (``E_r`` the release's Gaussian noise: the flat-prior posterior of
+        ``H*``, eigenvalues floored at a quarter of the noise's standard deviation), for
+        each draw solves ``theta_K - theta_0 = (I - A_r^K) (theta* - theta_0) + xi_r``
+        with ``xi_r ~ N(0, C_r)`` (the covariance above; given the released start, the
+        start's noise does not enter) and reports the quantiles of the draws of
+        ``theta*`` (``std err``: half their 68 % range; ``P>|z|``: the smallest
+        ``alpha`` whose interval excludes 0). Wide, since it admits every curvature the
+        release allows; between 2,500 and 3,000 the linearised interval is kept and a
+        ``UserWarning`` says it under-covers slightly (0.88-0.93).
 
         **epsilon=inf.** The Wald interval ``coef_ -+ z sqrt(diag(H^-1))`` of the exact
         piecewise-exponential fit, ``H`` its observed information at the estimate

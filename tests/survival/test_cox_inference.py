@@ -189,17 +189,52 @@ def test_coverage_and_calibration_heavy():
     assert time.perf_counter() - t0 < 10.0
 
 
-def test_small_n_epsilon_warns_that_the_interval_under_covers():
-    """Where the intervals were measured to under-cover (released n * epsilon below
-    3,000) conf_int says so; a large n * epsilon stays silent."""
-    rng = np.random.default_rng(3)
-    X = rng.uniform(-1, 1, size=(600, 2))
+def _uniform_cohort(n, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
     t = rng.exponential(1 / (0.2 * np.exp(X @ [0.5, -0.5])))
-    y = make_survival_target(t < 10, np.minimum(t, 10))
+    return X, make_survival_target(t < 10, np.minimum(t, 10))
+
+
+def test_small_n_epsilon_propagates_the_uncertainty_of_the_information():
+    """Below a released n * epsilon of 2,500 (where the linearised interval was measured
+    to under-cover) conf_int draws the information from its release and mixes the
+    linearised intervals: wider, deterministic, no warning, post-processing only."""
+    from skdp.survival._cox_inference import posterior_interval, private_interval
+
+    X, y = _uniform_cohort(600)
     small = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
-    with pytest.warns(UserWarning, match="under-cover"):
-        small.conf_int()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = small.conf_int()
+    se, lower, upper, p, centre = posterior_interval(small, 0.05)
+    np.testing.assert_array_equal(ci, np.column_stack([lower, upper]))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(small)).conf_int(), ci)
+    assert np.all((lower < centre) & (centre < upper)) and np.all(se > 0)
+    assert np.all((p > 0) & (p <= 1))
+    assert np.all((p < 0.05) == ((lower > 0) | (upper < 0)))
+    lin_se, _ = private_interval(small)
+    assert np.all(upper - lower > 2 * 1.96 * lin_se)  # the information's uncertainty
+    table = small.summary()
+    np.testing.assert_allclose(table.iloc[:, 2:4].to_numpy(), ci)
+
+
+def test_the_band_above_warns_that_the_interval_under_covers_slightly():
+    X, y = _uniform_cohort(2750)
+    band = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    assert 2500 <= band.released_statistics_["centre"][0] < 3000
+    with pytest.warns(UserWarning, match="under-cover slightly"):
+        band.conf_int()
     large = DPCoxPH(epsilon=20.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         large.conf_int()
+
+
+def test_information_draws_centre_on_the_release_and_respect_the_floor():
+    from skdp.survival._cox_inference import POSTERIOR_FLOOR, _information_draws
+
+    H = np.diag([400.0, 300.0, 50.0])
+    draws = _information_draws(H, 5.0, np.random.default_rng(0), 4000)
+    assert np.linalg.eigvalsh(draws).min() >= POSTERIOR_FLOOR * 5.0 - 1e-9
+    np.testing.assert_allclose(draws.mean(axis=0), H, atol=0.5)
