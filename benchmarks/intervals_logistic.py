@@ -5,7 +5,7 @@ Simulation: ``X ~ U(-1, 1)^d`` declared in ``(-1, 1)``, ``P(y = 1) = sigmoid(X b
 0.2)``; the last coefficient of ``beta`` is 0 (for the p-values' calibration). For each
 cell ``(n, epsilon, d)`` and repetition a new data set and a new noise draw;
 objective perturbation with ``inference=True`` (35 % of epsilon to the Fisher
-information) and otherwise the defaults.
+information, 50 % where ``n epsilon / d' < 40``) and otherwise the defaults.
 
 Reported per cell: coverage of the nominal 95 % intervals (mean over the coefficients
 and the intercept, and the smallest), mean width over two oracle widths ``2 x 1.96 x``

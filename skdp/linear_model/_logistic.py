@@ -171,7 +171,8 @@ dict, default=None
     inference : bool, default=False
         Also release, per problem, the Fisher information at the released weights with
         Laplace noise, for :meth:`conf_int` and :meth:`summary`: it takes 35 % of each
-        problem's budget inside the same ``epsilon`` (``privacy_breakdown_["fisher"]``),
+        problem's budget (50 % where the public ``n epsilon / d'`` is below 40, at row
+        level) inside the same ``epsilon`` (``privacy_breakdown_["fisher"]``),
         needs objective perturbation (``"auto"`` then picks it; ``"dpsgd"`` is
         refused), and ``False`` leaves every release unchanged (:doc:`/inference`).
     random_state : None, int, Generator or SeedSequence, default=None
