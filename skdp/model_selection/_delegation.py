@@ -18,6 +18,21 @@ def _search_estimator_has(attr):
     return check
 
 
+def _delegated(name, summary=None):
+    """The method ``name(X)`` of a fitted search: ``best_estimator_``'s, available when
+    the (best) estimator has it."""
+
+    def method(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return getattr(self.best_estimator_, name)(X)
+
+    method.__name__ = name
+    method.__qualname__ = f"BestEstimatorMixin.{name}"
+    summary = summary or f"``best_estimator_.{name}``"
+    method.__doc__ = f"{summary} (post-processing: spends nothing)."
+    return available_if(_search_estimator_has(name))(method)
+
+
 class BestEstimatorMixin:
     """``classes_``, ``n_features_in_``, ``predict``, ... of ``best_estimator_``."""
 
@@ -33,26 +48,7 @@ class BestEstimatorMixin:
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.n_features_in_
 
-    @available_if(_search_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    @available_if(_search_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """``best_estimator_.predict_proba`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_search_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """``best_estimator_.decision_function`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_search_estimator_has("transform"))
-    def transform(self, X):
-        """``best_estimator_.transform`` (post-processing: spends nothing)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.transform(X)
+    predict = _delegated("predict", "Predict with ``best_estimator_``")
+    predict_proba = _delegated("predict_proba")
+    decision_function = _delegated("decision_function")
+    transform = _delegated("transform")
