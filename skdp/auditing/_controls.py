@@ -49,6 +49,14 @@ def _ids(estimator, X, reset):
     return ids
 
 
+def _fit_ids(estimator, X):
+    """The start of a private control's ``fit``: its parameters and ``epsilon`` checked,
+    then the record ids of ``X``; ``(epsilon, ids)``."""
+    estimator._validate_params()
+    eps, _ = estimator._check_privacy_params()
+    return eps, _ids(estimator, X, reset=True)
+
+
 class RandomizedResponseRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
     """Release, for every id of a public universe, a randomized-response membership bit.
 
@@ -93,9 +101,7 @@ class RandomizedResponseRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        self._validate_params()
-        eps, _ = self._check_privacy_params()
-        ids = _ids(self, X, reset=True)
+        eps, ids = _fit_ids(self, X)
         member = np.zeros(self.n_ids, dtype=bool)
         member[ids] = True
         p_flip = 1.0 / (1.0 + math.exp(eps)) if math.isfinite(eps) else 0.0
@@ -155,9 +161,7 @@ class LaplaceCountRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        self._validate_params()
-        eps, _ = self._check_privacy_params()
-        ids = _ids(self, X, reset=True)
+        eps, ids = _fit_ids(self, X)
         counts = np.bincount(ids, minlength=self.n_ids).astype(float)
         scale = self.noise_factor / eps if math.isfinite(eps) else 0.0
         self.counts_ = counts + make_rng(self.random_state).laplace(0.0, 1.0, self.n_ids) * scale
@@ -166,6 +170,14 @@ class LaplaceCountRelease(DPEstimatorMixin, DensityMixin, BaseEstimator):
     def score_samples(self, X):
         check_is_fitted(self)
         return self.counts_[_ids(self, X, reset=False)]
+
+
+def _squared_distances(estimator, X):
+    """Squared Euclidean distances from each row of ``X`` to each memorised training
+    row of a fitted control, shape ``(len(X), n_train)``."""
+    check_is_fitted(estimator)
+    X = validate_data(estimator, X, reset=False).astype(float)
+    return ((X[:, None, :] - estimator.rows_[None, :, :]) ** 2).sum(-1)
 
 
 class MemorizingDensity(DensityMixin, BaseEstimator):
@@ -189,9 +201,7 @@ class MemorizingDensity(DensityMixin, BaseEstimator):
         return self
 
     def score_samples(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False).astype(float)
-        d2 = ((X[:, None, :] - self.rows_[None, :, :]) ** 2).sum(-1)
+        d2 = _squared_distances(self, X)
         return -np.sqrt(d2.min(axis=1))
 
     def score(self, X, y=None):
@@ -224,14 +234,12 @@ class MemorizingClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False).astype(float)
-        d2 = ((X[:, None, :] - self.rows_[None, :, :]) ** 2).sum(-1)
+        d2 = _squared_distances(self, X)
         nn = d2.argmin(axis=1)
         k = len(self.classes_)
-        conf = 1.0 / k + (0.99 - 1.0 / k) * np.exp(-np.sqrt(d2[np.arange(len(X)), nn]))
+        conf = 1.0 / k + (0.99 - 1.0 / k) * np.exp(-np.sqrt(d2[np.arange(len(d2)), nn]))
         proba = np.tile(((1.0 - conf) / max(k - 1, 1))[:, None], (1, k))
-        proba[np.arange(len(X)), self.y_[nn]] = conf
+        proba[np.arange(len(d2)), self.y_[nn]] = conf
         return proba
 
     def predict(self, X):
