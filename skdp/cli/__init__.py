@@ -160,6 +160,15 @@ def build_parser():
     return p
 
 
+_MISSING = ("error", "category")  # the --missing choices of every command
+
+
+def _choice(s, flag, choices, help=None):
+    """Add the option ``flag`` to the parser ``s``: one of ``choices``, by default the
+    first."""
+    s.add_argument(flag, choices=choices, default=choices[0], help=help)
+
+
 def _add_schema(sub):
     """``skdp schema``: draft a schema file from a CSV's header and column types."""
     s = sub.add_parser(
@@ -179,11 +188,11 @@ def _add_schema(sub):
         help="fill bounds and categories from the data (NOT private; the file is marked "
         "and a warning printed)",
     )
-    s.add_argument(
+    _choice(
+        s,
         "--missing",
-        choices=("error", "category"),
-        default="error",
-        help="empty cells: refused (error, the default), or declare a missing level on "
+        _MISSING,
+        "empty cells: refused (error, the default), or declare a missing level on "
         'every column ("missing": true; category)',
     )
     s.set_defaults(func=_cmd_schema)
@@ -198,9 +207,7 @@ def _add_synthesize(sub):
     )
     s.add_argument("input", metavar="INPUT.csv")
     s.add_argument("--schema", required=True, metavar="SCHEMA.json")
-    s.add_argument(
-        "--method", choices=("histogram", "marginal", "flow", "gan"), default="histogram"
-    )
+    _choice(s, "--method", ("histogram", "marginal", "flow", "gan"))
     s.add_argument(
         "--epsilon", type=_finite_float, required=True, help="total privacy budget of the run"
     )
@@ -211,17 +218,17 @@ def _add_synthesize(sub):
         help="total delta (marginal, flow, gan; default 1e-5, keep it well below 1/rows; "
         "marginal with 0: pure epsilon-DP)",
     )
-    s.add_argument(
+    _choice(
+        s,
         "--selection",
-        choices=("auto", "aim", "mst"),
-        default="auto",
-        help="marginal: AIM's adaptive rounds (auto: the default) or MST's spanning tree",
+        ("auto", "aim", "mst"),
+        "marginal: AIM's adaptive rounds (auto: the default) or MST's spanning tree",
     )
-    s.add_argument(
+    _choice(
+        s,
         "--sampling",
-        choices=("systematic", "iid"),
-        default="systematic",
-        help="histogram, marginal: draw the rows by systematic sampling (each cell gets its "
+        ("systematic", "iid"),
+        "histogram, marginal: draw the rows by systematic sampling (each cell gets its "
         "expected count rounded; the default) or independently",
     )
     s.add_argument(
@@ -234,11 +241,11 @@ def _add_synthesize(sub):
         "reads n, so n is not protected either way)",
     )
     s.add_argument("-o", "--output", required=True, metavar="OUT.csv")
-    s.add_argument(
+    _choice(
+        s,
         "--missing",
-        choices=("error", "category"),
-        default="error",
-        help="empty cells: refused (error, the default; columns whose schema entry says "
+        _MISSING,
+        "empty cells: refused (error, the default; columns whose schema entry says "
         '"missing": true excepted), or a missing level of every column whose rate is '
         "released under the budget, written back as empty cells (category; histogram, "
         "marginal, gan)",
@@ -305,11 +312,11 @@ def _add_evaluate(sub):
         default=None,
         help="also report TSTR/TRTR with HistGradientBoosting predicting COLUMN",
     )
-    s.add_argument(
+    _choice(
+        s,
         "--task",
-        choices=("auto", "classification", "regression"),
-        default="auto",
-        help="for --target: default from the schema kind or the column type",
+        ("auto", "classification", "regression"),
+        "for --target: default from the schema kind or the column type",
     )
     s.add_argument(
         "--test",
@@ -320,11 +327,11 @@ def _add_evaluate(sub):
     s.add_argument(
         "--test-size", type=float, default=0.25, help="share of REAL.csv for TSTR testing"
     )
-    s.add_argument(
+    _choice(
+        s,
         "--missing",
-        choices=("error", "category"),
-        default="error",
-        help="empty cells: refused (error, the default; columns whose schema entry says "
+        _MISSING,
+        "empty cells: refused (error, the default; columns whose schema entry says "
         '"missing": true excepted), or compared as a level of every column (category): '
         "a numeric column gets a 0/1 missing column beside it",
     )
