@@ -196,7 +196,8 @@ class _Hasher:
                 self.value(item)
         elif hasattr(obj, "get_params") and callable(obj.get_params):
             self.raw("estimator", _qualname(type(obj)).encode())
-            self.value(obj.get_params(deep=False))
+            params = obj.get_params(deep=False)  # a tuple's replacements: as the tuple
+            self.value(_hash_renamed(params, type(obj), tuples_only=True))
         elif _is_pandas(obj):
             self.pandas(obj)
         elif hasattr(obj, "tocsr") and hasattr(obj, "shape"):  # scipy sparse
@@ -540,21 +541,30 @@ def fit_streams(
     for name, default in later.items():
         if name in params and params[name] is default:
             del params[name]
-    # a renamed parameter is hashed under its old name with the value in effect, so a
-    # rename leaves every fixed-seed release unchanged ({old: new}, class attribute; a
-    # tuple of new names: the old parameter was their tuple, e.g. a budget split)
-    for old, new in getattr(type(estimator), "_renamed_parameters", {}).items():
+    params = _hash_renamed(params, type(estimator))
+    parts = {"class": _qualname(type(estimator)), "params": params}
+    rows = {"X": X, "y": y, "sample_weight": sample_weight}
+    if groups is not None:  # only then: row-level seeds stay as they were
+        rows["groups"] = groups
+    return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)
+
+
+def _hash_renamed(params, cls, *, tuples_only=False):
+    """``params`` with each renamed parameter (``cls._renamed_parameters``: ``{old: new}``,
+    or ``{old: (new, ...)}`` for the tuple of the new ones) under its old name and the
+    value in effect: a rename leaves fixed-seed releases unchanged. ``tuples_only``: an
+    estimator inside another's parameters (its one-to-one renames were pinned as is)."""
+    params = dict(params)
+    for old, new in getattr(cls, "_renamed_parameters", {}).items():
+        if old not in params or (tuples_only and not isinstance(new, tuple)):
+            continue
         value = params.pop(old)
         if isinstance(new, tuple):
             new_value = tuple(params.pop(name) for name in new)
         else:
             new_value = params.pop(new)
         params[old] = new_value if isinstance(value, str) and value == DEPRECATED else value
-    parts = {"class": _qualname(type(estimator)), "params": params}
-    rows = {"X": X, "y": y, "sample_weight": sample_weight}
-    if groups is not None:  # only then: row-level seeds stay as they were
-        rows["groups"] = groups
-    return _spawn(_seed_from(random_state, tag, parts, rows, order_invariant), names)
+    return params
 
 
 def release_rng(

@@ -13,7 +13,7 @@ import pytest
 from sklearn.base import clone
 
 from skdp.synthesis import DPMarginalSynthesizer
-from skdp.utils._random import fit_streams
+from skdp.utils._random import _hash_renamed, fit_streams
 
 SPLIT = (0.5, 0.25, 0.25)
 FRACTIONS = dict(one_way_fraction=0.5, selection_fraction=0.25, two_way_fraction=0.25)
@@ -62,6 +62,31 @@ def test_budget_split_is_hashed_as_the_tuple_of_the_fractions():
     assert draw(_synth(**FRACTIONS)) == draw(_synth(budget_split=SPLIT))
     assert draw(_synth()) == draw(_synth(budget_split=(1 / 3, 1 / 3, 1 / 3)))
     assert draw(_synth()) != draw(_synth(**FRACTIONS))
+
+
+def test_an_estimator_inside_another_is_hashed_with_the_tuple_too():
+    """A meta-estimator's seed material holds its estimator's parameters: there too the
+    fractions are the tuple ``budget_split`` (as before they existed), so its fixed-seed
+    releases are unchanged."""
+    hashed = _hash_renamed(
+        _synth(**FRACTIONS).get_params(deep=False), DPMarginalSynthesizer, tuples_only=True
+    )
+    assert hashed["budget_split"] == SPLIT
+    assert not any(k.endswith("_fraction") for k in hashed)
+
+    class Meta:
+        def __init__(self, estimator):
+            self.estimator = estimator
+
+        def get_params(self, deep=False):
+            return {"estimator": self.estimator}
+
+    def draw(inner):
+        X = _X(20)
+        return fit_streams(0, ["noise"], estimator=Meta(inner), X=X)["noise"].random()
+
+    assert draw(_synth(**FRACTIONS)) == draw(_synth(budget_split=SPLIT))
+    assert draw(_synth()) == draw(_synth(budget_split=(1 / 3, 1 / 3, 1 / 3)))
 
 
 def test_budget_split_get_params_clone_and_set_params():
