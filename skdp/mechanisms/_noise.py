@@ -158,9 +158,7 @@ def add_laplace(value, *, sensitivity, epsilon, rng=None, secure_mode=False):
 
     References
     ----------
-    {ref_mironov2012}
-
-    {ref_canonne2020}
+    {refs_floating_point}
 
     Examples
     --------

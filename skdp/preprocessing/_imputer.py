@@ -224,9 +224,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     A. Smith. "Privacy-preserving statistical estimation with optimal convergence
     rates." STOC 2011.
 
-    {ref_mironov2012}
-
-    {ref_canonne2020}
+    {refs_floating_point}
 
     Examples
     --------

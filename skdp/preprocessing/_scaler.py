@@ -196,9 +196,7 @@ None, default=None
     C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy."
     Foundations and Trends in Theoretical Computer Science 9(3-4), 2014, §3.3.
 
-    {ref_mironov2012}
-
-    {ref_canonne2020}
+    {refs_floating_point}
 
     Examples
     --------

@@ -163,6 +163,11 @@ processes keep the cores busy; otherwise torch's current setting. An int: that
 many threads; negative values count back from the available CPUs (``-1``: all).
 It is not seed material: a seeded fit draws the same noise whatever ``n_jobs``.""",
 }
+#: the pair cited for noise drawn in floating point (Mironov's attack, then the discrete
+#: mechanisms that avoid it)
+FRAGMENTS["refs_floating_point"] = (
+    FRAGMENTS["ref_mironov2012"] + "\n\n" + FRAGMENTS["ref_canonne2020"]
+)
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)(\.\. \[\w+\] )?\{(\w+)\}[ \t]*$", re.M)
 
