@@ -368,9 +368,7 @@ default=None
     E. Lantz. "Machine learning for risk prediction and privacy in electronic health
     records." PhD thesis, University of Wisconsin-Madison, 2016, §5.4.2.
 
-    {ref_mironov2012}
-
-    {ref_canonne2020}
+    {refs_floating_point}
 
     Examples
     --------
