@@ -13,14 +13,13 @@ the sampling error of the gradient sum), with ``A = I - S H*``,
 the remaining shrinkage of a path that has not converged, the sampling error and the
 gradient noise propagated through the steps. :func:`private_interval` evaluates its
 covariance and corrects the first term, with ``H*`` estimated from the releases;
-where the released ``n epsilon`` is small, :func:`posterior_interval` draws ``H*`` from
-its release instead and mixes the linearised intervals.
+where the released ``n epsilon`` is below 6,000, :func:`posterior_interval` draws ``H*``
+from its release instead and mixes the linearised intervals.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -198,12 +197,14 @@ def private_interval(est):
     return np.sqrt(np.maximum(np.diag(cov)[J:], 0.0)) / half, centre[J:] / half
 
 
-#: below this released ``n epsilon`` the linearised interval under-covered (measured
-#: 0.30-0.90, :doc:`/inference`): :func:`posterior_interval` is used instead
-POSTERIOR_N_EPSILON = 2500.0
-#: from there up to this released ``n epsilon`` the linearised interval covered 0.88-0.93
-#: (measured): ``conf_int`` warns
-UNDER_COVERAGE_N_EPSILON = 3000.0
+#: below this released ``n epsilon`` the information's draws correct the path's
+#: shrinkage exactly, up to :data:`POSTERIOR_N_EPSILON` to first order (measured,
+#: :doc:`/inference`)
+EXACT_N_EPSILON = 1000.0
+#: below this released ``n epsilon`` the linearised interval with one estimate of the
+#: information under-covered (0.30-0.93, :doc:`/inference`): :func:`posterior_interval`
+#: is used instead
+POSTERIOR_N_EPSILON = 6000.0
 #: draws of the information in :func:`posterior_interval`
 POSTERIOR_DRAWS = 2000
 #: eigenvalue floor of those draws, in standard deviations of the Hessian's noise
@@ -214,20 +215,6 @@ def _released_n_epsilon(est):
     """The noisy row count of the centre's release times ``epsilon_spent_``
     (post-processing)."""
     return float(np.asarray(est.released_statistics_["centre"])[0]) * float(est.epsilon_spent_)
-
-
-def _warn_if_under_covering(est):
-    """A ``UserWarning`` where the released ``n epsilon`` is in the band where the
-    linearised intervals were measured to cover 0.88-0.93."""
-    if POSTERIOR_N_EPSILON <= _released_n_epsilon(est) < UNDER_COVERAGE_N_EPSILON:
-        warnings.warn(
-            "DPCoxPH intervals under-cover slightly where n * epsilon is between "
-            f"{POSTERIOR_N_EPSILON:,.0f} and {UNDER_COVERAGE_N_EPSILON:,.0f} (measured "
-            "coverage of 95 % intervals 0.88-0.93 there); read them as a little too "
-            "narrow, or fit with a larger epsilon (doc/inference.rst)",
-            UserWarning,
-            stacklevel=3,
-        )
 
 
 def _information_draws(H, sigma, rng, draws):
@@ -242,32 +229,42 @@ def _information_draws(H, sigma, rng, draws):
     return (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2)
 
 
-def posterior_interval(est, alpha):
-    """``(se, lower, upper, p, centre)`` of ``coef_`` (original units) where the released
-    ``n epsilon`` is small: the linearised path with the uncertainty of ``H*``
-    propagated (Notes of ``conf_int``)."""
+def _coefficient_draws(est, exact):
+    """Draws of ``theta*``'s coefficients (original units), one per draw of ``H*``
+    (Notes of ``conf_int``)."""
     stats = est.released_statistics_
     path, J = _path(est, stats)
     H = np.asarray(stats["hessian"], float)
-    sigma = float(est.noise_scale_["hessian"])
     seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
     rng = np.random.default_rng(seed[:64] if seed.size else 0)
-    H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS)
+    H_star = _information_draws(H, float(est.noise_scale_["hessian"]), rng, POSTERIOR_DRAWS)
     step = est.step_size * _floored_inverse(est, H)
     AK, cov = _recursion(est, H_star, step, np.asarray(stats["gradients"]).shape[0])
-    p = H.shape[0]
-    # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, xi ~ N(0, cov): given the
-    # released start, its noise does not enter
-    chol = np.linalg.cholesky(
-        cov + 1e-12 * np.trace(cov, axis1=1, axis2=2)[:, None, None] * np.eye(p)
-    )
-    xi = (chol @ rng.standard_normal((POSTERIOR_DRAWS, p, 1)))[..., 0]
-    shift = np.linalg.solve(np.eye(p) - AK, (path[-1] - path[0] - xi)[..., None])[..., 0]
-    draws = (path[0] + shift)[:, J:] / _half(est)
+    p, eye = H.shape[0], np.eye(H.shape[0])
+    moved = path[-1] - path[0]
+    if not exact:  # the noisy start, through A^K
+        start = np.concatenate([_start_variance(est, stats, J), np.zeros(p - J)])
+        cov = cov + (AK * start) @ np.swapaxes(AK, 1, 2)
+    scale = np.trace(cov, axis1=1, axis2=2)[:, None, None]
+    xi = np.linalg.cholesky(cov + 1e-12 * scale * eye) @ rng.standard_normal((len(AK), p, 1))
+    xi = xi[..., 0]
+    if exact:  # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, start given
+        theta = path[0] + np.linalg.solve(eye - AK, (moved - xi)[..., None])[..., 0]
+    else:  # the first-order correction of the linearised interval, per draw
+        bias = -np.linalg.solve(eye + AK, (AK @ moved)[..., None])[..., 0]
+        theta = path[-1] - bias - xi
+    return theta[:, J:] / _half(est)
+
+
+def posterior_interval(est, alpha):
+    """``(se, lower, upper, p, centre)`` of ``coef_`` (original units) where the released
+    ``n epsilon`` is below :data:`POSTERIOR_N_EPSILON`: the linearised path with the
+    uncertainty of ``H*`` propagated (Notes of ``conf_int``)."""
+    draws = _coefficient_draws(est, _released_n_epsilon(est) < EXACT_N_EPSILON)
     lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     q16, centre, q84 = np.quantile(draws, [0.158655, 0.5, 0.841345], axis=0)
-    below = (1.0 + (draws <= 0).sum(axis=0)) / (1.0 + POSTERIOR_DRAWS)
-    above = (1.0 + (draws >= 0).sum(axis=0)) / (1.0 + POSTERIOR_DRAWS)
+    below = (1.0 + (draws <= 0).sum(axis=0)) / (1.0 + draws.shape[0])
+    above = (1.0 + (draws >= 0).sum(axis=0)) / (1.0 + draws.shape[0])
     pval = np.minimum(1.0, 2.0 * np.minimum(below, above))
     return (q84 - q16) / 2.0, lower, upper, pval, centre
 
@@ -286,7 +283,6 @@ class CoxInferenceMixin:
             if _released_n_epsilon(self) < POSTERIOR_N_EPSILON:
                 se, lower, upper, p, _ = posterior_interval(self, alpha)
                 return names, estimate, se, lower, upper, p
-            _warn_if_under_covering(self)
             se, centre = private_interval(self)
         else:
             se, centre = wald_interval(self)
@@ -300,8 +296,8 @@ class CoxInferenceMixin:
         Post-processing only: it reads the fitted model (the noisy statistics the fit
         released, ``released_statistics_``, the noise scales and the public bounds and
         grid), never the data; it spends no budget (``epsilon_spent_`` is unchanged)
-        and works on an unpickled model with the data gone. Analytic: milliseconds,
-        whatever the number of patients.
+        and works on an unpickled model with the data gone. Milliseconds (analytic) to
+        about half a second (the information's draws), whatever the number of patients.
 
         Parameters
         ----------
@@ -351,18 +347,19 @@ class CoxInferenceMixin:
 
         **Small n epsilon: the uncertainty of ``H*`` propagated.** Where the released
         ``n epsilon`` (the noisy row count of the centre's release times
-        ``epsilon_spent_``) is below 2,500 the path is strongly shrunk and ``H*`` barely
+        ``epsilon_spent_``) is below 6,000 the path is shrunk and ``H*`` poorly
         identified by one noisy Hessian; the interval above under-covered there
-        (0.30-0.90, measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
+        (0.30-0.93, measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
         H~ + E_r`` (``E_r`` the release's Gaussian noise: the flat-prior posterior of
-        ``H*``, eigenvalues floored at a quarter of the noise's standard deviation), for
-        each draw solves ``theta_K - theta_0 = (I - A_r^K) (theta* - theta_0) + xi_r``
-        with ``xi_r ~ N(0, C_r)`` (the covariance above; given the released start, the
-        start's noise does not enter) and reports the quantiles of the draws of
-        ``theta*`` (``std err``: half their 68 % range; ``P>|z|``: the smallest
-        ``alpha`` whose interval excludes 0). Wide, since it admits every curvature the
-        release allows; between 2,500 and 3,000 the linearised interval is kept and a
-        ``UserWarning`` says it under-covers slightly (0.88-0.93).
+        ``H*``, eigenvalues floored at a quarter of the noise's standard deviation),
+        draws ``xi_r ~ N(0, C_r)`` from the covariance above at ``H*_r`` and, per draw,
+        ``theta*_r = theta_0 + (I - A_r^K)^-1 (theta_K - theta_0 - xi_r)`` below a
+        released ``n epsilon`` of 1,000 (the exact correction, given the released start)
+        or ``theta_K`` minus the first-order correction above minus ``xi_r`` from
+        1,000 on (the exact one's average over the draws over-corrects there). It
+        reports the quantiles of the draws (``std err``: half their 68 % range;
+        ``P>|z|``: the smallest ``alpha`` whose interval excludes 0): wider, since it
+        admits every curvature the release allows.
 
         **epsilon=inf.** The Wald interval ``coef_ -+ z sqrt(diag(H^-1))`` of the exact
         piecewise-exponential fit, ``H`` its observed information at the estimate
