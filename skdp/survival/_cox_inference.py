@@ -13,7 +13,7 @@ the sampling error of the gradient sum), with ``A = I - S H*``,
 the remaining shrinkage of a path that has not converged, the sampling error and the
 gradient noise propagated through the steps. :func:`private_interval` evaluates its
 covariance and corrects the first term, with ``H*`` estimated from the releases;
-where the released ``n epsilon`` is below 6,000, :func:`posterior_interval` draws ``H*``
+where the released ``n epsilon`` is below 5,000, :func:`posterior_interval` draws ``H*``
 from its release instead and mixes the linearised intervals.
 """
 
@@ -204,7 +204,7 @@ EXACT_N_EPSILON = 1000.0
 #: below this released ``n epsilon`` the linearised interval with one estimate of the
 #: information under-covered (0.30-0.93, :doc:`/inference`): :func:`posterior_interval`
 #: is used instead
-POSTERIOR_N_EPSILON = 6000.0
+POSTERIOR_N_EPSILON = 5000.0
 #: draws of the information in :func:`posterior_interval`
 POSTERIOR_DRAWS = 2000
 #: eigenvalue floor of those draws, in standard deviations of the Hessian's noise
@@ -347,7 +347,7 @@ class CoxInferenceMixin:
 
         **Small n epsilon: the uncertainty of ``H*`` propagated.** Where the released
         ``n epsilon`` (the noisy row count of the centre's release times
-        ``epsilon_spent_``) is below 6,000 the path is shrunk and ``H*`` poorly
+        ``epsilon_spent_``) is below 5,000 the path is shrunk and ``H*`` poorly
         identified by one noisy Hessian; the interval above under-covered there
         (0.30-0.93, measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
         H~ + E_r`` (``E_r`` the release's Gaussian noise: the flat-prior posterior of

@@ -196,7 +196,7 @@ def _uniform_cohort(n, seed=3):
 
 @pytest.mark.parametrize("n", [600, 2750])
 def test_small_n_epsilon_propagates_the_uncertainty_of_the_information(n):
-    """Below a released n * epsilon of 6,000 (where the linearised interval with one
+    """Below a released n * epsilon of 5,000 (where the linearised interval with one
     estimate of the information was measured to under-cover) conf_int draws the
     information from its release and mixes the linearised intervals (exact shrinkage
     correction below 1,000, first order above): wider, deterministic, no warning,
