@@ -88,7 +88,9 @@ def test_the_plan_is_the_only_place_k_multiplies_a_sensitivity():
     plan = _budget.GANPlan(1.0, 1e-5, 0.0, 0.05, 0.2, selection_rounds=4, max_rows_per_group=5)
     assert plan.privacy_unit == "group" and plan.count_sensitivity == 5.0
     assert plan.eps_dpsgd == pytest.approx(0.75)
-    assert plan.noise_scales() == pytest.approx({"prior": 5 / 0.05, "selection": 5 / 0.05})
+    assert plan.noise_scales() == pytest.approx(
+        {"prior": 5 / 0.05, "selection": 5 / 0.05, "marginals": 0.0}
+    )
     row = _budget.GANPlan(1.0, 1e-5, 0.0, 0.05, 0.2, selection_rounds=4)
     assert row.privacy_unit == "row" and row.count_sensitivity == 1.0
     parts = plan.breakdown(0.7)

@@ -46,7 +46,7 @@ def test_secure_mode_default_is_not_seed_material():
     b = _random.fit_streams(0, ["x"], estimator=_gan(secure_mode=True), X=X, y=y)["x"].random()
     assert a != b  # a set secure_mode is hashed: its fit never shares noise with the default
     # the default stays out of the seed material (tests/test_release_digests.py pins it)
-    assert type(est)._later_parameters == {"secure_mode": False}
+    assert type(est)._later_parameters == {"secure_mode": False, "calibrate_marginals": True}
 
 
 def test_secure_class_prior_is_on_the_grid_and_reads_no_rng(monkeypatch):

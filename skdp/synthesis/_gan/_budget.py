@@ -8,8 +8,11 @@ Theorem 3.16); each share has one entry here:
   that fraction and only for undeclared bounds;
 * :func:`prior_share`: the Laplace-noised class counts of the DP class prior;
 * :func:`selection_share`: DP checkpoint selection (report-noisy-max peeling);
-* :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic); all
-  of delta goes to it. :func:`calibrate_noise` picks the noise multiplier that meets it.
+* :func:`marginals_share`: the Gaussian release of every column's noisy 1-way marginal
+  (:mod:`skdp.synthesis._gan._marginals`), with :data:`MARGINALS_DELTA_FRACTION` of
+  delta;
+* :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic), with
+  the rest of delta. :func:`calibrate_noise` picks the noise multiplier that meets it.
 
 :func:`breakdown` writes the shares as ``privacy_breakdown_`` and :func:`noise_scales`
 the Laplace scale of each noisy release that is not a DP-SGD step as ``noise_scale_``
@@ -33,11 +36,14 @@ from skdp.mechanisms._bounds import BOUNDS_FRACTION
 __all__ = [
     "BOUNDS_FRACTION",
     "GANPlan",
+    "MARGINALS_DELTA_FRACTION",
+    "MARGINALS_FRACTION",
     "PRIOR_FRACTION",
     "SELECTION_FRACTION",
     "breakdown",
     "calibrate_noise",
     "dpsgd_share",
+    "marginals_share",
     "noise_scales",
     "prior_share",
     "selection_share",
@@ -47,6 +53,9 @@ __all__ = [
 PRIOR_FRACTION = 0.05
 #: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
 SELECTION_FRACTION = 0.2
+#: Share of epsilon and of delta spent on the noisy 1-way marginals.
+MARGINALS_FRACTION = 0.2
+MARGINALS_DELTA_FRACTION = 0.1
 
 
 def prior_share(epsilon, *, conditional, class_prior):
@@ -68,11 +77,19 @@ def selection_share(epsilon, *, selection):
     return SELECTION_FRACTION * epsilon
 
 
-def dpsgd_share(epsilon, *, bounds, prior, selection):
+def marginals_share(epsilon, *, marginals):
+    """Epsilon of the noisy 1-way marginals: ``0.2 * epsilon`` when they are released
+    (and the fit private), else 0."""
+    if not marginals or not math.isfinite(epsilon):
+        return 0.0
+    return MARGINALS_FRACTION * epsilon
+
+
+def dpsgd_share(epsilon, *, bounds, prior, selection, marginals=0.0):
     """What is left of ``epsilon`` for DP-SGD; ``ValueError`` when it is not positive."""
     if not math.isfinite(epsilon):
         return math.inf
-    left = epsilon - bounds - prior - selection
+    left = epsilon - bounds - prior - selection - marginals
     if left <= 0:
         raise ValueError("the budget left for DP-SGD is not positive")
     return left
@@ -99,7 +116,7 @@ def calibrate_noise(epsilon, delta, sample_rate, steps, *, noise_multiplier, acc
     return float(sigma)
 
 
-def breakdown(*, bounds, prior, dpsgd, selection, nonprivate=False):
+def breakdown(*, bounds, prior, dpsgd, selection, marginals=0.0, nonprivate=False):
     """``privacy_breakdown_``: the epsilon of each share, adding up to the fit's total.
 
     ``dpsgd=inf`` is a non-private fit (``epsilon=inf``): nothing else is charged. A fit
@@ -107,19 +124,20 @@ def breakdown(*, bounds, prior, dpsgd, selection, nonprivate=False):
     ``"nonprivate": inf``, so that the parts still add up to ``epsilon_spent_``.
     """
     if math.isinf(dpsgd):
-        bounds = prior = selection = 0.0
+        bounds = prior = selection = marginals = 0.0
     parts = {
         "bounds": float(bounds),
         "prior": float(prior),
         "dpsgd": float(dpsgd),
         "selection": float(selection),
+        "marginals": float(marginals),
     }
     if nonprivate and math.isfinite(sum(parts.values())):
         parts["nonprivate"] = math.inf
     return parts
 
 
-def noise_scales(*, prior, selection, selection_rounds, sensitivity=1.0):
+def noise_scales(*, prior, selection, selection_rounds, sensitivity=1.0, marginals=0.0):
     """``noise_scale_``: the Laplace scale of each noisy release that is not a DP-SGD
     step, keyed like :func:`breakdown` (``doc/glossary.rst``).
 
@@ -129,6 +147,8 @@ def noise_scales(*, prior, selection, selection_rounds, sensitivity=1.0):
     report-noisy-max rounds, ``1 / (eps_selection / selection_rounds)``. 0 where the part
     releases nothing noisy (no DP prior, no selection, or ``epsilon=inf``).
     ``sensitivity``: of each count, 1 per row and ``k`` per patient (:class:`GANPlan`).
+    ``"marginals"``: the Gaussian standard deviation on each count of the noisy 1-way
+    marginals (``marginals``, computed by :class:`GANPlan`; 0 when not released).
     """
 
     def laplace_scale(eps, rounds=1):
@@ -139,6 +159,7 @@ def noise_scales(*, prior, selection, selection_rounds, sensitivity=1.0):
     return {
         "prior": float(laplace_scale(prior)),
         "selection": float(laplace_scale(selection, selection_rounds)),
+        "marginals": float(marginals),
     }
 
 
@@ -158,6 +179,11 @@ class GANPlan:
         checkpoint selection (0 where the part reads no data).
     selection_rounds : int
         Report-noisy-max rounds of checkpoint selection (``top_k * n_scorers``; 1 if off).
+    eps_marginals : float, default=0.0
+        The share of the noisy 1-way marginals (0: not released); they take
+        :data:`MARGINALS_DELTA_FRACTION` of ``delta``.
+    n_marginals : int, default=0
+        The number of columns whose marginal is released (``d``).
     max_rows_per_group : int or None, default=None
         ``k`` of a patient-level fit; ``None`` per row.
     secure_mode : bool, default=False
@@ -172,6 +198,8 @@ class GANPlan:
     selection_rounds: int = 1
     max_rows_per_group: int | None = None
     secure_mode: bool = False
+    eps_marginals: float = 0.0
+    n_marginals: int = 0
 
     @property
     def privacy_unit(self):
@@ -191,8 +219,45 @@ class GANPlan:
     def eps_dpsgd(self):
         """The DP-SGD share (:func:`dpsgd_share`)."""
         return dpsgd_share(
-            self.epsilon, bounds=self.eps_bounds, prior=self.eps_prior, selection=self.eps_selection
+            self.epsilon,
+            bounds=self.eps_bounds,
+            prior=self.eps_prior,
+            selection=self.eps_selection,
+            marginals=self.eps_marginals,
         )
+
+    @property
+    def delta_marginals(self):
+        """The noisy marginals' delta: :data:`MARGINALS_DELTA_FRACTION` of ``delta``
+        when they are released, else 0."""
+        return MARGINALS_DELTA_FRACTION * self.delta if self.eps_marginals > 0 else 0.0
+
+    @property
+    def delta_dpsgd(self):
+        """The DP-SGD delta: the rest of ``delta``."""
+        return self.delta - self.delta_marginals
+
+    @property
+    def marginals_sigma(self):
+        """The Gaussian noise on each marginal count: ``rho`` from
+        ``(eps_marginals, delta_marginals)`` (:func:`skdp.accounting.zcdp_rho`) and the
+        L2 sensitivity ``sqrt(d)`` times the unit's count sensitivity; 0 when none."""
+        if not 0.0 < self.eps_marginals < math.inf or self.n_marginals < 1:
+            return 0.0
+        from skdp.accounting import zcdp_rho
+
+        rho = zcdp_rho(self.eps_marginals, self.delta_marginals)
+        sigma = (
+            math.sqrt(self.n_marginals * self.count_sensitivity**2 / (2.0 * rho))
+            if rho > 0
+            else math.inf
+        )
+        if not math.isfinite(sigma):
+            raise ValueError(
+                "epsilon and delta are too small for the noisy 1-way marginals "
+                "(their zCDP budget is 0): raise them or set calibrate_marginals=False"
+            )
+        return sigma
 
     def breakdown(self, dpsgd, *, nonprivate=False):
         """``privacy_breakdown_`` with the DP-SGD epsilon as spent (:func:`breakdown`)."""
@@ -201,6 +266,7 @@ class GANPlan:
             prior=self.eps_prior,
             dpsgd=dpsgd,
             selection=self.eps_selection,
+            marginals=self.eps_marginals,
             nonprivate=nonprivate,
         )
 
@@ -211,4 +277,5 @@ class GANPlan:
             selection=self.eps_selection,
             selection_rounds=self.selection_rounds,
             sensitivity=self.count_sensitivity,
+            marginals=self.marginals_sigma,
         )

@@ -46,10 +46,12 @@ class DPGANSynthesizer(
     ----------
     epsilon : float, default=1.0
         Total privacy budget of one ``fit``: private bounds (when ``bounds=None``), the DP
-        class prior, every autoencoder and critic step, and checkpoint selection.
+        class prior, the noisy 1-way marginals, every autoencoder and critic step, and
+        checkpoint selection.
         ``math.inf`` trains without clipping or noise.
     delta : float, default=1e-5
-        Total delta (all of it goes to DP-SGD). Keep it well below ``1 / n_samples``.
+        Total delta: 0.1 of it to the noisy 1-way marginals (``calibrate_marginals``), the
+        rest (all of it without them) to DP-SGD. Keep it well below ``1 / n_samples``.
     noise_multiplier : float or None, default=None
         ``sigma`` of every DP-SGD step; ``None`` calibrates the smallest one whose
         ``T_ae + T_critic`` steps meet the DP-SGD share of the budget. A given value whose
@@ -185,7 +187,16 @@ class DPGANSynthesizer(
         (:func:`skdp.mechanisms.add_laplace`) and checkpoint selection's report-noisy-max
         exact discrete Laplace noise on its integer utilities (Notes, "Floating point").
         The DP-SGD Gaussian noise, the Poisson sampling and a private bound estimate
-        still draw from ``random_state`` in floating point; :meth:`sample` too.
+        still draw from ``random_state`` in floating point; :meth:`sample` too. The noisy
+        marginals of ``calibrate_marginals`` get the exact discrete Gaussian.
+    calibrate_marginals : bool, default=True
+        Release every column's 1-way marginal (its bins or levels) with Gaussian noise at
+        ``0.2 * epsilon`` and ``0.1 * delta`` (zCDP-calibrated, L2 sensitivity
+        ``sqrt(d)`` over ``d`` columns, ``k sqrt(d)`` per patient), start the
+        generator's output at them and, after training, shift its output logits so that
+        its mean output matches them (post-processing; each row keeps its own
+        conditional probabilities). Ignored with ``autoencoder=True``. ``False``: the
+        papers' method (:meth:`from_paper` sets it).
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
@@ -235,8 +246,14 @@ class DPGANSynthesizer(
         The Laplace scale of each noisy release that is not a DP-SGD step, keyed like
         ``privacy_breakdown_``: ``"prior"``, the noise on each class count of
         ``class_prior="dp"`` (``1 / eps_prior``), and ``"selection"``, the noise on each
-        checkpoint's utility in each report-noisy-max round (``1 / eps_r``, Notes); 0
-        where the part releases nothing noisy or ``epsilon=inf``.
+        checkpoint's utility in each report-noisy-max round (``1 / eps_r``, Notes), and
+        ``"marginals"``, the Gaussian standard deviation on each count of the noisy 1-way
+        marginals (``calibrate_marginals``); 0 where the part releases nothing noisy or
+        ``epsilon=inf``.
+    noisy_marginals_ : list of ndarray or None
+        The released 1-way marginals (noisy, projected onto the simplex): one per
+        numeric column's bins, categorical column's levels and binary column
+        (``[P(False), P(True)]``), in that order; ``None`` without ``calibrate_marginals``.
     sample_rate_ : float
     n_iter_ : int
         Critic steps executed (accounted DP-SGD steps; the generator took
@@ -254,7 +271,7 @@ class DPGANSynthesizer(
         losses) only when ``epsilon=inf``.
     epsilon_spent_, delta_spent_ : float
     privacy_breakdown_ : dict {str: float}
-        ``{"bounds", "prior", "dpsgd", "selection"}`` epsilons; they add up to
+        ``{"bounds", "prior", "dpsgd", "selection", "marginals"}`` epsilons; they add up to
         ``epsilon_spent_`` (a fit made non-private by a ``"data"`` opt-in adds
         ``"nonprivate": inf``).
     privacy_guarantee_ : {"exact", "approximate", "none"}
@@ -282,7 +299,13 @@ class DPGANSynthesizer(
       accountant, calibrated so that the total meets the DP-SGD share;
     * checkpoint selection: each candidate's utility is a count of correctly labelled
       private rows (changes by at most 1, monotone), chosen by report-noisy-max with
-      ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``.
+      ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``;
+    * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
+      discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with
+      ``N(0, sigma^2)``, ``sigma = sqrt(d / (2 rho))``, ``rho`` the largest zCDP budget
+      that meets ``(0.2 epsilon, 0.1 delta)`` (:func:`skdp.accounting.zcdp_rho`; exact);
+      DP-SGD then gets ``0.9 delta``. The generators' output logits are shifted after
+      training so that their mean output matches the release: post-processing.
 
     The binned numeric encoding (``numeric_encoding="bins"``) is a function of the public
     schema (declared or privately estimated bounds) and of public ``n`` and ``epsilon``
@@ -366,7 +389,7 @@ class DPGANSynthesizer(
 
     #: parameters added after fixed-seed releases were pinned: left out of the seed
     #: material at these defaults (``skdp.utils._random.fit_streams``)
-    _later_parameters = {"secure_mode": False}
+    _later_parameters = {"secure_mode": False, "calibrate_marginals": True}
 
     _parameter_constraints: dict = {
         **DPEstimatorMixin._privacy_parameter_constraints,
@@ -399,6 +422,7 @@ class DPGANSynthesizer(
         "n_bins": [None, Interval(Integral, 2, 1024, closed="both")],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         "secure_mode": ["boolean"],
+        "calibrate_marginals": ["boolean"],
         **DPEstimatorMixin._common_constraints(*_DPSGD_SHARED),
     }
 
@@ -435,6 +459,7 @@ class DPGANSynthesizer(
             ("n_bins", None),
             ("max_rows_per_group", None),
             ("secure_mode", False),
+            ("calibrate_marginals", True),
             *DPEstimatorMixin._common_params(*_DPSGD_SHARED),
         ],
         qualname="DPGANSynthesizer.__init__",

@@ -14,6 +14,7 @@ import numpy as np
 
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
 from skdp.synthesis._gan._encoding import BinnedEncoder
+from skdp.synthesis._gan._marginals import calibrate_generators
 
 __all__ = [
     "check_params",
@@ -224,7 +225,7 @@ def training_config(params):
 
 def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, private, t_ae,
                    t_critic, eps_sel, streams, units=None, sensitivity=1.0,
-                   secure_mode=False):  # fmt: skip
+                   secure_mode=False, marginals=None):  # fmt: skip
     """Networks, training loops and checkpoint selection (torch).
 
     Parameters
@@ -250,6 +251,9 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
         Of each checkpoint utility (the plan's count sensitivity: 1, or ``k``).
     secure_mode : bool, default=False
         Checkpoint selection's noise: exact, from ``os.urandom``.
+    marginals : (blocks, targets) or None, default=None
+        The noisy 1-way marginals (:mod:`skdp.synthesis._gan._marginals`): every
+        returned generator's output is calibrated to them (post-processing).
 
     Returns
     -------
@@ -319,6 +323,8 @@ def train_networks(Z, codes, prior, encoder, classes, params, *, q, sigma, priva
             )
         else:
             gens = [nets["generator"]]
+        if marginals is not None:
+            calibrate_generators(gens, run, *marginals, streams["marginals"])
     freeze(*gens, nets["decoder"])
     return run, gens, selected
 

@@ -81,8 +81,12 @@ class OutputActivation(nn.Module):
         super().__init__()
         self.width = int(width)
         self.softmax_blocks = [(int(a), int(b)) for a, b in softmax_blocks]
+        #: shift of every pre-activation (zeros unless calibrated to the noisy marginals,
+        #: :mod:`skdp.synthesis._gan._marginals`; not trained)
+        self.register_buffer("offset", torch.zeros(self.width))
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
+        h = h + self.offset.to(h.dtype)
         if not self.softmax_blocks:
             return torch.sigmoid(h)
         pieces, pos = [], 0

@@ -12,6 +12,7 @@ from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
 from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
+from skdp.synthesis._gan._marginals import marginal_blocks, release_marginals
 from skdp.synthesis._gan._patients import gan_patient_codes
 from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
@@ -19,7 +20,10 @@ from skdp.utils._random import fit_streams
 __all__ = ["STREAMS", "fit_gan"]
 
 #: The fit's named streams (append new ones at the end: row-level seeds stay as they were).
-STREAMS = ["bounds", "prior", "init", "autoencoder", "critic", "latent", "selection", "groups"]
+STREAMS = [
+    "bounds", "prior", "init", "autoencoder", "critic", "latent", "selection", "groups",
+    "marginals",
+]  # fmt: skip
 
 
 def _schema(est, X, n, epsilon, streams):
@@ -42,8 +46,9 @@ def _schema(est, X, n, epsilon, streams):
     return schema, eps_bounds, encoder
 
 
-def _plan(est, epsilon, delta, eps_bounds, prior_share, k):
-    """The fit's :class:`~skdp.synthesis._gan._budget.GANPlan`."""
+def _plan(est, epsilon, delta, eps_bounds, prior_share, k, n_marginals):
+    """The fit's :class:`~skdp.synthesis._gan._budget.GANPlan` (``n_marginals``: the
+    columns of the noisy 1-way release, 0 without it)."""
     selection = est.checkpoint_selection
     rounds = selection.top_k * len(selection.scorers) if selection is not None else 1
     return _budget.GANPlan(
@@ -55,6 +60,8 @@ def _plan(est, epsilon, delta, eps_bounds, prior_share, k):
         selection_rounds=rounds,
         max_rows_per_group=k,
         secure_mode=bool(est.secure_mode),
+        eps_marginals=_budget.marginals_share(epsilon, marginals=n_marginals > 0),
+        n_marginals=n_marginals,
     )
 
 
@@ -78,7 +85,15 @@ def fit_gan(est, X, y=None, groups=None):
     Z = encoder.transform(X)
     conditional = est.conditional == "acgan"
     share = _budget.prior_share(epsilon, conditional=conditional, class_prior=est.class_prior)
-    plan = _plan(est, epsilon, delta, eps_bounds, share, k)
+    blocks = []  # without an autoencoder (public parameters)
+    if est.calibrate_marginals and not est.autoencoder:
+        blocks = marginal_blocks(encoder)
+    plan = _plan(est, epsilon, delta, eps_bounds, share, k, len(blocks))
+    targets = None
+    if blocks:  # the noisy 1-way marginals (Gaussian, sensitivity sqrt(d) k)
+        targets = release_marginals(
+            Z, blocks, plan.marginals_sigma, streams["marginals"], secure_mode=plan.secure_mode
+        )
 
     # -- labels and the class prior (counts: sensitivity 1 per row, k per patient)
     classes, labels, prior = None, None, None
@@ -97,16 +112,17 @@ def fit_gan(est, X, y=None, groups=None):
     batch, q, t_ae, t_critic = step_counts(params, n, n_params=n_params, rows_per_unit=k or 1)
     params = {**params, "batch_size": batch}
     sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
-        plan.eps_dpsgd, delta, q, t_ae + t_critic, noise_multiplier=est.noise_multiplier,
+        plan.eps_dpsgd, plan.delta_dpsgd, q, t_ae + t_critic, noise_multiplier=est.noise_multiplier,
         accountant=est.accountant,
     )  # fmt: skip
     run, gens, selected = train_networks(
         Z, labels, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
         t_ae=t_ae, t_critic=t_critic, eps_sel=plan.eps_selection, streams=streams,
         units=None if codes is None else (codes, k), sensitivity=plan.count_sensitivity,
-        secure_mode=plan.secure_mode,
+        secure_mode=plan.secure_mode, marginals=None if targets is None else (blocks, targets),
     )  # fmt: skip
     _record(est, plan, schema, encoder, classes, prior, gens, selected, run)
+    est.noisy_marginals_ = targets  # noisy (or None): what the generators are calibrated to
     return est
 
 
@@ -126,7 +142,7 @@ def _record(est, plan, schema, encoder, classes, prior, gens, selected, run):
     est.selected_checkpoints_ = selected
     est._max_rows_per_group = plan.max_rows_per_group
     breakdown = plan.breakdown(
-        run.epsilon(plan.delta) if private else math.inf,
+        run.epsilon(plan.delta_dpsgd) if private else math.inf,
         nonprivate=bool(est._nonprivate_options()),
     )
     est.noise_scale_ = plan.noise_scales()

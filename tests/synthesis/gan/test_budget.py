@@ -67,25 +67,32 @@ def test_calibrate_noise_meets_the_dpsgd_share_tightly():
 
 def test_breakdown_adds_up_to_the_total():
     b = _budget.breakdown(bounds=0.1, prior=0.05, dpsgd=0.6, selection=0.2)
-    assert set(b) == {"bounds", "prior", "dpsgd", "selection"}
+    assert set(b) == {"bounds", "prior", "dpsgd", "selection", "marginals"}
     assert sum(b.values()) == pytest.approx(0.95)
     # a "data" opt-in makes the fit non-private: the parts add up to inf
     b = _budget.breakdown(bounds=0.0, prior=0.05, dpsgd=0.6, selection=0.0, nonprivate=True)
     assert b["nonprivate"] == math.inf and sum(b.values()) == math.inf
     # epsilon=inf: nothing else is charged
     b = _budget.breakdown(bounds=0.3, prior=0.0, dpsgd=math.inf, selection=0.0, nonprivate=True)
-    assert b == {"bounds": 0.0, "prior": 0.0, "dpsgd": math.inf, "selection": 0.0}
+    assert b == {
+        "bounds": 0.0,
+        "prior": 0.0,
+        "dpsgd": math.inf,
+        "selection": 0.0,
+        "marginals": 0.0,
+    }
 
 
 def test_noise_scales_are_the_laplace_scales_drawn():
     """noise_scale_ holds the scale of the class counts' noise and of each report-noisy-max
     round's noise (sensitivity 1 both), keyed like the breakdown; 0 where nothing noisy."""
     s = _budget.noise_scales(prior=0.1, selection=0.5, selection_rounds=5)
-    assert s == {"prior": pytest.approx(10.0), "selection": pytest.approx(10.0)}
+    assert s == {"prior": pytest.approx(10.0), "selection": pytest.approx(10.0), "marginals": 0.0}
     assert set(s) <= set(_budget.breakdown(bounds=0.0, prior=0.1, dpsgd=1.0, selection=0.5))
     assert _budget.noise_scales(prior=0.0, selection=0.0, selection_rounds=1) == {
         "prior": 0.0,
         "selection": 0.0,
+        "marginals": 0.0,
     }
     free = _budget.noise_scales(prior=math.inf, selection=math.inf, selection_rounds=2)
-    assert free == {"prior": 0.0, "selection": 0.0}
+    assert free == {"prior": 0.0, "selection": 0.0, "marginals": 0.0}
