@@ -117,3 +117,13 @@ def test_secure_mode_draws_the_marginal_noise_exactly(monkeypatch):
     monkeypatch.setattr(mech, "discrete_gaussian_noise", spy)
     _gan(secure_mode=True).fit(_table())
     assert calls and all(rng is None and secure for rng, secure in calls)
+
+
+def test_patient_level_fit_scales_the_marginal_noise_by_k():
+    X = _table(300)
+    groups = np.repeat(np.arange(100), 3)
+    row = _gan().fit(X)
+    patient = _gan(max_rows_per_group=3).fit(X, groups=groups)
+    assert patient.privacy_unit_ == "group"
+    assert patient.noise_scale_["marginals"] == pytest.approx(3 * row.noise_scale_["marginals"])
+    assert sum(patient.privacy_breakdown_.values()) == pytest.approx(patient.epsilon_spent_)
