@@ -30,7 +30,7 @@ import numpy as np
 from skdp.utils._tabular.binning import ColumnBinner
 from skdp.utils._tabular.encoder import TabularEncoder
 
-__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows", "n_bins_per_column"]
+__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows", "n_bins_per_column", "softmax_blocks"]
 
 #: Smallest and largest default number of bins per numeric column.
 MIN_BINS, MAX_BINS = 4, 16
@@ -208,3 +208,16 @@ def draw_rows(P, rng):
     P = np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / P.shape[1])
     u = rng.random((P.shape[0], 1))
     return np.minimum((np.cumsum(P, axis=1) < u).sum(axis=1), P.shape[1] - 1)
+
+
+def softmax_blocks(encoder):
+    """``[start, stop)`` of each block of the encoded row the generator emits as a softmax
+    (categorical one-hot blocks; with the binned encoding also the numeric bin blocks)."""
+    if isinstance(encoder, BinnedEncoder):
+        return list(encoder.softmax_blocks_)
+    out = []
+    for c in encoder.schema:
+        if c.kind == "categorical":
+            sl = encoder.slices_[c.name]
+            out.append((sl.start, sl.stop))
+    return out

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.synthesis._gan._checkpoint import checkpoint_steps, select_checkpoints
-from skdp.synthesis._gan._encoding import BinnedEncoder
+from skdp.synthesis._gan._encoding import BinnedEncoder, softmax_blocks
 from skdp.synthesis._gan._marginals import calibrate_generators
 
 __all__ = [
@@ -136,19 +136,6 @@ def _networks(params, D, blocks, classes):
         label_embedding=params["label_embedding"],
         critic_bias=params["loss"] != "wgan",  # WGAN: the head's bias cancels out
     )
-
-
-def softmax_blocks(encoder):
-    """``[start, stop)`` of each block of the encoded row the generator emits as a softmax
-    (categorical one-hot blocks; with the binned encoding also the numeric bin blocks)."""
-    if isinstance(encoder, BinnedEncoder):
-        return list(encoder.softmax_blocks_)
-    out = []
-    for c in encoder.schema:
-        if c.kind == "categorical":
-            sl = encoder.slices_[c.name]
-            out.append((sl.start, sl.stop))
-    return out
 
 
 def discrete_mask(encoder):

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skdp.synthesis._gan._encoding import softmax_blocks
+
 __all__ = [
     "CALIBRATION_ROWS",
     "calibrate",
@@ -44,8 +46,6 @@ _ITERS = 60
 def marginal_blocks(encoder):
     """``[(start, stop)]`` of every released block: the softmax blocks, then each binary
     column's one sigmoid coordinate as ``(j, j + 1)`` (public: the encoder's layout)."""
-    from skdp.synthesis._gan._fit import softmax_blocks
-
     blocks = [(int(a), int(b)) for a, b in softmax_blocks(encoder)]
     starts = {a for a, _ in blocks}
     for c in encoder.schema:
