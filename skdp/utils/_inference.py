@@ -10,9 +10,6 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
-#: default number of parametric-bootstrap replicates per stage
-N_BOOTSTRAP = 400
-
 
 def check_alpha(alpha):
     """``alpha`` as a float in ``(0, 1)``, or a ``ValueError``/``TypeError`` naming it."""
