@@ -93,6 +93,75 @@ def one_cell(args):
     }
 
 
+def clustered_data(n_patients, k, mu, icc, rng):
+    """Random-effects scores: each patient ``k`` rows, a patient prevalence
+    ``Beta(2, 2)``, score ``mu * y + u_p + e`` with ``u_p ~ N(0, icc)`` and
+    ``e ~ N(0, 1 - icc)``: every row's marginal law is the binormal one."""
+    prev = rng.beta(2.0, 2.0, n_patients)
+    g = np.repeat(np.arange(n_patients), k)
+    y = (rng.random(n_patients * k) < prev[g]).astype(int)
+    u = rng.normal(0.0, math.sqrt(icc), n_patients)[g]
+    s = mu * y + u + rng.normal(0.0, math.sqrt(1.0 - icc), y.shape[0])
+    return y, s, g
+
+
+def true_auc(mu, icc, seed=12345, n_patients=400_000):
+    """The population AUC of rows of different patients, from a huge sample (k = 1:
+    one row a patient, so no pair shares a patient)."""
+    from sklearn.metrics import roc_auc_score
+
+    y, s, _ = clustered_data(n_patients, 1, mu, icc, np.random.default_rng(seed))
+    return float(roc_auc_score(y, s))
+
+
+def one_clustered_cell(args):
+    """Coverage of the per-patient interval (``groups=``) and of the row-level one (a
+    per-row claim, ignoring the clustering) on the same clustered data."""
+    n_patients, k, eps, delta, reps, auc_pop, icc, seed = args
+    from skdp.metrics import dp_roc_auc_score
+
+    mu = math.sqrt(2.0) * norm.ppf(auc_pop)
+    rng = np.random.default_rng([seed, n_patients, k, int(eps * 1000), int(delta > 0)])
+    out = {"g": [0, [], 0], "r": [0, [], 0]}
+    for rep in range(reps):
+        y, s, g = clustered_data(n_patients, k, mu, icc, rng)
+        kw = dict(epsilon=eps, delta=delta, return_interval=True, random_state=rep)
+        for key, extra in (("g", dict(groups=g, max_rows_per_group=k)), ("r", {})):
+            _, (lo, hi) = dp_roc_auc_score(y, s, **kw, **extra)
+            out[key][0] += lo <= auc_pop <= hi
+            out[key][1].append(hi - lo)
+            out[key][2] += (lo == 0.0) and (hi == 1.0)
+    row = {"P": n_patients, "k": k, "eps": eps, "delta": delta}
+    for key, (cov, widths, full) in out.items():
+        row[key] = (cov / reps, float(np.mean(widths)), full / reps)
+    return row
+
+
+def clustered_main(a):
+    mu = math.sqrt(2.0) * norm.ppf(a.auc)
+    est = true_auc(mu, a.icc)
+    cells = [
+        (a.patients, k, e, d, a.reps, a.auc, a.icc, a.seed)
+        for d in a.delta
+        for k in a.k
+        for e in a.eps
+    ]
+    print(
+        f"clustered: {a.patients} patients of k rows, ICC {a.icc}, population AUC {a.auc} "
+        f"(huge-sample estimate {est:.4f}), {a.reps} repetitions per cell"
+    )
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print("delta     k   eps | groups: cover  width  [0,1] | row-level: cover  width  [0,1]")
+    with ProcessPoolExecutor(a.jobs) as pool:
+        for r in pool.map(one_clustered_cell, cells):
+            (cg, wg, fg), (cr, wr, fr) = r["g"], r["r"]
+            print(
+                f"{r['delta']:<7g}{r['k']:>4d}{r['eps']:>6g} |{cg:>14.3f}{wg:>7.3f}{fg:>7.2f}"
+                f" |{cr:>17.3f}{wr:>7.3f}{fr:>7.2f}",
+                flush=True,
+            )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=200)
@@ -103,7 +172,17 @@ def main():
     ap.add_argument("--prevalence", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--clustered", action="store_true", help="patients of k rows")
+    ap.add_argument("--patients", type=int, default=600)
+    ap.add_argument("--k", type=int, nargs="+", default=[3, 10])
+    ap.add_argument("--icc", type=float, default=0.5, help="score correlation in a patient")
     a = ap.parse_args()
+    if a.clustered:
+        if a.eps == [0.3, 1.0, 3.0]:
+            a.eps = [1.0, 3.0]
+        if a.delta == [0.0, 1e-6]:
+            a.delta = [1e-6]
+        return clustered_main(a)
     cells = [
         (n, e, d, a.reps, a.auc, a.prevalence, a.seed) for d in a.delta for n in a.n for e in a.eps
     ]

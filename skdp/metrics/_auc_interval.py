@@ -20,6 +20,22 @@ of public facts (``N``, ``epsilon``, ``delta``, ``gamma``, ``alpha``):
    noise law), at level ``alpha - alpha_c``: the union bound gives coverage at least
    ``1 - alpha`` (under the normal approximation of the sampling distribution).
 
+With ``groups=`` (add or remove one patient of at most ``k`` rows; every count private;
+:func:`release_group_interval`): the AUC gets the share ``1 - rho`` at the patient-level
+smooth sensitivity, the two class counts get Laplace noise of scale ``k / (rho epsilon)``
+together (their L1 sensitivity is ``k``), with ``rho`` a public constant
+(:data:`GROUP_COUNT_SHARE`); the counts give one-sided lower bounds ``n_lo``, ``m_lo``,
+and the Hanley--McNeil variance at ``(n_lo, m_lo)`` (both orientations) is multiplied
+by ``k``. Why ``k`` bounds the design effect: the empirical AUC is, to first order
+(Hoeffding; DeLong, DeLong and Clarke-Pearson 1988), ``A + sum_p W_p`` with ``W_p`` the
+sum of the centred placement terms of patient ``p``'s at most ``k`` rows; patients are
+independent, and Cauchy--Schwarz gives ``E W_p^2 <= k sum_{r in p} E term_r^2``, so
+the variance is at most ``k`` times the independent-rows variance with the same
+marginal score laws. The variance ``(c0 / (n m) + A1 / m + A2 / n)`` with
+``c0 = a (1 - a) - A1 - A2 = a (1 - a)(1 - a + a^2) / ((2 - a)(1 + a)) >= 0`` (both
+orientations alike) is non-increasing in ``n`` and in ``m``, so its maximum over
+``n >= n_lo``, ``m >= m_lo`` is at ``(n_lo, m_lo)``.
+
 By Anderson's theorem (both laws symmetric and unimodal), ``P(|sigma Z + s eta| <= t)``
 decreases in ``sigma`` and ``s``, so quantiles computed at upper bounds are conservative.
 The accepted set is bracketed by a decreasing fixed point, then found on a grid of the
@@ -42,7 +58,15 @@ from scipy.special import hyp2f1, ndtr, ndtri
 
 from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
 
-__all__ = ["auc_interval", "count_share", "hanley_mcneil_variance", "release_with_interval"]
+__all__ = [
+    "auc_interval",
+    "count_share",
+    "group_budget",
+    "hanley_mcneil_variance",
+    "invert_test",
+    "release_group_interval",
+    "release_with_interval",
+]
 
 #: the share of ``alpha`` spent on the confidence set of the private count
 COUNT_ALPHA_SHARE = 0.1
@@ -191,10 +215,20 @@ def auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha):
     ends = []
     for n in (n_lo, n_hi):
         ends += [(n, n_rows - n), (n_rows - n, n)]
+    return invert_test(auc, ends, s_up, kind, gamma, alpha)
+
+
+def invert_test(auc, ends, s_up, kind, gamma, alpha, design=1.0):
+    """The interval of :func:`auc_interval` with the variance bound
+    ``design * max over ends of hanley_mcneil_variance(a, n, m)`` (``ends``: a list of
+    ``(n, m)``, all ``>= 1``; ``design``: a public design effect, ``1`` for
+    independent rows)."""
     level = 1.0 - alpha
 
     def t_at(a):
         var = _max_var(a, ends)
+        if design != 1.0:
+            var = design * var
         return _quantiles(np.sqrt(np.maximum(var, 0.0)), s_up, level, kind, gamma)
 
     def accepted(a):
@@ -264,3 +298,62 @@ def release_with_interval(value, n, n_rows, rng, *, epsilon, delta, gamma, alpha
     # the scale is a decreasing function of min(n, N - n): its maximum is at an end
     s_up = max(scale_at(n_lo, eps_auc)[0], scale_at(n_hi, eps_auc)[0])
     return auc, auc_interval(auc, n_lo, n_hi, n_rows, s_up, kind, gamma, alpha - alpha_c)
+
+
+#: the share of ``epsilon`` spent on the two noisy class counts with ``groups=``: a
+#: public constant (the number of rows is private there, so :func:`count_share`, which
+#: uses it, is not available); about optimal for some thousand rows and ``k`` near 10
+GROUP_COUNT_SHARE = 0.25
+
+
+def group_budget(epsilon):
+    """``(eps_auc, eps_counts)`` of one patient-level release with the interval.
+
+    Both are charged to the same patient; basic composition gives exactly ``epsilon``
+    (and the AUC's ``delta``) per patient. ``(epsilon, 0)`` for ``epsilon = inf``.
+    """
+    if math.isinf(epsilon):
+        return epsilon, 0.0
+    return (1.0 - GROUP_COUNT_SHARE) * epsilon, GROUP_COUNT_SHARE * epsilon
+
+
+def release_group_interval(value, n, m, k, rng, *, epsilon, delta, gamma, alpha, scale_at):
+    """``(noisy auc, (lo, hi))`` spending ``(epsilon, delta)`` per patient in all.
+
+    Add or remove one patient of at most ``k`` rows. ``value``: the exact AUC of the
+    bounded rows; ``n``, ``m``: their private class counts; ``scale_at(c, eps)``: the
+    ``(scale, kind)`` of the patient-level smooth-sensitivity release when
+    ``min(n, m) = c`` (non-increasing in ``c``). The AUC gets ``eps_auc`` of
+    :func:`group_budget`; ``(n, m)`` has L1 sensitivity ``k`` (a patient's rows are
+    positives or negatives, ``k`` in all), so ``n`` and ``m`` plus independent
+    ``Laplace(k / eps_counts)`` are ``eps_counts``-DP together. One-sided lower
+    confidence bounds ``n_lo``, ``m_lo`` (each missed with probability ``alpha_c / 2``)
+    suffice: the noise scale and both orientations of the Hanley--McNeil variance are
+    non-increasing in each count. The variance is multiplied by the design effect
+    bound ``k`` (the rows of one patient are correlated; Cauchy--Schwarz).
+    """
+    eps_auc, eps_counts = group_budget(epsilon)
+    if math.isinf(epsilon):
+        auc = float(np.clip(value, 0.0, 1.0))
+        if min(n, m) < 1:
+            return auc, (0.0, 1.0)
+        ends = [(n, m), (m, n)]
+        return auc, invert_test(auc, ends, 0.0, None, gamma, alpha, design=float(k))
+    scale, kind = scale_at(min(n, m), eps_auc)  # (eps_auc, delta): the AUC's own release
+    if kind == "smooth":
+        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
+    else:
+        eta = laplace_noise(1, scale=1.0, rng=rng)
+    eta = float(np.asarray(eta, dtype=float).ravel()[0])
+    auc = float(np.clip(value + scale * eta, 0.0, 1.0))
+    noise = laplace_noise(2, scale=k / eps_counts, rng=rng)
+    alpha_c = COUNT_ALPHA_SHARE * alpha
+    # P(Laplace(b) > h) = exp(-h / b) / 2 = alpha_c / 2 for each of the two counts
+    half = k * math.log(1.0 / alpha_c) / eps_counts
+    n_lo = max(math.floor(n + float(noise[0]) - half), 0)
+    m_lo = max(math.floor(m + float(noise[1]) - half), 0)
+    if min(n_lo, m_lo) < 1:
+        return auc, (0.0, 1.0)
+    s_up = scale_at(min(n_lo, m_lo), eps_auc)[0]
+    ends = [(n_lo, m_lo), (m_lo, n_lo)]
+    return auc, invert_test(auc, ends, s_up, kind, gamma, alpha - alpha_c, design=float(k))

@@ -142,8 +142,8 @@ def dp_roc_auc_score(
         accounts for the sampling of the rows and for the privacy noise (Notes). The
         ``epsilon`` of the call stays the total: a small share of it releases a noisy
         class count, so the AUC itself gets a little more noise than with ``False``.
-        ``False`` gives exactly the release of earlier versions. Not available with
-        ``groups``.
+        ``False`` gives exactly the release of earlier versions. With ``groups`` the
+        interval is per patient (Notes).
     alpha : float, default=0.05
         ``1 - alpha`` is the confidence level of the interval, in (0, 1); only used with
         ``return_interval=True`` (checked always).
@@ -160,8 +160,8 @@ def dp_roc_auc_score(
     ------
     ValueError
         For NaN/inf, empty or mismatched inputs, non-binary labels or invalid privacy
-        parameters; never because of the class balance. With ``return_interval=True``
-        and ``groups``, or an ``alpha`` outside (0, 1).
+        parameters; never because of the class balance. With an ``alpha`` outside
+        (0, 1).
 
     See Also
     --------
@@ -225,8 +225,25 @@ def dp_roc_auc_score(
     approximate otherwise. With few rows or a small ``epsilon`` it can be [0, 1]: the
     Cauchy noise of ``delta = 0`` has heavy tails, ``delta > 0`` gives far narrower
     intervals. With ``epsilon=math.inf`` it is the Hanley--McNeil interval at the exact
-    counts (no privacy). Not available with ``groups``: the rows of one patient are
-    correlated, which the variance does not account for.
+    counts (no privacy).
+
+    Interval with ``groups`` (add or remove one patient; every count private): the AUC
+    is released as above, per patient, with ``(1 - rho) epsilon`` and ``rho = 0.25`` (a
+    public constant: ``N`` is private); the two class counts with independent Laplace
+    noise of scale ``k / (rho epsilon)`` (their L1 sensitivity per patient is ``k``);
+    basic composition gives ``(epsilon, delta)`` per patient, and a ledger is charged
+    once in unit ``"group"``. The noisy counts give one-sided lower bounds ``n_lo``,
+    ``m_lo`` (each missed with probability ``alpha / 20``); the noise scale is bounded
+    by the patient-level one at ``min(n_lo, m_lo)`` (it is non-increasing in the count)
+    and the sampling variance by ``k`` times the Hanley--McNeil variance at
+    ``(n_lo, m_lo)`` (both non-increasing in each count). The factor ``k`` bounds the
+    design effect of correlated rows: the first-order (DeLong) expansion of the AUC is
+    a sum over independent patients of the placement terms of their at most ``k``
+    rows, and by Cauchy--Schwarz the variance of a sum of ``k`` terms is at most ``k``
+    times the sum of their variances. The interval is for the AUC of a random positive
+    and a random negative row (from different patients) of the population of patients,
+    with at most ``k`` rows each; it is conservative when the rows of a patient are only
+    weakly correlated (``benchmarks/auc_interval.py --clustered`` measures it).
 
     {references}
     .. [4] J. A. Hanley, B. J. McNeil. "The meaning and use of the area under a receiver
@@ -263,8 +280,16 @@ def dp_roc_auc_score(
     ...                                  return_interval=True, random_state=0)
     >>> bool(0.0 <= lo <= auc <= hi <= 1.0)
     True
+
+    Per patient, with the interval:
+
+    >>> auc, (lo, hi) = dp_roc_auc_score(y, s, epsilon=3.0, delta=1e-6, groups=patient,
+    ...                                  max_rows_per_group=5, return_interval=True,
+    ...                                  random_state=0)
+    >>> bool(0.0 <= lo <= hi <= 1.0)
+    True
     """
-    interval_alpha = _check_interval(return_interval, alpha, groups)
+    interval_alpha = _check_interval(return_interval, alpha)
     return _dp_ranking_metric(
         "roc_auc",
         y_true,
@@ -283,7 +308,7 @@ def dp_roc_auc_score(
     )
 
 
-def _check_interval(return_interval, alpha, groups):
+def _check_interval(return_interval, alpha):
     """``None`` (no interval) or the checked ``alpha``; errors name the parameter."""
     if not isinstance(return_interval, (bool, np.bool_)):
         raise TypeError("return_interval must be True or False")
@@ -293,12 +318,6 @@ def _check_interval(return_interval, alpha, groups):
         raise ValueError("alpha must lie in (0, 1)")
     if not return_interval:
         return None
-    if groups is not None:
-        raise ValueError(
-            "return_interval=True is not supported with groups=: the rows of one patient "
-            "are correlated and the interval's sampling variance assumes independent "
-            "rows; release the AUC without the interval, or at row level"
-        )
     return float(alpha)
 
 

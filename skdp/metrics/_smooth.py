@@ -171,7 +171,11 @@ def _dp_ranking_metric(
     else:
         auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
-    if interval_alpha is not None:  # the AUC, row level (groups refused by the caller)
+    if interval_alpha is not None and codes is not None:  # the AUC, per patient
+        return _release_group_interval(
+            value, n, N - n, k, form, rng, epsilon, delta, gamma, interval_alpha
+        )
+    if interval_alpha is not None:  # the AUC, row level
         return _release_with_interval(value, n, N, rng, epsilon, delta, gamma, interval_alpha)
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
@@ -210,6 +214,31 @@ def _release_with_interval(value, n, N, rng, epsilon, delta, gamma, alpha):
         value,
         n,
         N,
+        rng,
+        epsilon=epsilon,
+        delta=delta,
+        gamma=gamma,
+        alpha=alpha,
+        scale_at=scale_at,
+    )
+
+
+def _release_group_interval(value, n, m, k, form, rng, epsilon, delta, gamma, alpha):
+    """The AUC per patient and its interval
+    (:func:`skdp.metrics._auc_interval.release_group_interval`)."""
+    from skdp.metrics._auc_interval import release_group_interval
+
+    def scale_at(count, eps):  # the patient-level smooth bound at min(n, m) = count
+        smooth = _group_smooth("roc_auc", count, count, k, form)
+        return _noise_parameters(
+            None, None, None, epsilon=eps, delta=delta, gamma=gamma, smooth=smooth
+        )
+
+    return release_group_interval(
+        value,
+        n,
+        m,
+        k,
         rng,
         epsilon=epsilon,
         delta=delta,

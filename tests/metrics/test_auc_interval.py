@@ -88,23 +88,6 @@ def test_alpha_type(data, bad):
         dp_roc_auc_score(y, s, epsilon=1.0, return_interval=True, alpha=bad)
 
 
-def test_groups_refused_before_spending(data):
-    y, s = data
-    ledger = PrivacyLedger(epsilon_budget=5.0)
-    with pytest.raises(ValueError, match="groups") as err:
-        dp_roc_auc_score(
-            y,
-            s,
-            epsilon=1.0,
-            return_interval=True,
-            groups=np.arange(y.shape[0]) // 2,
-            max_rows_per_group=2,
-            ledger=ledger,
-        )
-    assert "return_interval" in str(err.value)
-    assert ledger.epsilon_spent == 0.0
-
-
 def test_ledger_charged_the_total_once(data):
     y, s = data
     ledger = PrivacyLedger(epsilon_budget=5.0, delta_budget=1e-5)
