@@ -91,11 +91,13 @@ def one_rep(args):
     """One repetition of one cell: ``(estimate, lower, upper, p, seconds)``."""
     from skdp.survival import DPCoxPH, make_survival_target
 
-    n, eps, d, seed, alpha = args
+    n, eps, d, seed, alpha, options = args
     rng = np.random.default_rng(seed)
     X, event, time_, _ = simulate(n, d, rng)
     y = make_survival_target(event, time_)
-    cox = DPCoxPH(epsilon=eps, bounds_X=(-BOUND, BOUND), max_time=HORIZON, random_state=seed)
+    cox = DPCoxPH(
+        epsilon=eps, bounds_X=(-BOUND, BOUND), max_time=HORIZON, random_state=seed, **options
+    )
     cox.fit(X, y)
     t0 = time.perf_counter()
     table = cox.summary(alpha)  # the same computation as conf_int, plus the p-values
@@ -119,8 +121,8 @@ def lifelines_cover(n, d, reps, jobs, alpha=0.05):
     return float(((out[:, :, 0] <= truth) & (truth <= out[:, :, 1])).mean())
 
 
-def cell(n, eps, d, reps, jobs, alpha=0.05):
-    args = [(n, eps, d, _seed(r), alpha) for r in range(reps)]
+def cell(n, eps, d, reps, jobs, alpha=0.05, options=None):
+    args = [(n, eps, d, _seed(r), alpha, dict(options or {})) for r in range(reps)]
     out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, sec = (np.array(v) for v in zip(*out, strict=True))
     truth = np.asarray(BETAS[d], float)
@@ -189,8 +191,15 @@ def main():
     ap.add_argument(
         "--lifelines", type=int, default=0, help="lifelines' coverage on this many cohorts"
     )
+    ap.add_argument(
+        "--inference", action="store_true", help="DPCoxPH(inference=True): coef_ at the centre"
+    )
+    ap.add_argument("--hessian-fraction", type=float, default=None)
     a = ap.parse_args()
-    print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}")
+    options = {"inference": True} if a.inference else {}
+    if a.hessian_fraction is not None:
+        options["hessian_fraction"] = a.hessian_fraction
+    print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; {options}")
     if a.check_inf:
         pe, ll, w = check_inf()
         print(
@@ -206,7 +215,7 @@ def main():
     for d in a.d:
         for n in a.n:
             for eps in a.eps:
-                r = cell(n, eps, d, a.reps, a.jobs)
+                r = cell(n, eps, d, a.reps, a.jobs, options=options)
                 print(
                     f"{r['n']:>5} {r['eps']:>5} {r['d']:>2}  {r['cover']:.3f} {r['cover_min']:.3f}"
                     f"  {r['width_ratio_max']:>6.2f} {r['width_ratio_mean']:>6.2f}"

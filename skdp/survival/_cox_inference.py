@@ -36,6 +36,8 @@ from skdp.utils._sklearn_compat import check_is_fitted
 __all__ = [
     "CoxInferenceMixin",
     "exact_statistics",
+    "interval_centre",
+    "move_to_interval_centre",
     "posterior_interval",
     "private_interval",
     "wald_interval",
@@ -267,6 +269,32 @@ def posterior_interval(est, alpha):
     above = (1.0 + (draws >= 0).sum(axis=0)) / (1.0 + draws.shape[0])
     pval = np.minimum(1.0, 2.0 * np.minimum(below, above))
     return (q84 - q16) / 2.0, lower, upper, pval, centre
+
+
+def interval_centre(est):
+    """The centre of ``conf_int``'s interval (original units) at a finite
+    ``epsilon``: the median of the draws where the released ``n epsilon`` is below
+    :data:`POSTERIOR_N_EPSILON`, else the linearised path's corrected end point. It
+    does not depend on the level ``alpha``."""
+    if _released_n_epsilon(est) < POSTERIOR_N_EPSILON:
+        return posterior_interval(est, 0.05)[4]
+    return private_interval(est)[1]
+
+
+def move_to_interval_centre(est):
+    """``DPCoxPH(inference=True)``: ``coef_`` moved to :func:`interval_centre` and
+    ``baseline_hazard_`` with it, so that the hazard at the released mean of the
+    features is unchanged (post-processing of ``released_statistics_``)."""
+    stats = est.released_statistics_
+    centre = np.asarray(interval_centre(est), float)
+    noisy = np.asarray(stats["centre"], float)
+    mean = np.clip(noisy[1:] / max(noisy[0], 1.0), -1.0, 1.0)  # as _cox_fit.release_centre
+    moved = (centre - np.asarray(est.coef_, float)) * _half(est)  # in the scaled units
+    with np.errstate(over="ignore"):
+        baseline = np.asarray(est.baseline_hazard_, float) * np.exp(-(mean @ moved))
+    if not (np.isfinite(centre).all() and np.isfinite(baseline).all()):
+        raise RuntimeError("DPCoxPH(inference=True): the interval's centre is not finite")
+    est.coef_, est.baseline_hazard_ = centre, baseline
 
 
 class CoxInferenceMixin:
