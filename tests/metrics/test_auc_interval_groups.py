@@ -166,6 +166,23 @@ def test_bad_input_refused_before_spending(data, groups, k, match):
     assert ledger.epsilon_spent == 0.0
 
 
+@pytest.mark.parametrize(
+    "delta,seed,expected",
+    [
+        (1e-6, 3, (0.7424299148208117, (0.6949451635226758, 0.7861859248547188))),
+        (0.0, 4, (0.7392687005507329, (0.3812963316123104, 1.0))),
+    ],
+)
+def test_row_level_interval_identical_to_the_release_before_groups(delta, seed, expected):
+    """Values computed with the code before ``groups=`` was accepted here."""
+    rng = np.random.default_rng(7)
+    y = (rng.random(800) < 0.4).astype(int)
+    s = rng.standard_normal(800) + y
+    got = dp_roc_auc_score(y, s, epsilon=1.0, delta=delta, return_interval=True, random_state=seed)
+    assert got[0] == pytest.approx(expected[0], rel=1e-12, abs=0)
+    assert got[1] == pytest.approx(expected[1], rel=1e-12, abs=0)
+
+
 def test_row_level_release_unchanged_by_this_path(data):
     """groups=None keeps the row-level interval (pinned by the digests and the
     row-level tests); with groups the release differs."""
