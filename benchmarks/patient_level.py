@@ -117,12 +117,15 @@ def main():
     ap.add_argument("--seeds", type=int, default=None, help="seeds (each family's default)")
     ap.add_argument("--family", choices=["linear", *FAMILIES, "all"], default="linear")
     ap.add_argument("--table", choices=["dd", "modechoice"], default=None)
+    ap.add_argument("--only", default=None, help="with --table: comma-separated families")
     args = ap.parse_args()
     if args.table is not None:
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from benchmarks._patient_public import FAMILIES as PANEL
         from benchmarks._patient_public import main as table_main
 
-        table_main(args.table, 5 if args.seeds is None else args.seeds)
+        only = PANEL if args.only is None else tuple(args.only.split(","))
+        table_main(args.table, 5 if args.seeds is None else args.seeds, only)
         return
     if args.family == "all":
         for family in ["linear", *FAMILIES]:

@@ -542,6 +542,16 @@ def _ilp():
     from skdp.ilp import DPILPClassifier
 
     X, y = _binary()
+    # the thesis's clause choice, pinned before the noise-aware default existed
+    est = DPILPClassifier(epsilon=1.0, max_clause_length=2, clause_score="noisy", random_state=0)
+    return est.fit(X, y), release_outputs(est, X[:16])
+
+
+@case("DPILPClassifier-noise_aware", covers=["DPILPClassifier"])
+def _ilp_noise_aware():
+    from skdp.ilp import DPILPClassifier
+
+    X, y = _binary()
     est = DPILPClassifier(epsilon=1.0, max_clause_length=2, random_state=0)
     return est.fit(X, y), release_outputs(est, X[:16])
 

@@ -23,7 +23,7 @@ from skdp.ilp._coverage import (
     _on_rows,
 )
 from skdp.ilp._plan import ILPPlan, plan_ilp
-from skdp.ilp._search import search_clause
+from skdp.ilp._search import CLAUSE_SCORES, search_clause
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
@@ -79,6 +79,16 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     min_pos : int, default=1
         Smart search deletes the supersets of a clause whose noisy positive count is
         below ``min_pos`` or not above the best noisy coverage so far (post-processing).
+    clause_score : {"noise_aware", "noisy"}, default="noise_aware"
+        How the smart search picks a round's clause from the noisy counts
+        (post-processing; the same budget either way). ``"noisy"``: the largest noisy
+        coverage ``P' - N'``, the thesis's Alg. 4, which with much noise favours a
+        long clause measured with much noise over a short one measured well (the
+        maximum of many noisy counts is biased upward). ``"noise_aware"``: the
+        largest noisy coverage minus its level's noise penalty, about the median of
+        the largest noise error among the level's clauses (Notes).
+        Pruning and the test that a clause's noisy coverage is positive are the
+        thesis's either way.
     secure_mode : bool, default=False
         Draw the coverage counts' geometric noise from ``os.urandom`` (not reproducible
         with ``random_state``); the sampling is exact integer arithmetic either way.
@@ -137,6 +147,12 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     (:func:`skdp.mechanisms.sensitivity.ilp_query_alpha`). Accountant: sequential
     composition of pure-DP levels and rounds (Thms 6.8, 6.9); pruning, clause choice
     and cover removal are post-processing or row-wise filters driven by DP outputs.
+    With ``clause_score="noise_aware"`` a level of ``beta`` clauses whose counts carry
+    noise of parameter ``alpha`` is ranked by ``P' - N' - u / alpha``, with ``u``
+    solving ``beta (2 + u) exp(-u) / 4 = 0.5`` (the tail of a difference of two
+    Laplace variables of scale ``1 / alpha``, the geometric noise's continuous
+    approximation, with a union bound over the level): public inputs only, so still
+    post-processing.
     ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``, guarantee ``"exact"``. No true
     count is stored. Any epsilon-DP learner that is (delta, eta)-useful needs at least
     :func:`ilp_epsilon_lower_bound` (Thm 6.5).
@@ -187,7 +203,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
 
     #: parameters added after fixed-seed releases were pinned: left out of the seed
     #: material at these defaults (``skdp.utils._random.fit_streams``)
-    _later_parameters = {"secure_mode": False}
+    _later_parameters = {"secure_mode": False, "clause_score": "noisy"}
 
     _parameter_constraints: dict = {
         # pure epsilon: no delta parameter
@@ -198,6 +214,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         "search": [StrOptions({"smart", "naive"})],
         "binarize": [Real, None],
         "min_pos": [Interval(Integral, None, None, closed="neither")],
+        "clause_score": [StrOptions(set(CLAUSE_SCORES))],
         "secure_mode": ["boolean"],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
         **DPEstimatorMixin._common_constraints("random_state"),
@@ -212,6 +229,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
             ("search", "smart"),
             ("binarize", None),
             ("min_pos", 1),
+            ("clause_score", "noise_aware"),
             ("secure_mode", False),
             ("max_rows_per_group", None),
             ("random_state", None),
@@ -294,6 +312,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
                 counts=counts,
                 max_rows_per_group=plan.max_rows_per_group,
                 secure_mode=self.secure_mode,
+                clause_score=self.clause_score,
             )
             ledger.extend({"round": r, **entry} for entry in levels)
             # add the clause only if its noisy coverage is positive (post-processing);

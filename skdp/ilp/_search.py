@@ -18,10 +18,45 @@ import numpy as np
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
 
-__all__ = ["search_clause"]
+__all__ = ["CLAUSE_SCORES", "NOISE_LEVEL", "noise_penalty", "search_clause"]
 
 #: about this many (example, clause) satisfy-flags are computed in one matrix product
 _CHUNK = 1 << 22
+#: the values of ``clause_score``
+CLAUSE_SCORES = ("noise_aware", "noisy")
+#: ``noise_penalty``'s level: about the chance that noise alone lifts some clause of a
+#: level by more than its penalty; 0.5 makes the penalty (a bound on) the median of the
+#: level's largest noise error (public, fixed)
+NOISE_LEVEL = 0.5
+
+
+def noise_penalty(alpha, beta, level=NOISE_LEVEL):
+    """The coverage ``t`` that the largest of ``beta`` noisy-coverage errors exceeds
+    with probability about ``level``.
+
+    A clause's noisy coverage ``P' - N'`` carries the difference of two independent
+    two-sided geometric variables of parameter ``alpha``; with their Laplace
+    approximation (scale ``b = 1 / alpha``) the difference exceeds ``t = u b`` with
+    probability ``(2 + u) exp(-u) / 4``, and a union bound over the level's ``beta``
+    clauses sets ``beta (2 + u) exp(-u) / 4 = level``. Returns ``0.0`` where no
+    ``u >= 0`` is needed, and for ``alpha = inf`` (no noise).
+    """
+    if math.isinf(alpha):
+        return 0.0
+    target = math.log(level) - math.log(beta)  # log of the per-clause tail
+
+    def excess(u):  # decreasing in u
+        return math.log((2.0 + u) / 4.0) - u - target
+
+    if excess(0.0) <= 0.0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while excess(hi) > 0.0:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if excess(mid) > 0.0 else (lo, mid)
+    return hi / alpha
 
 
 def _counts(Xpos, Xneg, clauses):
@@ -77,6 +112,7 @@ def search_clause(
     counts=None,
     max_rows_per_group=None,
     secure_mode=False,
+    clause_score="noisy",
 ):
     """One DP reduction of a bottom clause (Alg. 4 "smart" or Alg. 3 "naive").
 
@@ -105,14 +141,19 @@ def search_clause(
         (:func:`~skdp.mechanisms.sensitivity.ilp_query_alpha`).
     secure_mode : bool, default=False
         Draw the geometric noise from ``os.urandom`` instead of ``rng``.
+    clause_score : {"noisy", "noise_aware"}, default="noisy"
+        How the smart search ranks clauses (module docstring): the noisy coverage
+        (Alg. 4) or the noisy coverage minus its level's :func:`noise_penalty`. The
+        naive search draws one noise scale for the whole lattice, where both rank
+        alike.
 
     Returns
     -------
     best : tuple of int
-        The clause with the best noisy coverage (shortest, then lexicographically
-        first, among ties).
+        The clause with the best score (shortest, then lexicographically first, among
+        ties).
     best_coverage : float
-        Its noisy coverage ``P' - N'``.
+        Its noisy coverage ``P' - N'`` (without the penalty).
     ledger : list of dict
         One entry per batch of queries: ``level``, ``n_clauses`` (beta_i),
         ``epsilon`` (the batch's budget) and ``alpha`` (inverse scale of each count's
@@ -125,17 +166,19 @@ def search_clause(
     atoms = sorted(int(a) for a in bottom_clause)
     count = counts if counts is not None else functools.partial(_counts, Xpos, Xneg)
     run = _naive_search if search == "naive" else _smart_search
-    noise = _Noise(rng, max_rows_per_group, bool(secure_mode))
+    noise = _Noise(rng, max_rows_per_group, bool(secure_mode), clause_score == "noise_aware")
     return run(count, atoms, int(max_clause_length), epsilon, min_pos, noise)
 
 
 class _Noise(NamedTuple):
     """How the counts' noise is drawn: ``rng`` (or ``os.urandom`` when ``secure``), with
-    ``alpha`` for a privacy unit of at most ``rows`` rows (``None``: one row)."""
+    ``alpha`` for a privacy unit of at most ``rows`` rows (``None``: one row); ``aware``:
+    the smart search ranks by the penalised coverage."""
 
     rng: object
     rows: int | None
     secure: bool
+    aware: bool = False
 
 
 def _noisy_counts(count, level, alpha, noisy, noise):
@@ -183,7 +226,7 @@ def _smart_search(count, atoms, ell, epsilon, min_pos, noise):
     are never evaluated."""
     noisy = not math.isinf(epsilon)
     ledger, evaluated, pruned = [], [], []
-    best, best_cov = None, -math.inf
+    best, best_cov, best_score = None, -math.inf, -math.inf
     eps_level = epsilon / (ell + 1)
     level, kept = [()], []
     for size in range(ell + 1):
@@ -202,11 +245,12 @@ def _smart_search(count, atoms, ell, epsilon, min_pos, noise):
             {"level": size, "n_clauses": beta, "epsilon": float(eps_level), "alpha": float(alpha)}
         )
         P, N = _noisy_counts(count, level, alpha, noisy, noise)
+        penalty = noise_penalty(alpha, beta) if noisy and noise.aware else 0.0
         kept = []
         for c, p, n in zip(level, P, N, strict=True):
             evaluated.append(c)
-            if p - n > best_cov:
-                best, best_cov = c, p - n
+            if p - n - penalty > best_score:
+                best, best_cov, best_score = c, p - n, p - n - penalty
             # supersets cannot cover more positives: P' bounds their coverage
             if p < min_pos or p <= best_cov:
                 pruned.append(c)

@@ -539,7 +539,8 @@ def fit_streams(
     # (and the class's own such parameters, ``_later_parameters``, ``{name: default}``)
     later = {**LATER_PARAMS, **getattr(type(estimator), "_later_parameters", {})}
     for name, default in later.items():
-        if name in params and params[name] is default:
+        value = params.get(name, later)  # ``later``: a sentinel, never a default
+        if value is default or (isinstance(default, str) and value == default):
             del params[name]
     params = _hash_renamed(params, type(estimator))
     parts = {"class": _qualname(type(estimator)), "params": params}
