@@ -208,9 +208,21 @@ def test_coverage_sanity_small_simulation():
     assert width < 0.25
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("k", [3, 10])
 def test_coverage_clustered_grid(k):
     for eps in (1.0, 3.0):
         cover, _ = _coverage(600, k, eps, reps=100, icc=0.9, seed=1)
         assert cover >= 0.9, (k, eps, cover)
+
+
+def test_dask_input_with_groups():
+    da = pytest.importorskip("dask.array")
+    y, s, g = _clustered(150, 3, 0.75, np.random.default_rng(4))
+    chunks = 150
+    auc, (lo, hi) = _call(
+        da.from_array(y, chunks=chunks),
+        da.from_array(s, chunks=chunks),
+        da.from_array(g, chunks=chunks),
+        k=3,
+    )
+    assert 0.0 <= lo <= auc <= hi <= 1.0
