@@ -56,7 +56,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import hyp2f1, ndtr, ndtri
 
-from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
+from skdp.mechanisms import laplace_noise
+from skdp.metrics._smooth import _noisy_release
 
 __all__ = [
     "auc_interval",
@@ -281,12 +282,7 @@ def release_with_interval(value, n, n_rows, rng, *, epsilon, delta, gamma, alpha
     rho = count_share(epsilon, n_rows, alpha)
     eps_auc, eps_count = (1.0 - rho) * epsilon, rho * epsilon
     scale, kind = scale_at(n, eps_auc)  # (eps_auc, delta): the AUC's own release
-    if kind == "smooth":
-        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
-    else:
-        eta = laplace_noise(1, scale=1.0, rng=rng)
-    eta = float(np.asarray(eta, dtype=float).ravel()[0])
-    auc = float(np.clip(value + scale * eta, 0.0, 1.0))
+    auc = _noisy_release(value, scale, kind, gamma, rng)
     # the count moves by at most one under replace-one: Laplace(1 / eps_count), pure DP
     noisy_n = n + float(laplace_noise(1, scale=1.0 / eps_count, rng=rng)[0])
     alpha_c = COUNT_ALPHA_SHARE * alpha
@@ -340,12 +336,7 @@ def release_group_interval(value, n, m, k, rng, *, epsilon, delta, gamma, alpha,
         ends = [(n, m), (m, n)]
         return auc, invert_test(auc, ends, 0.0, None, gamma, alpha, design=float(k))
     scale, kind = scale_at(min(n, m), eps_auc)  # (eps_auc, delta): the AUC's own release
-    if kind == "smooth":
-        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
-    else:
-        eta = laplace_noise(1, scale=1.0, rng=rng)
-    eta = float(np.asarray(eta, dtype=float).ravel()[0])
-    auc = float(np.clip(value + scale * eta, 0.0, 1.0))
+    auc = _noisy_release(value, scale, kind, gamma, rng)
     noise = laplace_noise(2, scale=k / eps_counts, rng=rng)
     alpha_c = COUNT_ALPHA_SHARE * alpha
     # P(Laplace(b) > h) = exp(-h / b) / 2 = alpha_c / 2 for each of the two counts

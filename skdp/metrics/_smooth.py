@@ -171,12 +171,10 @@ def _dp_ranking_metric(
     else:
         auc, ap, n = _exact_auc_ap(pos_mask, scores, ties)
     value = auc if which == "roc_auc" else ap
-    if interval_alpha is not None and codes is not None:  # the AUC, per patient
-        return _release_group_interval(
-            value, n, N - n, k, form, rng, epsilon, delta, gamma, interval_alpha
+    if interval_alpha is not None:  # the AUC; per patient when k is not None
+        return _release_with_interval(
+            value, n, N, k, form, rng, epsilon, delta, gamma, interval_alpha
         )
-    if interval_alpha is not None:  # the AUC, row level
-        return _release_with_interval(value, n, N, rng, epsilon, delta, gamma, interval_alpha)
     if math.isinf(epsilon):
         return float(np.clip(value, 0.0, 1.0))
     if codes is None:
@@ -193,6 +191,12 @@ def _dp_ranking_metric(
         scale, kind = _noise_parameters(
             None, None, None, epsilon=epsilon, delta=delta, gamma=gamma, smooth=smooth
         )
+    return _noisy_release(value, scale, kind, gamma, rng)
+
+
+def _noisy_release(value, scale, kind, gamma, rng):
+    """``value + scale * eta`` clamped to [0, 1], ``eta`` one draw of the noise law of
+    ``kind`` (:func:`_noise_parameters`)."""
     if kind == "smooth":
         eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
     else:
@@ -201,51 +205,28 @@ def _dp_ranking_metric(
     return float(np.clip(value + scale * eta, 0.0, 1.0))
 
 
-def _release_with_interval(value, n, N, rng, epsilon, delta, gamma, alpha):
-    """The AUC and its noise-aware interval (:mod:`skdp.metrics._auc_interval`)."""
-    from skdp.metrics._auc_interval import release_with_interval
+def _release_with_interval(value, n, N, k, form, rng, epsilon, delta, gamma, alpha):
+    """The AUC and its noise-aware interval (:mod:`skdp.metrics._auc_interval`): per
+    row (``k=None``, :func:`~skdp.metrics._auc_interval.release_with_interval`) or per
+    patient (:func:`~skdp.metrics._auc_interval.release_group_interval`)."""
+    from skdp.metrics._auc_interval import release_group_interval, release_with_interval
 
-    local = _row_local_sensitivities("roc_auc", N, None, None)
+    budget = {"epsilon": epsilon, "delta": delta, "gamma": gamma, "alpha": alpha}
+    if k is None:
+        local = _row_local_sensitivities("roc_auc", N, None, None)
 
-    def scale_at(count, eps):
-        return _noise_parameters(local, count, N, epsilon=eps, delta=delta, gamma=gamma)
+        def scale_at(count, eps):
+            return _noise_parameters(local, count, N, epsilon=eps, delta=delta, gamma=gamma)
 
-    return release_with_interval(
-        value,
-        n,
-        N,
-        rng,
-        epsilon=epsilon,
-        delta=delta,
-        gamma=gamma,
-        alpha=alpha,
-        scale_at=scale_at,
-    )
+        return release_with_interval(value, n, N, rng, scale_at=scale_at, **budget)
 
-
-def _release_group_interval(value, n, m, k, form, rng, epsilon, delta, gamma, alpha):
-    """The AUC per patient and its interval
-    (:func:`skdp.metrics._auc_interval.release_group_interval`)."""
-    from skdp.metrics._auc_interval import release_group_interval
-
-    def scale_at(count, eps):  # the patient-level smooth bound at min(n, m) = count
+    def group_scale_at(count, eps):  # the patient-level smooth bound at min(n, m) = count
         smooth = _group_smooth("roc_auc", count, count, k, form)
         return _noise_parameters(
             None, None, None, epsilon=eps, delta=delta, gamma=gamma, smooth=smooth
         )
 
-    return release_group_interval(
-        value,
-        n,
-        m,
-        k,
-        rng,
-        epsilon=epsilon,
-        delta=delta,
-        gamma=gamma,
-        alpha=alpha,
-        scale_at=scale_at,
-    )
+    return release_group_interval(value, n, N - n, k, rng, scale_at=group_scale_at, **budget)
 
 
 def _row_local_sensitivities(which, N, ties, form):
