@@ -56,8 +56,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import hyp2f1, ndtr, ndtri
 
-from skdp.mechanisms import laplace_noise
-from skdp.metrics._smooth import _noisy_release
+from skdp.mechanisms import laplace_noise, smooth_sensitivity_noise
 
 __all__ = [
     "auc_interval",
@@ -266,6 +265,17 @@ def _edge(accepted, rejected, inside):
         else:
             rejected = mid
     return rejected
+
+
+def _noisy_release(value, scale, kind, gamma, rng):
+    """``value + scale * eta`` clamped to [0, 1], ``eta`` one draw of the noise law of
+    ``kind`` (:func:`skdp.metrics._smooth._noise_parameters`)."""
+    if kind == "smooth":
+        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
+    else:
+        eta = laplace_noise(1, scale=1.0, rng=rng)
+    eta = float(np.asarray(eta, dtype=float).ravel()[0])
+    return float(np.clip(value + scale * eta, 0.0, 1.0))
 
 
 def release_with_interval(value, n, n_rows, rng, *, epsilon, delta, gamma, alpha, scale_at):

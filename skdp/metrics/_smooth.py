@@ -13,9 +13,7 @@ import math
 import numpy as np
 
 from skdp.mechanisms import (
-    laplace_noise,
     smooth_sensitivity_beta,
-    smooth_sensitivity_noise,
     smooth_sensitivity_scale,
 )
 from skdp.mechanisms.sensitivity import (
@@ -27,6 +25,11 @@ from skdp.mechanisms.sensitivity import (
     group_count_smooth_sensitivity,
 )
 from skdp.metrics._accuracy import _check_bound
+from skdp.metrics._auc_interval import (
+    _noisy_release,
+    release_group_interval,
+    release_with_interval,
+)
 from skdp.metrics._checks import (
     _check_gamma,
     _check_ledger,
@@ -194,23 +197,10 @@ def _dp_ranking_metric(
     return _noisy_release(value, scale, kind, gamma, rng)
 
 
-def _noisy_release(value, scale, kind, gamma, rng):
-    """``value + scale * eta`` clamped to [0, 1], ``eta`` one draw of the noise law of
-    ``kind`` (:func:`_noise_parameters`)."""
-    if kind == "smooth":
-        eta = smooth_sensitivity_noise(1, gamma=gamma, rng=rng)
-    else:
-        eta = laplace_noise(1, scale=1.0, rng=rng)
-    eta = float(np.asarray(eta, dtype=float).ravel()[0])
-    return float(np.clip(value + scale * eta, 0.0, 1.0))
-
-
 def _release_with_interval(value, n, N, k, form, rng, epsilon, delta, gamma, alpha):
     """The AUC and its noise-aware interval (:mod:`skdp.metrics._auc_interval`): per
     row (``k=None``, :func:`~skdp.metrics._auc_interval.release_with_interval`) or per
     patient (:func:`~skdp.metrics._auc_interval.release_group_interval`)."""
-    from skdp.metrics._auc_interval import release_group_interval, release_with_interval
-
     budget = {"epsilon": epsilon, "delta": delta, "gamma": gamma, "alpha": alpha}
     if k is None:
         local = _row_local_sensitivities("roc_auc", N, None, None)
