@@ -195,10 +195,13 @@ def main():
         "--inference", action="store_true", help="DPCoxPH(inference=True): coef_ at the centre"
     )
     ap.add_argument("--hessian-fraction", type=float, default=None)
+    ap.add_argument("--step-size", type=float, default=None)
     a = ap.parse_args()
     options = {"inference": True} if a.inference else {}
     if a.hessian_fraction is not None:
         options["hessian_fraction"] = a.hessian_fraction
+    if a.step_size is not None:
+        options["step_size"] = a.step_size
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; {options}")
     if a.check_inf:
         pe, ll, w = check_inf()

@@ -3,6 +3,7 @@ by post-processing of the same releases (same plan, same budget)."""
 
 from __future__ import annotations
 
+import functools
 import pickle
 
 import numpy as np
@@ -15,21 +16,18 @@ from skdp.survival._cox_inference import (
     interval_centre,
 )
 
-BETA = np.array([0.5, 0.0])
+#: the estimator of every test (keywords override)
+_cox = functools.partial(DPCoxPH, bounds_X=(-3, 3), max_time=10.0, random_state=0)
 
 
-def _data(n=2000, seed=0, beta=BETA):
+def _data(n=2000, seed=0):
+    """Two features, hazard ratio exp(0.5) per unit of the first, none of the second;
+    follow-up censored uniformly on (0, 15) and at the horizon 10."""
     rng = np.random.default_rng(seed)
-    X = np.clip(rng.standard_normal((n, beta.size)), -3, 3)
-    t = rng.exponential(1.0 / (0.1 * np.exp(X @ beta)))
-    c = rng.uniform(0, 15, n)
-    event = (t <= c) & (t <= 10)
-    return X, make_survival_target(event, np.minimum(np.minimum(t, c), 10.0))
-
-
-def _cox(**kw):
-    params = {"bounds_X": (-3, 3), "max_time": 10.0, "random_state": 0}
-    return DPCoxPH(**{**params, **kw})
+    X = np.clip(rng.standard_normal((n, 2)), -3, 3)
+    event_time = rng.exponential(10.0 * np.exp(-0.5 * X[:, 0]))
+    censor = np.minimum(rng.uniform(0, 15, n), 10.0)
+    return X, make_survival_target(event_time <= censor, np.minimum(event_time, censor))
 
 
 def test_default_is_false_and_explicit_false_is_bit_identical():
