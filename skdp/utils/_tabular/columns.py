@@ -35,6 +35,15 @@ def _py(value):
     return value
 
 
+def _check_description(d, what: str, keys) -> None:
+    """Raise unless ``d`` (a ``to_dict`` description of ``what``) is a mapping with ``keys``."""
+    if not isinstance(d, Mapping):
+        raise TypeError(f"{what} must be a mapping, got {type(d).__name__}")
+    missing = [k for k in keys if k not in d]
+    if missing:
+        raise ValueError(f"{what} needs the key(s) {missing}")
+
+
 @dataclass(frozen=True)
 class ColumnSpec:
     """Public description of one column.
@@ -222,11 +231,7 @@ class ColumnSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ColumnSpec:
-        if not isinstance(d, Mapping):
-            raise TypeError(f"a schema column must be a mapping, got {type(d).__name__}")
-        missing = [k for k in ("name", "kind") if k not in d]
-        if missing:
-            raise ValueError(f"a schema column needs the key(s) {missing}")
+        _check_description(d, "a schema column", ("name", "kind"))
         for key in ("bounds", "categories"):
             v = d.get(key)
             if v is not None and (isinstance(v, str | bytes) or not hasattr(v, "__iter__")):

@@ -9,6 +9,7 @@ import numpy as np
 
 from skdp.utils._tabular.columns import (
     ColumnSpec,
+    _check_description,
     _is_dataframe,
     _label,
     _numeric_column,
@@ -164,8 +165,7 @@ class TabularSchema:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TabularSchema:
-        if not isinstance(d, Mapping):
-            raise TypeError(f"a schema must be a mapping, got {type(d).__name__}")
+        _check_description(d, "a schema", ())
         if not isinstance(d.get("columns"), list | tuple):
             raise ValueError("a schema needs a 'columns' list")
         return cls(
