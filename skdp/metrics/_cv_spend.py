@@ -10,6 +10,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.accounting._ledger import _check_relation, _replace_one_from_add_remove
+from skdp.accounting._rdp import _check_real
 
 __all__ = ["cv_privacy_spend"]
 
@@ -27,13 +28,7 @@ def _check_flag(value, name):
 def _check_amount(value, name, *, positive, high, allow_inf):
     """One epsilon or delta: a real number (not a bool or a string) in its range. The
     messages never repeat the value (a budget may be derived from private data)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, _NUMBER):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{name} must not be NaN")
-    if math.isinf(value) and not allow_inf:
-        raise ValueError(f"{name} must be finite")
+    value = _check_real(value, name, allow_inf=allow_inf)
     if value < 0 or (positive and value == 0):
         raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}")
     if high is not None and value >= high:
