@@ -87,13 +87,15 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         contribute; rows beyond it are dropped at random.
     inference : bool, default=False
         Release ``coef_`` at the centre of the noise-aware interval of :meth:`conf_int`
-        (the Newton path's remaining shrinkage corrected, by post-processing of the same
-        releases: same budget, same noise) instead of the path's last point, and
-        ``baseline_hazard_`` moved with it. Where ``n epsilon`` is small the path's last
-        point is shrunk toward 0 and the interval is centred elsewhere; with ``True`` the
-        interval is centred on ``coef_`` and as wide as ``coef_``'s spread (within
-        about 1.4x, measured in :doc:`/inference`), at the price of a noisier point
-        estimate. ``False`` leaves every release unchanged; no effect at ``epsilon = inf``.
+        (the Newton path's remaining shrinkage corrected) instead of the path's last
+        point, and ``baseline_hazard_`` moved with it: post-processing of the same
+        releases under the same plan and budget. Where ``n epsilon`` is small the last
+        point is shrunk toward 0 and the interval is centred elsewhere; with ``True``
+        the interval is centred on ``coef_`` and 0.99-1.49 times as wide as ``coef_``'s
+        spread implies (measured in :doc:`/inference`), at the price of a noisier
+        point estimate. ``False`` leaves every release unchanged; ``True`` enters the
+        seed material (other noise for the same ``random_state``) and changes nothing
+        at ``epsilon = inf``.
     random_state : None, int, numpy.random.Generator or SeedSequence, default=None
         The noise's seed (``None``: fresh OS entropy). No generator is stored.
 
