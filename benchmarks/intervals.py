@@ -55,11 +55,11 @@ def one_rep(args):
 
     from skdp.linear_model import DPLinearRegression
 
-    n, eps, d, ylim, seed, alpha = args
+    n, eps, d, ylim, seed, alpha, options = args
     rng = np.random.default_rng(seed)
     X, y, _ = simulate(n, d, rng)
     reg = DPLinearRegression(
-        epsilon=eps, bounds_X=(-4.0, 4.0), bounds_y=(-ylim, ylim), random_state=seed
+        epsilon=eps, bounds_X=(-4.0, 4.0), bounds_y=(-ylim, ylim), random_state=seed, **options
     ).fit(X, y)
     t0 = time.perf_counter()
     table = reg.summary(alpha)  # the same computation as conf_int, plus the p-values
@@ -72,8 +72,9 @@ def one_rep(args):
     return est, ci[:, 0], ci[:, 1], table["P>|z|"].to_numpy(), sm_ci[:, 0], sm_ci[:, 1], seconds
 
 
-def cell(n, eps, d, reps, ylim, jobs, alpha=0.05, seed0=0):
-    args = [(n, eps, d, ylim, seed0 + 1000 * r + 7, alpha) for r in range(reps)]
+def cell(n, eps, d, reps, ylim, jobs, alpha=0.05, seed0=0, options=None):
+    options = {} if options is None else options
+    args = [(n, eps, d, ylim, seed0 + 1000 * r + 7, alpha, options) for r in range(reps)]
     out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, slo, shi, sec = (np.array(v) for v in zip(*out, strict=True))
     truth = np.append(BETAS[d], INTERCEPT)
@@ -122,8 +123,15 @@ def check_inf(n=2000, d=5, seeds=5):
 def main():
     ap = grid_parser(__doc__)
     ap.add_argument("--ylim", type=float, default=6.0)
+    ap.add_argument("--inference", action="store_true", help="fit with inference=True")
+    ap.add_argument("--regularization", default=None, help="'zhang' or a number")
     a = ap.parse_args()
+    options = {"inference": True} if a.inference else {}
+    if a.regularization is not None:
+        r = a.regularization
+        options["regularization"] = r if r in ("adaptive", "zhang") else float(r)
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; ylim {a.ylim}")
+    print(f"DPLinearRegression options: {options or 'defaults'}")
     if a.check_inf:
         print(f"epsilon=inf: largest endpoint difference / width vs statsmodels: {check_inf():.2e}")
     head = (
@@ -134,7 +142,7 @@ def main():
     for d in a.d:
         for n in a.n:
             for eps in a.eps:
-                r = cell(n, eps, d, a.reps, a.ylim, a.jobs)
+                r = cell(n, eps, d, a.reps, a.ylim, a.jobs, options=options)
                 print(
                     f"{r['n']:>5} {r['eps']:>5} {r['d']:>2}  {r['cover']:.3f} {r['cover_min']:.3f}"
                     f"  {r['width_ratio_max']:>6.2f} {r['width_ratio_mean']:>6.2f}"

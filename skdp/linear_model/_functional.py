@@ -21,7 +21,12 @@ from skdp.linear_model._functional_release import (
     _statistics,
     _validate_input,
 )
-from skdp.linear_model._inference import LinearInferenceMixin, exact_sum_sq, released_statistics
+from skdp.linear_model._inference import (
+    LinearInferenceMixin,
+    exact_sum_sq,
+    record_inference_centre,
+    released_statistics,
+)
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
@@ -136,6 +141,12 @@ default=None
         ``groups`` (from the visit schedule or the study protocol, never from the
         data): rows beyond it are dropped at random and every sensitivity is that many
         times the row's, so ``epsilon`` holds per patient. Required with ``groups``.
+    inference : bool, default=False
+        ``coef_`` and ``intercept_`` are the centre of the :meth:`conf_int` interval:
+        the released estimate corrected for the ridge's shrinkage through the
+        mechanism's mean map (post-processing: the same releases and budget, the
+        released estimate kept in ``released_coef_``). ``False``: the released estimate
+        itself, every release unchanged (:doc:`/inference`).
     random_state : None, int, Generator or SeedSequence, default=None
         Seed of the noise (of the private bound estimate only, with ``secure_mode``).
         ``None`` draws fresh OS entropy. Keep it secret for a real release: the seed
@@ -152,6 +163,8 @@ default=None
         Weights in original units.
     intercept_ : float
         Intercept in original units (0.0 when ``fit_intercept=False``).
+    released_coef_, released_intercept_ : ndarray, float or None
+        ``inference=True`` only: the released estimate behind the corrected ``coef_``.
     bounds_X_ : tuple of two ndarrays of shape (n_features,)
         The (declared or privately estimated) feature bounds used.
     bounds_y_ : tuple of two floats
@@ -399,6 +412,7 @@ default=None
         ],
         "secure_mode": ["boolean"],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
+        "inference": ["boolean"],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
 
@@ -418,10 +432,12 @@ default=None
             ("regularization", "adaptive"),
             ("secure_mode", False),
             ("max_rows_per_group", None),
+            ("inference", False),
             ("random_state", None),
         ],
         qualname="DPLinearRegression.__init__",
     )
+    _later_parameters = {"inference": False}  # out of the seed material when False
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -561,7 +577,7 @@ default=None
         self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
         self.max_rows_per_group_ = plan.max_rows_per_group
         self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
-        return self
+        return record_inference_centre(self)
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

@@ -21,7 +21,12 @@ from skdp.utils._inference import (
 )
 from skdp.utils._sklearn_compat import check_is_fitted
 
-__all__ = ["LinearInferenceMixin", "exact_sum_sq", "released_statistics"]
+__all__ = [
+    "LinearInferenceMixin",
+    "exact_sum_sq",
+    "record_inference_centre",
+    "released_statistics",
+]
 
 #: the fitted model of the examples of conf_int and summary
 EXAMPLE_LINEAR_FIT = """\
@@ -65,6 +70,52 @@ def exact_sum_sq(rel, plan, X, y, scaling, columns, clip):
     return rel
 
 
+def _released_estimate(est):
+    """The released estimate (``coef_`` then the intercept): ``released_coef_`` and
+    ``released_intercept_`` where ``inference=True`` replaced ``coef_``."""
+    coef = getattr(est, "released_coef_", None)
+    coef = np.asarray(est.coef_ if coef is None else coef, float)
+    if not est.fit_intercept:
+        return coef
+    intercept = getattr(est, "released_intercept_", None)
+    return np.append(coef, float(est.intercept_ if intercept is None else intercept))
+
+
+def _bootstrap_ready(est):
+    """Whether the finite-epsilon bootstrap applies (not the mean only, not epsilon=inf)."""
+    stats = est.released_statistics_
+    return (
+        stats["gram"] is not None
+        and stats["target_sum_sq"] is None
+        and bool(est.fit_intercept)
+        and stats["target_variance"] is not None
+    )
+
+
+def record_inference_centre(est):
+    """With ``inference=True``: ``coef_`` and ``intercept_`` become the bias-corrected
+    centre of :meth:`~LinearInferenceMixin.conf_int` (post-processing of the releases,
+    with the default bootstrap seed derived from them); the released estimate is kept
+    in ``released_coef_`` and ``released_intercept_`` (``None`` where nothing is
+    corrected; absent with ``inference=False``, so the default fit is unchanged)."""
+    for name in ("released_coef_", "released_intercept_"):
+        est.__dict__.pop(name, None)  # a refit keeps nothing of the previous one
+    if not getattr(est, "inference", False):
+        return est
+    est.released_coef_ = est.released_intercept_ = None
+    if not _bootstrap_ready(est):
+        return est
+    from skdp.linear_model._inference_linear import bootstrap
+
+    stats = est.released_statistics_
+    estimate = _released_estimate(est)
+    rng = bootstrap_rng(None, stats["gram"], stats["target"], estimate)
+    centre, _ = bootstrap(est, None, rng)
+    est.released_coef_, est.released_intercept_ = np.asarray(est.coef_), est.intercept_
+    est.coef_, est.intercept_ = np.asarray(centre[:-1]), float(centre[-1])
+    return est
+
+
 class LinearInferenceMixin:
     """``conf_int`` and ``summary`` of :class:`DPLinearRegression` (post-processing)."""
 
@@ -78,9 +129,7 @@ class LinearInferenceMixin:
         p = np.asarray(self.coef_).shape[0]
         intercept = bool(self.fit_intercept)
         names = coefficient_names(self, p, intercept)
-        estimate = np.asarray(self.coef_, float)
-        if intercept:
-            estimate = np.append(estimate, float(self.intercept_))
+        estimate = _released_estimate(self)
         if stats["gram"] is None:  # the private mean only: nothing about the slopes
             return (names, estimate, *infinite_rows(estimate.size))
         if stats["target_sum_sq"] is not None:  # epsilon=inf: ordinary least squares
@@ -100,7 +149,8 @@ class LinearInferenceMixin:
         rng = bootstrap_rng(random_state, stats["gram"], stats["target"], estimate)
         centre, se = bootstrap(self, n_bootstrap, rng)
         lower, upper, pval = normal_table(estimate, centre, se, alpha)
-        return names, estimate, se, lower, upper, pval
+        shown = np.append(self.coef_, self.intercept_)  # the centre with inference=True
+        return names, shown, se, lower, upper, pval
 
     @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
     def conf_int(self, alpha=0.05, *, n_bootstrap=None, random_state=None):

@@ -26,6 +26,7 @@ from skdp.linear_model._functional_release import (
     _gram_index,
     _Scaling,
 )
+from skdp.linear_model._inference import _released_estimate
 
 #: smallest variance of a simulated scaled feature (the released covariance is noisy)
 MIN_FEATURE_VARIANCE = 1e-4
@@ -395,7 +396,7 @@ def _setup(est, rng):
     stats = est.released_statistics_
     X1 = _design(_debiased_gram(spec, stats["gram"], rng), spec.n, spec.p, rng)
     variance = float(stats["target_variance"])
-    estimate = np.append(np.asarray(est.coef_, float), float(est.intercept_))
+    estimate = _released_estimate(est)
     sigma = _residual_sd(spec, X1, estimate, variance)
     exact = _clipped_rows(spec, X1, estimate, sigma) < CLIP_NEGLIGIBLE
     return spec, _Design.of(X1, exact), estimate, variance
