@@ -24,6 +24,9 @@ Run::
 
     python benchmarks/intervals.py --reps 200 --jobs 2            # the full grid
     python benchmarks/intervals.py --reps 20 --n 2000 --eps 1      # one quick cell
+    python benchmarks/intervals.py --reps 200 --inference          # inference=True:
+                                                                   # coef_ = the centre
+    python benchmarks/intervals.py --reps 50 --regularization zhang   # another ridge
 """
 
 from __future__ import annotations
