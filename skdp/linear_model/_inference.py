@@ -70,17 +70,6 @@ def exact_sum_sq(rel, plan, X, y, scaling, columns, clip):
     return rel
 
 
-def _released_estimate(est):
-    """The released estimate (``coef_`` then the intercept): ``released_coef_`` and
-    ``released_intercept_`` where ``inference=True`` replaced ``coef_``."""
-    coef = getattr(est, "released_coef_", None)
-    coef = np.asarray(est.coef_ if coef is None else coef, float)
-    if not est.fit_intercept:
-        return coef
-    intercept = getattr(est, "released_intercept_", None)
-    return np.append(coef, float(est.intercept_ if intercept is None else intercept))
-
-
 def _bootstrap_ready(est):
     """Whether the finite-epsilon bootstrap applies (not the mean only, not epsilon=inf)."""
     stats = est.released_statistics_
@@ -105,7 +94,7 @@ def record_inference_centre(est):
     est.released_coef_ = est.released_intercept_ = None
     if not _bootstrap_ready(est):
         return est
-    from skdp.linear_model._inference_linear import bootstrap
+    from skdp.linear_model._inference_linear import _released_estimate, bootstrap
 
     stats = est.released_statistics_
     estimate = _released_estimate(est)
@@ -129,6 +118,8 @@ class LinearInferenceMixin:
         p = np.asarray(self.coef_).shape[0]
         intercept = bool(self.fit_intercept)
         names = coefficient_names(self, p, intercept)
+        from skdp.linear_model._inference_linear import _released_estimate
+
         estimate = _released_estimate(self)
         if stats["gram"] is None:  # the private mean only: nothing about the slopes
             return (names, estimate, *infinite_rows(estimate.size))

@@ -26,7 +26,6 @@ from skdp.linear_model._functional_release import (
     _gram_index,
     _Scaling,
 )
-from skdp.linear_model._inference import _released_estimate
 
 #: smallest variance of a simulated scaled feature (the released covariance is noisy)
 MIN_FEATURE_VARIANCE = 1e-4
@@ -50,6 +49,17 @@ CLIP_NEGLIGIBLE = 0.1
 N_BOOTSTRAP_EXACT = 2000
 N_BOOTSTRAP_ROWS = 400
 ROWS_BUDGET = 4_000_000
+
+
+def _released_estimate(est):
+    """The released estimate (``coef_`` then the intercept): ``released_coef_`` and
+    ``released_intercept_`` where ``inference=True`` replaced ``coef_``."""
+    coef = getattr(est, "released_coef_", None)
+    coef = np.asarray(est.coef_ if coef is None else coef, float)
+    if not est.fit_intercept:
+        return coef
+    intercept = getattr(est, "released_intercept_", None)
+    return np.append(coef, float(est.intercept_ if intercept is None else intercept))
 
 
 @dataclass(frozen=True)
