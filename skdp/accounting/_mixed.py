@@ -27,7 +27,7 @@ from skdp.accounting._rdp import (
     rdp_to_epsilon,
 )
 
-__all__ = ["calibrate_joint_noise", "joint_gaussian_epsilon"]
+__all__ = ["calibrate_joint_noise", "joint_gaussian_epsilon", "joint_history_epsilon"]
 
 
 def joint_gaussian_epsilon(
@@ -91,3 +91,18 @@ def calibrate_joint_noise(
     if feasible(lo):
         return lo
     return float(geometric_bisection(feasible, lo, hi, ratio))
+
+
+def joint_history_epsilon(*, gaussian_noise_multiplier, history, delta):
+    """:func:`joint_gaussian_epsilon` over executed DP-SGD steps: ``history`` is a list
+    of ``(noise_multiplier, sample_rate, steps)`` (the trainers' accountant records)."""
+    orders = DEFAULT_ORDERS
+    rdp = np.zeros(len(orders))
+    if math.isfinite(gaussian_noise_multiplier):
+        rdp = rdp + rdp_gaussian(noise_multiplier=gaussian_noise_multiplier, orders=orders)
+    for sigma, q, steps in history:
+        if steps > 0:
+            rdp = rdp + steps * np.asarray(
+                rdp_subsampled_gaussian(noise_multiplier=sigma, sample_rate=q, orders=orders)
+            )
+    return float(rdp_to_epsilon(rdp, orders, delta=delta))

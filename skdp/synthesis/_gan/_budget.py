@@ -12,7 +12,10 @@ Theorem 3.16); each share has one entry here:
   (:mod:`skdp.synthesis._gan._marginals`), with :data:`MARGINALS_DELTA_FRACTION` of
   delta;
 * :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic), with
-  the rest of delta. :func:`calibrate_noise` picks the noise multiplier that meets it.
+  the rest of delta. :func:`calibrate_noise` picks the noise multiplier that meets it;
+  where the marginals are released (:attr:`GANPlan.joint`) the fit instead calibrates it
+  in one Rényi-DP account with the marginals' Gaussian release, for both shares at the
+  whole delta (:mod:`skdp.accounting._mixed`).
 
 :func:`breakdown` writes the shares as ``privacy_breakdown_`` and :func:`noise_scales`
 the Laplace scale of each noisy release that is not a DP-SGD step as ``noise_scale_``
@@ -258,6 +261,20 @@ class GANPlan:
                 "(their zCDP budget is 0): raise them or set calibrate_marginals=False"
             )
         return sigma
+
+    @property
+    def joint(self):
+        """Whether the noisy marginals and the DP-SGD steps share one RDP account
+        (:mod:`skdp.accounting._mixed`): whenever the marginals are released. Their
+        Gaussian noise is the one of their own share (:attr:`marginals_sigma`); DP-SGD
+        is calibrated so that both together spend ``eps_dpsgd + eps_marginals`` at
+        ``delta``, which gives it less noise than its share alone would."""
+        return 0.0 < self.eps_marginals < math.inf and self.n_marginals > 0
+
+    @property
+    def marginals_noise_multiplier(self):
+        """The marginals' Gaussian noise over their L2 sensitivity per unit."""
+        return self.marginals_sigma / (math.sqrt(self.n_marginals) * self.count_sensitivity)
 
     def breakdown(self, dpsgd, *, nonprivate=False):
         """``privacy_breakdown_`` with the DP-SGD epsilon as spent (:func:`breakdown`)."""

@@ -303,9 +303,15 @@ class DPGANSynthesizer(
     * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
       discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with
       ``N(0, sigma^2)``, ``sigma = sqrt(d / (2 rho))``, ``rho`` the largest zCDP budget
-      that meets ``(0.2 epsilon, 0.1 delta)`` (:func:`skdp.accounting.zcdp_rho`; exact);
-      DP-SGD then gets ``0.9 delta``. The generators' output logits are shifted after
-      training so that their mean output matches the release: post-processing.
+      that meets ``(0.2 epsilon, 0.1 delta)`` (:func:`skdp.accounting.zcdp_rho`; exact).
+      This Gaussian release and every DP-SGD step are then composed in one Rényi-DP
+      account (Mironov 2017), converted once to ``(epsilon, delta)`` (Balle et al. 2020),
+      and ``sigma`` of DP-SGD is the smallest that keeps both together within their two
+      shares of epsilon at the whole ``delta`` (exact; tighter than splitting): the
+      breakdown's ``"marginals"`` is the share, ``"dpsgd"`` the joint account less it.
+      With ``noise_multiplier`` given, DP-SGD is accounted alone at ``0.9 delta``. The
+      generators' output logits are shifted after training so that their mean output
+      matches the release: post-processing.
 
     The binned numeric encoding (``numeric_encoding="bins"``) is a function of the public
     schema (declared or privately estimated bounds) and of public ``n`` and ``epsilon``

@@ -111,10 +111,7 @@ def fit_gan(est, X, y=None, groups=None):
         n_params = parameter_counts(encoder, classes, params)
     batch, q, t_ae, t_critic = step_counts(params, n, n_params=n_params, rows_per_unit=k or 1)
     params = {**params, "batch_size": batch}
-    sigma = _budget.calibrate_noise(  # 0 when epsilon=inf
-        plan.eps_dpsgd, plan.delta_dpsgd, q, t_ae + t_critic, noise_multiplier=est.noise_multiplier,
-        accountant=est.accountant,
-    )  # fmt: skip
+    sigma = _calibrate(plan, q, t_ae + t_critic, est)
     run, gens, selected = train_networks(
         Z, labels, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
         t_ae=t_ae, t_critic=t_critic, eps_sel=plan.eps_selection, streams=streams,
@@ -124,6 +121,37 @@ def fit_gan(est, X, y=None, groups=None):
     _record(est, plan, schema, encoder, classes, prior, gens, selected, run)
     est.noisy_marginals_ = targets  # noisy (or None): what the generators are calibrated to
     return est
+
+
+def _calibrate(plan, q, steps, est):
+    """The DP-SGD noise multiplier: for the DP-SGD share alone, or (``plan.joint``, no
+    user-given multiplier) in one RDP account with the noisy marginals."""
+    if not (plan.joint and est.noise_multiplier is None):
+        return _budget.calibrate_noise(  # 0 when epsilon=inf
+            plan.eps_dpsgd, plan.delta_dpsgd, q, steps, noise_multiplier=est.noise_multiplier,
+            accountant=est.accountant,
+        )  # fmt: skip
+    from skdp.accounting._mixed import calibrate_joint_noise
+
+    return calibrate_joint_noise(
+        epsilon=plan.eps_dpsgd + plan.eps_marginals, delta=plan.delta, sample_rate=q,
+        steps=steps, gaussian_noise_multiplier=plan.marginals_noise_multiplier,
+    )  # fmt: skip
+
+
+def _dpsgd_epsilon(plan, run, est):
+    """The ``"dpsgd"`` entry of the breakdown: the run's own account, or (joint) the
+    joint account of the marginals and every executed step less the marginals' share."""
+    if not (plan.joint and est.noise_multiplier is None):
+        return run.epsilon(plan.delta_dpsgd)
+    from skdp.accounting._mixed import joint_history_epsilon
+
+    history = [h for tr in run._trainers for h in tr.accountant.history]
+    joint = joint_history_epsilon(
+        gaussian_noise_multiplier=plan.marginals_noise_multiplier, history=history,
+        delta=plan.delta,
+    )  # fmt: skip
+    return max(joint - plan.eps_marginals, 0.0)
 
 
 def _record(est, plan, schema, encoder, classes, prior, gens, selected, run):
@@ -142,7 +170,7 @@ def _record(est, plan, schema, encoder, classes, prior, gens, selected, run):
     est.selected_checkpoints_ = selected
     est._max_rows_per_group = plan.max_rows_per_group
     breakdown = plan.breakdown(
-        run.epsilon(plan.delta_dpsgd) if private else math.inf,
+        _dpsgd_epsilon(plan, run, est) if private else math.inf,
         nonprivate=bool(est._nonprivate_options()),
     )
     est.noise_scale_ = plan.noise_scales()
