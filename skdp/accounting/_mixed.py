@@ -15,6 +15,7 @@ bounds are upper bounds; no approximation).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -73,6 +74,16 @@ def calibrate_joint_noise(
     ...                        sample_rate=0.01, steps=500, delta=1e-5) <= 1.0
     True
     """
+    return _calibrate_joint(
+        float(epsilon), float(delta), float(sample_rate), int(steps),
+        float(gaussian_noise_multiplier), float(ratio),
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _calibrate_joint(epsilon, delta, sample_rate, steps, gaussian_noise_multiplier, ratio):
+    """:func:`calibrate_joint_noise` on hashable floats, cached (a pure function of
+    public numbers: a fit with the same plan repeats it)."""
 
     def feasible(sigma):
         eps = joint_gaussian_epsilon(
@@ -96,6 +107,13 @@ def calibrate_joint_noise(
 def joint_history_epsilon(*, gaussian_noise_multiplier, history, delta):
     """:func:`joint_gaussian_epsilon` over executed DP-SGD steps: ``history`` is a list
     of ``(noise_multiplier, sample_rate, steps)`` (the trainers' accountant records)."""
+    history = tuple((float(a), float(q), int(t)) for a, q, t in history)
+    return _history_epsilon(float(gaussian_noise_multiplier), history, float(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _history_epsilon(gaussian_noise_multiplier, history, delta):
+    """:func:`joint_history_epsilon` on hashable arguments, cached (public numbers)."""
     orders = DEFAULT_ORDERS
     rdp = np.zeros(len(orders))
     if math.isfinite(gaussian_noise_multiplier):
