@@ -16,17 +16,9 @@ bounds are upper bounds; no approximation).
 from __future__ import annotations
 
 import functools
-import math
 
-import numpy as np
-
+from skdp.accounting._accountant import RDPAccountant
 from skdp.accounting._calibration import geometric_bisection
-from skdp.accounting._rdp import (
-    DEFAULT_ORDERS,
-    rdp_gaussian,
-    rdp_subsampled_gaussian,
-    rdp_to_epsilon,
-)
 
 __all__ = ["calibrate_joint_noise", "joint_gaussian_epsilon", "joint_history_epsilon"]
 
@@ -44,17 +36,11 @@ def joint_gaussian_epsilon(
     >>> 0.0 < eps < 10.0
     True
     """
-    orders = DEFAULT_ORDERS
-    rdp = np.zeros(len(orders))
-    if math.isfinite(gaussian_noise_multiplier):
-        rdp = rdp + rdp_gaussian(noise_multiplier=gaussian_noise_multiplier, orders=orders)
-    if steps > 0:
-        rdp = rdp + steps * np.asarray(
-            rdp_subsampled_gaussian(
-                noise_multiplier=noise_multiplier, sample_rate=sample_rate, orders=orders
-            )
-        )
-    return float(rdp_to_epsilon(rdp, orders, delta=delta))
+    return joint_history_epsilon(
+        gaussian_noise_multiplier=gaussian_noise_multiplier,
+        history=[(noise_multiplier, sample_rate, steps)],
+        delta=delta,
+    )
 
 
 def calibrate_joint_noise(
@@ -113,14 +99,13 @@ def joint_history_epsilon(*, gaussian_noise_multiplier, history, delta):
 
 @functools.lru_cache(maxsize=256)
 def _history_epsilon(gaussian_noise_multiplier, history, delta):
-    """:func:`joint_history_epsilon` on hashable arguments, cached (public numbers)."""
-    orders = DEFAULT_ORDERS
-    rdp = np.zeros(len(orders))
-    if math.isfinite(gaussian_noise_multiplier):
-        rdp = rdp + rdp_gaussian(noise_multiplier=gaussian_noise_multiplier, orders=orders)
+    """:func:`joint_history_epsilon` on hashable arguments, cached (public numbers): the
+    shared :class:`~skdp.accounting.RDPAccountant`, with the Gaussian release as one step
+    of sampling rate 1 (the subsampled Gaussian's RDP at ``q = 1`` is the Gaussian's)."""
+    acc = RDPAccountant()
+    if gaussian_noise_multiplier != float("inf"):
+        acc.step(noise_multiplier=gaussian_noise_multiplier, sample_rate=1.0, num_steps=1)
     for sigma, q, steps in history:
         if steps > 0:
-            rdp = rdp + steps * np.asarray(
-                rdp_subsampled_gaussian(noise_multiplier=sigma, sample_rate=q, orders=orders)
-            )
-    return float(rdp_to_epsilon(rdp, orders, delta=delta))
+            acc.step(noise_multiplier=sigma, sample_rate=q, num_steps=steps)
+    return float(acc.get_epsilon(delta))
