@@ -127,6 +127,13 @@ def release_centre(data, plan, rng, record=None):
     noisy = total + rng.normal(0.0, plan.sigma_centre, size=total.shape[0])
     if record is not None:
         record["centre"] = noisy.copy()
+    return centre_of(noisy)
+
+
+def centre_of(noisy):
+    """The released mean ``S~ / max(n~, 1)`` clipped to ``[-1, 1]``, from the noisy
+    ``(n~, S~)`` of :func:`release_centre` (post-processing)."""
+    noisy = np.asarray(noisy, float)
     return np.clip(noisy[1:] / max(noisy[0], 1.0), -1.0, 1.0)
 
 

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from skdp.survival._cox_fit import _mu, hessian
+from skdp.survival._cox_fit import _mu, centre_of, hessian
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     check_alpha,
@@ -287,8 +287,7 @@ def move_to_interval_centre(est):
     features is unchanged (post-processing of ``released_statistics_``)."""
     stats = est.released_statistics_
     centre = np.asarray(interval_centre(est), float)
-    noisy = np.asarray(stats["centre"], float)
-    mean = np.clip(noisy[1:] / max(noisy[0], 1.0), -1.0, 1.0)  # as _cox_fit.release_centre
+    mean = centre_of(stats["centre"])  # the point the fit was expanded around
     moved = (centre - np.asarray(est.coef_, float)) * _half(est)  # in the scaled units
     with np.errstate(over="ignore"):
         baseline = np.asarray(est.baseline_hazard_, float) * np.exp(-(mean @ moved))
