@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
+from skdp.linear_model._functional_record import record_fit
 from skdp.linear_model._functional_release import (
     _release,
     _release_centre,
@@ -21,12 +22,8 @@ from skdp.linear_model._functional_release import (
     _statistics,
     _validate_input,
 )
-from skdp.linear_model._inference import (
-    LinearInferenceMixin,
-    exact_sum_sq,
-    record_inference_centre,
-    released_statistics,
-)
+from skdp.linear_model._functional_weights import weighted_sum_sq
+from skdp.linear_model._inference import LinearInferenceMixin
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
@@ -38,10 +35,7 @@ from skdp.utils._sklearn_compat import (
     _fit_context,
     check_is_fitted,
 )
-from skdp.utils.validation import (
-    check_finite_release,
-    validate_data,
-)
+from skdp.utils.validation import validate_data
 
 __all__ = ["DPLinearRegression"]
 
@@ -139,8 +133,17 @@ default=None
     max_rows_per_group : int or None, default=None
         The public number of rows one patient may contribute when ``fit`` gets
         ``groups`` (from the visit schedule or the study protocol, never from the
-        data): rows beyond it are dropped at random and every sensitivity is that many
-        times the row's, so ``epsilon`` holds per patient. Required with ``groups``.
+        data): a patient's rows count at most that many times (``contribution``) and
+        every sensitivity is that many times the row's, so ``epsilon`` holds per
+        patient. Required with ``groups``.
+    contribution : {"weight", "sample"}, default="weight"
+        How a patient with more than ``k = max_rows_per_group`` rows is bounded (with
+        ``groups`` only; no effect without). ``"weight"``: every row is used, each row
+        of a patient with ``n_p`` rows weighted by ``k / n_p`` in every statistic (the
+        expected statistics of ``"sample"`` without its sampling variance).
+        ``"sample"``: ``k`` of the patient's rows chosen uniformly at random, the
+        others dropped (the rule before ``"weight"``). The same sensitivities and noise
+        either way (Notes).
     inference : bool, default=False
         ``coef_`` and ``intercept_`` are the centre of the :meth:`conf_int` interval:
         the released estimate corrected for the ridge's shrinkage through the
@@ -227,17 +230,24 @@ default=None
     -----
     **Privacy.** Neighbouring relation: add or remove one row, ``n`` public
     (:ref:`neighbouring-relation`); with ``groups``, add or remove one patient with all
-    their rows: each patient keeps at most ``k = max_rows_per_group`` rows, chosen uniformly
-    at random inside the mechanism, the number of kept rows is public as ``n`` is, and every
-    sensitivity below (the statistics', the eigenvalue's, the centre's) is ``k`` times the
-    stated one, because each is a sum of per-row terms
-    (:func:`skdp.mechanisms.sensitivity.group_sensitivity`); the noise is calibrated to
+    their rows: with ``contribution="weight"`` every row of a patient with ``n_p`` rows
+    enters every sum below with the weight ``w_p = min(1, k / n_p)``, ``k =
+    max_rows_per_group``, so a patient's total weight is ``min(n_p, k) <= k`` and ``w_p``
+    depends on that patient's rows alone (adding or removing a patient leaves the other
+    weights as they were; :mod:`skdp.linear_model._functional_weights`); with ``"sample"``
+    each patient keeps at most ``k`` rows, chosen uniformly at random inside the
+    mechanism. ``n = sum_p min(n_p, k)`` (the weights' sum, or the rows kept) is public as
+    the row count is, and every sensitivity below (the statistics', the eigenvalue's, the
+    centre's) is ``k`` times the stated one: each is a sum of per-row terms and a patient's
+    terms weigh at most ``k`` in total (triangle inequality; Weyl for the eigenvalue;
+    :func:`skdp.mechanisms.sensitivity.group_sensitivity`); the noise is calibrated to
     those, so the same accountant gives ``epsilon`` per patient. Each row is clipped to the
     bounds and scaled into ``[-1, 1]``; ``x~`` is the scaled feature row followed (with an
     intercept) by a constant 1, so ``||x~||^2 <= d' = p + 1`` (``p`` without intercept), and
     ``|y~| <= 1``. ``epsilon_b`` (10 % of ``epsilon``) goes to a private bound estimate when
-    bounds are missing, 0 otherwise (with ``groups``: on the kept rows, the queries
-    calibrated to ``epsilon_b / k``, :func:`skdp.mechanisms.resolve_bounds`). With an
+    bounds are missing, 0 otherwise (with ``groups``: on at most ``k`` rows of each patient
+    chosen at random, the queries calibrated to ``epsilon_b / k``,
+    :func:`skdp.mechanisms.resolve_bounds`). With an
     intercept a first release centres the target:
     ``epsilon_c = s epsilon_r`` with the public share ``s = min(1, max(0.05, 50 / (n
     epsilon_r)))`` (``epsilon_r = epsilon - epsilon_b``) buys Laplace noise of scale ``1.5 /
@@ -412,6 +422,7 @@ default=None
         ],
         "secure_mode": ["boolean"],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
+        "contribution": [StrOptions({"weight", "sample"})],
         "inference": ["boolean"],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
@@ -432,12 +443,14 @@ default=None
             ("regularization", "adaptive"),
             ("secure_mode", False),
             ("max_rows_per_group", None),
+            ("contribution", "weight"),
             ("inference", False),
             ("random_state", None),
         ],
         qualname="DPLinearRegression.__init__",
     )
-    _later_parameters = {"inference": False}  # out of the seed material when False
+    # out of the seed material at these values (the releases before them unchanged)
+    _later_parameters = {"inference": False, "contribution": "weight"}
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -455,7 +468,7 @@ default=None
         groups : array-like of shape (n_samples,), default=None
             The patient (or other privacy unit) of each row, as in scikit-learn's
             ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
+            counts at most ``max_rows_per_group`` rows (``contribution``) and every
             sensitivity is that many times the row's (Notes). A Dask array or Series
             with Dask ``X``: bounded on the workers (:doc:`/dask`).
         **fit_params : dict
@@ -483,9 +496,10 @@ default=None
             order_invariant=codes is None or dask_input,
         )
         columns = list(getattr(self, "feature_names_in_", range(p)))
-        # the bounds (estimated per patient on the kept rows) and at most k rows per
-        # patient, chosen at random (with clip=False every row is checked first)
-        X, y, n, (lo, hi, ylo, yhi), eps_bounds = _bounds_and_rows(
+        # the bounds (estimated per patient on at most k rows of each) and every row
+        # weighted min(1, k / n_p) or at most k rows per patient chosen at random
+        # (with clip=False every row is checked first)
+        X, y, n, (lo, hi, ylo, yhi), eps_bounds, weights = _bounds_and_rows(
             self, X, y, epsilon, streams, columns, (codes, k), dask_input
         )
         scaling = _Scaling.build(lo, hi, ylo, yhi, fit_intercept=self.fit_intercept)
@@ -501,11 +515,15 @@ default=None
             secure_mode=self.secure_mode,
             max_rows_per_group=k,
         )
-        centre = _release_centre(X, y, scaling, plan, streams["centre"], columns, self.clip)
+        centre = _release_centre(
+            X, y, scaling, plan, streams["centre"], columns, self.clip, weights
+        )
         if plan.mean_only:  # n epsilon too small for slopes: the private mean
             return self._record(plan, scaling, centre, model=None)
-        rel = _release(*_statistics(X, y, scaling, centre, plan, columns, self.clip), plan, streams)
-        rel = exact_sum_sq(rel, plan, X, y, scaling, columns, self.clip)  # epsilon=inf only
+        stats = _statistics(X, y, scaling, centre, plan, columns, self.clip, weights)
+        rel = _release(*stats, plan, streams)
+        # epsilon=inf only: the exact sum of squares of the target
+        rel = weighted_sum_sq(rel, plan, X, y, scaling, columns, self.clip, weights)
         return self._record(
             plan, scaling, centre, model=_solve(rel, plan, centre, self.regularization)
         )
@@ -530,54 +548,7 @@ default=None
     def _record(self, plan, scaling, centre, model):
         """Write the fitted attributes: the model in original units and the plan's facts
         (``model`` is ``(w, ridge, n_kept, releases)``, or ``None`` for the mean only)."""
-        p, sc = plan.p, scaling
-        self.mechanism_ = plan.mechanism
-        self.target_centre_ = float((centre.mean - sc.cy) / sc.ay) if plan.fit_intercept else None
-        self.bounds_X_ = (sc.lo, sc.hi)
-        self.bounds_y_ = (float(sc.ylo), float(sc.yhi))
-        self.eigenvalue_sensitivity_ = float(plan.eigenvalue_sensitivity)
-        self.target_weight_ = float(plan.target_weight)
-        self.sensitivity_ = float(plan.sensitivity)
-        if model is None:
-            self.coef_ = np.zeros(p)
-            self.intercept_ = float(self.target_centre_)
-            scales = (float("nan"), 0.0)
-            self.min_eigenvalue_ = None
-            self.regularization_ = float("inf")
-            self.n_components_ = 0
-        else:
-            w, reg, kept, rel = model
-            slope = w[:p]
-            w0 = w[p] if plan.fit_intercept else 0.0
-            # y = (u + centre - cy) / ay with u = slope . (ax x + cx) + w0
-            self.coef_ = slope * sc.ax / sc.ay
-            cy_c = sc.cy - centre.mean
-            if plan.fit_intercept:
-                self.intercept_ = float((slope @ sc.cx + w0 - cy_c) / sc.ay)
-            else:
-                self.intercept_ = 0.0
-            if kept == 0 and plan.fit_intercept:
-                self.intercept_ = float((centre.mean - sc.cy) / sc.ay)
-            check_finite_release(
-                [self.coef_, self.intercept_],
-                what="the fitted coefficients",
-                fix="use a larger epsilon or bounds of a less extreme scale",
-            )
-            scales = (float(rel["scale"]), float(rel["eigenvalue_scale"]))
-            self.min_eigenvalue_ = rel["min_eigenvalue"]
-            self.regularization_ = float(reg)
-            self.n_components_ = int(kept)
-        self.noise_scale_ = {
-            "centre": float(centre.scale),
-            "eigenvalue": scales[1],
-            "objective": scales[0],
-        }
-        self.released_statistics_ = released_statistics(plan, centre, model)
-        self.privacy_breakdown_ = plan.breakdown()
-        self.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
-        self.max_rows_per_group_ = plan.max_rows_per_group
-        self._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
-        return record_inference_centre(self)
+        return record_fit(self, plan, scaling, centre, model)
 
     # -------------------------------------------------------------- predict
     def predict(self, X):

@@ -1,6 +1,9 @@
 """The patient as the privacy unit in :class:`DPLinearRegression`: the labels and the
-contribution bound, the ``clip=False`` check of every row, and the random choice of at
-most ``k`` rows per patient, in memory or on the Dask workers (:doc:`/patients`).
+contribution bound, the ``clip=False`` check of every row, and the contribution bounding
+(:doc:`/patients`): every row weighted by ``min(1, k / n_p)``
+(``contribution="weight"``, :mod:`skdp.linear_model._functional_weights`) or the random
+choice of at most ``k`` rows per patient (``"sample"``), in memory or on the Dask
+workers.
 
 Every statistic of the fit is a sum of per-row terms, so after the bounding a patient
 moves it by at most ``k`` rows' terms and every sensitivity is ``k`` times the row's
@@ -14,6 +17,7 @@ import functools
 import numpy as np
 
 from skdp.linear_model._functional_release import _check_inside, _resolve_bounds
+from skdp.linear_model._functional_weights import patient_weights
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._groups_dask import bound_dask_rows
 from skdp.utils._rowsum import n_rows, row_sum
@@ -72,19 +76,29 @@ def _estimates_bounds(est):
 
 
 def _bounds_and_rows(est, X, y, epsilon, streams, columns, patients, dask_input):
-    """``(X, y, n, (lo, hi, ylo, yhi), eps_bounds)``: the bounds and the rows released.
+    """``(X, y, n, (lo, hi, ylo, yhi), eps_bounds, weights)``: the bounds and the rows
+    released, with ``weights = (sizes, k)`` for ``contribution="weight"`` (every row,
+    weighted by ``min(1, k / n_p)``, :mod:`skdp.linear_model._functional_weights`) and
+    ``None`` otherwise.
 
     Declared bounds: resolved first, then every row checked (``clip=False``) and each
-    patient bounded to ``k`` rows (:func:`_bound_rows`). A private estimate with
-    ``groups`` (in memory; ``clip=True``, as an estimate requires): the patients are
-    bounded first and the estimate runs on the kept rows, its queries calibrated per
-    patient (:func:`skdp.mechanisms.resolve_bounds` with ``max_rows_per_group=k``).
+    patient bounded to ``k`` rows (:func:`_bound_rows`) or weighted. A private estimate
+    with ``groups`` (in memory; ``clip=True``, as an estimate requires): the estimate
+    runs on at most ``k`` rows of each patient chosen at random, its queries calibrated
+    per patient (:func:`skdp.mechanisms.resolve_bounds` with ``max_rows_per_group=k``);
+    with ``contribution="weight"`` the statistics then read every row, weighted.
     """
     codes, k = patients
+    weighted = codes is not None and est.contribution == "weight"
     if codes is not None and _estimates_bounds(est):
-        X, y, n = _bound_rows(est, X, y, None, columns, codes, k, streams["groups"], dask_input)
-        xb, yb, eps = _resolve_bounds(est, X, y, epsilon, streams["bounds"], columns, k)
-        return X, y, n, (*xb, *yb), eps
-    xb, yb, eps = _resolve_bounds(est, X, y, epsilon, streams["bounds"], columns)
+        Xk, yk, n = _bound_rows(est, X, y, None, columns, codes, k, streams["groups"], dask_input)
+        xb, yb, eps = _resolve_bounds(est, Xk, yk, epsilon, streams["bounds"], columns, k)
+        if not weighted:
+            return Xk, yk, n, (*xb, *yb), eps, None
+    else:
+        xb, yb, eps = _resolve_bounds(est, X, y, epsilon, streams["bounds"], columns)
+    if weighted:  # clip=False: every row is checked by the statistics' own pass
+        X, y, sizes, n = patient_weights(X, y, codes, k, dask_input)
+        return X, y, n, (*xb, *yb), eps, (sizes, k)
     X, y, n = _bound_rows(est, X, y, (*xb, *yb), columns, codes, k, streams["groups"], dask_input)
-    return X, y, n, (*xb, *yb), eps
+    return X, y, n, (*xb, *yb), eps, None

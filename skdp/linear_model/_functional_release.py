@@ -22,6 +22,7 @@ from skdp.mechanisms.sensitivity import (
 )
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._rowsum import (
+    FRACTION_BITS,
     any_dask,
     check_dask_input,
     fixed_point_gram,
@@ -109,7 +110,7 @@ def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
 
 
 def _objective_coefficients(
-    X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercept, *, clip=True, columns=None
+    X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, fit_intercept, *, clip=True, columns=None, weights=None
 ):
     """``M = X~^T X~`` and ``alpha = -2 X~^T y~`` on clipped, scaled data.
 
@@ -122,7 +123,9 @@ def _objective_coefficients(
     """
     p = X.shape[1]
     d = p + int(fit_intercept)
-    S = _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns)
+    S = _scaled_gram(
+        X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns, weights=weights
+    )
     M = np.empty((d, d))
     M[:p, :p] = S[:p, :p]
     alpha = np.empty(d)
@@ -251,9 +254,11 @@ def _centre_share(n, epsilon):
     return min(1.0, max(CENTRE_SHARE_MIN, CENTRE_SCALE / (n * epsilon)))
 
 
-def _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
+def _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns, weights=None):
     """Exact Gram of ``[x~, y~, 1]`` on the clipped, scaled rows (one fixed-point pass),
-    rounded once to float64: the one data pass of every sufficient-statistic release."""
+    rounded once to float64: the one data pass of every sufficient-statistic release.
+    ``weights = (sizes, k)``: each row weighted by ``min(1, k / n_p)``
+    (:mod:`skdp.linear_model._functional_weights`)."""
     columns = list(range(X.shape[1])) if columns is None else columns
     block = functools.partial(
         _scaled_gram_block,
@@ -268,16 +273,23 @@ def _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
         clip=clip,
         columns=columns,
     )
+    if weights is not None:
+        from skdp.linear_model._functional_weights import weighted_gram
+
+        return weighted_gram(block, X, y, weights, 2 * FRACTION_BITS)
     total = row_sum(block, X, y)
     if total is None:
         raise ValueError("X has 0 samples")
     return fixed_point_to_float(total)
 
 
-def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns):
+def _target_moments(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns, weights=None):
     """Exact ``(sum y~, sum y~^2)`` of the clipped, scaled target (the pass of
-    :func:`_scaled_gram`, as in :func:`_objective_coefficients`)."""
-    S = _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns)
+    :func:`_scaled_gram`, as in :func:`_objective_coefficients`; weighted with
+    ``weights``)."""
+    S = _scaled_gram(
+        X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip=clip, columns=columns, weights=weights
+    )
     p = X.shape[1]
     return float(S[p, p + 1]), float(S[p, p])
 
@@ -403,12 +415,14 @@ class _Centre:
     scale: float = 0.0
 
 
-def _release_centre(X, y, scaling, plan, rng, columns, clip):
+def _release_centre(X, y, scaling, plan, rng, columns, clip, weights=None):
     """Stage 1 (with an intercept): release the target's private mean and variance;
     the statistics are then those of ``y~ - mean``, clipped to ``[-1, 1]`` (Notes)."""
     if plan.eps_centre <= 0.0:
         return _Centre()
-    sum_y, sum_sq = _target_moments(X, y, *scaling.args(), clip=clip, columns=columns)
+    sum_y, sum_sq = _target_moments(
+        X, y, *scaling.args(), clip=clip, columns=columns, weights=weights
+    )
     mean, var, scale = _release_target_moments(
         sum_y,
         sum_sq,
@@ -421,7 +435,7 @@ def _release_centre(X, y, scaling, plan, rng, columns, clip):
     return _Centre(mean, var, scale)
 
 
-def _statistics(X, y, scaling, centre, plan, columns, clip):
+def _statistics(X, y, scaling, centre, plan, columns, clip, weights=None):
     """``(M, b)``: the exact ``X~^T X~`` and ``X~^T u`` (``u = y~ - mean``) of the
     clipped, scaled rows, to be released by :func:`_release`."""
     lo, hi, ylo, yhi, ax, cx, ay, cy = scaling.args()
@@ -439,6 +453,7 @@ def _statistics(X, y, scaling, centre, plan, columns, clip):
         plan.fit_intercept,
         clip=clip,
         columns=columns,
+        weights=weights,
     )
     return M, -0.5 * alpha
 
