@@ -204,34 +204,35 @@ def test_bad_contribution_is_refused_by_name():
         DPLinearRegression(contribution="drop", **_KW).fit(X, y, groups=groups)
 
 
+def _dask_fits(X, y, groups, layouts, **params):
+    """One fit per ``(row order, X/y chunk rows, groups chunk rows or None)`` on Dask
+    input, no row brought to the client (the guard of ``tests/dask``)."""
+    pytest.importorskip("dask.dataframe")
+    import dask
+    import dask.array as da
+
+    from tests.dask._guard import no_full_compute
+
+    fits = []
+    with dask.config.set(scheduler="sync"), no_full_compute(max_rows=X.shape[1] + 2):
+        for order, rows, labels in layouts:
+            Xd = da.from_array(X[order], chunks=(rows, X.shape[1]))
+            yd = da.from_array(y[order], chunks=rows)
+            gd = groups[order] if labels is None else da.from_array(groups[order], chunks=labels)
+            fits.append(DPLinearRegression(**params).fit(Xd, yd, groups=gd))
+    return fits
+
+
 @pytest.mark.slow
 def test_dask_weighted_fit_matches_in_memory():
     """On Dask the patient sizes are counted on the workers after Dask's shuffle by
     patient: the same exact statistics as in memory, bit for bit, with patients far
-    above k."""
-    da = pytest.importorskip("dask.array")
-    import dask
-
+    above k; a seeded release reads the rows as a multiset."""
     X, y, groups = _fit_data(4)
-    kw = dict(_KW, epsilon=np.inf)
-    ref = DPLinearRegression(**kw).fit(X, y, groups=groups)
-    with dask.config.set(scheduler="sync"):
-        got = DPLinearRegression(**kw).fit(
-            da.from_array(X, chunks=(97, 2)),
-            da.from_array(y, chunks=131),
-            groups=da.from_array(groups, chunks=61),
-        )
-    np.testing.assert_array_equal(got.coef_, ref.coef_)
-    assert got.intercept_ == ref.intercept_
-    seeded = dict(_KW, epsilon=1.0)
-    perm = np.random.default_rng(0).permutation(len(y))
-    with dask.config.set(scheduler="sync"):
-        a = DPLinearRegression(**seeded).fit(
-            da.from_array(X, chunks=(100, 2)), da.from_array(y, chunks=100), groups=groups
-        )
-        b = DPLinearRegression(**seeded).fit(
-            da.from_array(X[perm], chunks=(77, 2)),
-            da.from_array(y[perm], chunks=77),
-            groups=da.from_array(groups[perm], chunks=50),
-        )
-    np.testing.assert_array_equal(a.coef_, b.coef_)  # a multiset of rows: same release
+    ident, perm = np.arange(len(y)), np.random.default_rng(0).permutation(len(y))
+    memory = DPLinearRegression(**dict(_KW, epsilon=np.inf)).fit(X, y, groups=groups)
+    (exact,) = _dask_fits(X, y, groups, [(ident, 97, 61)], **dict(_KW, epsilon=np.inf))
+    np.testing.assert_array_equal(exact.coef_, memory.coef_)
+    assert exact.intercept_ == memory.intercept_
+    a, b = _dask_fits(X, y, groups, [(ident, 100, None), (perm, 77, 50)], **_KW)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
