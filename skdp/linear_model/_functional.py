@@ -138,12 +138,13 @@ default=None
         patient. Required with ``groups``.
     contribution : {"weight", "sample"}, default="weight"
         How a patient with more than ``k = max_rows_per_group`` rows is bounded (with
-        ``groups`` only; no effect without). ``"weight"``: every row is used, each row
-        of a patient with ``n_p`` rows weighted by ``k / n_p`` in every statistic (the
-        expected statistics of ``"sample"`` without its sampling variance).
-        ``"sample"``: ``k`` of the patient's rows chosen uniformly at random, the
-        others dropped (the rule before ``"weight"``). The same sensitivities and noise
-        either way (Notes).
+        ``groups``; ignored without, except that ``"sample"``, like any parameter away
+        from its default, is part of a seed's material). ``"weight"``: every row is
+        used, each row of a patient with ``n_p`` rows weighted by ``k / n_p`` in every
+        statistic (the expected statistics of ``"sample"`` without its sampling
+        variance). ``"sample"``: ``k`` of the patient's rows chosen uniformly at random,
+        the others dropped (the rule before ``"weight"``). The same sensitivities and
+        noise either way (Notes).
     inference : bool, default=False
         ``coef_`` and ``intercept_`` are the centre of the :meth:`conf_int` interval:
         the released estimate corrected for the ridge's shrinkage through the

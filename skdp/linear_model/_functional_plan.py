@@ -112,7 +112,7 @@ class FunctionalPlan:
         eps_rest = epsilon - eps_bounds
         k = max_rows_per_group
         # per patient every sensitivity is k times a row's: the public rules read the
-        # kept rows per unit of sensitivity, n / k (n for a row-level fit)
+        # kept (or weighted) rows per unit of sensitivity, n / k (n for a row-level fit)
         n_unit = n if k is None else n / k
         share = _centre_share(n_unit, eps_rest) if fit_intercept else 0.0
         if share > 0.0 and _patient_mean_only(n_unit, eps_rest, p, fit_intercept, k):
