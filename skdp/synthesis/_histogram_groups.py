@@ -50,6 +50,14 @@ COUNT_SYNTHESIS_DOCS = {
     guarantee holds per patient (Notes, "Patients"). Required with ``groups``.""",
     "param_verbose_count": """verbose : int, default=0
     Positive: show the progress of ``fit`` on standard error (glossary ``verbose``).""",
+    # the parameters and returns of both mixins' ``score_samples``
+    "score_samples_sections": """Parameters
+----------
+X : DataFrame or array-like of shape (n_samples, n_columns)
+
+Returns
+-------
+ndarray of shape (n_samples,)""",
 }
 
 

@@ -9,7 +9,9 @@ from numbers import Integral
 
 import numpy as np
 
+from skdp.synthesis._histogram_groups import COUNT_SYNTHESIS_DOCS
 from skdp.synthesis._marginal_model import _draw_systematic
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.schema import TabularEncoder, assemble
@@ -97,6 +99,7 @@ class HistogramSamplingMixin:
         return assemble(self.schema_, encoder.decode_codes(codes))
 
     # ---------------------------------------------------------------- score
+    @insert_docs(**COUNT_SYNTHESIS_DOCS)
     def score_samples(self, X):
         """Log-likelihood of each row under the noisy histogram density.
 
@@ -106,13 +109,7 @@ class HistogramSamplingMixin:
         columns are uniform. Finite for every in-domain row when ``smoothing > 0``;
         ``-inf`` for numeric values outside the bounds.
 
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
+        {score_samples_sections}
         """
         C, outside = self._scoring_codes(X)
         schema = self.schema_

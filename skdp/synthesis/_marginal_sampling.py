@@ -8,7 +8,9 @@ from numbers import Integral
 
 import numpy as np
 
+from skdp.synthesis._histogram_groups import COUNT_SYNTHESIS_DOCS
 from skdp.synthesis._marginal_model import _draw, _draw_systematic, rare_law, tree_orientation
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
 from skdp.utils.schema import TabularEncoder, assemble
@@ -100,6 +102,7 @@ class MarginalSamplingMixin:
         return assemble(self.schema_, encoder.decode_codes(codes))
 
     # ----------------------------------------------------------------- score
+    @insert_docs(**COUNT_SYNTHESIS_DOCS)
     def score_samples(self, X):
         """Log-likelihood of each row under the tree model.
 
@@ -109,13 +112,7 @@ class MarginalSamplingMixin:
         of the bin widths of numeric columns (uniform within a bin; counting measure
         for integers). ``-inf`` for numeric values outside the bounds.
 
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
+        {score_samples_sections}
         """
         C, outside = self._scoring_codes(X)
         names = list(self.schema_.names)
