@@ -12,17 +12,12 @@ from skdp.linear_model._functional import DPLinearRegression
 from skdp.linear_model._logistic import DPLogisticRegression
 from skdp.utils._lazy import lazy_attributes
 
-__all__ = [
-    "DPLinearRegression",
-    "DPLogisticRegression",
-    "ExpMFlowClassifier",
-    "ExpMFlowRegressor",
-]
-
 # Public name -> private module, imported on first access (torch-using estimators go here).
 _LAZY: dict[str, str] = {
     "ExpMFlowClassifier": "skdp.linear_model._expm_flow",
     "ExpMFlowRegressor": "skdp.linear_model._expm_flow",
 }
+
+__all__ = ["DPLinearRegression", "DPLogisticRegression", *_LAZY]
 
 __getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
