@@ -79,8 +79,7 @@ def _weighted_block(X, y, sizes, *, k, block):
     (module docstring); ``block`` is the unweighted kernel (validation, clipping,
     scaling and the fixed-point Gram)."""
     sizes = np.asarray(sizes, dtype=np.int64).reshape(-1)
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    X, y = np.asarray(X), np.asarray(y).reshape(-1)  # converted (and checked) by block
     full = sizes <= k
     total = block(X[full], y[full]) if full.any() else None
     for m in np.unique(sizes[~full]):
