@@ -23,7 +23,7 @@ from skdp.preprocessing._common import (
 from skdp.preprocessing._imputer_dask import fit_dask
 from skdp.preprocessing._imputer_plan import ImputerPlan
 from skdp.preprocessing._patients import check_patient_input, patient_streams
-from skdp.utils._docstrings import insert_docs
+from skdp.utils._docstrings import groups_entry, insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._rowsum import any_dask
@@ -50,6 +50,14 @@ def _missing_mask(X, missing_values):
     if X.dtype.kind in "biuf" and isinstance(missing_values, str):
         return np.zeros(X.shape, dtype=bool)
     return np.asarray(X == missing_values, dtype=bool)
+
+
+#: the ``groups`` entry of ``fit``
+_GROUPS_DOC = groups_entry(
+    """ and every
+    sensitivity is that many times the row's (Notes). A Dask array or Series
+    with Dask ``X`` (``strategy="mean"``): bounded on the workers (:doc:`/dask`)."""
+)
 
 
 @insert_docs
@@ -293,7 +301,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             return X
         return validate_data(self, X, dtype=np.float64, ensure_all_finite=finite, reset=reset)
 
-    @insert_docs(**DOCS)
+    @insert_docs(**DOCS, param_groups_fit=_GROUPS_DOC)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Compute the fill values (privately for ``"mean"`` and ``"median"``).
@@ -302,12 +310,7 @@ class DPSimpleImputer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             May hold missing values.
         y : None
             Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            sensitivity is that many times the row's (Notes). A Dask array or Series
-            with Dask ``X`` (``strategy="mean"``): bounded on the workers (:doc:`/dask`).
+        {param_groups_fit}
 
         Returns
         -------

@@ -26,7 +26,7 @@ from skdp.preprocessing._scaler_plan import (
     standard_scaler_sensitivities,
 )
 from skdp.utils._deprecation import RenamedKeys
-from skdp.utils._docstrings import insert_docs
+from skdp.utils._docstrings import groups_entry, insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._rowsum import any_dask
@@ -43,6 +43,14 @@ __all__ = ["DPStandardScaler", "standard_scaler_sensitivities"]
 
 #: the keys of noise_scale_ before they followed privacy_breakdown_ (removed in 0.2)
 _OLD_NOISE_KEYS = {"sum": "mean", "second_moment": "variance"}
+
+
+#: the ``groups`` entry of ``fit``
+_GROUPS_DOC = groups_entry(
+    """ and the
+    sensitivities are that many times the row's (Notes). A Dask array or Series
+    with Dask ``X``: bounded on the workers (:doc:`/dask`)."""
+)
 
 
 @insert_docs
@@ -251,7 +259,7 @@ None, default=None
         qualname="DPStandardScaler.__init__",
     )
 
-    @insert_docs(**DOCS)
+    @insert_docs(**DOCS, param_groups_fit=_GROUPS_DOC)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Release the private mean and variance of every column.
@@ -259,12 +267,7 @@ None, default=None
         {transform_param_X}
         y : None
             Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and the
-            sensitivities are that many times the row's (Notes). A Dask array or Series
-            with Dask ``X``: bounded on the workers (:doc:`/dask`).
+        {param_groups_fit}
 
         Returns
         -------

@@ -25,7 +25,7 @@ from skdp.synthesis._histogram_groups import (
 from skdp.synthesis._histogram_plan import HistogramPlan
 from skdp.synthesis._histogram_sampling import HistogramSamplingMixin
 from skdp.utils._deprecation import DEPRECATED, RenamedKeys, renamed_parameter
-from skdp.utils._docstrings import insert_docs
+from skdp.utils._docstrings import groups_entry, insert_docs
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
@@ -40,6 +40,15 @@ from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
 __all__ = ["DPHistogramSynthesizer", "lei_n_bins"]
 
 _logger = get_logger(__name__)
+
+
+#: the ``groups`` entry of ``fit``
+_GROUPS_DOC = groups_entry(
+    """ and the noise
+    and the threshold are that many times the row's (Notes, "Patients"). Needs
+    declared bounds; with Dask input a Dask array or Series of labels aligned
+    with the rows (bounded on the workers)."""
+)
 
 
 @insert_docs(**COUNT_SYNTHESIS_DOCS)
@@ -373,7 +382,7 @@ class DPHistogramSynthesizer(
     )
 
     # ------------------------------------------------------------------ fit
-    @insert_docs
+    @insert_docs(param_groups_fit=_GROUPS_DOC)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Fit the noisy histogram(s).
@@ -381,13 +390,7 @@ class DPHistogramSynthesizer(
         Parameters
         ----------
         {param_fit_private_table}
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and the noise
-            and the threshold are that many times the row's (Notes, "Patients"). Needs
-            declared bounds; with Dask input a Dask array or Series of labels aligned
-            with the rows (bounded on the workers).
+        {param_groups_fit}
 
         Returns
         -------

@@ -18,7 +18,7 @@ from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
 from skdp.synthesis._marginal_plan import BUDGET_FRACTIONS, MarginalPlan, budget_shares
 from skdp.synthesis._marginal_sampling import MarginalSamplingMixin
 from skdp.utils._deprecation import DEPRECATED, REMOVED_IN
-from skdp.utils._docstrings import insert_docs
+from skdp.utils._docstrings import groups_entry, insert_docs
 from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import verbose_handler
 from skdp.utils._patient_facts import PatientFactsMixin
@@ -34,6 +34,15 @@ __all__ = ["DPMarginalSynthesizer", "marginal_n_bins"]
 
 #: the fit's named noise streams, in order (append new ones at the end)
 _STREAMS = ("bounds", "one_way", "select", "two_way", "groups")
+
+
+#: the ``groups`` entry of ``fit``
+_GROUPS_DOC = groups_entry(
+    """ and every
+    sensitivity is that many times the row's (Notes, "Patients"). Needs
+    declared bounds; with Dask input a Dask array or Series of labels aligned
+    with the rows (bounded on the workers)."""
+)
 
 
 @insert_docs(**COUNT_SYNTHESIS_DOCS)
@@ -500,7 +509,7 @@ class DPMarginalSynthesizer(
     )
 
     # ------------------------------------------------------------------- fit
-    @insert_docs
+    @insert_docs(param_groups_fit=_GROUPS_DOC)
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, groups=None):
         """Measure the marginals, select the tree and estimate the model.
@@ -508,13 +517,7 @@ class DPMarginalSynthesizer(
         Parameters
         ----------
         {param_fit_private_table}
-        groups : array-like of shape (n_samples,), default=None
-            The patient (or other privacy unit) of each row, as in scikit-learn's
-            ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-            keeps at most ``max_rows_per_group`` rows (chosen at random) and every
-            sensitivity is that many times the row's (Notes, "Patients"). Needs
-            declared bounds; with Dask input a Dask array or Series of labels aligned
-            with the rows (bounded on the workers).
+        {param_groups_fit}
 
         Returns
         -------

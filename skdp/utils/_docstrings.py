@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FRAGMENTS", "insert_docs"]
+__all__ = ["FRAGMENTS", "groups_entry", "insert_docs"]
 
 #: name -> paragraph, written without indentation (a numpydoc entry: its header line, then
 #: its description indented by four spaces).
@@ -131,11 +131,6 @@ groups : array-like of shape (n_samples,), default=None
     is then per patient (each keeps at most ``max_rows_per_group`` rows, chosen
     at random; patients are sampled and clipped, Notes). In memory only; needs
     declared bounds.""",
-    "param_groups": """\
-groups : array-like of shape (n_samples,), default=None
-    The patient (or other privacy unit) of each row, as in scikit-learn's
-    ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
-    keeps at most ``max_rows_per_group`` rows (chosen at random).""",
     # ------------------------------------------------------------- DP-SGD estimators
     "param_accountant_dpsgd": """\
 accountant : {"pld", "rdp", "gdp_clt"}, default="pld"
@@ -163,6 +158,23 @@ processes keep the cores busy; otherwise torch's current setting. An int: that
 many threads; negative values count back from the available CPUs (``-1``: all).
 It is not seed material: a seeded fit draws the same noise whatever ``n_jobs``.""",
 }
+#: the opening of the ``groups`` entry of a patient-level ``fit``, up to the rows a patient
+#: keeps: ``param_groups`` ends it there, :func:`groups_entry` goes on
+_GROUPS_OPENING = """\
+groups : array-like of shape (n_samples,), default=None
+    The patient (or other privacy unit) of each row, as in scikit-learn's
+    ``GroupKFold``. With ``groups`` the guarantee is per patient: each patient
+    keeps at most ``max_rows_per_group`` rows (chosen at random)"""
+FRAGMENTS["param_groups"] = _GROUPS_OPENING + "."
+
+
+def groups_entry(rest):
+    """The ``groups`` entry of a patient-level ``fit``: the shared opening, whose last line
+    (the rows a patient keeps) ``rest`` goes on (what ``k`` multiplies, what the
+    estimator needs), in lines of the entry's own indentation."""
+    return _GROUPS_OPENING + rest
+
+
 #: the pair cited for noise drawn in floating point (Mironov's attack, then the discrete
 #: mechanisms that avoid it)
 FRAGMENTS["refs_floating_point"] = (
