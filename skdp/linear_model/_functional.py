@@ -11,6 +11,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
+from skdp.linear_model._functional_clip import (
+    check_clip,
+    clip_refused_for_inference,
+    clipped_statistics,
+)
 from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_record import record_fit
@@ -423,7 +428,7 @@ default=None
         ],
         "secure_mode": ["boolean"],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
-        "contribution": [StrOptions({"weight", "sample"})],
+        "contribution": [StrOptions({"weight", "sample", "clip"})],
         "inference": ["boolean"],
         **DPEstimatorMixin._common_constraints("random_state"),
     }
@@ -482,6 +487,7 @@ default=None
         X, y, dask_input = _validate_input(self, X, y, fit_params)
         n, p = (n_rows(X) if dask_input else X.shape[0]), X.shape[1]
         codes, k = _check_groups(self, groups, n, dask_input)
+        check_clip(self, codes, dask_input)
         # the rows' count (public): with groups it exceeds the patients', so the rule
         # delta < 1 / n is the stricter one and reads no count of patients
         epsilon, delta = self._check_budget(n)
@@ -515,13 +521,17 @@ default=None
             adaptive=self.regularization == "adaptive",
             secure_mode=self.secure_mode,
             max_rows_per_group=k,
+            contribution=self.contribution,
         )
         centre = _release_centre(
             X, y, scaling, plan, streams["centre"], columns, self.clip, weights
         )
         if plan.mean_only:  # n epsilon too small for slopes: the private mean
             return self._record(plan, scaling, centre, model=None)
-        stats = _statistics(X, y, scaling, centre, plan, columns, self.clip, weights)
+        if plan.contribution == "clip":  # each patient's summed statistics clipped
+            stats = clipped_statistics(X, y, scaling, centre, plan, columns, self.clip, codes)
+        else:
+            stats = _statistics(X, y, scaling, centre, plan, columns, self.clip, weights)
         rel = _release(*stats, plan, streams)
         # epsilon=inf only: the exact sum of squares of the target
         rel = weighted_sum_sq(rel, plan, X, y, scaling, columns, self.clip, weights)
@@ -545,6 +555,11 @@ default=None
             require_delta=self.mechanism == "gaussian",
         )
         return epsilon, (delta if may_use_delta else 0.0)
+
+    def _inference(self, alpha, n_bootstrap, random_state):
+        # conf_int and summary: refused after contribution="clip" (a released count)
+        clip_refused_for_inference(self)
+        return super()._inference(alpha, n_bootstrap, random_state)
 
     def _record(self, plan, scaling, centre, model):
         """Write the fitted attributes: the model in original units and the plan's facts

@@ -89,7 +89,8 @@ def _bounds_and_rows(est, X, y, epsilon, streams, columns, patients, dask_input)
     with ``contribution="weight"`` the statistics then read every row, weighted.
     """
     codes, k = patients
-    weighted = codes is not None and est.contribution == "weight"
+    # "clip": the centre stage weighted as "weight" (the statistics clipped later)
+    weighted = codes is not None and est.contribution in ("weight", "clip")
     if codes is not None and _estimates_bounds(est):
         Xk, yk, n = _bound_rows(est, X, y, None, columns, codes, k, streams["groups"], dask_input)
         xb, yb, eps = _resolve_bounds(est, Xk, yk, epsilon, streams["bounds"], columns, k)

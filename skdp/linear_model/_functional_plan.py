@@ -60,6 +60,11 @@ class FunctionalPlan:
         sensitivity is ``k`` times the row-level one
         (:func:`skdp.mechanisms.sensitivity.group_sensitivity`); ``None`` for a
         row-level fit.
+    contribution : {"weight", "sample", "clip"} or None
+        The contribution bounding of a patient-level fit (``None`` for a row-level
+        fit). With ``"clip"`` the statistics' sensitivity is the clip norm of
+        :mod:`skdp.linear_model._functional_clip`: ``k`` times one row's norm of the
+        released vector, which then holds the count (the Gram's corner) too.
     noise_scale, eigenvalue_scale, centre_scale, entry_sd : float
         Laplace scale (Gaussian standard deviation) of the statistics, of the
         eigenvalue and of the moments in floating point, and the standard deviation
@@ -89,6 +94,7 @@ class FunctionalPlan:
     centre_scale: float
     entry_sd: float
     max_rows_per_group: int | None = None
+    contribution: str | None = None
 
     @classmethod
     def build(
@@ -104,11 +110,12 @@ class FunctionalPlan:
         adaptive,
         secure_mode,
         max_rows_per_group=None,
+        contribution=None,
     ):
         """The plan of a fit from public inputs only: ``n``, ``p``, the budget, the
         bounds' share and the parameters (``mechanism`` may be ``"auto"``; ``delta``
         is 0 where the Gaussian release may not run; ``max_rows_per_group`` the
-        contribution bound of a patient-level fit)."""
+        contribution bound of a patient-level fit, ``contribution`` its rule)."""
         eps_rest = epsilon - eps_bounds
         k = max_rows_per_group
         # per patient every sensitivity is k times a row's: the public rules read the
@@ -152,6 +159,7 @@ class FunctionalPlan:
             "centre_sensitivity": centre_sens,
             "centre_scale": centre_scale,
             "max_rows_per_group": max_rows_per_group,
+            "contribution": None if k is None else contribution,
         }
         if mean_only:
             nan = float("nan")
@@ -166,6 +174,12 @@ class FunctionalPlan:
                 entry_sd=nan,
             )
         return cls(**common, **_statistics_release(p, eps_stats, delta, common, k))
+
+    @property
+    def count_released(self):
+        """Whether the count (the Gram's corner) is released with the statistics, not
+        public: ``contribution="clip"`` with an intercept."""
+        return self.contribution == "clip" and self.fit_intercept
 
     @property
     def gaussian(self):
@@ -205,12 +219,12 @@ def _statistics_release(p, epsilon, delta, common, k=None):
     fit_intercept, adaptive = common["fit_intercept"], common["adaptive"]
     gaussian = common["mechanism"] == "gaussian"
     w = _target_weight(p, fit_intercept=fit_intercept, gaussian=gaussian)
-    sens = group_sensitivity(
-        sufficient_statistics_sensitivity(
-            p, fit_intercept=fit_intercept, target_weight=w, norm="l2" if gaussian else "l1"
-        ),
-        k,
+    row = sufficient_statistics_sensitivity(
+        p, fit_intercept=fit_intercept, target_weight=w, norm="l2" if gaussian else "l1"
     )
+    if common["contribution"] == "clip" and fit_intercept:  # the count's entry, 1 a row
+        row = math.hypot(row, 1.0) if gaussian else row + 1.0
+    sens = group_sensitivity(row, k)
     sens_eig = common["eigenvalue_sensitivity"]
     share = EIGENVALUE_SHARE if adaptive else 0.0
     out = {"target_weight": w, "sensitivity": sens}

@@ -58,6 +58,8 @@ def record_fit(est, plan, scaling, centre, model):
         "objective": scales[0],
     }
     est.released_statistics_ = released_statistics(plan, centre, model)
+    if plan.contribution == "clip" and model is not None:  # the released count, or none
+        est.released_statistics_["n"] = model[3]["n"] if plan.count_released else None
     est.privacy_breakdown_ = plan.breakdown()
     est.privacy_unit_ = "row" if plan.max_rows_per_group is None else "group"
     est.max_rows_per_group_ = plan.max_rows_per_group

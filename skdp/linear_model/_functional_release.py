@@ -79,13 +79,17 @@ def _check_inside(X, lo, hi, columns):
 
 
 def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
-    """Exact partial of ``Z^T Z`` for one block of rows, ``Z = [x~, y~, 1]``.
-
-    Validates the block (finite values; inside the bounds when ``clip=False``), clips it
-    to the declared bounds, scales it into ``[-1, 1]`` and accumulates in fixed point
+    """Exact partial of ``Z^T Z`` for one block of rows, ``Z = [x~, y~, 1]``
+    (:func:`_scaled_rows`), accumulated in fixed point
     (:func:`skdp.utils._rowsum.fixed_point_gram`): the total is bit-identical for every
-    split of the rows into blocks, in memory or on Dask workers.
-    """
+    split of the rows into blocks, in memory or on Dask workers."""
+    return fixed_point_gram(_scaled_rows(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns))
+
+
+def _scaled_rows(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
+    """``Z = [x~, y~, 1]`` of one block of rows: validated (finite values; inside the
+    bounds when ``clip=False``), clipped to the declared bounds and scaled into ``[-1,
+    1]``."""
     try:
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64).reshape(-1)
@@ -106,7 +110,7 @@ def _scaled_gram_block(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, clip, columns):
     Z[:, -2] = np.clip(y, ylo, yhi) * ay + cy
     Z[:, -1] = 1.0
     np.clip(Z, -1.0, 1.0, out=Z)  # rounding of the affine map never leaves [-1, 1]
-    return fixed_point_gram(Z)
+    return Z
 
 
 def _objective_coefficients(
@@ -172,15 +176,17 @@ def _gram_index(d, fit_intercept):
 
 def _release(M, b, plan, streams):
     """The private releases of ``plan``: the smallest eigenvalue of ``M`` (``adaptive``)
-    and the statistics ``s = (upper(M) without the corner, w b)``.
+    and the statistics ``s = (upper(M) without the corner, w b)`` (with the corner, the
+    clipped count, where ``plan.count_released``: ``contribution="clip"``).
 
     Returns a dict with the noisy Gram matrix and ``X~^T y~``, the shifted and floored
     eigenvalue (``None`` when not released) and the noise scales that were used (the
     plan's, or the grid releases' own with ``secure_mode``) with the standard deviation
-    of one Gram entry's noise.
+    of one Gram entry's noise, and ``n``: the public ``plan.n``, or the released count
+    clamped to at least 1 (``plan.count_released``), which every later step reads.
     """
     d = M.shape[0]
-    rows, cols = _gram_index(d, plan.fit_intercept)
+    rows, cols = _gram_index(d, plan.fit_intercept and not plan.count_released)
     w = plan.target_weight
     stats = np.concatenate([M[rows, cols], w * b])
     scale, scale_eig, sd = plan.noise_scale, plan.eigenvalue_scale, plan.entry_sd
@@ -214,9 +220,12 @@ def _release(M, b, plan, streams):
     gram = np.zeros((d, d))
     gram[rows, cols] = noisy[: rows.size]
     gram[cols, rows] = noisy[: rows.size]
-    if plan.fit_intercept:
+    if plan.count_released:  # the noisy count, at least 1 (post-processing)
+        gram[d - 1, d - 1] = max(float(gram[d - 1, d - 1]), 1.0)
+    elif plan.fit_intercept:
         gram[d - 1, d - 1] = plan.n
     return {
+        "n": float(gram[d - 1, d - 1]) if plan.count_released else plan.n,
         "gram": gram,
         "target": noisy[rows.size :] / w,
         "scale": scale,
@@ -520,7 +529,7 @@ def _solve(rel, plan, centre, regularization):
     if plan.adaptive:
         factor = 1.0
         if centre.variance is not None:
-            factor = _ridge_factor(M_noisy, plan.n, plan.p, plan.target_weight, centre.variance)
+            factor = _ridge_factor(M_noisy, rel["n"], plan.p, plan.target_weight, centre.variance)
         reg = _adaptive_ridge(M_noisy, rel["min_eigenvalue"], rel["entry_sd"], factor)
     elif regularization == "zhang":
         reg = 5.0 * rel["entry_sd"]
