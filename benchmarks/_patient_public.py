@@ -137,13 +137,15 @@ def _linear(table, eps, split, seed):
     X, Xt = table.matrix(cols, tr), table.matrix(cols, te)
     y, yt = table.matrix([target], tr)[:, 0], table.matrix([target], te)[:, 0]
     out = {}
-    for m, (e, _, k) in _plans(table, eps, (eps / table.k_max, 0.0)).items():
+    plans = [(m, c, "weight") for m, c in _plans(table, eps, (eps / table.k_max, 0.0)).items()]
+    plans += [(f"clip k={k}", (eps, 0.0, k), "clip") for k in table.ks]
+    for m, (e, _, k), contribution in plans:
         if math.isinf(e):
             est = LinearRegression().fit(X, y)
         else:
             est = DPLinearRegression(
                 epsilon=e, delta=0.0, bounds_X=table.box(cols), bounds_y=table.bounds[target],
-                max_rows_per_group=k, random_state=seed,
+                max_rows_per_group=k, contribution=contribution, random_state=seed,
             )  # fmt: skip
             _fit(est, X, y, g, k)
         out[m] = r2_score(yt, est.predict(Xt))
@@ -280,17 +282,33 @@ def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS):
                     per_seed.append(RUNNERS[family](table, eps, _split(table, seed), seed))
             med = {m: float(np.median([r[m] for r in per_seed])) for m in per_seed[0]}
             rows.append((family, eps, med))
-            print(_line(table, family, eps, med), flush=True)
+            print(_line(table, family, eps, med, _paired(table, per_seed)), flush=True)
     return rows
 
 
-def _line(table, family, eps, med):
+def _paired(table, per_seed):
+    """The linear family's ``clip k=K`` columns: ``{k: (clip median, mean of clip -
+    patient k=K over the seeds, its standard error)}`` (``{}`` for the other families)."""
+    out = {}
+    for k in table.ks:
+        if f"clip k={k}" in per_seed[0]:
+            diff = np.array([r[f"clip k={k}"] - r[f"patient k={k}"] for r in per_seed])
+            se = diff.std(ddof=1) / math.sqrt(diff.size) if diff.size > 1 else float("nan")
+            out[k] = (float(np.median([r[f"clip k={k}"] for r in per_seed])), diff.mean(), se)
+    return out
+
+
+def _line(table, family, eps, med, paired=None):
     """A table row; the last cells: patient-level minus group privacy per ``k``, signed
-    so that positive means patient level is better."""
-    cells = "|".join(f"{v:.3f}" for v in med.values())
+    so that positive means patient level is better; for the linear family then the
+    ``contribution="clip"`` medians and their paired difference with the default
+    (mean, standard error)."""
+    methods = _plans(table, 1.0, (1.0, 0.0))
+    cells = "|".join(f"{med[m]:.3f}" for m in methods)
     sign = -1.0 if family in LOWER_IS_BETTER else 1.0
     gains = "|".join(f"{sign * (med[f'patient k={k}'] - med['group-priv']):+.3f}" for k in table.ks)
-    return f"|{table.name}|{family}|{eps:g}|{cells}|{gains}|"
+    extra = "".join(f"{c:.3f}|{d:+.3f} ({se:.3f})|" for c, d, se in (paired or {}).values())
+    return f"|{table.name}|{family}|{eps:g}|{cells}|{gains}|{extra}"
 
 
 def main(name, seeds, families=FAMILIES):
@@ -300,8 +318,9 @@ def main(name, seeds, families=FAMILIES):
     methods = list(_plans(table, 1.0, (1.0, 0.0)))
     print(f"### {name}: medians over {seeds} seeds, same per-unit epsilon (k_max = {table.k_max})")
     gains = "|".join(f"k={k} gain" for k in table.ks)
-    print("\n|table|family|eps|" + "|".join(methods) + f"|{gains}|")
-    print("|" + "---|" * (len(methods) + 3 + len(table.ks)))
+    clip = "".join(f"clip k={k}|clip - patient k={k}|" for k in table.ks)  # linear only
+    print("\n|table|family|eps|" + "|".join(methods) + f"|{gains}|{clip}")
+    print("|" + "---|" * (len(methods) + 3 + 3 * len(table.ks)))
     t0 = time.perf_counter()
     run(name, seeds, families)
     print(

@@ -20,6 +20,10 @@ same **per-patient** epsilon for every private method:
   parameter is part of the seed material, so these fits draw other noise than the
   ``patient`` ones and a column's difference at 10 seeds is mostly noise; with the same
   noise (200 seeds, paired) the weights are within +-0.001 of ``R^2`` here;
+* ``clip k=K``: the same with ``contribution="clip"`` (every visit kept, each patient's
+  summed statistics scaled to ``K`` rows' norm, the count released with noise); the last
+  column is ``clip k=3`` minus ``patient k=3`` paired by seed (the same data; other
+  noise, as for ``sample``), mean and standard error;
 * ``per-row``: the per-row fit at ``epsilon`` -- **not** a patient-level guarantee
   (a patient with ``v`` visits is protected at about ``v epsilon``): the cost reference;
 * ``OLS``: non-private least squares on all rows.
@@ -87,7 +91,7 @@ def _fit(eps, X, y, groups=None, k=None, seed=0, contribution="weight"):
 
 
 def run(n_patients, mean_visits, seeds):
-    methods = ["group-priv"] + [f"{c} k={k}" for c in ("patient", "sample") for k in KS]
+    methods = ["group-priv"] + [f"{c} k={k}" for c in ("patient", "sample", "clip") for k in KS]
     methods += ["per-row", "OLS"]
     out = {(m, e): [] for m in methods for e in EPSILONS}
     for seed in range(seeds):
@@ -106,10 +110,15 @@ def run(n_patients, mean_visits, seeds):
             for k in KS:
                 r[f"patient k={k}"] = _fit(eps, X, y, groups=g, k=k, seed=seed)
                 r[f"sample k={k}"] = _fit(eps, X, y, g, k, seed, contribution="sample")
+                r[f"clip k={k}"] = _fit(eps, X, y, g, k, seed, contribution="clip")
             for m, est in r.items():
                 out[(m, eps)].append(r2_score(yt, est.predict(Xt)))
             out[("OLS", eps)].append(ols)
-    return methods, {key: float(np.median(v)) for key, v in out.items()}
+    med = {key: float(np.median(v)) for key, v in out.items()}
+    for eps in EPSILONS:  # clip k=3 - patient k=3, paired by seed: (mean, standard error)
+        diff = np.subtract(out[("clip k=3", eps)], out[("patient k=3", eps)])
+        med[("paired", eps)] = (diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size))
+    return methods, med
 
 
 #: ``--family`` -> the module (in ``benchmarks/``) whose ``main()`` prints its table
@@ -168,12 +177,13 @@ def _linear_table(seeds):
         methods, med = run(n, m, args.seeds)
         if header is None:
             header = "|patients|mean visits|eps|" + "|".join(methods) + "|k=3 - group-priv|"
-            print(header)
-            print("|" + "---|" * (len(methods) + 4))
+            print(header + "clip - patient k=3|")
+            print("|" + "---|" * (len(methods) + 5))
         for eps in EPSILONS:
             gain = med[("patient k=3", eps)] - med[("group-priv", eps)]
             cells = "|".join(f"{med[(mm, eps)]:.3f}" for mm in methods)
-            print(f"|{n}|{m:g}|{eps:g}|{cells}|{gain:+.3f}|")
+            d, se = med[("paired", eps)]
+            print(f"|{n}|{m:g}|{eps:g}|{cells}|{gain:+.3f}|{d:+.3f} ({se:.3f})|")
     print(
         f"\n{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}; "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"

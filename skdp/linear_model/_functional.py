@@ -13,8 +13,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from skdp.base import DPEstimatorMixin
 from skdp.linear_model._functional_clip import (
     check_clip,
-    clip_refused_for_inference,
     clipped_statistics,
+    inference_refusing_clip,
 )
 from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
@@ -141,15 +141,20 @@ default=None
         data): a patient's rows count at most that many times (``contribution``) and
         every sensitivity is that many times the row's, so ``epsilon`` holds per
         patient. Required with ``groups``.
-    contribution : {"weight", "sample"}, default="weight"
+    contribution : {"weight", "sample", "clip"}, default="weight"
         How a patient with more than ``k = max_rows_per_group`` rows is bounded (with
-        ``groups``; ignored without, except that ``"sample"``, like any parameter away
-        from its default, is part of a seed's material). ``"weight"``: every row is
+        ``groups``; ignored without: the row-level fit, except that ``"sample"`` or
+        ``"clip"``, like any parameter away from its default, is part of a seed's
+        material). ``"weight"``: every row is
         used, each row of a patient with ``n_p`` rows weighted by ``k / n_p`` in every
         statistic (the expected statistics of ``"sample"`` without its sampling
         variance). ``"sample"``: ``k`` of the patient's rows chosen uniformly at random,
         the others dropped (the rule before ``"weight"``). The same sensitivities and
-        noise either way (Notes).
+        noise either way (Notes). ``"clip"`` (opt-in): every row at weight 1, each
+        patient's summed statistics (the count included) scaled down to at most ``k``
+        rows' norm; the count is released with the statistics' noise instead of being
+        public (Notes). CLIP_RULE Not with Dask input, ``inference=True``,
+        :meth:`conf_int` or :meth:`summary` (they assume a public count).
     inference : bool, default=False
         ``coef_`` and ``intercept_`` are the centre of the :meth:`conf_int` interval:
         the released estimate corrected for the ridge's shrinkage through the
@@ -220,7 +225,8 @@ default=None
     {attr_patient_facts}
     released_statistics_ : dict
         The noisy statistics as released (scaled units: ``"gram"``, ``"target"``, the
-        private ``"target_variance"``, the public ``"n"``; ``"target_sum_sq"`` only at
+        private ``"target_variance"``, the public ``"n"``, with ``contribution="clip"``
+        the released count, at least 1, ``None`` without an intercept; ``"target_sum_sq"`` only at
         ``epsilon=inf``), read by :meth:`conf_int` and :meth:`summary`
         (:doc:`/inference`); ``"gram"`` and ``"target"`` are ``None`` when only the
         target's mean was released.
@@ -242,10 +248,19 @@ default=None
     depends on that patient's rows alone (adding or removing a patient leaves the other
     weights as they were; :mod:`skdp.linear_model._functional_weights`); with ``"sample"``
     each patient keeps at most ``k`` rows, chosen uniformly at random inside the
-    mechanism. ``n = sum_p min(n_p, k)`` (the weights' sum, or the rows kept) is public as
-    the row count is, and every sensitivity below (the statistics', the eigenvalue's, the
-    centre's) is ``k`` times the stated one: each is a sum of per-row terms and a patient's
-    terms weigh at most ``k`` in total (triangle inequality; Weyl for the eigenvalue;
+    mechanism; with ``"clip"`` the centre release below is weighted as with ``"weight"``
+    and the statistics take every row, patient ``p``'s summed terms ``S_p`` (the count
+    ``n_p`` in the corner included) scaled by ``c_p = min(1, k R / ||S_p||, k d' /
+    tr_p)``, ``R`` the norm of one row's terms (``d'(d'+1)/2 + w d'`` in L1), ``tr_p`` the
+    trace of the patient's Gram matrix: ``c_p`` reads that patient's rows alone, so a
+    patient moves the released vector by ``c_p ||S_p|| <= k R`` and the eigenvalue by at
+    most ``c_p tr_p <= k d'``; the count ``sum_p c_p n_p`` gets the statistics' noise,
+    clamped to at least 1 and read wherever the statistics' count is
+    (:mod:`skdp.linear_model._functional_clip`). ``n = sum_p min(n_p, k)`` (the weights'
+    sum, or the rows kept) is public as the row count is, and every sensitivity below
+    (the statistics', the eigenvalue's, the centre's) is ``k`` times the stated one: each
+    is a sum of per-row terms and a patient's terms weigh at most ``k`` in total (triangle
+    inequality; Weyl for the eigenvalue;
     :func:`skdp.mechanisms.sensitivity.group_sensitivity`); the noise is calibrated to
     those, so the same accountant gives ``epsilon`` per patient. Each row is clipped to the
     bounds and scaled into ``[-1, 1]``; ``x~`` is the scaled feature row followed (with an
@@ -556,10 +571,7 @@ default=None
         )
         return epsilon, (delta if may_use_delta else 0.0)
 
-    def _inference(self, alpha, n_bootstrap, random_state):
-        # conf_int and summary: refused after contribution="clip" (a released count)
-        clip_refused_for_inference(self)
-        return super()._inference(alpha, n_bootstrap, random_state)
+    _inference = inference_refusing_clip  # conf_int, summary: not after "clip" (Notes)
 
     def _record(self, plan, scaling, centre, model):
         """Write the fitted attributes: the model in original units and the plan's facts

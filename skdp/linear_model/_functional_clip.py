@@ -8,18 +8,18 @@ stage) and ``w`` the target weight, one row's term is
 
     ``t(z) = (upper(x~ x~^T), w u x~)``,
 
-the upper triangle *with* the corner ``1 * 1`` (the row's count) followed by the
-weighted ``X~^T u`` entries. Its norm is at most the row bound ``R``: ``d (d + 1) / 2 +
-w d`` in L1 (the Laplace release), ``sqrt(d (d + 1) / 2 + w^2 d)`` in L2 (the Gaussian
-one), attained at a corner of the box. Patient ``p`` with rows ``i in p`` has the summed
-statistics ``S_p = sum_{i in p} t(z_i)`` (every row, unweighted), and contributes
+the upper triangle of ``x~ x~^T`` and the weighted ``X~^T u`` entries, the corner ``1 *
+1`` (the row's count, with an intercept) released last. Its norm is at most the row
+bound ``R``: ``d (d + 1) / 2 + w d`` in L1 (the Laplace release), ``sqrt(d (d + 1) / 2
++ w^2 d)`` in L2 (the Gaussian one), attained at a corner of the box. Patient ``p``
+with rows ``i in p`` has the summed statistics ``S_p = sum_{i in p} t(z_i)`` (every
+row, unweighted), and contributes
 
     ``c_p S_p`` with ``c_p = min(1, k R / ||S_p||, k d / tr_p)``,
 
 ``k = max_rows_per_group``, ``tr_p = sum_{i in p} ||x~_i||^2`` the trace of the
-patient's Gram matrix. The released vector is ``s = sum_p c_p S_p`` (its last Gram entry,
-the clipped count ``sum_p c_p n_p``, released with the same noise), plus the noise of
-the plan.
+patient's Gram matrix. The released vector is ``s = sum_p c_p S_p`` (its last entry
+the clipped count ``sum_p c_p n_p``, with the same noise), plus the noise of the plan.
 
 Sensitivity. ``c_p`` is a function of patient ``p``'s own rows (and of public ``k``,
 ``R``, ``d`` and the released mean ``m``), so adding or removing one patient ``q``
@@ -52,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from skdp.linear_model._functional_release import _scaled_rows
+from skdp.linear_model._inference import LinearInferenceMixin
 
 __all__ = ["check_clip", "clipped_statistics"]
 
@@ -85,11 +86,12 @@ INFERENCE_REFUSAL = (
 )
 
 
-def clip_refused_for_inference(est):
-    """``conf_int``/``summary`` after a patient-level fit with ``contribution="clip"``:
-    refused (:data:`INFERENCE_REFUSAL`)."""
+def inference_refusing_clip(est, alpha, n_bootstrap, random_state):
+    """``DPLinearRegression._inference`` (``conf_int``, ``summary``): refused after a
+    patient-level fit with ``contribution="clip"`` (:data:`INFERENCE_REFUSAL`)."""
     if getattr(est, "privacy_unit_", "row") == "group" and est.contribution == "clip":
         raise ValueError(INFERENCE_REFUSAL)
+    return LinearInferenceMixin._inference(est, alpha, n_bootstrap, random_state)
 
 
 def clipped_statistics(X, y, scaling, centre, plan, columns, clip, codes):

@@ -176,8 +176,8 @@ def _gram_index(d, fit_intercept):
 
 def _release(M, b, plan, streams):
     """The private releases of ``plan``: the smallest eigenvalue of ``M`` (``adaptive``)
-    and the statistics ``s = (upper(M) without the corner, w b)`` (with the corner, the
-    clipped count, where ``plan.count_released``: ``contribution="clip"``).
+    and the statistics ``s = (upper(M) without the corner, w b)`` (followed by the
+    corner, the clipped count, where ``plan.count_released``: ``contribution="clip"``).
 
     Returns a dict with the noisy Gram matrix and ``X~^T y~``, the shifted and floored
     eigenvalue (``None`` when not released) and the noise scales that were used (the
@@ -186,9 +186,11 @@ def _release(M, b, plan, streams):
     clamped to at least 1 (``plan.count_released``), which every later step reads.
     """
     d = M.shape[0]
-    rows, cols = _gram_index(d, plan.fit_intercept and not plan.count_released)
+    rows, cols = _gram_index(d, plan.fit_intercept)
     w = plan.target_weight
     stats = np.concatenate([M[rows, cols], w * b])
+    if plan.count_released:  # the corner last: the other entries keep their noise draws
+        stats = np.append(stats, M[d - 1, d - 1])
     scale, scale_eig, sd = plan.noise_scale, plan.eigenvalue_scale, plan.entry_sd
     lam_noisy = None
     if math.isinf(plan.eps_objective):
@@ -221,13 +223,13 @@ def _release(M, b, plan, streams):
     gram[rows, cols] = noisy[: rows.size]
     gram[cols, rows] = noisy[: rows.size]
     if plan.count_released:  # the noisy count, at least 1 (post-processing)
-        gram[d - 1, d - 1] = max(float(gram[d - 1, d - 1]), 1.0)
+        gram[d - 1, d - 1] = max(float(noisy[-1]), 1.0)
     elif plan.fit_intercept:
         gram[d - 1, d - 1] = plan.n
     return {
         "n": float(gram[d - 1, d - 1]) if plan.count_released else plan.n,
         "gram": gram,
-        "target": noisy[rows.size :] / w,
+        "target": noisy[rows.size : rows.size + d] / w,
         "scale": scale,
         "entry_sd": sd,
         "eigenvalue_scale": scale_eig,
