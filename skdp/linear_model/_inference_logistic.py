@@ -5,7 +5,8 @@
 ``epsilon``, :class:`LogisticPlan`); :meth:`LogisticInferenceMixin.conf_int` is then
 post-processing of the released weights, that noisy ``H``, the ridge, the noise rate and
 the public bounds: a parametric bootstrap of the linearised mechanism (Ferrando, Wang &
-Sheldon 2022).
+Sheldon 2022) whose levels a nested bootstrap calibrates (Beran 1987;
+:mod:`skdp.linear_model._inference_logistic_boot`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ import math
 import numpy as np
 from scipy.special import expit
 
+from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests use the last two)
+    _laplace_sym,
+    bootstrap_problem,
+    calibrated_table,
+    shrunk_fisher,
+)
 from skdp.utils._inference import (
     bootstrap_rng,
     check_alpha,
@@ -27,10 +34,7 @@ from skdp.utils._sklearn_compat import check_is_fitted
 __all__ = ["LogisticInferenceMixin", "release_fisher"]
 
 #: default number of replicates of the linearised mechanism
-N_BOOTSTRAP_LOGISTIC = 4000
-#: eigenvalues of the Fisher information used by ``conf_int`` are floored at this many
-#: Laplace scales of the released entries (the release is noisy and may be indefinite)
-EIGEN_FLOOR = 0.5
+N_BOOTSTRAP_LOGISTIC = 2000
 
 
 def fisher_information(Z, w):
@@ -59,77 +63,6 @@ def release_fisher(Z, signs, w, plan, rng):
     noise = np.zeros((d, d))
     noise[upper] = rng.laplace(0.0, plan.fisher_scale(d), size=upper[0].size)
     return H + noise + np.triu(noise, 1).T, None
-
-
-def _floored(H, floor):
-    """Symmetric ``H`` (stacked ``(..., d, d)``) with eigenvalues at least ``floor``."""
-    lam, V = np.linalg.eigh(0.5 * (H + np.swapaxes(H, -1, -2)))
-    lam = np.maximum(lam, floor)
-    return (V * lam[..., None, :]) @ np.swapaxes(V, -1, -2)
-
-
-def _laplace_sym(rng, scale, size, d):
-    """``size`` symmetric ``d x d`` matrices with Laplace(``scale``) upper triangles."""
-    upper = np.triu_indices(d)
-    E = np.zeros((size, d, d))
-    E[:, upper[0], upper[1]] = rng.laplace(0.0, scale, size=(size, upper[0].size))
-    return E + np.triu(E, 1).swapaxes(1, 2)
-
-
-def _sample_noise(rng, size, d, beta):
-    """``size`` draws of ``b`` with density ``∝ exp(-beta ||b||)``."""
-    direction = rng.standard_normal((size, d))
-    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-    return rng.gamma(shape=d, scale=1.0 / beta, size=(size, 1)) * direction
-
-
-def _debiased(H, ridge, w):
-    """One Newton step from the ridge minimiser towards the unpenalised one:
-    ``H^-1 (H + ridge I) w`` (stacked)."""
-    return w + ridge * np.linalg.solve(H, w[..., None])[..., 0]
-
-
-def shrunk_fisher(H, scale, floor):
-    """The Fisher information estimated from a noisy release ``H`` (stacked ``(..., d,
-    d)``) whose entries carry Laplace noise of scale ``scale``: the off-diagonal part
-    shrunk towards 0 by ``a = max(0, 1 - 2 scale^2 d (d - 1) / ||off(H)||_F^2)`` (the
-    share of its squared norm that the noise does not explain, as in James & Stein's and
-    Ledoit & Wolf's shrinkage), then every eigenvalue floored at ``floor``. A function of
-    the release and the public noise scale only."""
-    H = 0.5 * (H + np.swapaxes(H, -1, -2))
-    d = H.shape[-1]
-    diag = np.diagonal(H, axis1=-2, axis2=-1)
-    off = H - np.eye(d) * diag[..., None, :]
-    if scale > 0 and d > 1:
-        norm2 = np.maximum((off**2).sum(axis=(-2, -1)), np.finfo(float).tiny)
-        off = off * np.clip(1.0 - 2.0 * scale**2 * d * (d - 1) / norm2, 0.0, 1.0)[..., None, None]
-    return _floored(off + np.eye(d) * diag[..., None, :], floor)
-
-
-def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng):
-    """Replicates ``theta* - theta0`` (scaled units) of the debiased estimate, and its
-    centre ``theta0``.
-
-    The Fisher information is estimated by :func:`shrunk_fisher` (``H0``: off-diagonal
-    noise shrunk away, eigenvalues floored at ``EIGEN_FLOOR`` Laplace scales), the
-    centre is ``theta0 = H0^-1 (H0 + ridge I) w`` and the data model is ``(theta0,
-    H0)``. A replicate draws the score ``g ~ N(0, H0)``, the objective's noise ``b`` and
-    the Fisher noise ``E``, and runs the linearised mechanism and the same estimator:
-    ``w* = theta0 + (H0 + ridge I)^-1 (g - b - ridge theta0)``, ``H* = shrunk(H0 + E)``,
-    ``theta* = H*^-1 (H* + ridge I) w*``.
-    """
-    d = w.shape[0]
-    floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    H0 = shrunk_fisher(H_hat, h_scale, floor)
-    theta0 = _debiased(H0, ridge, w)
-    eye = np.eye(d)
-    g = rng.standard_normal((B, d)) @ np.linalg.cholesky(H0).T
-    b = _sample_noise(rng, B, d, beta) if math.isfinite(beta) else np.zeros((B, d))
-    w_star = theta0 + np.linalg.solve(H0 + ridge * eye, (g - b - ridge * theta0).T).T
-    H_star = np.broadcast_to(H0, (B, d, d))
-    if h_scale > 0:
-        H_star = shrunk_fisher(H0 + _laplace_sym(rng, h_scale, B, d), h_scale, floor)
-    return _debiased(H_star, ridge, w_star) - theta0, theta0
 
 
 def _to_original(est, p):
@@ -183,10 +116,10 @@ class LogisticInferenceMixin:
                 continue
             beta = _rate(self.noise_scale_["objective"])
             h_scale = float(self.noise_scale_.get("fisher", 0.0))
-            delta, theta0 = bootstrap_problem(
-                weights[k], H, self.ridge_, beta, h_scale, int(n_bootstrap), rng
+            boot = bootstrap_problem(
+                weights[k], H, self.ridge_, beta, h_scale, int(n_bootstrap), rng, A
             )
-            out.append((names, estimate, *_quantile_table(A @ theta0, delta @ A.T, alpha)))
+            out.append((names, estimate, *calibrated_table(*boot, alpha)))
         return out
 
     def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP_LOGISTIC, random_state=None):
@@ -201,8 +134,10 @@ class LogisticInferenceMixin:
         ----------
         alpha : float, default=0.05
             One minus the nominal coverage.
-        n_bootstrap : int, default=4000
-            Replicates of the linearised mechanism (at least 200).
+        n_bootstrap : int, default=2000
+            Replicates of the linearised mechanism (at least 200); the first 200 of
+            them also get a nested bootstrap of 100 replicates that calibrates the
+            interval's levels.
         random_state : None, int or Generator, default=None
             Seed of the simulation; ``None``: derived from the released values, so the
             same model always gives the same interval.
@@ -223,19 +158,25 @@ class LogisticInferenceMixin:
         -----
         **Finite epsilon** (Ferrando, Wang & Sheldon 2022, a parametric bootstrap of the
         mechanism, here linearised): the released weights ``w`` minimise ``L(w) + ridge/2
-        ||w||^2 + b . w``; with the Fisher information ``H`` estimated from the noisy
-        release (its off-diagonal part shrunk towards 0 by the share of its norm that the
-        public noise scale explains, eigenvalues floored at half a Laplace scale) the
-        centre is ``theta0 = H^-1 (H + ridge I) w`` (one Newton step that undoes the
-        ridge's shrinkage). Replicates draw the sampling score ``N(0, H)``, the
-        objective's noise ``b`` (density ``∝ exp(-beta ||b||)``) and the Laplace noise of
-        the release and re-run the linearised mechanism and the same estimator; the
-        interval is the basic bootstrap one, ``theta0 - q_(1 - alpha/2)`` to ``theta0 -
-        q_(alpha/2)`` of the replicates' deviations ``delta``, the p-value the smallest
-        ``alpha`` whose interval excludes 0 (``2 min(P(delta <= theta0), P(delta >=
-        theta0))``), ``std err`` their standard deviation. Assumptions: rows
-        independent (with ``groups``, rows of one patient too), the logistic model correct
-        on the clipped features, ``n epsilon`` large enough for the linearisation
+        ||w||^2 + b . w``. The centre is ``theta0 = H~^-1 (H~ + ridge I) w`` (one Newton
+        step that undoes the ridge's shrinkage), ``H~`` the noisy release with its
+        eigenvalues floored at half a Laplace scale; the model's Fisher information
+        ``H0`` is the release with its off-diagonal part shrunk towards 0 by the share of
+        its norm that the public noise scale explains, then floored. Replicates draw the
+        sampling score ``N(0, H0)``, the objective's noise ``b`` (density ``∝ exp(-beta
+        ||b||)``) and the Laplace noise of the release, and re-run the linearised
+        mechanism and the same estimator: deviations ``delta = theta* - theta0``. The
+        interval is the basic bootstrap one, ``theta0 - q_(a_hi)`` to ``theta0 -
+        q_(a_lo)`` of ``delta``, with levels calibrated by a nested bootstrap
+        (prepivoting, Beran 1987): for 200 replicates the same bootstrap is run at their
+        own estimate, ``u`` is the nested distribution function at their own deviation,
+        and ``a_lo, a_hi`` are the ``alpha/2`` and ``1 - alpha/2`` quantiles of ``u``
+        (uniform were the bootstrap exact; where the noisy ``H`` makes the first-level
+        interval too wide or too narrow the nested one is too, and the levels move).
+        The p-value is the smallest ``alpha`` whose interval excludes 0, ``std err``
+        the standard deviation of ``delta``. Assumptions: rows independent (with
+        ``groups``, rows of one patient too), the logistic model correct on the clipped
+        features, ``n epsilon`` large enough for the linearisation
         (:ref:`inference-logistic`).
 
         **epsilon=inf:** the unpenalised maximum likelihood estimate and its Wald
@@ -245,6 +186,9 @@ class LogisticInferenceMixin:
         ----------
         C. Ferrando, S. Wang, D. Sheldon. "Parametric bootstrap for differentially
         private confidence intervals." AISTATS 2022.
+
+        R. Beran. "Prepivoting to reduce level error of confidence sets." Biometrika
+        74(3), 1987.
 
         Examples
         --------
@@ -275,7 +219,7 @@ class LogisticInferenceMixin:
         ----------
         alpha : float, default=0.05
             One minus the nominal coverage.
-        n_bootstrap : int, default=4000
+        n_bootstrap : int, default=2000
             Replicates of the linearised mechanism.
         random_state : None, int or Generator, default=None
             Seed of the simulation (``None``: derived from the released values).
@@ -318,14 +262,3 @@ class LogisticInferenceMixin:
 
 def _rate(scale):
     return math.inf if scale == 0 else 1.0 / float(scale)
-
-
-def _quantile_table(centre, delta, alpha):
-    """``(se, lower, upper, p)`` of the basic bootstrap from the deviations ``delta``
-    (replicates x coefficients) around ``centre``; ``p`` is the smallest ``alpha`` whose
-    interval excludes 0: ``2 min(P(delta <= centre), P(delta >= centre))``."""
-    lo_q, hi_q = np.quantile(delta, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    se = delta.std(axis=0, ddof=1)
-    below = (1.0 + (delta <= centre).sum(axis=0)) / (1.0 + delta.shape[0])
-    above = (1.0 + (delta >= centre).sum(axis=0)) / (1.0 + delta.shape[0])
-    return se, centre - hi_q, centre - lo_q, np.minimum(1.0, 2.0 * np.minimum(below, above))

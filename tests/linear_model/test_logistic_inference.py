@@ -235,3 +235,45 @@ def test_p_value_is_the_dual_of_the_interval():
     p = table["P>|z|"].to_numpy()
     assert np.all((p < 0.05) == excludes)
     assert np.all((p > 0) & (p <= 1))
+
+
+def test_calibration_keeps_the_levels_when_the_bootstrap_is_exact():
+    from skdp.linear_model._inference_logistic_boot import calibrated_table
+
+    rng = np.random.default_rng(0)
+    delta = rng.standard_normal((20000, 1))
+    outer = rng.standard_normal((2000, 1))
+    inner = rng.standard_normal((2000, 400, 1))  # the nested world looks like the first
+    _, lo, hi, p = calibrated_table(np.zeros(1), delta, outer, inner, 0.05)
+    assert lo[0] == pytest.approx(-1.96, abs=0.12) and hi[0] == pytest.approx(1.96, abs=0.12)
+    assert p[0] > 0.9  # 0 is the centre
+
+
+def test_calibration_narrows_what_the_nested_bootstrap_shows_too_wide():
+    from skdp.linear_model._inference_logistic_boot import calibrated_table
+
+    rng = np.random.default_rng(1)
+    delta = rng.standard_normal((20000, 1))
+    outer = rng.standard_normal((2000, 1))
+    inner = 2.0 * rng.standard_normal((2000, 400, 1))  # nested deviations twice as wide
+    _, lo, hi, _ = calibrated_table(np.zeros(1), delta, outer, inner, 0.05)
+    # u = Phi(outer / 2): its 2.5 % quantile is Phi(-1.96 / 2), so the levels move inward
+    assert hi[0] == pytest.approx(0.98, abs=0.12) and lo[0] == pytest.approx(-0.98, abs=0.12)
+    # and widens what it shows too narrow
+    _, lo, hi, _ = calibrated_table(np.zeros(1), delta, outer, 0.8 * inner / 2.0, 0.05)
+    assert hi[0] > 2.2 and lo[0] < -2.2
+
+
+def test_p_value_dual_of_the_calibrated_interval_at_every_alpha():
+    from skdp.linear_model._inference_logistic_boot import calibrated_table
+
+    rng = np.random.default_rng(2)
+    centre = np.array([0.5, -2.5, 0.05])
+    delta = rng.standard_normal((2000, 3))
+    outer, inner = rng.standard_normal((200, 3)), 1.3 * rng.standard_normal((200, 100, 3))
+    p = calibrated_table(centre, delta, outer, inner, 0.05)[3]
+    assert np.all((p > 0) & (p <= 1))
+    for alpha in (0.01, 0.05, 0.2, 0.5):
+        _, lo, hi, _ = calibrated_table(centre, delta, outer, inner, alpha)
+        excludes = (lo > 0) | (hi < 0)
+        np.testing.assert_array_equal(p < alpha - 1e-6, excludes & (np.abs(p - alpha) > 1e-6))
