@@ -12,25 +12,15 @@ import pytest
 
 from skdp.linear_model import DPLinearRegression
 from skdp.linear_model._functional_clip import clipped_statistics
-from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_release import _Centre, _release, _Scaling
+from tests.linear_model.test_functional_groups_weights import patient_plan
 
 BOUNDS = (-1.0, 1.0)
 
 
 def _plan(p, k, *, mechanism="functional", fit_intercept=True, epsilon=1.0):
-    return FunctionalPlan.build(
-        n=1000,  # public facts only; the sensitivities do not read n
-        p=p,
-        epsilon=epsilon,
-        delta=1e-6 if mechanism == "gaussian" else 0.0,
-        eps_bounds=0.0,
-        fit_intercept=fit_intercept,
-        mechanism=mechanism,
-        adaptive=True,
-        secure_mode=False,
-        max_rows_per_group=k,
-        contribution="clip",
+    return patient_plan(
+        p, k, mechanism=mechanism, fit_intercept=fit_intercept, epsilon=epsilon, contribution="clip"
     )
 
 
@@ -93,36 +83,13 @@ def test_removing_any_patient_moves_the_release_by_at_most_the_clip_norm(
 
 
 def test_the_clip_norm_holds_the_count_and_is_k_times_the_row_bound():
-    weight = FunctionalPlan.build(
-        n=1000,
-        p=3,
-        epsilon=1.0,
-        delta=0.0,
-        eps_bounds=0.0,
-        fit_intercept=True,
-        mechanism="functional",
-        adaptive=True,
-        secure_mode=False,
-        max_rows_per_group=4,
-    )
+    weight = patient_plan(3, 4, mechanism="functional")
     clip = _plan(3, 4)
     assert clip.count_released and not weight.count_released
     assert clip.sensitivity == pytest.approx(weight.sensitivity + 4)  # k * (B + 1)
     assert clip.eigenvalue_sensitivity == weight.eigenvalue_sensitivity
-    assert _plan(3, 4, fit_intercept=False).sensitivity == pytest.approx(
-        FunctionalPlan.build(
-            n=1000,
-            p=3,
-            epsilon=1.0,
-            delta=0.0,
-            eps_bounds=0.0,
-            fit_intercept=False,
-            mechanism="functional",
-            adaptive=True,
-            secure_mode=False,
-            max_rows_per_group=4,
-        ).sensitivity
-    )
+    no_intercept = patient_plan(3, 4, mechanism="functional", fit_intercept=False)
+    assert _plan(3, 4, fit_intercept=False).sensitivity == no_intercept.sensitivity
 
 
 def test_a_patient_under_the_clip_norm_enters_whole():

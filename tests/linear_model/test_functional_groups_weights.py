@@ -40,18 +40,7 @@ def _released(X, y, groups, k, *, mechanism, fit_intercept=True, centre_mean=0.1
     codes = np.unique(groups, return_inverse=True)[1]
     X, y, sizes, n = patient_weights(X, y, codes, k, False)
     weights = (sizes, k)
-    plan = FunctionalPlan.build(
-        n=max(n, 1000),  # public facts only; the sensitivities do not read n
-        p=p,
-        epsilon=1.0,
-        delta=1e-6 if mechanism == "gaussian" else 0.0,
-        eps_bounds=0.0,
-        fit_intercept=fit_intercept,
-        mechanism=mechanism,
-        adaptive=True,
-        secure_mode=False,
-        max_rows_per_group=k,
-    )
+    plan = patient_plan(p, k, mechanism=mechanism, fit_intercept=fit_intercept, n=max(n, 1000))
     centre = _Centre(centre_mean if fit_intercept else 0.0, 0.2, 1.0)
     M, b = _statistics(X, y, sc, centre, plan, list(range(p)), True, weights)
     rows, cols = _gram_index(M.shape[0], fit_intercept)
@@ -59,6 +48,24 @@ def _released(X, y, groups, k, *, mechanism, fit_intercept=True, centre_mean=0.1
     s1, s2 = _target_moments(X, y, *sc.args(), clip=True, columns=None, weights=weights)
     moments = np.array([s1, s2 - 0.5 * n])
     return plan, stats, moments, float(np.linalg.eigvalsh(M)[0]), n
+
+
+def patient_plan(p, k, *, mechanism, fit_intercept=True, epsilon=1.0, n=1000, contribution=None):
+    """The plan of a patient-level fit from public facts only (the sensitivities do not
+    read ``n``); ``contribution="clip"`` for the clipped statistics."""
+    return FunctionalPlan.build(
+        n=n,
+        p=p,
+        epsilon=epsilon,
+        delta=1e-6 if mechanism == "gaussian" else 0.0,
+        eps_bounds=0.0,
+        fit_intercept=fit_intercept,
+        mechanism=mechanism,
+        adaptive=True,
+        secure_mode=False,
+        max_rows_per_group=k,
+        contribution=contribution,
+    )
 
 
 def _table(seed=0):

@@ -17,29 +17,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skdp.linear_model import DPLinearRegression
 from tests.privacy.test_attack_linear_weighted import _worlds
-from tests.privacy.test_attack_patient_level import EPSILON, _audit
+from tests.privacy.test_attack_patient_level import EPSILON, _audit, _linear
 
 pytestmark = pytest.mark.slow
 
 
 def _clip(max_rows_per_group, fit_intercept=False):
+    """The game's estimator of ``test_attack_patient_level`` (no intercept: the whole
+    budget on the statistics, a fixed ridge) with ``contribution="clip"``; with an
+    intercept the default release, centre and eigenvalue included, and the count
+    released."""
+    base = _linear(max_rows_per_group)
+
     def make(seed):
-        return DPLinearRegression(
-            epsilon=EPSILON,
-            delta=0.0,
-            bounds_X=(-1.0, 1.0),
-            bounds_y=(-1.0, 1.0),
-            # without an intercept: the whole budget on the statistics and a fixed ridge
-            # (the game of test_attack_patient_level); with one: the default release,
-            # centre and eigenvalue included, and the count released
-            fit_intercept=fit_intercept,
-            regularization="adaptive" if fit_intercept else 100.0,
-            max_rows_per_group=max_rows_per_group,
-            contribution="clip",
-            random_state=seed,
-        )
+        est = base(seed).set_params(contribution="clip")
+        if fit_intercept:
+            est.set_params(fit_intercept=True, regularization="adaptive")
+        return est
 
     return make
 
