@@ -114,7 +114,8 @@ def weighted_sum_sq(rel, plan, X, y, scaling, columns, clip, weights):
 
     if weights is None:
         return exact_sum_sq(rel, plan, X, y, scaling, columns, clip)
-    if math.isinf(plan.eps_objective):
+    # "clip": no interval reads it (conf_int refused), and the weighted sum is not its own
+    if math.isinf(plan.eps_objective) and plan.contribution != "clip":
         rel["target_sum_sq"] = _target_moments(
             X, y, *scaling.args(), clip=clip, columns=columns, weights=weights
         )[1]

@@ -190,3 +190,12 @@ def test_dask_input_is_refused_naming_contribution():
     est = _est(max_rows_per_group=2, contribution="clip")
     with pytest.raises(ValueError, match="contribution='clip' is not supported for Dask"):
         est.fit(da.from_array(X, chunks=500), da.from_array(y, chunks=500), groups=g)
+
+
+def test_a_non_private_clip_fit_keeps_no_weighted_sum_of_squares():
+    # epsilon=inf: the clipped statistics exactly, the count released as it is; the
+    # weighted sum u^2 of "weight" (read by the OLS interval only) is not theirs
+    X, y, g = _data()
+    est = _est(max_rows_per_group=2, contribution="clip", epsilon=math.inf).fit(X, y, groups=g)
+    assert est.released_statistics_["target_sum_sq"] is None
+    assert est.released_statistics_["n"] == pytest.approx(est.released_statistics_["gram"][-1, -1])
