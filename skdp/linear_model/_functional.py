@@ -158,7 +158,7 @@ default=None
         released (``(n / k) epsilon > 25 d'``); ``"weight"`` where ``k >= m``
         (``benchmarks/patient_level.py``, 20 seeds, the same noise: +0.006 to +0.18 of
         test R^2 at ``k < m``, -0.012 to +0.002 at ``k >= m``). Not with Dask input,
-        ``inference=True``, :meth:`conf_int` or :meth:`summary` (a public count).
+        ``inference=True``, :meth:`conf_int` or :meth:`summary` (they need a public count).
     inference : bool, default=False
         ``coef_`` and ``intercept_`` are the centre of the :meth:`conf_int` interval:
         the released estimate corrected for the ridge's shrinkage through the
