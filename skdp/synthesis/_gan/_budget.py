@@ -12,10 +12,15 @@ Theorem 3.16); each share has one entry here:
   (:mod:`skdp.synthesis._gan._marginals`), with :data:`MARGINALS_DELTA_FRACTION` of
   delta;
 * :func:`dpsgd_share`: what is left, for every DP-SGD step (autoencoder and critic), with
-  the rest of delta. :func:`calibrate_noise` picks the noise multiplier that meets it;
-  where the marginals are released (:attr:`GANPlan.joint`) the fit instead calibrates it
-  in one Rényi-DP account with the marginals' Gaussian release, for both shares at the
-  whole delta (:mod:`skdp.accounting._mixed`).
+  the rest of delta. :func:`calibrate_noise` picks the noise multiplier that meets it.
+
+Where the marginals are released and DP-SGD's noise is calibrated (:attr:`GANPlan.joint`),
+the two are instead accounted together (:mod:`skdp.accounting._mixed`, PLD or RDP) at
+the whole delta: the release's Gaussian noise is set by :func:`joint_marginals_mu` (a
+:data:`MARGINALS_FRACTION` share of the Gaussian-DP budget ``mu^2``), DP-SGD gets the
+smallest noise that keeps both within what is left of ``(epsilon, delta)``, and the
+breakdown's ``"marginals"`` is the release's own epsilon at delta
+(:func:`joint_marginals_epsilon`), ``"dpsgd"`` the joint account less it.
 
 :func:`breakdown` writes the shares as ``privacy_breakdown_`` and :func:`noise_scales`
 the Laplace scale of each noisy release that is not a DP-SGD step as ``noise_scale_``
@@ -46,6 +51,8 @@ __all__ = [
     "breakdown",
     "calibrate_noise",
     "dpsgd_share",
+    "joint_marginals_epsilon",
+    "joint_marginals_mu",
     "marginals_share",
     "noise_scales",
     "prior_share",
@@ -56,7 +63,8 @@ __all__ = [
 PRIOR_FRACTION = 0.05
 #: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
 SELECTION_FRACTION = 0.2
-#: Share of epsilon and of delta spent on the noisy 1-way marginals.
+#: Share of epsilon and of delta spent on the noisy 1-way marginals (split account); in
+#: the joint account, the share of the Gaussian-DP budget ``mu^2`` (:func:`joint_marginals_mu`).
 MARGINALS_FRACTION = 0.2
 MARGINALS_DELTA_FRACTION = 0.1
 
@@ -86,6 +94,28 @@ def marginals_share(epsilon, *, marginals):
     if not marginals or not math.isfinite(epsilon):
         return 0.0
     return MARGINALS_FRACTION * epsilon
+
+
+def joint_marginals_mu(epsilon, delta):
+    """The noisy marginals' Gaussian-DP parameter ``mu_m = 1 / noise multiplier`` in a
+    joint account of ``(epsilon, delta)``: ``sqrt(MARGINALS_FRACTION) * mu`` with ``mu``
+    the largest Gaussian-DP parameter within ``(epsilon, delta)``
+    (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su 2022). Gaussian-DP composes as
+    ``mu^2`` adds, so the release takes that fraction of the whole and leaves about the
+    rest to DP-SGD (the joint account then settles DP-SGD's noise exactly). A function
+    of public numbers only."""
+    from skdp.accounting import gdp_mu
+
+    return math.sqrt(MARGINALS_FRACTION) * gdp_mu(epsilon, delta)
+
+
+def joint_marginals_epsilon(epsilon, delta):
+    """The marginals' own epsilon at ``delta`` in a joint account of ``(epsilon, delta)``:
+    the Gaussian mechanism with ``mu = joint_marginals_mu(epsilon, delta)``, in closed
+    form (:func:`skdp.accounting.gdp_epsilon`; Balle & Wang 2018)."""
+    from skdp.accounting import gdp_epsilon
+
+    return float(gdp_epsilon(delta, joint_marginals_mu(epsilon, delta)))
 
 
 def dpsgd_share(epsilon, *, bounds, prior, selection, marginals=0.0):
@@ -191,6 +221,10 @@ class GANPlan:
         ``k`` of a patient-level fit; ``None`` per row.
     secure_mode : bool, default=False
         The class prior and checkpoint selection draw exact noise from ``os.urandom``.
+    joint_accountant : {"pld", "rdp"} or None, default=None
+        The noisy marginals and DP-SGD in one account (:attr:`joint`): the marginals'
+        noise from :func:`joint_marginals_mu` and ``eps_marginals`` their own epsilon
+        at ``delta`` (:func:`joint_marginals_epsilon`). ``None``: split accounts.
     """
 
     epsilon: float
@@ -203,6 +237,7 @@ class GANPlan:
     secure_mode: bool = False
     eps_marginals: float = 0.0
     n_marginals: int = 0
+    joint_accountant: str | None = None
 
     @property
     def privacy_unit(self):
@@ -230,10 +265,19 @@ class GANPlan:
         )
 
     @property
+    def eps_joint(self):
+        """What the joint account may spend: ``epsilon`` less the bounds, prior and
+        selection shares (the marginals and every DP-SGD step together)."""
+        return self.eps_dpsgd + self.eps_marginals
+
+    @property
     def delta_marginals(self):
         """The noisy marginals' delta: :data:`MARGINALS_DELTA_FRACTION` of ``delta``
-        when they are released, else 0."""
-        return MARGINALS_DELTA_FRACTION * self.delta if self.eps_marginals > 0 else 0.0
+        when they are released in a split account, else 0 (the joint account spends
+        the whole ``delta`` once)."""
+        if self.eps_marginals <= 0 or self.joint:
+            return 0.0
+        return MARGINALS_DELTA_FRACTION * self.delta
 
     @property
     def delta_dpsgd(self):
@@ -242,11 +286,15 @@ class GANPlan:
 
     @property
     def marginals_sigma(self):
-        """The Gaussian noise on each marginal count: ``rho`` from
-        ``(eps_marginals, delta_marginals)`` (:func:`skdp.accounting.zcdp_rho`) and the
-        L2 sensitivity ``sqrt(d)`` times the unit's count sensitivity; 0 when none."""
+        """The Gaussian noise on each marginal count: the joint account's noise
+        multiplier (:func:`joint_marginals_mu`) or (split) ``rho`` from
+        ``(eps_marginals, delta_marginals)`` (:func:`skdp.accounting.zcdp_rho`), times
+        the L2 sensitivity ``sqrt(d)`` times the unit's count sensitivity; 0 when none."""
         if not 0.0 < self.eps_marginals < math.inf or self.n_marginals < 1:
             return 0.0
+        if self.joint:
+            scale = math.sqrt(self.n_marginals) * self.count_sensitivity
+            return scale * self.marginals_noise_multiplier
         from skdp.accounting import zcdp_rho
 
         rho = zcdp_rho(self.eps_marginals, self.delta_marginals)
@@ -264,16 +312,18 @@ class GANPlan:
 
     @property
     def joint(self):
-        """Whether the noisy marginals and the DP-SGD steps share one RDP account
-        (:mod:`skdp.accounting._mixed`): whenever the marginals are released. Their
-        Gaussian noise is the one of their own share (:attr:`marginals_sigma`); DP-SGD
-        is calibrated so that both together spend ``eps_dpsgd + eps_marginals`` at
-        ``delta``, which gives it less noise than its share alone would."""
-        return 0.0 < self.eps_marginals < math.inf and self.n_marginals > 0
+        """Whether the noisy marginals and the DP-SGD steps share one account
+        (:mod:`skdp.accounting._mixed`): the marginals are released and
+        ``joint_accountant`` is set (DP-SGD's noise calibrated, not given). DP-SGD is
+        calibrated so that both together spend :attr:`eps_joint` at ``delta``."""
+        released = 0.0 < self.eps_marginals < math.inf and self.n_marginals > 0
+        return released and self.joint_accountant is not None
 
     @property
     def marginals_noise_multiplier(self):
         """The marginals' Gaussian noise over their L2 sensitivity per unit."""
+        if self.joint:
+            return 1.0 / joint_marginals_mu(self.eps_joint, self.delta)
         return self.marginals_sigma / (math.sqrt(self.n_marginals) * self.count_sensitivity)
 
     def breakdown(self, dpsgd, *, nonprivate=False):

@@ -50,8 +50,9 @@ class DPGANSynthesizer(
         checkpoint selection.
         ``math.inf`` trains without clipping or noise.
     delta : float, default=1e-5
-        Total delta: 0.1 of it to the noisy 1-way marginals (``calibrate_marginals``), the
-        rest (all of it without them) to DP-SGD. Keep it well below ``1 / n_samples``.
+        Total delta, spent once by the joint account of the noisy 1-way marginals
+        (``calibrate_marginals``) and DP-SGD; with a given ``noise_multiplier``, 0.1 of
+        it to the marginals and the rest to DP-SGD. Keep it well below ``1 / n_samples``.
     noise_multiplier : float or None, default=None
         ``sigma`` of every DP-SGD step; ``None`` calibrates the smallest one whose
         ``T_ae + T_critic`` steps meet the DP-SGD share of the budget. A given value whose
@@ -153,8 +154,10 @@ class DPGANSynthesizer(
         step). ``None``: 10 expected passes, ``ceil(10 / q)``, within the same compute
         term (``2**32 / (B P_ae)``) and at least 100.
     batch_size : int or None, default=None
-        Expected batch size ``B``; ``q = min(1, B / n)``. ``None``: about ``sqrt(8 n)``,
-        a power of two between 64 and 1024 (at most ``n``).
+        Expected batch size ``B``; ``q = min(1, B / n)``. ``None``: about
+        ``4 sqrt(8 n)``, four times a power of two between 64 and 1024, at most ``n``
+        (fewer, larger DP-SGD steps for the same expected passes: less noise per step
+        at the same budget).
     learning_rate : float, dict or None, default=None
         Adam learning rates: a float for all networks, or a dict with keys among
         ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their
@@ -190,13 +193,15 @@ class DPGANSynthesizer(
         still draw from ``random_state`` in floating point; :meth:`sample` too. The noisy
         marginals of ``calibrate_marginals`` get the exact discrete Gaussian.
     calibrate_marginals : bool, default=True
-        Release every column's 1-way marginal (its bins or levels) with Gaussian noise at
-        ``0.2 * epsilon`` and ``0.1 * delta`` (zCDP-calibrated, L2 sensitivity
-        ``sqrt(d)`` over ``d`` columns, ``k sqrt(d)`` per patient), start the
-        generator's output at them and, after training, shift its output logits so that
-        its mean output matches them (post-processing; each row keeps its own
-        conditional probabilities). Ignored with ``autoencoder=True``. ``False``: the
-        papers' method (:meth:`from_paper` sets it).
+        Release every column's 1-way marginal (its bins or levels) with Gaussian noise
+        (L2 sensitivity ``sqrt(d)`` over ``d`` columns, ``k sqrt(d)`` per patient) and,
+        after training, shift the generator's output logits so that its mean output
+        matches them (post-processing; each row keeps its own conditional
+        probabilities). With a calibrated ``noise_multiplier=None`` the release takes
+        0.2 of the Gaussian-DP budget ``mu^2`` in one account with every DP-SGD step
+        (Notes); with a given ``noise_multiplier`` it gets its own ``0.2 * epsilon``
+        and ``0.1 * delta`` (zCDP-calibrated). Ignored with ``autoencoder=True``.
+        ``False``: the papers' method (:meth:`from_paper` sets it).
     {param_accountant_dpsgd}
     device : {"auto", "cpu", "cuda"}, default="auto"
     dtype : {"float32", "float64"}, default="float32"
@@ -302,14 +307,21 @@ class DPGANSynthesizer(
       ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``;
     * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
       discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with
-      ``N(0, sigma^2)``, ``sigma = sqrt(d / (2 rho))``, ``rho`` the largest zCDP budget
-      that meets ``(0.2 epsilon, 0.1 delta)`` (:func:`skdp.accounting.zcdp_rho`; exact).
-      This Gaussian release and every DP-SGD step are then composed in one Rényi-DP
-      account (Mironov 2017), converted once to ``(epsilon, delta)`` (Balle et al. 2020),
-      and ``sigma`` of DP-SGD is the smallest that keeps both together within their two
-      shares of epsilon at the whole ``delta`` (exact; tighter than splitting): the
-      breakdown's ``"marginals"`` is the share, ``"dpsgd"`` the joint account less it.
-      With ``noise_multiplier`` given, DP-SGD is accounted alone at ``0.9 delta``. The
+      ``N(0, sigma^2)``, ``sigma = sqrt(d) / mu_m``, ``mu_m = sqrt(0.2) mu`` and ``mu``
+      the largest Gaussian-DP parameter within what is left of ``(epsilon, delta)``
+      after the bounds, prior and selection (:func:`skdp.accounting.gdp_mu`; Dong, Roth
+      & Su 2022: Gaussian-DP composes as ``mu^2`` adds, so the release takes 0.2 of
+      it). This Gaussian release and every DP-SGD step are composed in one account
+      (:mod:`skdp.accounting._mixed`): with ``accountant="pld"`` their privacy loss
+      distributions (the release as one step at sampling rate 1) and the minimum with
+      the RDP bound, else (``"rdp"``, ``"gdp_clt"``, or ``secure_mode``'s discrete
+      Gaussian) Rényi DP (Mironov 2017) converted once (Balle et al. 2020); DP-SGD's
+      ``sigma`` is the smallest that keeps both within that remainder at the whole
+      ``delta`` (exact). The breakdown's ``"marginals"`` is the release's own epsilon
+      at ``delta`` (closed form, Balle & Wang 2018), ``"dpsgd"`` the joint account less
+      it. With ``noise_multiplier`` given, the two are split: the release at
+      ``(0.2 epsilon, 0.1 delta)`` (``sigma = sqrt(d / (2 rho))``, ``rho`` from
+      :func:`skdp.accounting.zcdp_rho`) and DP-SGD alone at ``0.9 delta``. The
       generators' output logits are shifted after training so that their mean output
       matches the release: post-processing.
 

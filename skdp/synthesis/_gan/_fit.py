@@ -99,6 +99,10 @@ CRITIC_EPOCHS, AUTOENCODER_EPOCHS = 50, 10
 #: Per-record passes of one critic step (real rows, fake rows, generator step) in the
 #: compute term of the default step count.
 GAN_STEP_COST = 3.0
+#: The default expected batch is this many times the shared DP-SGD default (fewer,
+#: larger steps at the same expected passes and compute; measured in
+#: ``doc/benchmarks_synthesis.rst``, "fewer, larger DP-SGD steps").
+BATCH_FACTOR = 4
 
 
 def parameter_counts(encoder, classes, params):
@@ -156,8 +160,9 @@ def step_counts(params, n, *, n_params=None, rows_per_unit=1):
     per-step work counts ``rows_per_unit = k`` rows (a larger step cost in the compute
     term).
 
-    ``batch_size=None``: :func:`skdp.accounting._schedule.default_batch_size` (about
-    ``sqrt(8 n)``); ``q = min(1, batch_size / n)``. ``n_iter=None``:
+    ``batch_size=None``: :data:`BATCH_FACTOR` times
+    :func:`skdp.accounting._schedule.default_batch_size` (about ``4 sqrt(8 n)``), at
+    most ``n``; ``q = min(1, batch_size / n)``. ``n_iter=None``:
     :func:`~skdp.accounting._schedule.default_n_iter` with 50 expected passes and the
     work count ``n_params["gan"]`` (``2 P_critic + P_generator``, see
     :func:`parameter_counts`; step cost 3); ``n_iter_autoencoder=None``: 10 expected
@@ -166,7 +171,7 @@ def step_counts(params, n, *, n_params=None, rows_per_unit=1):
     """
     from skdp.accounting._schedule import default_batch_size, default_n_iter
 
-    batch = params["batch_size"] or default_batch_size(n)
+    batch = params["batch_size"] or min(int(n), BATCH_FACTOR * default_batch_size(n))
     q = min(1.0, float(batch) / n)
 
     def steps(given, epochs, work, step_cost=1.0):

@@ -6,13 +6,16 @@ One Gaussian release, composed with DP-SGD by the budget plan
 discrete block of the encoded row (a numeric column's bins, a categorical column's
 levels, a binary column's two values). Under add/remove of one row every column's
 histogram changes one count by 1, so the release's L2 sensitivity is ``sqrt(d)`` over
-``d`` released columns (``k sqrt(d)`` per patient of ``k`` rows); the noise
-``N(0, sigma^2)`` on each count is calibrated in zero-concentrated DP,
-``rho = d k^2 / (2 sigma^2)`` (Bun & Steinke 2016; the discrete Gaussian of
-``secure_mode`` has the same bound, Canonne, Kamath & Steinke 2020, Theorem 4, column by
-column), converted to ``(eps_marginals, delta_marginals)`` by
-:func:`skdp.accounting.zcdp_rho`. The noisy counts are projected onto the probability
-simplex at the public row count (post-processing).
+``d`` released columns (``k sqrt(d)`` per patient of ``k`` rows). The noise
+``N(0, sigma^2)`` on each count is set by the plan: in the joint account with DP-SGD
+(the default), ``sigma = k sqrt(d) / mu_m`` with ``mu_m`` a 0.2 share of the
+Gaussian-DP budget (:func:`skdp.synthesis._gan._budget.joint_marginals_mu`); in a split
+account, zero-concentrated DP ``rho = d k^2 / (2 sigma^2)`` (Bun & Steinke 2016)
+converted to ``(eps_marginals, delta_marginals)`` by :func:`skdp.accounting.zcdp_rho`.
+The discrete Gaussian of ``secure_mode`` has the same zCDP/Rényi bound (Canonne, Kamath
+& Steinke 2020, Theorem 4, column by column), so its joint account is Rényi DP. The
+noisy counts are projected onto the probability simplex at the public row count
+(post-processing).
 
 After training, every generator's output activation gets one offset per coordinate
 (post-processing of the release and of the DP-trained generator): a shift of each

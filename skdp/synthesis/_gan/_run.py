@@ -48,20 +48,31 @@ def _schema(est, X, n, epsilon, streams):
 
 def _plan(est, epsilon, delta, eps_bounds, prior_share, k, n_marginals):
     """The fit's :class:`~skdp.synthesis._gan._budget.GANPlan` (``n_marginals``: the
-    columns of the noisy 1-way release, 0 without it)."""
+    columns of the noisy 1-way release, 0 without it). The marginals and DP-SGD share
+    one account when DP-SGD's noise is calibrated (``noise_multiplier=None``)."""
     selection = est.checkpoint_selection
     rounds = selection.top_k * len(selection.scorers) if selection is not None else 1
+    eps_prior = prior_share if math.isfinite(prior_share) else 0.0  # inf: not private
+    eps_selection = _budget.selection_share(epsilon, selection=selection is not None)
+    eps_marginals = _budget.marginals_share(epsilon, marginals=n_marginals > 0)
+    joint = None
+    if eps_marginals > 0 and est.noise_multiplier is None:
+        joint = joint_accountant(est)
+        eps_marginals = _budget.joint_marginals_epsilon(
+            epsilon - eps_bounds - eps_prior - eps_selection, delta
+        )
     return _budget.GANPlan(
         epsilon=epsilon,
         delta=delta,
         eps_bounds=eps_bounds,
-        eps_prior=prior_share if math.isfinite(prior_share) else 0.0,  # inf: not private
-        eps_selection=_budget.selection_share(epsilon, selection=selection is not None),
+        eps_prior=eps_prior,
+        eps_selection=eps_selection,
         selection_rounds=rounds,
         max_rows_per_group=k,
         secure_mode=bool(est.secure_mode),
-        eps_marginals=_budget.marginals_share(epsilon, marginals=n_marginals > 0),
+        eps_marginals=eps_marginals,
         n_marginals=n_marginals,
+        joint_accountant=joint,
     )
 
 
@@ -123,10 +134,20 @@ def fit_gan(est, X, y=None, groups=None):
     return est
 
 
+def joint_accountant(est):
+    """The accountant of the joint account (:mod:`skdp.accounting._mixed`): ``"pld"``
+    when the fit's accountant is, except with ``secure_mode`` (its discrete Gaussian
+    marginals are accounted by their Rényi-DP bound, that of the continuous Gaussian at
+    the same scale); else ``"rdp"`` (``"gdp_clt"`` is approximate: never for the joint
+    account)."""
+    return "pld" if est.accountant == "pld" and not est.secure_mode else "rdp"
+
+
 def _calibrate(plan, q, steps, est):
-    """The DP-SGD noise multiplier: for the DP-SGD share alone, or (``plan.joint``, no
-    user-given multiplier) in one RDP account with the noisy marginals."""
-    if not (plan.joint and est.noise_multiplier is None):
+    """The DP-SGD noise multiplier: for the DP-SGD share alone, or (``plan.joint``: no
+    user-given multiplier) in one account with the noisy marginals
+    (:func:`joint_accountant`)."""
+    if not plan.joint:
         return _budget.calibrate_noise(  # 0 when epsilon=inf
             plan.eps_dpsgd, plan.delta_dpsgd, q, steps, noise_multiplier=est.noise_multiplier,
             accountant=est.accountant,
@@ -134,22 +155,22 @@ def _calibrate(plan, q, steps, est):
     from skdp.accounting._mixed import calibrate_joint_noise
 
     return calibrate_joint_noise(
-        epsilon=plan.eps_dpsgd + plan.eps_marginals, delta=plan.delta, sample_rate=q,
-        steps=steps, gaussian_noise_multiplier=plan.marginals_noise_multiplier,
+        epsilon=plan.eps_joint, delta=plan.delta, sample_rate=q, steps=steps,
+        gaussian_noise_multiplier=plan.marginals_noise_multiplier,
+        accountant=plan.joint_accountant,
     )  # fmt: skip
 
 
 def _dpsgd_epsilon(plan, run, est):
     """The ``"dpsgd"`` entry of the breakdown: the run's own account, or (joint) the
     joint account of the marginals and every executed step less the marginals' share."""
-    if not (plan.joint and est.noise_multiplier is None):
+    if not plan.joint:
         return run.epsilon(plan.delta_dpsgd)
     from skdp.accounting._mixed import joint_history_epsilon
 
-    history = [h for tr in run._trainers for h in tr.accountant.history]
     joint = joint_history_epsilon(
-        gaussian_noise_multiplier=plan.marginals_noise_multiplier, history=history,
-        delta=plan.delta,
+        gaussian_noise_multiplier=plan.marginals_noise_multiplier, history=run.step_history(),
+        delta=plan.delta, accountant=plan.joint_accountant,
     )  # fmt: skip
     return max(joint - plan.eps_marginals, 0.0)
 

@@ -181,6 +181,11 @@ class GANTraining:
         self._trainers.append(trainer)
         return trainer
 
+    def step_history(self):
+        """Every executed DP-SGD step of the fit (autoencoder, then critic) as the
+        accountants record them: a list of ``(noise_multiplier, sample_rate, steps)``."""
+        return [h for tr in self._trainers for h in tr.accountant.history]
+
     def epsilon(self, delta):
         """Epsilon of every executed DP-SGD step, composed by one accountant."""
         from skdp.accounting import get_accountant
@@ -188,9 +193,8 @@ class GANTraining:
         if self._accountant is None:  # kept: the PLD accountant caches its compositions
             self._accountant = get_accountant(self.config.accountant)
         acc = self._accountant.reset()
-        for tr in self._trainers:
-            for sigma, q, steps in tr.accountant.history:
-                acc.step(noise_multiplier=sigma, sample_rate=q, num_steps=steps)
+        for sigma, q, steps in self.step_history():
+            acc.step(noise_multiplier=sigma, sample_rate=q, num_steps=steps)
         if acc.n_steps == 0:
             return 0.0
         with warnings.catch_warnings():

@@ -74,13 +74,35 @@ def test_plan_charges_the_marginals_and_scales_their_noise_by_k():
     assert off.marginals_sigma == 0.0 and off.delta_dpsgd == 1e-5
 
 
+@pytest.mark.parametrize("k", [None, 3])
+def test_joint_plan_takes_a_share_of_the_gaussian_dp_budget(k):
+    from skdp.accounting import gdp_epsilon, gdp_mu
+
+    eps_m = _budget.joint_marginals_epsilon(0.9, 1e-5)  # 1.0 less a 0.1 bound share
+    plan = _budget.GANPlan(
+        1.0, 1e-5, 0.1, 0.0, 0.0, max_rows_per_group=k, eps_marginals=eps_m, n_marginals=4,
+        joint_accountant="pld",
+    )  # fmt: skip
+    mu = gdp_mu(0.9, 1e-5)
+    assert plan.joint and plan.eps_joint == pytest.approx(0.9)
+    assert plan.marginals_noise_multiplier == pytest.approx(1 / (math.sqrt(0.2) * mu))
+    scale = math.sqrt(4) * (k or 1)  # L2 sensitivity of the 4 counts' changes per unit
+    assert plan.marginals_sigma == pytest.approx(scale * plan.marginals_noise_multiplier)
+    # the breakdown entry is the release's own epsilon at the whole delta (closed form)
+    assert eps_m == pytest.approx(gdp_epsilon(1e-5, math.sqrt(0.2) * mu))
+    assert 0 < eps_m < 0.9 and plan.delta_marginals == 0.0 and plan.delta_dpsgd == 1e-5
+    # a smaller noise than the split account's zCDP share at (0.2, 0.1 delta)
+    split = _budget.GANPlan(1.0, 1e-5, 0.1, 0.0, 0.0, max_rows_per_group=k,
+                            eps_marginals=0.2, n_marginals=4)  # fmt: skip
+    assert plan.marginals_sigma < 0.5 * split.marginals_sigma
+
+
 def test_fit_calibrates_the_generator_to_the_noisy_marginals():
     X = _table()
     gan = _gan().fit(X)
     b = gan.privacy_breakdown_
-    assert b["marginals"] == pytest.approx(1.0) and sum(b.values()) == pytest.approx(
-        gan.epsilon_spent_
-    )
+    assert b["marginals"] == pytest.approx(_budget.joint_marginals_epsilon(5.0, 1e-5))
+    assert sum(b.values()) == pytest.approx(gan.epsilon_spent_)
     assert gan.epsilon_spent_ <= 5.0 + 1e-9 and gan.noise_scale_["marginals"] > 0
     assert len(gan.noisy_marginals_) == 3  # x's bins, flag, c
     # after six noisy critic steps the generator knows little, but its mean output is the
