@@ -154,10 +154,11 @@ class DPGANSynthesizer(
         step). ``None``: 10 expected passes, ``ceil(10 / q)``, within the same compute
         term (``2**32 / (B P_ae)``) and at least 100.
     batch_size : int or None, default=None
-        Expected batch size ``B``; ``q = min(1, B / n)``. ``None``: about
-        ``4 sqrt(8 n)``, four times a power of two between 64 and 1024, at most ``n``
-        (fewer, larger DP-SGD steps for the same expected passes: less noise per step
-        at the same budget).
+        Expected batch size ``B``; ``q = min(1, B / n)``. ``None``: four times a power
+        of two near ``sqrt(8 n)`` between 64 and 1024 (fewer, larger DP-SGD steps for
+        the same expected passes: less noise per step at the same budget) when the 50
+        expected passes then still take at least 300 steps, else that power of two
+        (at most ``n``).
     learning_rate : float, dict or None, default=None
         Adam learning rates: a float for all networks, or a dict with keys among
         ``"generator"``, ``"critic"`` and ``"autoencoder"`` (the others at their

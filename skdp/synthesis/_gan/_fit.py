@@ -100,9 +100,24 @@ CRITIC_EPOCHS, AUTOENCODER_EPOCHS = 50, 10
 #: compute term of the default step count.
 GAN_STEP_COST = 3.0
 #: The default expected batch is this many times the shared DP-SGD default (fewer,
-#: larger steps at the same expected passes and compute; measured in
-#: ``doc/benchmarks_synthesis.rst``, "fewer, larger DP-SGD steps").
+#: larger steps at the same expected passes and compute) when that still leaves at
+#: least :data:`MIN_LARGE_BATCH_STEPS` critic steps for the 50 expected passes; else
+#: the shared default (measured in ``doc/benchmarks_synthesis.rst``: on a few hundred
+#: rows the larger batch left 100 steps and the DP AC-GAN's label relation was lost).
 BATCH_FACTOR = 4
+MIN_LARGE_BATCH_STEPS = 300
+
+
+def default_batch(n):
+    """The default expected batch for ``n`` units (public): :data:`BATCH_FACTOR` times
+    :func:`skdp.accounting._schedule.default_batch_size` (at most ``n``) when the 50
+    expected passes then take at least :data:`MIN_LARGE_BATCH_STEPS` steps, else the
+    shared default."""
+    from skdp.accounting._schedule import default_batch_size
+
+    base = default_batch_size(n)
+    big = min(int(n), BATCH_FACTOR * base)
+    return big if math.ceil(CRITIC_EPOCHS * n / big) >= MIN_LARGE_BATCH_STEPS else base
 
 
 def parameter_counts(encoder, classes, params):
@@ -160,18 +175,18 @@ def step_counts(params, n, *, n_params=None, rows_per_unit=1):
     per-step work counts ``rows_per_unit = k`` rows (a larger step cost in the compute
     term).
 
-    ``batch_size=None``: :data:`BATCH_FACTOR` times
-    :func:`skdp.accounting._schedule.default_batch_size` (about ``4 sqrt(8 n)``), at
-    most ``n``; ``q = min(1, batch_size / n)``. ``n_iter=None``:
+    ``batch_size=None``: :func:`default_batch` (about ``4 sqrt(8 n)`` from about
+    ``n = 2,600``, else about ``sqrt(8 n)``); ``q = min(1, batch_size / n)``.
+    ``n_iter=None``:
     :func:`~skdp.accounting._schedule.default_n_iter` with 50 expected passes and the
     work count ``n_params["gan"]`` (``2 P_critic + P_generator``, see
     :func:`parameter_counts`; step cost 3); ``n_iter_autoencoder=None``: 10 expected
     passes and the autoencoder's count.
     Without ``n_params``: the expected passes alone, ``ceil(passes / q)``.
     """
-    from skdp.accounting._schedule import default_batch_size, default_n_iter
+    from skdp.accounting._schedule import default_n_iter
 
-    batch = params["batch_size"] or min(int(n), BATCH_FACTOR * default_batch_size(n))
+    batch = params["batch_size"] or default_batch(n)
     q = min(1.0, float(batch) / n)
 
     def steps(given, epochs, work, step_cost=1.0):

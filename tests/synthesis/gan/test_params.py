@@ -81,18 +81,23 @@ def test_default_schedule_adapts_to_n_and_model_size():
     assert [default_batch_size(n) for n in (50, 500, 2000, 9000, 10**6)] == [
         50, 64, 128, 256, 1024,
     ]  # fmt: skip
-    # the GAN's expected batch: BATCH_FACTOR = 4 times the shared default, at most n
-    assert _fit.BATCH_FACTOR == 4
+    # the GAN's expected batch: BATCH_FACTOR = 4 times the shared default while the 50
+    # expected passes still take MIN_LARGE_BATCH_STEPS = 300 steps, else the default
+    assert (_fit.BATCH_FACTOR, _fit.MIN_LARGE_BATCH_STEPS) == (4, 300)
+    assert [_fit.default_batch(n) for n in (50, 500, 2000, 3750, 9000)] == [
+        50, 64, 128, 512, 1024,
+    ]  # fmt: skip
     # the compute term binds on a large table: 3 B P T stays within 2**32
     big = _fit.step_counts(params, 9000, n_params={"gan": 5_000, "autoencoder": 0})
     B = 4 * 256
     assert big[0] == B and 3 * B * 5_000 * big[3] <= 2**32 < 3 * B * 5_000 * (big[3] + 1)
     assert big[3] < math.ceil(50 * 9000 / B)
-    # a small table and model: 50 expected passes bind
-    small = _fit.step_counts(params, 2000, n_params={"gan": 5000})
-    assert small[:2] == (512, 512 / 2000) and small[3] == math.ceil(50 * 2000 / 512)
-    # a table smaller than the batch: q = 1; a tiny table: at least 100 steps
-    assert _fit.step_counts(params, 200, n_params={"gan": 5000})[:2] == (200, 1.0)
+    # a small table and model: the shared batch, 50 expected passes bind
+    small = _fit.step_counts(params, 600, n_params={"gan": 5000})
+    assert small[:2] == (64, 64 / 600) and small[3] == math.ceil(50 * 600 / 64)
+    mid = _fit.step_counts(params, 3750, n_params={"gan": 5000})
+    assert mid[:2] == (512, 512 / 3750) and mid[3] == math.ceil(50 * 3750 / 512)
+    # a tiny table: at least 100 steps
     assert _fit.step_counts(params, 60, n_params={"gan": 5000})[3] == 100
     # the MLP width is a public constant; the WGAN clipping norm follows weight_clip
     from skdp.synthesis._gan._nets import MLP_WIDTH, build_networks
