@@ -18,7 +18,7 @@ from skdp.linear_model._functional_clip import (
 )
 from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
-from skdp.linear_model._functional_record import record_fit
+from skdp.linear_model._functional_record import record_fit, weighted_sum_sq
 from skdp.linear_model._functional_release import (
     _release,
     _release_centre,
@@ -27,7 +27,6 @@ from skdp.linear_model._functional_release import (
     _statistics,
     _validate_input,
 )
-from skdp.linear_model._functional_weights import weighted_sum_sq
 from skdp.linear_model._inference import LinearInferenceMixin
 from skdp.utils._deprecation import RenamedAttribute
 from skdp.utils._docstrings import insert_docs

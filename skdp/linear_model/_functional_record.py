@@ -3,12 +3,19 @@ and the plan's facts (post-processing of the releases and public numbers only)."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from skdp.linear_model._inference import record_inference_centre, released_statistics
+from skdp.linear_model._functional_release import _target_moments
+from skdp.linear_model._inference import (
+    exact_sum_sq,
+    record_inference_centre,
+    released_statistics,
+)
 from skdp.utils.validation import check_finite_release
 
-__all__ = ["record_fit"]
+__all__ = ["record_fit", "weighted_sum_sq"]
 
 
 def record_fit(est, plan, scaling, centre, model):
@@ -65,3 +72,17 @@ def record_fit(est, plan, scaling, centre, model):
     est.max_rows_per_group_ = plan.max_rows_per_group
     est._record_privacy_spent(plan.epsilon, plan.delta_spent, guarantee="exact")
     return record_inference_centre(est)
+
+
+def weighted_sum_sq(rel, plan, X, y, scaling, columns, clip, weights):
+    """``epsilon = inf`` only (a non-private fit): the weighted ``sum u^2`` for the
+    ordinary least squares interval, as :func:`skdp.linear_model._inference.exact_sum_sq`
+    adds the unweighted one for a row-level fit."""
+    if weights is None:
+        return exact_sum_sq(rel, plan, X, y, scaling, columns, clip)
+    # "clip": no interval reads it (conf_int refused), and the weighted sum is not its own
+    if math.isinf(plan.eps_objective) and plan.contribution != "clip":
+        rel["target_sum_sq"] = _target_moments(
+            X, y, *scaling.args(), clip=clip, columns=columns, weights=weights
+        )[1]
+    return rel

@@ -37,14 +37,13 @@ client receives one row count per partition and the statistics' totals only.
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
 
 import numpy as np
 
 from skdp.utils._rowsum import row_sum
 
-__all__ = ["patient_weights", "weighted_gram", "weighted_sum_sq"]
+__all__ = ["patient_weights", "weighted_gram"]
 
 #: the column of each row's patient size in the shuffled Dask frame
 _SIZE = "__skdp_rows_of_patient__"
@@ -103,23 +102,6 @@ def weighted_gram(block, X, y, weights, scale_bits):
 def _to_float(value, scale_bits):
     """``value 2^-scale_bits`` correctly rounded to float64 (exact rational input)."""
     return float(value / (1 << scale_bits)) if value else 0.0
-
-
-def weighted_sum_sq(rel, plan, X, y, scaling, columns, clip, weights):
-    """``epsilon = inf`` only (a non-private fit): the weighted ``sum u^2`` for the
-    ordinary least squares interval, as :func:`skdp.linear_model._inference.exact_sum_sq`
-    adds the unweighted one for a row-level fit."""
-    from skdp.linear_model._functional_release import _target_moments
-    from skdp.linear_model._inference import exact_sum_sq
-
-    if weights is None:
-        return exact_sum_sq(rel, plan, X, y, scaling, columns, clip)
-    # "clip": no interval reads it (conf_int refused), and the weighted sum is not its own
-    if math.isinf(plan.eps_objective) and plan.contribution != "clip":
-        rel["target_sum_sq"] = _target_moments(
-            X, y, *scaling.args(), clip=clip, columns=columns, weights=weights
-        )[1]
-    return rel
 
 
 # ------------------------------------------------------------------ Dask
