@@ -10,8 +10,9 @@ information, 50 % where ``n epsilon / d' < 40``) and otherwise the defaults.
 Reported per cell: coverage of the nominal 95 % intervals (mean over the coefficients
 and the intercept, and the smallest), mean width over two oracle widths ``2 x 1.96 x``
 the empirical standard deviation over the repetitions of (a) the interval's midpoint
-(the debiased estimate) and (b) the released ``coef_`` (shrunk by the ridge; the largest
-ratio over the coefficients), the KS p-value of the zero coefficient's p-values against
+(the debiased estimate, moved by the bootstrap's bias correction and the calibrated
+levels) and (b) the released ``coef_`` (shrunk by the ridge; the largest ratio over the
+coefficients), the KS p-value of the zero coefficient's p-values against
 the uniform and the share below 0.05, statsmodels' coverage and mean width over the
 oracle (a), and the median time of ``summary``. ``--check-inf`` compares the intervals
 at ``epsilon=inf`` with statsmodels' (largest endpoint difference over the width).
