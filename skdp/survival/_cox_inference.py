@@ -13,7 +13,7 @@ the sampling error of the gradient sum), with ``A = I - S H*``,
 the remaining shrinkage of a path that has not converged, the sampling error and the
 gradient noise propagated through the steps. :func:`private_interval` evaluates its
 covariance and corrects the first term, with ``H*`` estimated from the releases;
-where the released ``n epsilon`` is below 5,000, :func:`posterior_interval` draws ``H*``
+where the released ``n epsilon`` is below 50,000, :func:`posterior_interval` draws ``H*``
 from its release instead and mixes the linearised intervals.
 """
 
@@ -204,13 +204,20 @@ def private_interval(est):
 #: :doc:`/inference`)
 EXACT_N_EPSILON = 1000.0
 #: below this released ``n epsilon`` the linearised interval with one estimate of the
-#: information under-covered (0.30-0.93, :doc:`/inference`): :func:`posterior_interval`
-#: is used instead
-POSTERIOR_N_EPSILON = 5000.0
+#: information under-covered (0.30-0.93 below 5,000; the worst coefficient 0.905-0.925
+#: at 6,000-30,000, :doc:`/inference`): :func:`posterior_interval` is used instead
+POSTERIOR_N_EPSILON = 50000.0
 #: draws of the information in :func:`posterior_interval`
 POSTERIOR_DRAWS = 2000
-#: eigenvalue floor of those draws, in standard deviations of the Hessian's noise
-POSTERIOR_FLOOR = 0.25
+#: the smallest eigenvalue floor of those draws, in standard deviations of the
+#: Hessian's noise (where the released ``n epsilon`` is at most
+#: :data:`FLOOR_N_EPSILON`)
+POSTERIOR_FLOOR = 0.2
+#: the released ``n epsilon`` above which the floor rises, as its power
+#: :data:`FLOOR_EXPONENT`, up to :data:`FLOOR_CAP` (:func:`posterior_floor`)
+FLOOR_N_EPSILON = 150.0
+FLOOR_EXPONENT = 0.7
+FLOOR_CAP = 0.5
 
 
 def _released_n_epsilon(est):
@@ -219,27 +226,40 @@ def _released_n_epsilon(est):
     return float(np.asarray(est.released_statistics_["centre"])[0]) * float(est.epsilon_spent_)
 
 
-def _information_draws(H, sigma, rng, draws):
+def posterior_floor(n_epsilon):
+    """The eigenvalue floor of the information's draws, in standard deviations of the
+    Hessian's noise: :data:`POSTERIOR_FLOOR` up to a released ``n epsilon`` of
+    :data:`FLOOR_N_EPSILON`, then growing as ``(n epsilon)^0.7`` (the curvature grows
+    as ``n``, the noise as ``1 / epsilon``) up to :data:`FLOOR_CAP` (reached at about
+    550; higher floors under-covered the largest coefficient from ``n epsilon``
+    2,000 on; measured, :doc:`/inference`)."""
+    ratio = max(float(n_epsilon), FLOOR_N_EPSILON) / FLOOR_N_EPSILON
+    return min(POSTERIOR_FLOOR * ratio**FLOOR_EXPONENT, FLOOR_CAP)
+
+
+def _information_draws(H, sigma, rng, draws, floor=POSTERIOR_FLOOR):
     """Draws of the information ``H*`` given its release ``H = H* + E`` (``E``
     symmetric, ``N(0, sigma^2)`` entries): ``H + E_r`` (the flat-prior posterior),
-    eigenvalues floored at ``POSTERIOR_FLOOR sigma``."""
+    eigenvalues floored at ``floor sigma``."""
     p = H.shape[0]
     upper = np.triu(rng.normal(0.0, sigma, size=(draws, p, p)))
     E = upper + np.swapaxes(np.triu(upper, 1), 1, 2)
     lam, V = np.linalg.eigh(0.5 * (H + H.T) + E)
-    lam = np.maximum(lam, POSTERIOR_FLOOR * sigma)
+    lam = np.maximum(lam, floor * sigma)
     return (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2)
 
 
-def _coefficient_draws(est, exact):
+def _coefficient_draws(est, n_epsilon):
     """Draws of ``theta*``'s coefficients (original units), one per draw of ``H*``
-    (Notes of ``conf_int``)."""
+    (Notes of ``conf_int``), at the released ``n epsilon``."""
+    exact = n_epsilon < EXACT_N_EPSILON
     stats = est.released_statistics_
     path, J = _path(est, stats)
     H = np.asarray(stats["hessian"], float)
     seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
     rng = np.random.default_rng(seed[:64] if seed.size else 0)
-    H_star = _information_draws(H, float(est.noise_scale_["hessian"]), rng, POSTERIOR_DRAWS)
+    sigma, floor = float(est.noise_scale_["hessian"]), posterior_floor(n_epsilon)
+    H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS, floor)
     step = est.step_size * _floored_inverse(est, H)
     AK, cov = _recursion(est, H_star, step, np.asarray(stats["gradients"]).shape[0])
     p, eye = H.shape[0], np.eye(H.shape[0])
@@ -262,7 +282,7 @@ def posterior_interval(est, alpha):
     """``(se, lower, upper, p, centre)`` of ``coef_`` (original units) where the released
     ``n epsilon`` is below :data:`POSTERIOR_N_EPSILON`: the linearised path with the
     uncertainty of ``H*`` propagated (Notes of ``conf_int``)."""
-    draws = _coefficient_draws(est, _released_n_epsilon(est) < EXACT_N_EPSILON)
+    draws = _coefficient_draws(est, _released_n_epsilon(est))
     lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     q16, centre, q84 = np.quantile(draws, [0.158655, 0.5, 0.841345], axis=0)
     below = (1.0 + (draws <= 0).sum(axis=0)) / (1.0 + draws.shape[0])
@@ -372,14 +392,19 @@ class CoxInferenceMixin:
         ``benchmarks/intervals_cox.py``); a much smaller ``max_grad_norm`` biases
         the interval.
 
-        **Small n epsilon: the uncertainty of ``H*`` propagated.** Where the released
+        **Finite n epsilon: the uncertainty of ``H*`` propagated.** Where the released
         ``n epsilon`` (the noisy row count of the centre's release times
-        ``epsilon_spent_``) is below 5,000 the path is shrunk and ``H*`` poorly
-        identified by one noisy Hessian; the interval above under-covered there
-        (0.30-0.93, measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
+        ``epsilon_spent_``) is below 50,000, ``H*`` is not identified well enough by
+        one noisy Hessian; the interval above under-covered there (0.30-0.93 below
+        5,000, where the path is also shrunk; the worst coefficient 0.905-0.925 at
+        6,000-30,000; measured in :doc:`/inference`). ``conf_int`` then draws ``H*_r =
         H~ + E_r`` (``E_r`` the release's Gaussian noise: the flat-prior posterior of
-        ``H*``, eigenvalues floored at a quarter of the noise's standard deviation),
-        draws ``xi_r ~ N(0, C_r)`` from the covariance above at ``H*_r`` and, per draw,
+        ``H*``), eigenvalues floored at ``f sigma_H`` with ``f = 0.2`` up to a released
+        ``n epsilon`` of 150, ``0.2 (n epsilon / 150)^0.7`` above, at most ``0.5``
+        (the curvature grows with ``n`` and the noise with ``1 / epsilon``, so a floor
+        that is safe at ``n epsilon = 150`` is needlessly low from about 500 on: the
+        smallest draws made the intervals too wide), draws ``xi_r ~ N(0, C_r)`` from
+        the covariance above at ``H*_r`` and, per draw,
         ``theta*_r = theta_0 + (I - A_r^K)^-1 (theta_K - theta_0 - xi_r)`` below a
         released ``n epsilon`` of 1,000 (the exact correction, given the released start)
         or ``theta_K`` minus the first-order correction above minus ``xi_r`` from

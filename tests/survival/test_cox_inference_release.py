@@ -126,3 +126,18 @@ def test_bad_inference_is_refused_naming_it(bad):
     X, y = _data(200)
     with pytest.raises((ValueError, TypeError), match="inference"):
         _cox(epsilon=1.0, inference=bad).fit(X, y)
+
+
+def test_a_centre_that_is_not_finite_is_refused_naming_inference(monkeypatch):
+    """The guard of the move: should the interval's centre ever be NaN or infinite
+    (not reached on any cohort measured), the fit raises a RuntimeError naming
+    ``inference=True`` instead of releasing a NaN ``coef_``."""
+    import skdp.survival._cox_inference as inference_module
+
+    X, y = _data(600)
+    monkeypatch.setattr(inference_module, "interval_centre", lambda est: np.full(2, np.nan))
+    with pytest.raises(RuntimeError, match=r"inference=True"):
+        _cox(epsilon=1.0, inference=True).fit(X, y)
+    monkeypatch.setattr(inference_module, "interval_centre", lambda est: np.array([np.inf, 0.0]))
+    with pytest.raises(RuntimeError, match=r"inference=True"):
+        _cox(epsilon=1.0, inference=True).fit(X, y)
