@@ -236,14 +236,9 @@ def _calibrate_pld(target, delta, sample_rate, steps):
     guess = min(SIGMA_MAX, max(SIGMA_MIN, guess if math.isfinite(guess) else SIGMA_MAX))
     factor = _PLD_BRACKET
     if feasible(guess):
-        hi = guess
-        while True:  # feasible(hi)
-            if hi <= SIGMA_MIN:
-                return SIGMA_MIN
-            lo = max(SIGMA_MIN, hi / factor)
-            if not feasible(lo):
-                break
-            hi, factor = lo, factor * factor
+        lo, hi = bracket_below(feasible, guess, SIGMA_MIN)
+        if lo is None:
+            return SIGMA_MIN
     else:
         lo = guess
         while True:  # not feasible(lo)
@@ -254,6 +249,20 @@ def _calibrate_pld(target, delta, sample_rate, steps):
                 break
             lo, factor = hi, factor * factor
     return geometric_bisection(feasible, lo, hi, SIGMA_RATIO)
+
+
+def bracket_below(feasible, hi, floor):
+    """From a feasible ``hi``, step down by factors ``1.03, 1.061, 1.126, ...`` (each the
+    square of the last) until an infeasible ``lo``: ``(lo, hi)`` with ``feasible(hi)``
+    and not ``feasible(lo)``, ready for :func:`geometric_bisection`; ``(None, floor)``
+    when ``floor`` itself is feasible. One ``feasible`` call per step."""
+    factor = _PLD_BRACKET
+    while hi > floor:
+        lo = max(floor, hi / factor)
+        if not feasible(lo):
+            return lo, hi
+        hi, factor = lo, factor * factor
+    return None, floor
 
 
 def geometric_bisection(feasible, lo, hi, ratio):

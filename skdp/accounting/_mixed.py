@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 
 from skdp.accounting._accountant import PLDAccountant, RDPAccountant
-from skdp.accounting._calibration import geometric_bisection
+from skdp.accounting._calibration import bracket_below, geometric_bisection
 
 __all__ = ["calibrate_joint_noise", "joint_gaussian_epsilon", "joint_history_epsilon"]
 
@@ -106,12 +106,8 @@ def _calibrate_joint(epsilon, delta, sample_rate, steps, gaussian_noise_multipli
     if accountant == "pld":  # the RDP answer is feasible under min(PLD, RDP): go below it
         hi = _calibrate_joint(epsilon, delta, sample_rate, steps, gaussian_noise_multiplier,
                               ratio, "rdp")  # fmt: skip
-        factor = 1.03
-        lo = hi / factor
-        while lo > 1e-3 and feasible(lo):
-            hi, factor = lo, factor * factor
-            lo = hi / factor
-        return hi if lo <= 1e-3 else float(geometric_bisection(feasible, lo, hi, ratio))
+        lo, hi = bracket_below(feasible, hi, 1e-3)
+        return hi if lo is None else float(geometric_bisection(feasible, lo, hi, ratio))
     hi = 1e4
     if not feasible(hi):
         raise ValueError("the Gaussian release alone spends the budget: raise epsilon or its noise")
