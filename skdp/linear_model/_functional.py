@@ -11,11 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skdp.base import DPEstimatorMixin
-from skdp.linear_model._functional_clip import (
-    check_clip,
-    clipped_statistics,
-    inference_refusing_clip,
-)
+from skdp.linear_model._functional_clip import check_clip, clipped_statistics
 from skdp.linear_model._functional_groups import _bounds_and_rows, _check_groups
 from skdp.linear_model._functional_plan import FunctionalPlan
 from skdp.linear_model._functional_record import record_fit, weighted_sum_sq
@@ -573,8 +569,6 @@ default=None
             require_delta=self.mechanism == "gaussian",
         )
         return epsilon, (delta if may_use_delta else 0.0)
-
-    _inference = inference_refusing_clip  # conf_int, summary: not after "clip" (Notes)
 
     def _record(self, plan, scaling, centre, model):
         """Write the fitted attributes: the model in original units and the plan's facts

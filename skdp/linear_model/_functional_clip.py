@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from skdp.linear_model._functional_release import _scaled_rows
-from skdp.linear_model._inference import LinearInferenceMixin
+from skdp.linear_model._inference import CLIP_INFERENCE_REFUSAL
 
 __all__ = ["check_clip", "clipped_statistics"]
 
@@ -75,23 +75,7 @@ def check_clip(est, codes, dask_input):
             "default) or fit in memory"
         )
     if est.inference:
-        raise ValueError(INFERENCE_REFUSAL)
-
-
-#: conf_int, summary and inference=True after a fit with contribution="clip" and groups
-INFERENCE_REFUSAL = (
-    "contribution='clip' releases the count of the statistics with noise, and the "
-    "intervals of conf_int/summary (and inference=True) assume a public count; use "
-    "contribution='weight' (the default) for inference"
-)
-
-
-def inference_refusing_clip(est, alpha, n_bootstrap, random_state):
-    """``DPLinearRegression._inference`` (``conf_int``, ``summary``): refused after a
-    patient-level fit with ``contribution="clip"`` (:data:`INFERENCE_REFUSAL`)."""
-    if getattr(est, "privacy_unit_", "row") == "group" and est.contribution == "clip":
-        raise ValueError(INFERENCE_REFUSAL)
-    return LinearInferenceMixin._inference(est, alpha, n_bootstrap, random_state)
+        raise ValueError(CLIP_INFERENCE_REFUSAL)
 
 
 def clipped_statistics(X, y, scaling, centre, plan, columns, clip, codes):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
+from skdp.linear_model._functional_weights import weighted_gram
 from skdp.mechanisms import gaussian_sigma, laplace_noise, resolve_bounds
 from skdp.mechanisms._discrete import grid_laplace, random_source
 from skdp.mechanisms.sensitivity import (
@@ -285,8 +286,6 @@ def _scaled_gram(X, y, lo, hi, ylo, yhi, ax, cx, ay, cy, *, clip, columns, weigh
         columns=columns,
     )
     if weights is not None:
-        from skdp.linear_model._functional_weights import weighted_gram
-
         return weighted_gram(block, X, y, weights, 2 * FRACTION_BITS)
     total = row_sum(block, X, y)
     if total is None:

@@ -70,6 +70,15 @@ def exact_sum_sq(rel, plan, X, y, scaling, columns, clip):
     return rel
 
 
+#: ``conf_int``, ``summary`` and ``inference=True`` after a patient-level fit with
+#: ``contribution="clip"`` (its count is released, not public)
+CLIP_INFERENCE_REFUSAL = (
+    "contribution='clip' releases the count of the statistics with noise, and the "
+    "intervals of conf_int/summary (and inference=True) assume a public count; use "
+    "contribution='weight' (the default) for inference"
+)
+
+
 def _bootstrap_ready(est):
     """Whether the finite-epsilon bootstrap applies (not the mean only, not epsilon=inf)."""
     stats = est.released_statistics_
@@ -111,6 +120,8 @@ class LinearInferenceMixin:
     def _inference(self, alpha, n_bootstrap, random_state):
         """``(names, estimate, se, lower, upper, p)`` of every coefficient."""
         check_is_fitted(self)
+        if self.privacy_unit_ == "group" and getattr(self, "contribution", None) == "clip":
+            raise ValueError(CLIP_INFERENCE_REFUSAL)
         alpha = check_alpha(alpha)
         if n_bootstrap is not None:
             n_bootstrap = check_n_bootstrap(n_bootstrap)
