@@ -166,7 +166,9 @@ def test_only_winner_facts_exist_and_cv_results_is_unreachable():
     search = DPGridSearchCV(
         CountingDPClassifier(random_state=3),
         {"shift": [-1.0, 0.0, 1.0]},
-        scoring=ACC,
+        # a seeded scorer: with fresh entropy the noisy accuracies could (rarely) rank
+        # shift -1 above 0 and the last assertion would fail by chance
+        scoring=make_dp_scorer("accuracy", epsilon=0.25, random_state=5),
         cv=2,
         random_state=0,
         selection="private",
