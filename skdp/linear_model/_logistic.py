@@ -41,6 +41,7 @@ from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import (
     bound_contributions,
 )
+from skdp.utils._keyword_init import keyword_init
 from skdp.utils._logging import get_logger, log_progress, verbose_handler
 from skdp.utils._random import fit_streams
 from skdp.utils._sklearn_compat import (
@@ -361,48 +362,29 @@ dict, default=None
         **DPEstimatorMixin._common_constraints("random_state", "accountant", "verbose"),
     }
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        classes=None,
-        bounds_X=None,
-        C=1.0,
-        fit_intercept=True,
-        clip=True,
-        max_iter=1000,
-        tol=1e-10,
-        mechanism="auto",
-        delta=1e-5,
-        n_iter=300,
-        batch_size=64,
-        learning_rate=0.05,
-        max_grad_norm=1.0,
-        accountant="pld",
-        verbose=0,
-        max_rows_per_group=None,
-        inference=False,
-        random_state=None,
-    ):
-        self.epsilon = epsilon
-        self.classes = classes
-        self.bounds_X = bounds_X
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.clip = clip
-        self.max_iter = max_iter
-        self.tol = tol
-        self.mechanism = mechanism
-        self.delta = delta
-        self.n_iter = n_iter
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.max_grad_norm = max_grad_norm
-        self.accountant = accountant
-        self.verbose = verbose
-        self.max_rows_per_group = max_rows_per_group
-        self.inference = inference
-        self.random_state = random_state
+    __init__ = keyword_init(
+        [
+            ("epsilon", 1.0),
+            ("classes", None),
+            ("bounds_X", None),
+            ("C", 1.0),
+            ("fit_intercept", True),
+            ("clip", True),
+            ("max_iter", 1000),
+            ("tol", 1e-10),
+            ("mechanism", "auto"),
+            ("delta", 1e-5),
+            ("n_iter", 300),
+            ("batch_size", 64),
+            ("learning_rate", 0.05),
+            ("max_grad_norm", 1.0),
+            *DPEstimatorMixin._common_params("accountant", "verbose"),
+            ("max_rows_per_group", None),
+            ("inference", False),
+            *DPEstimatorMixin._common_params("random_state"),
+        ],
+        qualname="DPLogisticRegression.__init__",
+    )
 
     _later_parameters = {"inference": False}  # out of the seed material when False
 
