@@ -24,7 +24,7 @@ from skdp.mechanisms._bounds import BOUNDS_FRACTION
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
-from skdp.utils._logging import get_logger, log_progress
+from skdp.utils._logging import get_logger, log_step_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -414,13 +414,13 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
 
     def _progress(self, step, trainer, history, *, total):
         # the training loss is recorded (and logged) for epsilon=inf only
-        log_progress(
+        log_step_progress(
             _logger,
             estimator="DPFlowDensity",
             step=step,
-            total=int(total),
-            epsilon_spent=history["epsilon"][-1],
-            loss=history["loss"][-1] if history.get("loss") else None,
+            total=total,
+            epsilons=history["epsilon"],
+            losses=history.get("loss"),
             private=math.isfinite(self.epsilon),
         )
 

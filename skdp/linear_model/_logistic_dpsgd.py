@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from skdp.utils._logging import get_logger, log_progress
+from skdp.utils._logging import get_logger, log_step_progress
 
 __all__ = ["fit_binary_dpsgd"]
 
@@ -60,13 +60,14 @@ def _progress(est, step, trainer, history, *, progress):
     batch loss only for a non-private fit (:func:`skdp.utils.log_progress`)."""
     k, n_problems, done, private = progress
     n_iter = int(est.n_iter)
-    log_progress(
+    log_step_progress(
         _logger,
         estimator="DPLogisticRegression",
         phase="dpsgd",
         step=k * n_iter + int(step),
         total=n_problems * n_iter,
-        epsilon_spent=done + history["epsilon"][-1],
-        loss=history["loss"][-1] if history.get("loss") else None,
+        epsilons=history["epsilon"],
+        losses=history.get("loss"),
         private=private,
+        spent_before=done,
     )

@@ -25,7 +25,7 @@ from skdp.sampling._free_energy import mc_elbo
 from skdp.sampling._vi_fit import plan_vi_fit, train_vi
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._keyword_init import keyword_init
-from skdp.utils._logging import get_logger, log_progress
+from skdp.utils._logging import get_logger, log_step_progress
 from skdp.utils._random import fit_streams, make_rng
 from skdp.utils._sklearn_compat import (
     Interval,
@@ -428,13 +428,13 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
 
     def _progress(self, step, total, history, loss_curve, private):
         # the loss (negative ELBO on a batch) is logged for epsilon=inf only
-        log_progress(
+        log_step_progress(
             _logger,
             estimator="DPFlowVI",
             step=step,
-            total=int(total),
-            epsilon_spent=history["epsilon"][-1],
-            loss=loss_curve[-1] if loss_curve else None,
+            total=total,
+            epsilons=history["epsilon"],
+            losses=loss_curve,
             private=private,
         )
 

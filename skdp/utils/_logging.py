@@ -154,6 +154,37 @@ def log_progress(
     logger.info(msg, *args, extra={PROGRESS_KEY: payload})
 
 
+def log_step_progress(
+    logger: logging.Logger,
+    *,
+    estimator: str,
+    step: int,
+    total: int,
+    epsilons,
+    losses,
+    private: bool,
+    phase: str = "fit",
+    spent_before: float = 0.0,
+) -> None:
+    """:func:`log_progress` of an iterative fit from the histories it keeps.
+
+    The record carries the last of ``epsilons`` (the epsilon of the public schedule
+    after each step so far) plus ``spent_before`` (what earlier stages of the fit spent),
+    and the last of ``losses`` when there is one (dropped by :func:`log_progress` unless
+    ``private`` is false).
+    """
+    log_progress(
+        logger,
+        estimator=estimator,
+        phase=phase,
+        step=step,
+        total=int(total),
+        epsilon_spent=spent_before + epsilons[-1],
+        loss=losses[-1] if losses else None,
+        private=private,
+    )
+
+
 def _tqdm():
     try:
         from tqdm.auto import tqdm
