@@ -32,7 +32,7 @@ from skdp.utils._groups import (
 )
 from skdp.utils._groups_dask import bound_dask_rows
 from skdp.utils._random import release_rng
-from skdp.utils._rowsum import any_dask, as_1d, n_rows, row_sum
+from skdp.utils._rowsum import any_dask, as_1d_pair, row_sum
 from skdp.utils._sklearn_compat import validate_params
 from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
 
@@ -133,10 +133,7 @@ def dp_accuracy_score(
     """
     k = _check_bound(groups, max_rows_per_group, y_true, y_pred)
     if any_dask(y_true, y_pred):  # counted per partition; the labels stay on the workers
-        yt, yp = as_1d(y_true, "y_true"), as_1d(y_pred, "y_pred")
-        N = n_rows(yt)
-        if n_rows(yp) != N:
-            raise ValueError("y_true and y_pred have inconsistent numbers of samples")
+        yt, yp, N = as_1d_pair(y_true, y_pred, ("y_true", "y_pred"))
     else:
         yt = column_or_1d(y_true, input_name="y_true")
         yp = column_or_1d(y_pred, input_name="y_pred")

@@ -37,7 +37,7 @@ from fractions import Fraction
 import numpy as np
 
 from skdp.metrics._checks import _resolve_pos_label
-from skdp.utils._rowsum import as_1d, is_dask_collection, n_rows, row_sum
+from skdp.utils._rowsum import as_1d_pair, is_dask_collection, row_sum
 from skdp.utils.validation import check_finite
 
 _DIGIT_BITS = 32
@@ -305,12 +305,9 @@ def dask_rank_inputs(y_true, y_score, pos_label):
     """
     import dask.array as da
 
-    y, s = as_1d(y_true, "y_true"), as_1d(y_score, "y_score")
+    y, s, N = as_1d_pair(y_true, y_score, ("y_true", "y_score"))
     if s.dtype.kind not in "biuf":
         raise ValueError("y_score must be numeric")
-    N = n_rows(y)
-    if n_rows(s) != N:
-        raise ValueError("y_true and y_score have inconsistent numbers of samples")
     if N == 0:
         raise ValueError("y_true is empty")
     first = y if is_dask_collection(y) else s

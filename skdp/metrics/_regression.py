@@ -30,9 +30,8 @@ from skdp.utils._random import release_rng
 from skdp.utils._rowsum import (
     FRACTION_BITS,
     any_dask,
-    as_1d,
+    as_1d_pair,
     fixed_point_gram,
-    n_rows,
     row_sum,
 )
 from skdp.utils._sklearn_compat import validate_params
@@ -142,10 +141,7 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, g
     lo, hi = _check_bounds_y(bounds_y)
     k = _check_bound(groups, bound, y_true, y_pred)
     if any_dask(y_true, y_pred):
-        yt, yp = as_1d(y_true, "y_true"), as_1d(y_pred, "y_pred")
-        N = n_rows(yt)
-        if n_rows(yp) != N:
-            raise ValueError("y_true and y_pred have inconsistent numbers of samples")
+        yt, yp, N = as_1d_pair(y_true, y_pred, ("y_true", "y_pred"))
     else:
         yt = column_or_1d(y_true, input_name="y_true", dtype=np.float64)
         yp = column_or_1d(y_pred, input_name="y_pred", dtype=np.float64)

@@ -322,6 +322,16 @@ def as_1d(x, name):
     return arr
 
 
+def as_1d_pair(a, b, names):
+    """``(as_1d(a), as_1d(b), N)`` for two aligned 1-D inputs (``names``: theirs, for
+    the messages); ``ValueError`` when their numbers of rows differ."""
+    x, y = as_1d(a, names[0]), as_1d(b, names[1])
+    N = n_rows(x)
+    if n_rows(y) != N:
+        raise ValueError(f"{names[0]} and {names[1]} have inconsistent numbers of samples")
+    return x, y, N
+
+
 # ------------------------------------------------------------------ row sums
 def _sum_list(parts):
     total = None
