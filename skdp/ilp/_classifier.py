@@ -23,7 +23,7 @@ from skdp.ilp._coverage import (
     _on_rows,
 )
 from skdp.ilp._plan import ILPPlan, plan_ilp
-from skdp.ilp._search import CLAUSE_SCORES, search_clause
+from skdp.ilp._search import CLAUSE_SCORES, score_penalty, search_clause
 from skdp.utils._data_free import nonfinite_error
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._groups import bound_contributions, patient_codes
@@ -79,7 +79,7 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     min_pos : int, default=1
         Smart search deletes the supersets of a clause whose noisy positive count is
         below ``min_pos`` or not above the best noisy coverage so far (post-processing).
-    clause_score : {"noise_aware", "noisy"}, default="noise_aware"
+    clause_score : {"noise_aware", "noisy", "cautious"}, default="noise_aware"
         How the smart search picks a round's clause from the noisy counts
         (post-processing; the same budget either way). ``"noisy"``: the largest noisy
         coverage ``P' - N'``, the thesis's Alg. 4, which with much noise favours a
@@ -87,8 +87,13 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         maximum of many noisy counts is biased upward). ``"noise_aware"``: the
         largest noisy coverage minus its level's noise penalty, about the median of
         the largest noise error among the level's clauses (Notes).
-        Pruning and the test that a clause's noisy coverage is positive are the
-        thesis's either way.
+        ``"cautious"``: the empty clause (whose noisy coverage decides the noisy
+        majority class) is outranked by a longer clause only by more than the level's
+        largest noise error exceeds with probability 0.05, and the round's clause
+        enters the theory only if its noisy coverage exceeds the ``"noise_aware"``
+        penalty; where nothing beats the majority class, the fit predicts it (Notes).
+        Pruning is the thesis's either way; with ``"noisy"`` and ``"noise_aware"`` a
+        clause enters the theory when its noisy coverage is positive.
     secure_mode : bool, default=False
         Draw the coverage counts' geometric noise from ``os.urandom`` (not reproducible
         with ``random_state``); the sampling is exact integer arithmetic either way.
@@ -153,6 +158,13 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
     Laplace variables of scale ``1 / alpha``, the geometric noise's continuous
     approximation, with a union bound over the level): public inputs only, so still
     post-processing.
+    With ``clause_score="cautious"`` the penalty of a clause of length ``>= 1`` solves
+    the same equation at 0.05 instead of 0.5, the empty clause has none, and a round's
+    clause enters the theory only if ``P' - N'`` exceeds the 0.5 penalty of its level
+    (:func:`~skdp.ilp._search.score_penalty`): a theory of noise alone (a clause that
+    only the largest noise error lifted) is kept out, so at low ``n epsilon / k`` the
+    fit falls back to the noisy majority class (the empty clause or no clause). Public
+    inputs only: post-processing.
     ``epsilon_spent_ = epsilon``, ``delta_spent_ = 0``, guarantee ``"exact"``. No true
     count is stored. Any epsilon-DP learner that is (delta, eta)-useful needs at least
     :func:`ilp_epsilon_lower_bound` (Thm 6.5).
@@ -315,9 +327,13 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
                 clause_score=self.clause_score,
             )
             ledger.extend({"round": r, **entry} for entry in levels)
-            # add the clause only if its noisy coverage is positive (post-processing);
-            # the round's budget is spent either way
-            if best is not None and cov > 0 and best not in clauses:
+            # add the clause only if its noisy coverage is positive (post-processing;
+            # "cautious": less its penalty); the round's budget is spent either way
+            if (
+                best is not None
+                and cov > _acceptance_bar(self.clause_score, best, levels)
+                and (best not in clauses)
+            ):
                 clauses.append(best)
                 coverage.append(cov)
                 counts.remove(best)  # cover removal: positives only (Aleph)
@@ -414,6 +430,18 @@ class DPILPClassifier(PatientFactsMixin, DPEstimatorMixin, ClassifierMixin, Base
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+def _acceptance_bar(clause_score, best, levels):
+    """The noisy coverage a round's best clause must exceed to enter the theory: 0, or
+    with ``clause_score="cautious"`` its level's :func:`~skdp.ilp._search.score_penalty`
+    (public: the level's noise parameter and number of clauses, from ``levels``)."""
+    if clause_score != "cautious" or best is None:
+        return 0.0
+    entry = next((e for e in levels if e["level"] == len(best)), None)
+    if entry is None or entry["alpha"] is None:  # the naive search: its own rank
+        return 0.0
+    return score_penalty(clause_score, entry["alpha"], entry["n_clauses"], len(best), True)
 
 
 class _FitData(NamedTuple):

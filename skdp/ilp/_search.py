@@ -18,16 +18,27 @@ import numpy as np
 from skdp.mechanisms import two_sided_geometric
 from skdp.mechanisms.sensitivity import ilp_query_alpha
 
-__all__ = ["CLAUSE_SCORES", "NOISE_LEVEL", "noise_penalty", "search_clause"]
+__all__ = [
+    "CAUTIOUS_LEVEL",
+    "CLAUSE_SCORES",
+    "NOISE_LEVEL",
+    "noise_penalty",
+    "score_penalty",
+    "search_clause",
+]
 
 #: about this many (example, clause) satisfy-flags are computed in one matrix product
 _CHUNK = 1 << 22
 #: the values of ``clause_score``
-CLAUSE_SCORES = ("noise_aware", "noisy")
+CLAUSE_SCORES = ("noise_aware", "noisy", "cautious")
 #: ``noise_penalty``'s level: about the chance that noise alone lifts some clause of a
 #: level by more than its penalty; 0.5 makes the penalty (a bound on) the median of the
 #: level's largest noise error (public, fixed)
 NOISE_LEVEL = 0.5
+#: ``clause_score="cautious"``'s rank level: a clause of length ``i >= 1`` outranks the
+#: empty clause only by more than its level's largest noise error exceeds with
+#: probability about 0.05 (public, fixed)
+CAUTIOUS_LEVEL = 0.05
 
 
 def noise_penalty(alpha, beta, level=NOISE_LEVEL):
@@ -57,6 +68,26 @@ def noise_penalty(alpha, beta, level=NOISE_LEVEL):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if excess(mid) > 0.0 else (lo, mid)
     return hi / alpha
+
+
+def score_penalty(clause_score, alpha, beta, size, accept=False):
+    """What a clause of length ``size`` loses from its noisy coverage in the rank of
+    ``clause_score`` (``accept=True``: the coverage it must exceed to enter the
+    theory), its level holding ``beta`` clauses measured with noise of parameter
+    ``alpha`` (public inputs only).
+
+    ``"noisy"``: nothing (the thesis). ``"noise_aware"``: :func:`noise_penalty` at
+    :data:`NOISE_LEVEL` in the rank, nothing to enter. ``"cautious"``: nothing for the
+    empty clause (one clause, an unbiased noisy coverage whose sign is the noisy
+    majority class); for a longer clause, whose level's largest noisy coverage is
+    biased upward by the selection, :func:`noise_penalty` at :data:`CAUTIOUS_LEVEL` in
+    the rank and at :data:`NOISE_LEVEL` to enter.
+    """
+    if clause_score == "noise_aware" and not accept:
+        return noise_penalty(alpha, beta)
+    if clause_score == "cautious" and size > 0:
+        return noise_penalty(alpha, beta, NOISE_LEVEL if accept else CAUTIOUS_LEVEL)
+    return 0.0
 
 
 def _counts(Xpos, Xneg, clauses):
@@ -141,9 +172,9 @@ def search_clause(
         (:func:`~skdp.mechanisms.sensitivity.ilp_query_alpha`).
     secure_mode : bool, default=False
         Draw the geometric noise from ``os.urandom`` instead of ``rng``.
-    clause_score : {"noisy", "noise_aware"}, default="noisy"
-        How the smart search ranks clauses (module docstring): the noisy coverage
-        (Alg. 4) or the noisy coverage minus its level's :func:`noise_penalty`. The
+    clause_score : {"noisy", "noise_aware", "cautious"}, default="noisy"
+        How the smart search ranks clauses: the noisy coverage (Alg. 4) or the noisy
+        coverage minus its level's :func:`score_penalty`. The
         naive search draws one noise scale for the whole lattice, where both rank
         alike.
 
@@ -166,19 +197,19 @@ def search_clause(
     atoms = sorted(int(a) for a in bottom_clause)
     count = counts if counts is not None else functools.partial(_counts, Xpos, Xneg)
     run = _naive_search if search == "naive" else _smart_search
-    noise = _Noise(rng, max_rows_per_group, bool(secure_mode), clause_score == "noise_aware")
+    noise = _Noise(rng, max_rows_per_group, bool(secure_mode), clause_score)
     return run(count, atoms, int(max_clause_length), epsilon, min_pos, noise)
 
 
 class _Noise(NamedTuple):
     """How the counts' noise is drawn: ``rng`` (or ``os.urandom`` when ``secure``), with
-    ``alpha`` for a privacy unit of at most ``rows`` rows (``None``: one row); ``aware``:
-    the smart search ranks by the penalised coverage."""
+    ``alpha`` for a privacy unit of at most ``rows`` rows (``None``: one row); ``score``:
+    the smart search's rank (``clause_score``, :func:`score_penalty`)."""
 
     rng: object
     rows: int | None
     secure: bool
-    aware: bool = False
+    score: str = "noisy"
 
 
 def _noisy_counts(count, level, alpha, noisy, noise):
@@ -245,7 +276,7 @@ def _smart_search(count, atoms, ell, epsilon, min_pos, noise):
             {"level": size, "n_clauses": beta, "epsilon": float(eps_level), "alpha": float(alpha)}
         )
         P, N = _noisy_counts(count, level, alpha, noisy, noise)
-        penalty = noise_penalty(alpha, beta) if noisy and noise.aware else 0.0
+        penalty = score_penalty(noise.score, alpha, beta, size) if noisy else 0.0
         kept = []
         for c, p, n in zip(level, P, N, strict=True):
             evaluated.append(c)
