@@ -33,6 +33,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
 )
 from skdp.utils._tabular.constraints import tabular_constraints, tabular_params
+from skdp.utils.validation import check_n_samples
 
 __all__ = ["DPFlowDensity"]
 
@@ -500,16 +501,12 @@ class DPFlowDensity(TabularFrontEnd, DPEstimatorMixin, DensityMixin, BaseEstimat
         from skdp.utils._torch import to_numpy, to_tensor
 
         check_is_fitted(self)
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        from skdp.utils.validation import check_n_samples
-
-        check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
+        n_samples = check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
         rng = make_rng(random_state)
         p = self.flow_._reference_tensor()
         D = self.n_encoded_features_
-        Z = np.empty((int(n_samples), D))
-        todo = np.arange(int(n_samples))
+        Z = np.empty((n_samples, D))
+        todo = np.arange(n_samples)
         for _ in range(10):
             if todo.size == 0:
                 break

@@ -34,7 +34,7 @@ from skdp.utils._sklearn_compat import (
     check_is_fitted,
     validate_data,
 )
-from skdp.utils.validation import as_float_array, check_finite_release
+from skdp.utils.validation import as_float_array, check_finite_release, check_n_samples
 
 __all__ = ["DPFlowVI"]
 
@@ -461,13 +461,9 @@ class DPFlowVI(DPEstimatorMixin, BaseEstimator):
         from skdp.utils._torch import to_numpy, to_tensor
 
         check_is_fitted(self)
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        from skdp.utils.validation import check_n_samples
-
-        check_n_samples(n_samples, self.n_params_)
+        n_samples = check_n_samples(n_samples, self.n_params_)
         rng = make_rng(random_state)
-        z = rng.standard_normal((int(n_samples), self.n_params_))
+        z = rng.standard_normal((n_samples, self.n_params_))
         ref = self._param_tensor()
         with torch.no_grad():
             theta = to_numpy(self.flow_.inverse(to_tensor(z, device=ref.device, dtype=ref.dtype)))
