@@ -412,10 +412,23 @@ def _setup(est, rng):
     return spec, _Design.of(X1, exact), estimate, variance
 
 
+def _spread(spec, design, theta, variance, n_bootstrap, rng):
+    """The covariance of ``n_bootstrap`` releases of the mechanism on data simulated
+    from the model ``theta`` (rows simulated where that model clips targets)."""
+    sigma = _residual_sd(spec, design.rows, theta, variance)
+    if design.exact and _clipped_rows(spec, design.rows, theta, sigma) >= CLIP_NEGLIGIBLE:
+        design = _Design.of(design.rows, exact=False)  # the model clips: simulate rows
+    elif design.exact:
+        sigma = _residual_sd(spec, design.rows, theta, variance, exact=True)
+    return np.cov(replicates(spec, design, [theta], sigma, n_bootstrap, rng)[0], rowvar=False)
+
+
 def bootstrap(est, n_bootstrap, rng):
     """``(centre, se)`` of each coefficient (``coef_`` then ``intercept_``): the
-    parametric bootstrap inverted through the linearised mean map of the mechanism,
-    the standard error taken at the bias-corrected model (Notes of :meth:`conf_int`).
+    parametric bootstrap inverted through the linearised mean map of the mechanism at
+    the estimate; the standard error is the delta method's of that centre, ``J^-1``
+    (the Jacobian at the estimate, the one the centre applies) times the spread of the
+    releases at the bias-corrected model (Notes of :meth:`conf_int`).
     ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated."""
     spec, design, estimate, variance = _setup(est, rng)
     if n_bootstrap is None:
@@ -423,13 +436,9 @@ def bootstrap(est, n_bootstrap, rng):
         if not design.exact:
             n_bootstrap = min(n_bootstrap, max(N_BOOTSTRAP_ROWS, ROWS_BUDGET // spec.n))
     mean, J, _ = _linearised(spec, design, estimate, variance, n_bootstrap, rng)
-    centre = estimate + _stable_inverse(J) @ (estimate - mean)
-    if design.exact:  # the corrected model may clip where the estimate's did not
-        sigma = _residual_sd(spec, design.rows, centre, variance)
-        if _clipped_rows(spec, design.rows, centre, sigma) >= CLIP_NEGLIGIBLE:
-            design = _Design.of(design.rows, exact=False)
-    _, J, cov = _linearised(spec, design, centre, variance, n_bootstrap, rng)
     J_inv = _stable_inverse(J)
+    centre = estimate + J_inv @ (estimate - mean)
+    cov = _spread(spec, design, centre, variance, n_bootstrap, rng)
     return centre, np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
 
 
