@@ -203,11 +203,11 @@ class LinearInferenceMixin:
         flattens) and, by finite differences with common random numbers, its Jacobian
         ``J``; the centre is the bias-corrected ``theta0 = theta^ + J^-1 (theta^ -
         m)``. The mechanism is run again at ``theta0`` (nearer the truth than the
-        shrunken estimate) for the covariance ``S0`` of the replicates and the
-        Jacobian ``J0`` there: the interval is ``theta0 -+ z_(1 - alpha/2)
-        sqrt(diag(J0^-1 S0 J0^-T))`` (``J0`` inverted with singular values at least
-        0.05), the p-value the two-sided normal one of ``theta0`` over its standard
-        error.
+        shrunken estimate) for the covariance ``S0`` of the replicates there: the
+        interval is ``theta0 -+ z_(1 - alpha/2) sqrt(diag(J^-1 S0 J^-T))``, the delta
+        method's spread of the centre (``theta0`` moves by ``J^-1`` times a move of
+        ``theta^``; ``J`` inverted with singular values at least 0.05), the p-value
+        the two-sided normal one of ``theta0`` over its standard error.
         Assumptions: rows independent (with ``groups``, rows of one patient are treated
         as independent), the target linear in the clipped features with homoscedastic
         Gaussian errors; the interval covers the regression on the clipped features.
