@@ -131,29 +131,14 @@ def dp_accuracy_score(
     >>> abs(acc - 0.75) < 0.05
     True
     """
-    k = _check_bound(groups, max_rows_per_group, y_true, y_pred)
-    if any_dask(y_true, y_pred):  # counted per partition; the labels stay on the workers
-        yt, yp, N = as_1d_pair(y_true, y_pred, ("y_true", "y_pred"))
-    else:
-        yt = column_or_1d(y_true, input_name="y_true")
-        yp = column_or_1d(y_pred, input_name="y_pred")
-        check_consistent_length(yt, yp)
-        N = yt.shape[0]
-    if N == 0 and groups is None:  # with groups a patient-free input is a release too
-        raise ValueError("y_true is empty")
-    if not any_dask(yt, yp):
-        _check_labels(yt, yp)
-    codes = _patient_labels(groups, N, any_dask(yt, yp))
-    epsilon, delta = check_privacy_params(epsilon, delta)
-    rng = release_rng(
-        random_state,
+    yt, yp, N, codes, k, rng, epsilon = _checked_pair(
+        y_true,
+        y_pred,
+        (groups, max_rows_per_group),
+        (epsilon, delta, random_state, ledger),
         tag="dp_accuracy_score",
-        **_seed_material({"epsilon": epsilon, "delta": delta}, (yt, yp), codes, k),
+        block=_correct_block,
     )
-    _check_ledger(ledger)
-    if codes is not None:  # at most k rows per patient, chosen at random
-        yt, yp = _bounded(codes, k, rng, yt, yp, check=_correct_block)
-        N = int(yt.shape[0])
     # exact, in blocks or per partition; on Dask the labels are validated in this pass,
     # so the ledger is charged after it: a refused input spends nothing
     correct = int(row_sum(_correct_block, yt, yp) or 0)
@@ -165,6 +150,41 @@ def dp_accuracy_score(
         return correct / N
     noisy = int(add_geometric(correct, sensitivity=1, epsilon=epsilon, rng=rng))
     return float(np.clip(noisy / N, 0.0, 1.0))
+
+
+def _checked_pair(y_true, y_pred, patients, release, *, tag, block, params=None, dtype=None):
+    """The checks and the stream a metric of two aligned 1-D inputs starts with:
+    ``(yt, yp, N, codes, k, rng, epsilon)``.
+
+    ``patients`` is ``(groups, max_rows_per_group)``, ``release`` is ``(epsilon, delta,
+    random_state, ledger)``. In order: the bound ``k``; the inputs (``dtype`` in memory,
+    checked there; on Dask metadata only, so the labels stay on the workers and ``block``
+    checks them per partition); the patient labels; the privacy parameters; the stream
+    ``tag``, seeded by ``epsilon``, ``delta`` and ``params``; the ledger; with ``groups``
+    the rows kept, at most ``k`` a patient chosen at random with that stream.
+    """
+    groups, max_rows_per_group = patients
+    epsilon, delta, random_state, ledger = release
+    k = _check_bound(groups, max_rows_per_group, y_true, y_pred)
+    if any_dask(y_true, y_pred):
+        yt, yp, N = as_1d_pair(y_true, y_pred, ("y_true", "y_pred"))
+    else:
+        yt = column_or_1d(y_true, input_name="y_true", dtype=dtype)
+        yp = column_or_1d(y_pred, input_name="y_pred", dtype=dtype)
+        check_consistent_length(yt, yp)
+        N = yt.shape[0]
+        _check_labels(yt, yp)
+    if N == 0 and groups is None:  # with groups a patient-free input is a release too
+        raise ValueError("y_true is empty")
+    codes = _patient_labels(groups, N, any_dask(yt, yp))
+    epsilon, delta = check_privacy_params(epsilon, delta)
+    seeded = {"epsilon": epsilon, "delta": delta, **(params or {})}
+    rng = release_rng(random_state, tag=tag, **_seed_material(seeded, (yt, yp), codes, k))
+    _check_ledger(ledger)
+    if codes is not None:  # at most k rows per patient, chosen at random
+        yt, yp = _bounded(codes, k, rng, yt, yp, check=block)
+        N = int(yt.shape[0])
+    return yt, yp, N, codes, k, rng, epsilon
 
 
 def _patient_accuracy(correct, wrong, k, epsilon, rng):

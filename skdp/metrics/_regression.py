@@ -12,30 +12,19 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from sklearn.utils import check_consistent_length
 
 from skdp.base import _shared_constraints
 from skdp.mechanisms import add_geometric, add_laplace
 from skdp.mechanisms.sensitivity import group_sensitivity, regression_sum_sensitivities
-from skdp.metrics._accuracy import (
-    _bounded,
-    _check_bound,
-    _patient_labels,
-    _seed_material,
-    _spend,
-)
-from skdp.metrics._checks import _check_ledger
+from skdp.metrics._accuracy import _checked_pair, _spend
 from skdp.utils._docstrings import insert_docs
-from skdp.utils._random import release_rng
 from skdp.utils._rowsum import (
     FRACTION_BITS,
-    any_dask,
-    as_1d_pair,
     fixed_point_gram,
     row_sum,
 )
 from skdp.utils._sklearn_compat import validate_params
-from skdp.utils.validation import check_finite, check_privacy_params, column_or_1d
+from skdp.utils.validation import check_finite
 
 __all__ = ["dp_mean_absolute_error", "dp_mean_squared_error", "dp_r2_score"]
 
@@ -139,27 +128,17 @@ def _sums(y_true, y_pred, bounds_y, epsilon, delta, tag, random_state, ledger, g
     """``(N, {"sse", "sae", "sst"} exact sums in target units, rng, epsilon, k)``, over
     the rows kept (at most ``k = bound`` a patient) when ``groups`` is given."""
     lo, hi = _check_bounds_y(bounds_y)
-    k = _check_bound(groups, bound, y_true, y_pred)
-    if any_dask(y_true, y_pred):
-        yt, yp, N = as_1d_pair(y_true, y_pred, ("y_true", "y_pred"))
-    else:
-        yt = column_or_1d(y_true, input_name="y_true", dtype=np.float64)
-        yp = column_or_1d(y_pred, input_name="y_pred", dtype=np.float64)
-        check_consistent_length(yt, yp)
-        N = yt.shape[0]
-        check_finite(yt, name="y_true")
-        check_finite(yp, name="y_pred")
-    if N == 0 and groups is None:  # with groups a patient-free input is a release too
-        raise ValueError("y_true is empty")
-    codes = _patient_labels(groups, N, any_dask(yt, yp))
-    epsilon, delta = check_privacy_params(epsilon, delta)
-    params = {"epsilon": epsilon, "delta": delta, "bounds_y": (lo, hi)}
-    rng = release_rng(random_state, tag=tag, **_seed_material(params, (yt, yp), codes, k))
-    _check_ledger(ledger)
     block = functools.partial(_block_sums, lo=lo, hi=hi)
-    if codes is not None:  # at most k rows per patient, chosen at random
-        yt, yp = _bounded(codes, k, rng, yt, yp, check=block)
-        N = int(yt.shape[0])
+    yt, yp, N, codes, k, rng, epsilon = _checked_pair(
+        y_true,
+        y_pred,
+        (groups, bound),
+        (epsilon, delta, random_state, ledger),
+        tag=tag,
+        block=block,
+        params={"bounds_y": (lo, hi)},
+        dtype=np.float64,
+    )
     # exact integer sums in units of 2**-(2 FRACTION_BITS), combined exactly, rounded once
     G = row_sum(block, yt, yp)
     if G is None:  # no rows (a patient-level call on an empty fold): all sums are 0
