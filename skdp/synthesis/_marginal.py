@@ -12,6 +12,7 @@ from skdp.base import DPEstimatorMixin
 from skdp.mechanisms._front_end import TabularFrontEnd
 from skdp.synthesis._histogram_groups import COUNT_SYNTHESIS_DOCS, count_fit_inputs
 from skdp.synthesis._marginal_aim import fit_rounds
+from skdp.synthesis._marginal_clip import clipped_statistic
 from skdp.synthesis._marginal_counts import table_counts
 from skdp.synthesis._marginal_fit import MarginalFitMixin, fit_tree, release_one_way
 from skdp.synthesis._marginal_model import discretizers, marginal_n_bins
@@ -178,6 +179,11 @@ class DPMarginalSynthesizer(
         exponential-mechanism selections and a private bound estimate still draw from
         ``random_state`` (Notes, "Floating point"); :meth:`sample` too.
     {param_max_rows_per_group_count}
+    contribution : {"sample", "clip"}, default="sample"
+        Patient-level zCDP fits (``groups`` and ``delta > 0``) only. ``"clip"``: the
+        2-way (MST) or rounds' (AIM) measurements sum each patient's count vector
+        clipped to L2 norm ``sqrt(k)``, so their noise is ``sqrt(k)`` times the row's
+        instead of ``k`` times (Notes, "Patients"). In memory only.
     {param_verbose_count}
         Progress is always logged to the ``"skdp"`` logger: one record per stage (the
         1-way release; MST's tree selection and 2-way release, or AIM's rounds), with
@@ -354,7 +360,16 @@ class DPMarginalSynthesizer(
     (public as ``n`` is). Bounds must be declared. On Dask input the rows are binned
     and the patients bounded on the workers (a uniform ``k``-subset per patient that
     depends on the patient's own rows only,
-    :func:`skdp.utils._groups_dask.bound_dask_rows`).
+    :func:`skdp.utils._groups_dask.bound_dask_rows`). With ``contribution="clip"`` (zCDP)
+    each patient's count vector ``v`` in a 2-way or round measurement enters as ``s v``,
+    ``s = min(1, sqrt(k) / ||v||_2)``, scaled by ``R = 1024`` and rounded down on
+    integers: L2 sensitivity ``sqrt(k)`` (``R sqrt(k)`` on the integers, checked exactly),
+    so ``sigma`` is ``sqrt(k)`` times the row's at the same ``rho``
+    (:func:`skdp.mechanisms.sensitivity.clipped_histogram_sensitivity`); the 1-way
+    release and the selection scores keep sensitivity ``k``. A patient with several rows
+    in one cell weighs ``s < 1`` there; each noisy clipped marginal is brought to the
+    1-way estimate of the row total by a factor clamped to ``[1, sqrt(k)]``
+    (post-processing).
 
     *Synthetic rows, not patients.* The model is a distribution of one row of the
     contribution-bounded table: :meth:`sample` returns rows with no patient identity and
@@ -443,7 +458,7 @@ class DPMarginalSynthesizer(
 
     #: added after fixed-seed releases were pinned: left out of the seed material at this
     #: default (skdp.utils._random.fit_streams), so default releases are unchanged
-    _later_parameters = {"secure_mode": False}
+    _later_parameters = {"secure_mode": False, "contribution": "sample"}
     #: ``budget_split`` (deprecated) is the seed material's name of the three fractions
     #: (their tuple), so a fixed seed releases the same values under either spelling
     _renamed_parameters = {"budget_split": BUDGET_FRACTIONS}
@@ -465,6 +480,7 @@ class DPMarginalSynthesizer(
         "smoothing": [Interval(Real, 0, 1, closed="left")],
         "secure_mode": ["boolean"],
         "max_rows_per_group": [None, Interval(Integral, 1, None, closed="left")],
+        "contribution": [StrOptions({"sample", "clip"})],
         **DPEstimatorMixin._common_constraints("random_state", "verbose"),
     }
 
@@ -503,6 +519,7 @@ class DPMarginalSynthesizer(
             ("smoothing", 1e-3),
             ("secure_mode", False),
             ("max_rows_per_group", None),
+            ("contribution", "sample"),
             *DPEstimatorMixin._common_params("verbose", "random_state"),
         ],
         qualname="DPMarginalSynthesizer.__init__",
@@ -543,6 +560,7 @@ class DPMarginalSynthesizer(
             n_public=fi.n_public,
             max_rows_per_group=fi.k,
             secure_mode=self.secure_mode,
+            clip=self.contribution == "clip",
         )
         discs = discretizers(schema, plan.n_public, plan.bins_sd, self.n_bins)
         # every row is binned (and checked) before the rows beyond k are dropped
@@ -550,6 +568,7 @@ class DPMarginalSynthesizer(
             X, encoder=fi.encoder, discs=discs, names=list(schema.names), kept=fi.kept
         )
         one_way = release_one_way(stats, plan, streams["one_way"], compress=self.compress)
+        clipped = clipped_statistic(self, groups, n, fi.kept, stats, plan)
         fit_model = fit_rounds if plan.selection == "aim" else fit_tree
-        model = fit_model(stats, one_way, plan, streams)
+        model = fit_model(stats, one_way, plan, streams, clipped)
         return self._record(plan, schema, discs, one_way, model)

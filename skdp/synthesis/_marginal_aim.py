@@ -31,6 +31,7 @@ from itertools import combinations
 import numpy as np
 
 from skdp.mechanisms import exponential_mechanism
+from skdp.synthesis._marginal_clip import measure_clipped
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _weighted_total
 from skdp.synthesis._marginal_pgm import JunctionTree, fit_model, triangulate
 from skdp.synthesis._marginal_plan import _MEASURE_SHARE, aim_n_rounds, log_stage
@@ -126,7 +127,7 @@ def candidate_counts(Bc, csizes, cands):
     return [marginal_counts(Bc, csizes, c).ravel() for c in cands]
 
 
-def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure):
+def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure, clipped=None):
     """AIM's annealed rounds.
 
     ``counts`` are the exact counts of every candidate marginal of ``cands``
@@ -135,7 +136,9 @@ def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure):
     :class:`~skdp.synthesis._marginal_pgm.JunctionTree`, its clique marginals, the total
     ``n_hat``, the measurements ``(columns, noisy counts, weight)`` (the 1-way ones
     first) and the per-round record ``(marginal, selection charge, measurement charge,
-    noise scale)``.
+    noise scale)``. ``clipped`` (a
+    :class:`~skdp.synthesis._marginal_clip.ClippedCounts`): each round measures the
+    per-patient clipped counts of its marginal instead (``contribution="clip"``).
     """
     csizes = one_way.csizes
     d = len(csizes)
@@ -183,9 +186,9 @@ def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure):
             break
         before = n_hat * tree.marginal(mu, pick)
         counts = cache[pick]
-        noisy = counts + plan.noise(counts.size, scale, rng_measure).reshape(counts.shape)
-        meas.append((pick, noisy, 1.0 if exact else 1.0 / sd**2))
-        if not exact:
+        noisy, factor = _measure(pick, counts, scale, plan, rng_measure, clipped, one_way, n_hat)
+        meas.append((pick, noisy, 1.0 if exact else 1.0 / (factor * sd) ** 2))
+        if not exact and clipped is None:  # a clipped total is not the rows'
             tot.append(float(noisy.sum()))
             tvar.append(noisy.size * sd**2)
             n_hat = _weighted_total(tot, tvar)
@@ -207,6 +210,18 @@ def run_rounds(cands, counts, one_way, plan, rng_select, rng_measure):
             charge *= _ANNEAL_FACTOR if gauss else _ANNEAL_FACTOR_PURE
     tree, _, mu = fit_model(csizes, meas, n_hat, n_iter=_FINAL_ITER, init=(tree, mu), tree=tree)
     return tree, mu, n_hat, meas, record
+
+
+def _measure(pick, counts, scale, plan, rng, clipped, one_way, n_hat):
+    """A round's noisy marginal ``pick`` and the factor its noise was scaled by: the
+    exact ``counts`` plus noise of ``scale`` (factor 1), or with ``clipped`` the
+    per-patient clipped counts brought to ``n_hat``
+    (:func:`~skdp.synthesis._marginal_clip.measure_clipped`)."""
+    if clipped is None:
+        return counts + plan.noise(counts.size, scale, rng).reshape(counts.shape), 1.0
+    w = clipped.marginals([pick], one_way.maps, one_way.csizes)[0]
+    noisy, factor = measure_clipped(w, scale, plan, rng, n_hat)
+    return noisy.reshape(counts.shape), factor
 
 
 @dataclass(frozen=True)
@@ -278,13 +293,14 @@ def _rounds(record, key, mechanism):
     ]
 
 
-def fit_rounds(stats, one_way, plan, streams):
+def fit_rounds(stats, one_way, plan, streams, clipped=None):
     """AIM after the 1-way release: the exact counts of every candidate (one pass over
-    the rows, :mod:`skdp.synthesis._marginal_counts`), then the annealed rounds."""
+    the rows, :mod:`skdp.synthesis._marginal_counts`), then the annealed rounds
+    (``clipped``: measured on the per-patient clipped counts, :func:`run_rounds`)."""
     csizes = one_way.csizes
     cands = candidate_sets(csizes) if len(csizes) > 1 else []
     counts = stats.marginals(cands, one_way.maps, csizes) if cands else []
     rngs = (streams["select"], streams["two_way"])
-    tree, mu, n_hat, meas, record = run_rounds(cands, counts, one_way, plan, *rngs)
+    tree, mu, n_hat, meas, record = run_rounds(cands, counts, one_way, plan, *rngs, clipped)
     log_stage(plan, "rounds")
     return RoundsModel(tree, mu, n_hat, meas, record, list(csizes))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skdp.synthesis._marginal_clip import measure_clipped
 from skdp.synthesis._marginal_model import (
     _estimate_tree,
     _simplex,
@@ -95,10 +96,13 @@ class TreeModel:
         }
 
 
-def fit_tree(stats, one_way, plan, streams):
+def fit_tree(stats, one_way, plan, streams, clipped=None):
     """MST's steps 3-5: the spanning tree (exponential mechanism inside Kruskal, scored
     against the independent model of the noisy 1-way release), its 2-way marginals
-    with one noise draw for all cells, and the consistent tree model (post-processing)."""
+    with one noise draw for all cells, and the consistent tree model (post-processing).
+    ``clipped`` (a :class:`~skdp.synthesis._marginal_clip.ClippedCounts`): the 2-way
+    marginals are measured on the per-patient clipped counts instead
+    (``contribution="clip"``)."""
     csizes, y1c = one_way.csizes, one_way.compressed
     d = len(csizes)
     n_hat1 = _weighted_total(one_way.totals, one_way.total_variances)
@@ -112,13 +116,11 @@ def fit_tree(stats, one_way, plan, streams):
     log_stage(plan, "selection")
     chosen = [counts[pairs.index(e)] for e in edges]
     del counts
-    cells = int(sum(len(c) for c in chosen))
-    noise = plan.noise(cells, plan.two_way_scale, streams["two_way"])
-    y2, pos = [], 0
-    for (a, b), cnt in zip(edges, chosen, strict=True):
-        size = csizes[a] * csizes[b]
-        y2.append((cnt + noise[pos : pos + size]).reshape(csizes[a], csizes[b]))
-        pos += size
+    sd2 = plan.two_way_sd
+    if clipped is None:
+        y2 = _measure_edges(chosen, edges, csizes, plan, streams["two_way"])
+    else:
+        y2, sd2 = _measure_edges_clipped(clipped, edges, one_way, plan, streams, n_hat1)
     log_stage(plan, "two_way")
     nodes, tables, n_hat = _estimate_tree(
         y1c,
@@ -128,9 +130,36 @@ def fit_tree(stats, one_way, plan, streams):
         y2,
         edges,
         csizes,
-        plan.two_way_sd,
+        sd2,
     )
     return TreeModel(edges, y2, nodes, tables, n_hat)
+
+
+def _measure_edges(chosen, edges, csizes, plan, rng):
+    """The noisy 2-way counts of the tree's ``edges`` (exact counts ``chosen``), one
+    noise draw for all cells."""
+    cells = int(sum(len(c) for c in chosen))
+    noise = plan.noise(cells, plan.two_way_scale, rng)
+    y2, pos = [], 0
+    for (a, b), cnt in zip(edges, chosen, strict=True):
+        size = csizes[a] * csizes[b]
+        y2.append((cnt + noise[pos : pos + size]).reshape(csizes[a], csizes[b]))
+        pos += size
+    return y2
+
+
+def _measure_edges_clipped(clipped, edges, one_way, plan, streams, n_hat):
+    """The noisy 2-way counts of ``edges`` on the per-patient clipped counts, each
+    brought to the total ``n_hat`` (:func:`~skdp.synthesis._marginal_clip.
+    measure_clipped`), and their noise standard deviation (the mean factor's)."""
+    csizes = one_way.csizes
+    scaled = clipped.marginals(edges, one_way.maps, csizes)
+    y2, factors = [], []
+    for (a, b), w in zip(edges, scaled, strict=True):
+        y, f = measure_clipped(w, plan.two_way_scale, plan, streams["two_way"], n_hat)
+        y2.append(y.reshape(csizes[a], csizes[b]))
+        factors.append(f)
+    return y2, plan.two_way_sd * (float(np.mean(factors)) if factors else 1.0)
 
 
 class MarginalFitMixin:

@@ -27,7 +27,7 @@ import numpy as np
 
 from skdp.accounting import zcdp_delta, zcdp_rho
 from skdp.mechanisms import discrete_gaussian_noise, discrete_laplace_noise
-from skdp.mechanisms.sensitivity import group_sensitivity
+from skdp.mechanisms.sensitivity import clipped_histogram_sensitivity, group_sensitivity
 from skdp.synthesis._marginal_model import _MARGINAL_SENSITIVITY, _SCORE_SENSITIVITY
 from skdp.utils._deprecation import DEPRECATED, REMOVED_IN
 from skdp.utils._logging import get_logger, log_progress
@@ -175,6 +175,12 @@ class MarginalPlan:
     secure_mode : bool
         The measurements' discrete noise from ``os.urandom`` instead of the fit's
         streams.
+    clip_norm : float or None
+        ``contribution="clip"`` of a patient-level zCDP fit: ``sqrt(k)``, the L2 norm
+        each patient's count vector is clipped to in the 2-way (MST) or round (AIM)
+        measurements, whose L2 sensitivity it is
+        (:func:`skdp.mechanisms.sensitivity.clipped_histogram_sensitivity`); the 1-way
+        release and the selection scores keep ``sensitivity``. ``None`` otherwise.
     """
 
     selection: str
@@ -202,6 +208,7 @@ class MarginalPlan:
     score_sensitivity: float
     max_rows_per_group: int | None = None
     secure_mode: bool = False
+    clip_norm: float | None = None
 
     @classmethod
     def build(
@@ -216,11 +223,13 @@ class MarginalPlan:
         n_public,
         max_rows_per_group=None,
         secure_mode=False,
+        clip=False,
     ):
         """The plan of a fit from public inputs only: the budget, the bounds' share, the
         column count, the normalised shares (:func:`budget_shares`), ``selection`` (may be
         ``"auto"``), the public ``n``, the contribution bound ``k`` of a patient-level
-        fit and ``secure_mode``."""
+        fit, ``secure_mode`` and ``clip`` (``contribution="clip"``: applies to a
+        patient-level fit under zCDP only)."""
         k = max_rows_per_group
         d = int(n_columns)
         if selection == "auto":  # the column count: public
@@ -255,7 +264,11 @@ class MarginalPlan:
         else:
             rho = None
         split = _aim_split if selection == "aim" else _mst_split
-        plan = cls(**common, **split(epsilon - eps_bounds, rho, d, shares, common["sensitivity"]))
+        sens = common["sensitivity"]
+        if clip and k is not None and rho is not None:
+            common["clip_norm"] = clipped_histogram_sensitivity(k)  # sqrt(k), L2
+        sens = (sens, common.get("clip_norm") or sens)  # 1-way, the other measurements
+        plan = cls(**common, **split(epsilon - eps_bounds, rho, d, shares, sens))
         if not (math.isfinite(plan.one_way_scale) and math.isfinite(plan.two_way_scale)):
             raise ValueError(
                 f"epsilon={epsilon:g} is too small: the noise scale of the measurements "
@@ -321,7 +334,7 @@ class MarginalPlan:
     def round_noise(self, charge):
         """Selection epsilon, measurement noise scale and standard deviation of an AIM
         round charged ``charge`` (``rho`` under zCDP, ``epsilon`` under pure DP)."""
-        return _round_noise(self.mechanism, charge, self.sensitivity)
+        return _round_noise(self.mechanism, charge, self.clip_norm or self.sensitivity)
 
 
 def log_stage(plan, phase):
@@ -360,7 +373,9 @@ def _without_noise(eps_bounds):
 
 def _mst_split(eps_rest, rho, d, share, sens):
     """MST: the 1-way release, ``d - 1`` selection rounds and ``d - 1`` 2-way marginals
-    (``sens``: every marginal's L1 and L2 sensitivity)."""
+    (``sens``: the 1-way and the 2-way marginals' sensitivities, L2 under zCDP, else
+    L1)."""
+    sens, sens2 = sens
     n_edges = d - 1
     parts = eps_rest * share
     out = {"rounds_total": 0.0, "first_charge": 0.0, "rho": None if rho is None else float(rho)}
@@ -368,14 +383,14 @@ def _mst_split(eps_rest, rho, d, share, sens):
     if rho is not None:
         rhos = rho * share
         sigma1 = sens * math.sqrt(d / (2 * rhos[0]))
-        sigma2 = sens * math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
+        sigma2 = sens2 * math.sqrt(n_edges / (2 * rhos[2])) if rhos[2] > 0 else 0.0
         sel = math.sqrt(8 * rhos[1] / n_edges) if rhos[1] > 0 else math.inf
         out.update(zip(("rho_one_way", "rho_select", "rho_two_way"), map(float, rhos), strict=True))
         out.update(mechanism="gaussian", one_way_scale=sigma1, one_way_sd=sigma1)
         out.update(two_way_scale=sigma2, two_way_sd=sigma2, select_epsilon=sel)
         return out
     b1 = sens * (d / parts[0])
-    b2 = sens * (n_edges / parts[2]) if parts[2] > 0 else 0.0
+    b2 = sens2 * (n_edges / parts[2]) if parts[2] > 0 else 0.0
     out.update(dict.fromkeys(("rho_one_way", "rho_select", "rho_two_way")))
     out.update(mechanism="laplace", one_way_scale=b1, one_way_sd=math.sqrt(2) * b1)
     out.update(two_way_scale=b2, two_way_sd=math.sqrt(2) * b2)
@@ -384,15 +399,16 @@ def _mst_split(eps_rest, rho, d, share, sens):
 
 
 def _aim_split(eps_rest, rho, d, shares, sens):
-    """AIM: the 1-way release, then annealed rounds that share the rest (``sens``:
-    every marginal's L1 and L2 sensitivity)."""
+    """AIM: the 1-way release, then annealed rounds that share the rest (``sens``: the
+    1-way and the rounds' marginals' sensitivities, L2 under zCDP, else L1)."""
+    sens, sens2 = sens
     s1, rounds_share = shares
     T = aim_n_rounds(d)
     if rho is not None:
         rho1 = rho * s1
         rounds = rho * rounds_share if d > 1 else 0.0
         sigma1 = sens * math.sqrt(d / (2 * rho1))
-        nominal = sens * math.sqrt(T / (2 * _MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
+        nominal = sens2 * math.sqrt(T / (2 * _MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
         rho_sel, rho_meas = (1 - _MEASURE_SHARE) * rounds, _MEASURE_SHARE * rounds
         out = {"mechanism": "gaussian", "one_way_scale": sigma1, "one_way_sd": sigma1}
         out.update(rho=float(rho), rho_one_way=float(rho1))
@@ -402,7 +418,7 @@ def _aim_split(eps_rest, rho, d, shares, sens):
         e1 = eps_rest * s1
         rounds = eps_rest * rounds_share if d > 1 else 0.0
         b1 = sens * (d / e1)
-        nominal = sens * (math.sqrt(2) * T / (_MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
+        nominal = sens2 * (math.sqrt(2) * T / (_MEASURE_SHARE * rounds)) if rounds > 0 else 0.0
         out = {"mechanism": "laplace", "one_way_scale": b1, "one_way_sd": math.sqrt(2) * b1}
         out.update(dict.fromkeys(("rho", "rho_one_way", "rho_select", "rho_two_way")))
         parts = [e1, (1 - _MEASURE_SHARE) * rounds, _MEASURE_SHARE * rounds]
@@ -410,7 +426,7 @@ def _aim_split(eps_rest, rho, d, shares, sens):
     first = rounds / (_ROUNDS_PER_COLUMN * d) if rounds > 0 else 0.0
     out.update(rounds_total=float(rounds), first_charge=first, two_way_sd=nominal)
     if first > 0:  # the first round's noise (the later rounds' are in rounds_)
-        eps_sel, scale, _ = _round_noise(out["mechanism"], first, sens)
+        eps_sel, scale, _ = _round_noise(out["mechanism"], first, sens2)
     else:
         eps_sel, scale = math.inf, 0.0
     out.update(two_way_scale=scale, select_epsilon=eps_sel)

@@ -14,6 +14,7 @@ public here only. Add a new formula to the module of its theme and list it below
 from __future__ import annotations
 
 from skdp.mechanisms.sensitivity._estimators import (
+    clipped_histogram_sensitivity,
     expm_squared_loss_sensitivity,
     functional_mechanism_sensitivity,
     gram_min_eigenvalue_sensitivity,
@@ -52,6 +53,7 @@ __all__ = [
     "auc_smooth_sensitivity",
     "bounded_mean_sensitivity",
     "bounded_sum_sensitivity",
+    "clipped_histogram_sensitivity",
     "count_sensitivity",
     "count_smooth_sensitivity",
     "expm_squared_loss_sensitivity",

@@ -100,6 +100,58 @@ def histogram_sensitivity(*, replace_one=False, max_rows_per_group=None, norm="l
     return group_sensitivity(row, max_rows_per_group)  # the row's when k is None
 
 
+def clipped_histogram_sensitivity(max_rows_per_group, *, clip_norm=None, norm="l2"):
+    """L2 (or L1) sensitivity of a histogram summed from per-patient count vectors
+    clipped in L2 norm.
+
+    Neighbouring relation: **add/remove one patient with all their rows**, at most
+    ``k = max_rows_per_group`` of them (:doc:`/patients`). Each patient's count vector
+    ``v`` over the cells (non-negative, ``||v||_1 <= k``) enters the sum as ``s v``
+    with ``s = min(1, C / ||v||_2)``, ``C = clip_norm``. Then ``||s v||_2 <= C``
+    (attained by ``k >= C`` rows in one cell) and ``||s v||_1 <= min(||v||_1,
+    sqrt(nnz(v)) ||s v||_2) <= min(k, sqrt(k) C)`` (``v`` has at most ``k`` non-zero
+    cells; attained with ``C = sqrt(k)`` by ``k`` rows in ``k`` cells, which are not
+    clipped). The default ``C = sqrt(k)`` keeps a patient whose rows fall in distinct
+    cells whole and gives L2 sensitivity ``sqrt(k)`` against the ``k`` of the
+    unclipped histogram (:func:`histogram_sensitivity`), at the price of weighting a
+    patient with several rows in one cell by ``s < 1``. The release scales ``s v`` by a
+    public resolution ``R`` and rounds every cell down, which keeps both bounds (times
+    ``R``) on integers, so the discrete Gaussian applies
+    (:class:`~skdp.synthesis.DPMarginalSynthesizer` with ``contribution="clip"``;
+    the brute-force test in ``tests/mechanisms/`` enumerates every patient of at most
+    ``k`` rows on a small domain).
+
+    Parameters
+    ----------
+    max_rows_per_group : int
+        ``k``, at least 1.
+    clip_norm : float or None, default=None
+        ``C > 0``; ``None``: ``sqrt(k)``.
+    norm : {"l2", "l1"}, default="l2"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.sensitivity import clipped_histogram_sensitivity
+    >>> clipped_histogram_sensitivity(4), clipped_histogram_sensitivity(4, norm="l1")
+    (2.0, 4.0)
+    """
+    if norm not in ("l1", "l2"):
+        raise ValueError("norm must be 'l1' or 'l2'")
+    k = int(max_rows_per_group)
+    if k < 1 or k != max_rows_per_group:
+        raise ValueError("max_rows_per_group must be an integer >= 1")
+    if clip_norm is None:  # C = sqrt(k): L1 exactly k
+        return math.sqrt(k) if norm == "l2" else float(k)
+    c = float(clip_norm)
+    if not c > 0 or math.isinf(c):
+        raise ValueError("clip_norm must be a positive finite number")
+    return min(c, float(k)) if norm == "l2" else min(float(k), math.sqrt(k) * c)
+
+
 def kmedian_cost_sensitivity(
     *, candidates=None, bounds=None, metric="euclidean", max_rows_per_group=None
 ):
