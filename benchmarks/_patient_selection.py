@@ -68,6 +68,8 @@ METHODS = ("patient k=3", "group-priv", "per-row", "non-private")
 #: public cut points of the ILP atoms: (column, threshold)
 CUTS = [(0, 50.0), (0, 60.0), (0, 70.0), (1, 0.5), (2, -1.0), (2, 0.0), (3, 1.0), (3, 2.0)]
 KMEDIAN_COLUMNS = [0, 2, 3]
+#: the ILP's clause choice, for every method alike
+ILP_CLAUSE_SCORE = "cautious"
 
 
 def _scaled(X):
@@ -101,8 +103,9 @@ def _kmedian(eps, groups, k, X, g, Xt, seed):
 
 def _ilp(eps, groups, k, A, y, g, At, yt, seed):
     est = DPILPClassifier(
-        epsilon=eps, n_clauses=2, max_clause_length=2, max_rows_per_group=k, random_state=seed
-    )
+        epsilon=eps, n_clauses=2, max_clause_length=2, clause_score=ILP_CLAUSE_SCORE,
+        max_rows_per_group=k, random_state=seed,
+    )  # fmt: skip
     est.fit(A, y, groups=g if groups else None)
     return float((est.predict(At) == yt).mean())
 

@@ -172,7 +172,7 @@ def _per_row_budget(kind, epsilon, k_max):
     return brentq(lambda e: zcdp_rho(e, DELTA) - target, 1e-9, epsilon, xtol=1e-12)
 
 
-def _make(kind, epsilon, meta, seed, k=None):
+def _make(kind, epsilon, meta, seed, k=None, contribution="sample"):
     from skdp.synthesis import DPHistogramSynthesizer, DPMarginalSynthesizer
 
     if kind == "histogram":
@@ -180,8 +180,9 @@ def _make(kind, epsilon, meta, seed, k=None):
             epsilon=epsilon, max_rows_per_group=k, random_state=seed, **meta
         )
     return DPMarginalSynthesizer(
-        epsilon=epsilon, delta=DELTA, max_rows_per_group=k, random_state=seed, **meta
-    )
+        epsilon=epsilon, delta=DELTA, max_rows_per_group=k, contribution=contribution,
+        random_state=seed, **meta,
+    )  # fmt: skip
 
 
 def _tstr_auc(train, test, label):
