@@ -16,6 +16,7 @@ from skdp.model_selection._plan import _check_common, _check_scoring, _num_sampl
 from skdp.model_selection._private import WITHHELD
 from skdp.model_selection._search_fit import _WHERE, SearchFitMixin
 from skdp.utils._docstrings import insert_docs
+from skdp.utils._keyword_init import REQUIRED, keyword_init
 from skdp.utils._random import ScrubSeedsOnPickleMixin
 from skdp.utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions, check_is_fitted
 
@@ -381,40 +382,27 @@ class DPGridSearchCV(
         "holdout": "no_validation",  # checked in fit (it needs the row count)
     }
 
-    def __init__(
-        self,
-        estimator,
-        param_grid,
-        *,
-        scoring,
-        epsilon=None,
-        delta=None,
-        cv=None,
-        n_splits="deprecated",
-        refit=True,
-        ledger=None,
-        random_state=None,
-        allow_nonprivate=False,
-        n_jobs=None,
-        selection="grid",
-        scoring_weight=1.0,
-        holdout=None,
-    ):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.scoring = scoring
-        self.epsilon = epsilon
-        self.delta = delta
-        self.cv = cv
-        self.n_splits = n_splits
-        self.refit = refit
-        self.ledger = ledger
-        self.random_state = random_state
-        self.allow_nonprivate = allow_nonprivate
-        self.n_jobs = n_jobs
-        self.selection = selection
-        self.scoring_weight = scoring_weight
-        self.holdout = holdout
+    __init__ = keyword_init(
+        [
+            ("estimator", REQUIRED),
+            ("param_grid", REQUIRED),
+            ("scoring", REQUIRED),
+            ("epsilon", None),
+            ("delta", None),
+            ("cv", None),
+            ("n_splits", "deprecated"),
+            ("refit", True),
+            ("ledger", None),
+            ("random_state", None),
+            ("allow_nonprivate", False),
+            ("n_jobs", None),
+            ("selection", "grid"),
+            ("scoring_weight", 1.0),
+            ("holdout", None),
+        ],
+        positional=("estimator", "param_grid"),
+        qualname="DPGridSearchCV.__init__",
+    )
 
     def __getattr__(self, name):
         if name in WITHHELD and self.__dict__.get("selection_") == "private":

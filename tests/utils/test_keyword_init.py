@@ -5,7 +5,7 @@ import inspect
 import pytest
 from sklearn.base import BaseEstimator, clone
 
-from skdp.utils._keyword_init import keyword_init
+from skdp.utils._keyword_init import REQUIRED, keyword_init
 
 _SENTINEL = object()
 
@@ -39,3 +39,31 @@ def test_bad_arguments_raise_type_error_naming_the_function():
         _Est(2.0)
     with pytest.raises(TypeError, match=r"_Est\.__init__\(\) got an unexpected keyword"):
         _Est(epsilom=2.0)
+
+
+class _Search(BaseEstimator):
+    __init__ = keyword_init(
+        [("estimator", REQUIRED), ("grid", REQUIRED), ("scoring", REQUIRED), ("cv", None)],
+        positional=("estimator", "grid"),
+        qualname="_Search.__init__",
+    )
+
+
+def test_leading_positional_and_required_parameters():
+    params = inspect.signature(_Search).parameters
+    assert [p.kind for p in params.values()] == [
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.KEYWORD_ONLY,
+    ]
+    assert params["scoring"].default is inspect.Parameter.empty
+    est = _Search("e", "g", scoring="s")
+    assert est.get_params() == {"estimator": "e", "grid": "g", "scoring": "s", "cv": None}
+    assert clone(est).get_params() == est.get_params()
+    with pytest.raises(TypeError, match=r"_Search\.__init__\(\) .*required .*'scoring'"):
+        _Search("e", "g")
+    with pytest.raises(TypeError, match=r"_Search\.__init__\(\) takes 3 positional arguments"):
+        _Search("e", "g", "s")
+    with pytest.raises(ValueError, match="leading parameters"):
+        keyword_init([("a", 1), ("b", 2)], positional=("b",))
