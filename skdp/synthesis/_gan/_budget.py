@@ -17,7 +17,7 @@ Theorem 3.16); each share has one entry here:
 Where the marginals are released and DP-SGD's noise is calibrated (:attr:`GANPlan.joint`),
 the two are instead accounted together (:mod:`skdp.accounting._mixed`, PLD or RDP) at
 the whole delta: the release's Gaussian noise is set by :func:`joint_marginals_mu` (a
-:data:`MARGINALS_FRACTION` share of the Gaussian-DP budget ``mu^2``), DP-SGD gets the
+:data:`JOINT_MARGINALS_FRACTION` share of the Gaussian-DP budget ``mu^2``), DP-SGD gets the
 smallest noise that keeps both within what is left of ``(epsilon, delta)``, and the
 breakdown's ``"marginals"`` is the release's own epsilon at delta
 (:func:`joint_marginals_epsilon`), ``"dpsgd"`` the joint account less it.
@@ -44,6 +44,7 @@ from skdp.mechanisms._bounds import BOUNDS_FRACTION
 __all__ = [
     "BOUNDS_FRACTION",
     "GANPlan",
+    "JOINT_MARGINALS_FRACTION",
     "MARGINALS_DELTA_FRACTION",
     "MARGINALS_FRACTION",
     "PRIOR_FRACTION",
@@ -63,10 +64,15 @@ __all__ = [
 PRIOR_FRACTION = 0.05
 #: Share of epsilon spent on DP checkpoint selection (Beaulieu-Jones et al. 2019: 0.5 of 2.5).
 SELECTION_FRACTION = 0.2
-#: Share of epsilon and of delta spent on the noisy 1-way marginals (split account); in
-#: the joint account, the share of the Gaussian-DP budget ``mu^2`` (:func:`joint_marginals_mu`).
+#: Share of epsilon and of delta spent on the noisy 1-way marginals (split account).
 MARGINALS_FRACTION = 0.2
 MARGINALS_DELTA_FRACTION = 0.1
+#: In the joint account, the marginals' share of the Gaussian-DP budget ``mu^2``
+#: (:func:`joint_marginals_mu`). Half: on a few hundred rows at epsilon = 1 the DP-SGD
+#: critic carries next to no dependence between columns, so the 2-way total variation of
+#: the samples is mostly the error of their 1-way marginals, while at epsilon = 10 half
+#: and 0.2 gave the same 2-way TV (``doc/benchmarks_synthesis.rst``).
+JOINT_MARGINALS_FRACTION = 0.5
 
 
 def prior_share(epsilon, *, conditional, class_prior):
@@ -98,7 +104,7 @@ def marginals_share(epsilon, *, marginals):
 
 def joint_marginals_mu(epsilon, delta):
     """The noisy marginals' Gaussian-DP parameter ``mu_m = 1 / noise multiplier`` in a
-    joint account of ``(epsilon, delta)``: ``sqrt(MARGINALS_FRACTION) * mu`` with ``mu``
+    joint account of ``(epsilon, delta)``: ``sqrt(JOINT_MARGINALS_FRACTION) * mu`` with ``mu``
     the largest Gaussian-DP parameter within ``(epsilon, delta)``
     (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su 2022). Gaussian-DP composes as
     ``mu^2`` adds, so the release takes that fraction of the whole and leaves about the
@@ -106,7 +112,7 @@ def joint_marginals_mu(epsilon, delta):
     of public numbers only."""
     from skdp.accounting import gdp_mu
 
-    return math.sqrt(MARGINALS_FRACTION) * gdp_mu(epsilon, delta)
+    return math.sqrt(JOINT_MARGINALS_FRACTION) * gdp_mu(epsilon, delta)
 
 
 def joint_marginals_epsilon(epsilon, delta):

@@ -30,7 +30,14 @@ import numpy as np
 from skdp.utils._tabular.binning import ColumnBinner
 from skdp.utils._tabular.encoder import TabularEncoder
 
-__all__ = ["BinnedEncoder", "default_n_bins", "draw_rows", "n_bins_per_column", "softmax_blocks"]
+__all__ = [
+    "BinnedEncoder",
+    "default_n_bins",
+    "draw_rows",
+    "n_bins_per_column",
+    "softmax_blocks",
+    "spread_positions",
+]
 
 #: Smallest and largest default number of bins per numeric column.
 MIN_BINS, MAX_BINS = 4, 16
@@ -142,9 +149,11 @@ class BinnedEncoder:
         """Records from encoded (or generated) rows: post-processing.
 
         With ``rng``, every bin, level and binary value is drawn from the generator's
-        probabilities (softmax / sigmoid output); without, the argmax / threshold. The
-        value of a numeric column is the drawn bin's left edge plus the position (clipped
-        to ``[0, 1]``) times the bin width; integer columns are rounded.
+        probabilities (softmax / sigmoid output), and the positions inside each drawn
+        bin are spread uniformly in the generator's order (:func:`spread_positions`);
+        without, the argmax / threshold and the generator's position. The value of a
+        numeric column is the drawn bin's left edge plus the position (clipped to
+        ``[0, 1]``) times the bin width; integer columns are rounded.
         """
         Z = np.asarray(Z, dtype=float)
         if Z.ndim != 2 or Z.shape[1] != self.n_encoded_features_:
@@ -165,6 +174,8 @@ class BinnedEncoder:
                 b = draw_rows(Z[:, sl.start : sl.start + k + m], rng)
                 if not binner.per_value:
                     t = np.clip(np.nan_to_num(Z[:, sl.start + k + m], nan=0.5), 0.0, 1.0)
+                    if rng is not None:
+                        t = spread_positions(b, t, rng)
                 else:
                     t = np.full(n, 0.5)
                 value = binner.at_position(np.minimum(b, k - 1), t)
@@ -194,6 +205,27 @@ def n_bins_per_column(schema, encoder):
             continue
         k = binners[c.name].n_levels if c.is_numeric else len(c.categories)
         out[c.name] = int(k) + int(c.missing)
+    return out
+
+
+def spread_positions(bins, t, rng):
+    """Rank-preserving map of the positions ``t`` to uniform positions within each bin.
+
+    The rows of one bin keep the generator's order of their positions (ties broken at
+    random) but get the stratified uniform positions ``(r + U) / m`` (rank ``r`` of
+    ``m`` rows, ``U ~ U(0, 1)``), so every row's position is uniform in its bin:
+    a quantile mapping of the generator's position onto the histogram density of the
+    drawn bins. A DP-trained generator's sigmoid position tends to sit near one value
+    per column (the critic's noisy gradient carries little about it), which piles all
+    of a bin's values onto one point. Post-processing of the generator's output.
+    """
+    n = t.size
+    order = np.lexsort((rng.random(n), t, bins))
+    sb = np.asarray(bins)[order]
+    start = np.searchsorted(sb, sb, side="left")
+    count = np.searchsorted(sb, sb, side="right") - start
+    out = np.empty(n)
+    out[order] = (np.arange(n) - start + rng.random(n)) / count
     return out
 
 

@@ -171,7 +171,9 @@ class DPGANSynthesizer(
         ``"bins"``: each numeric column's declared range is cut into ``n_bins``
         equal-width bins (public, data-independent); a value is a one-hot bin (a softmax
         output of the generator) plus its position in the bin (a sigmoid output), and
-        ``sample`` draws the bin from the generator's probabilities. An integer column
+        ``sample`` draws the bin from the generator's probabilities and spreads the
+        positions of a bin's rows uniformly in the generator's order (a DP-trained
+        position output tends to sit at one value per column). An integer column
         with at most ``n_bins`` declared values gets one bin per value. ``"scaled"``:
         one sigmoid output per numeric column, the declared bounds scaled to [0, 1] (the
         papers' encoding; :meth:`from_paper` uses it).
@@ -199,7 +201,7 @@ class DPGANSynthesizer(
         after training, shift the generator's output logits so that its mean output
         matches them (post-processing; each row keeps its own conditional
         probabilities). With a calibrated ``noise_multiplier=None`` the release takes
-        0.2 of the Gaussian-DP budget ``mu^2`` in one account with every DP-SGD step
+        0.5 of the Gaussian-DP budget ``mu^2`` in one account with every DP-SGD step
         (Notes); with a given ``noise_multiplier`` it gets its own ``0.2 * epsilon``
         and ``0.1 * delta`` (zCDP-calibrated). Ignored with ``autoencoder=True``.
         ``False``: the papers' method (:meth:`from_paper` sets it).
@@ -308,10 +310,10 @@ class DPGANSynthesizer(
       ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``;
     * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
       discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with
-      ``N(0, sigma^2)``, ``sigma = sqrt(d) / mu_m``, ``mu_m = sqrt(0.2) mu`` and ``mu``
+      ``N(0, sigma^2)``, ``sigma = sqrt(d) / mu_m``, ``mu_m = sqrt(0.5) mu`` and ``mu``
       the largest Gaussian-DP parameter within what is left of ``(epsilon, delta)``
       after the bounds, prior and selection (:func:`skdp.accounting.gdp_mu`; Dong, Roth
-      & Su 2022: Gaussian-DP composes as ``mu^2`` adds, so the release takes 0.2 of
+      & Su 2022: Gaussian-DP composes as ``mu^2`` adds, so the release takes half of
       it). This Gaussian release and every DP-SGD step are composed in one account
       (:mod:`skdp.accounting._mixed`): with ``accountant="pld"`` their privacy loss
       distributions (the release as one step at sampling rate 1) and the minimum with

@@ -190,7 +190,10 @@ class GANSamplingMixin:
             labels from ``class_prior_`` and drops them (:meth:`sample_labeled` returns
             them). Binary and categorical levels are drawn from the generator's output
             probabilities (sigmoid, softmax), not thresholded, so a level the generator
-            gives a small probability still appears at about that rate.
+            gives a small probability still appears at about that rate. With the binned
+            encoding, a numeric value's bin is drawn the same way and the rows of one
+            call that share a bin get uniform positions inside it in the order of the
+            generator's positions (:func:`~skdp.synthesis._gan._encoding.spread_positions`).
         """
         check_is_fitted(self)
         rng = make_rng(random_state)

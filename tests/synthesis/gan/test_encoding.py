@@ -12,7 +12,13 @@ import pytest
 import torch
 
 from skdp.synthesis import DPGANSynthesizer
-from skdp.synthesis._gan._encoding import MAX_BINS, MIN_BINS, BinnedEncoder, default_n_bins
+from skdp.synthesis._gan._encoding import (
+    MAX_BINS,
+    MIN_BINS,
+    BinnedEncoder,
+    default_n_bins,
+    spread_positions,
+)
 from skdp.utils.schema import TabularSchema
 
 BOUNDS = {"age": (18, 90), "bmi": (15.0, 45.0), "visits": (0, 5)}
@@ -135,6 +141,35 @@ def test_decode_draws_bins_and_levels_from_the_generator_probabilities():
     assert abs((out["site"] == "b").mean() - 0.1) < 0.01
     # without a generator: the argmax
     assert (enc.decode(Z[:5])["visits"] == 5).all()
+
+
+def test_spread_positions_keep_the_order_and_are_uniform_within_each_bin():
+    rng = np.random.default_rng(0)
+    n = 6000
+    bins = rng.integers(0, 3, size=n)
+    t = 0.7 + 0.01 * rng.standard_normal(n)  # a generator stuck near one position
+    out = spread_positions(bins, t, np.random.default_rng(1))
+    for j in range(3):
+        i = np.flatnonzero(bins == j)
+        np.testing.assert_array_equal(np.argsort(t[i]), np.argsort(out[i]))  # same order
+        q = np.quantile(out[i], [0.1, 0.5, 0.9])
+        np.testing.assert_allclose(q, [0.1, 0.5, 0.9], atol=0.02)
+    assert out.min() >= 0.0 and out.max() <= 1.0
+    assert spread_positions(np.zeros(0, int), np.zeros(0), rng).shape == (0,)
+
+
+def test_decode_spreads_a_stuck_position_over_the_bin():
+    enc = _encoder(_table())
+    n = 4000
+    Z = np.zeros((n, enc.n_encoded_features_))
+    s = enc.slices_["bmi"]
+    Z[:, s.start] = 1.0  # the first of 8 bins over (15, 45): [15, 18.75)
+    Z[:, s.stop - 1] = 0.9  # every row's position at 0.9
+    drawn = enc.decode(Z, np.random.default_rng(0))["bmi"]
+    assert drawn.between(15.0, 18.75).all()
+    np.testing.assert_allclose(drawn.median(), 16.875, atol=0.1)  # uniform in the bin
+    # without a generator (inverse_transform): the generator's own position
+    np.testing.assert_allclose(enc.decode(Z[:3])["bmi"], 15.0 + 0.9 * 3.75)
 
 
 @pytest.mark.usefixtures("one_torch_thread")

@@ -85,11 +85,13 @@ def test_joint_plan_takes_a_share_of_the_gaussian_dp_budget(k):
     )  # fmt: skip
     mu = gdp_mu(0.9, 1e-5)
     assert plan.joint and plan.eps_joint == pytest.approx(0.9)
-    assert plan.marginals_noise_multiplier == pytest.approx(1 / (math.sqrt(0.2) * mu))
+    share = math.sqrt(_budget.JOINT_MARGINALS_FRACTION)
+    assert _budget.JOINT_MARGINALS_FRACTION == 0.5
+    assert plan.marginals_noise_multiplier == pytest.approx(1 / (share * mu))
     scale = math.sqrt(4) * (k or 1)  # L2 sensitivity of the 4 counts' changes per unit
     assert plan.marginals_sigma == pytest.approx(scale * plan.marginals_noise_multiplier)
     # the breakdown entry is the release's own epsilon at the whole delta (closed form)
-    assert eps_m == pytest.approx(gdp_epsilon(1e-5, math.sqrt(0.2) * mu))
+    assert eps_m == pytest.approx(gdp_epsilon(1e-5, share * mu))
     assert 0 < eps_m < 0.9 and plan.delta_marginals == 0.0 and plan.delta_dpsgd == 1e-5
     # a smaller noise than the split account's zCDP share at (0.2, 0.1 delta)
     split = _budget.GANPlan(1.0, 1e-5, 0.1, 0.0, 0.0, max_rows_per_group=k,
