@@ -81,6 +81,7 @@ def test_bad_contribution_is_refused_by_name():
         _fit("weight")
 
 
+@pytest.mark.slow
 def test_dask_input_with_clip_is_refused_by_name():
     dd = pytest.importorskip("dask.dataframe")
     X, g = _table(50)
