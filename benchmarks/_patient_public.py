@@ -333,8 +333,9 @@ def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS):
 
 
 def _paired(table, per_seed):
-    """The linear family's ``clip k=K`` columns: ``{k: (clip median, mean of clip -
-    patient k=K over the seeds, its standard error)}`` (``{}`` for the other families)."""
+    """The linear and marginal families' ``clip k=K`` columns: ``{k: (clip median, mean
+    of clip - patient k=K over the seeds, its standard error)}`` (``{}`` for the other
+    families)."""
     out = {}
     for k in table.ks:
         if f"clip k={k}" in per_seed[0]:
