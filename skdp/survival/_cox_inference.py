@@ -209,12 +209,6 @@ EXACT_N_EPSILON = 1000.0
 POSTERIOR_N_EPSILON = 50000.0
 #: draws of the information in :func:`posterior_interval`
 POSTERIOR_DRAWS = 2000
-#: the spread of the cross block of the information's draws from a released ``n
-#: epsilon`` of :data:`EXACT_N_EPSILON` on, in standard deviations of the Hessian's
-#: noise (:func:`_structured_draws`; 0 under-covered the largest coefficient, 1 with
-#: the released cross block gave intervals 1.3-1.5 times the oracle; measured,
-#: :doc:`/inference`)
-CROSS_SPREAD = 0.5
 #: the smallest eigenvalue floor of those draws, in standard deviations of the
 #: Hessian's noise (where the released ``n epsilon`` is at most
 #: :data:`FLOOR_N_EPSILON`)
@@ -255,30 +249,6 @@ def _information_draws(H, sigma, rng, draws, floor=POSTERIOR_FLOOR):
     return (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2)
 
 
-def _structured_draws(est, stats, J, rng, draws, floor):
-    """Draws of ``H*`` that use the releases' structure (a released ``n epsilon`` of at
-    least :data:`EXACT_N_EPSILON`): the baseline block diagonal (the grid's intervals are
-    disjoint), the events per interval of :func:`_information` plus their own noise
-    (the baseline's and the Hessian's releases combined by inverse variance: smaller
-    than the Hessian's); the ``beta`` block the debiased release plus the Hessian's
-    noise; the cross block drawn around 0 (the features are centred at the released
-    mean) with :data:`CROSS_SPREAD` times the Hessian's noise; eigenvalues floored at
-    ``floor`` noise standard deviations."""
-    D, P = _information(est, stats, J)
-    s_h, s_b = float(est.noise_scale_["hessian"]), float(est.noise_scale_["baseline"])
-    s_d = 1.0 / math.sqrt(1.0 / s_h**2 + 1.0 / s_b**2)
-    d = P.shape[0]
-    H_star = np.zeros((draws, J + d, J + d))
-    H_star[:, np.arange(J), np.arange(J)] = D + rng.normal(0.0, s_d, size=(draws, J))
-    upper = np.triu(rng.normal(0.0, s_h, size=(draws, d, d)))
-    H_star[:, J:, J:] = P + upper + np.swapaxes(np.triu(upper, 1), 1, 2)
-    cross = rng.normal(0.0, CROSS_SPREAD * s_h, size=(draws, J, d))
-    H_star[:, :J, J:], H_star[:, J:, :J] = cross, np.swapaxes(cross, 1, 2)
-    lam, V = np.linalg.eigh(H_star)
-    lam = np.maximum(lam, floor * s_h)
-    return (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2)
-
-
 def _coefficient_draws(est, n_epsilon):
     """Draws of ``theta*``'s coefficients (original units), one per draw of ``H*``
     (Notes of ``conf_int``), at the released ``n epsilon``."""
@@ -289,10 +259,7 @@ def _coefficient_draws(est, n_epsilon):
     seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
     rng = np.random.default_rng(seed[:64] if seed.size else 0)
     sigma, floor = float(est.noise_scale_["hessian"]), posterior_floor(n_epsilon)
-    if exact:
-        H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS, floor)
-    else:
-        H_star = _structured_draws(est, stats, J, rng, POSTERIOR_DRAWS, floor)
+    H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS, floor)
     step = est.step_size * _floored_inverse(est, H)
     AK, cov = _recursion(est, H_star, step, np.asarray(stats["gradients"]).shape[0])
     p, eye = H.shape[0], np.eye(H.shape[0])

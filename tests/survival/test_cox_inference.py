@@ -279,29 +279,3 @@ def test_posterior_floor_rises_with_the_released_n_epsilon():
     values = np.array([posterior_floor(x) for x in grid])
     assert np.all(np.diff(values) >= 0) and values[1] > values[0]
     assert values[-1] == FLOOR_CAP and values.max() == FLOOR_CAP
-
-
-def test_structured_draws_of_the_information_from_exact_n_epsilon_on():
-    """From a released n * epsilon of EXACT_N_EPSILON on, the curvature's draws use the
-    releases' structure: the baseline block diagonal around the events per interval,
-    the beta block around its (debiased) release, the cross block around 0 with
-    CROSS_SPREAD noise standard deviations; eigenvalues floored."""
-    from skdp.survival._cox_inference import (
-        CROSS_SPREAD,
-        _information,
-        _structured_draws,
-    )
-
-    X, y = _uniform_cohort(8000)
-    cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
-    stats_, J = cox.released_statistics_, cox.time_grid_.size - 1
-    sigma = cox.noise_scale_["hessian"]
-    draws = _structured_draws(cox, stats_, J, np.random.default_rng(0), 3000, 0.5)
-    assert draws.shape == (3000, J + 2, J + 2)
-    assert np.linalg.eigvalsh(draws).min() >= 0.5 * sigma - 1e-6
-    D, P = _information(cox, stats_, J)
-    mean = draws.mean(axis=0)
-    np.testing.assert_allclose(np.diag(mean)[:J], D, atol=0.2 * sigma)
-    np.testing.assert_allclose(mean[J:, J:], P, atol=0.2 * sigma)
-    assert np.abs(mean[:J, J:]).max() < 0.2 * sigma
-    assert draws[:, :J, J:].std() == pytest.approx(CROSS_SPREAD * sigma, rel=0.1)
