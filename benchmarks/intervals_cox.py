@@ -41,7 +41,11 @@ conservative in 8 (KS p 0.000-0.048); summary 0.6-0.7 s at n = 10,000 (load 3). 
 width 1.38-1.49 in six cells, worst coefficient 0.900 and 0.915 at ``n = 10000,
 d = 5``. ``--hessian-fraction 0.5`` or ``--step-size 1`` widened the intervals (50
 repetitions). epsilon=inf: 1.01e-9 of the width from the Poisson-GLM Wald interval,
-0.004 from lifelines'.
+0.004 from lifelines'. Structured draws of the curvature from ``n epsilon = 1,000`` on
+(cross block around 0 with half the noise; not kept, :doc:`/inference`): width 1.07 and
+1.25 at ``n = 10000, epsilon = 0.3`` (this script, 200 repetitions, worst coefficient
+0.945 / 0.915; load 7-11), 0.94-1.28 over the twelve cells from ``n epsilon`` 1,000 on,
+but the worst coefficient 0.910-0.915 in four.
 
 Run::
 
