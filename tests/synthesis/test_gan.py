@@ -175,8 +175,9 @@ def test_budget_split_bounds_prior_selection():
     # noise_scale_, keyed like the breakdown: Lap(1 / 0.2) on each class count, and
     # Lap(1 / (0.8 / (top_k * n_scorers))) on each utility of the 2 peeling rounds
     # and N(0, sigma^2) on each marginal count, sigma = sqrt(d) / mu_m over d=3 columns,
-    # mu_m a 0.5 share of the Gaussian-DP budget mu^2 of what is left (2.6, delta)
-    mu_m = math.sqrt(_budget.JOINT_MARGINALS_FRACTION) * gdp_mu(2.6, 1e-5)
+    # mu_m a share of the Gaussian-DP budget mu^2 of what is left (2.6, delta)
+    mu = gdp_mu(2.6, 1e-5)
+    mu_m = math.sqrt(_budget.joint_marginals_fraction(mu)) * mu
     assert gan.noise_scale_ == {
         "prior": pytest.approx(5.0),
         "selection": pytest.approx(2.5),

@@ -17,7 +17,8 @@ Theorem 3.16); each share has one entry here:
 Where the marginals are released and DP-SGD's noise is calibrated (:attr:`GANPlan.joint`),
 the two are instead accounted together (:mod:`skdp.accounting._mixed`, PLD or RDP) at
 the whole delta: the release's Gaussian noise is set by :func:`joint_marginals_mu` (a
-:data:`JOINT_MARGINALS_FRACTION` share of the Gaussian-DP budget ``mu^2``), DP-SGD gets the
+:func:`joint_marginals_fraction` share of the Gaussian-DP budget ``mu^2``: 0.5 where
+``mu`` is small, 0.2 where it is large), DP-SGD gets the
 smallest noise that keeps both within what is left of ``(epsilon, delta)``, and the
 breakdown's ``"marginals"`` is the release's own epsilon at delta
 (:func:`joint_marginals_epsilon`), ``"dpsgd"`` the joint account less it.
@@ -45,6 +46,7 @@ __all__ = [
     "BOUNDS_FRACTION",
     "GANPlan",
     "JOINT_MARGINALS_FRACTION",
+    "JOINT_MARGINALS_MU",
     "MARGINALS_DELTA_FRACTION",
     "MARGINALS_FRACTION",
     "PRIOR_FRACTION",
@@ -53,6 +55,7 @@ __all__ = [
     "calibrate_noise",
     "dpsgd_share",
     "joint_marginals_epsilon",
+    "joint_marginals_fraction",
     "joint_marginals_mu",
     "marginals_share",
     "noise_scales",
@@ -68,11 +71,16 @@ SELECTION_FRACTION = 0.2
 MARGINALS_FRACTION = 0.2
 MARGINALS_DELTA_FRACTION = 0.1
 #: In the joint account, the marginals' share of the Gaussian-DP budget ``mu^2``
-#: (:func:`joint_marginals_mu`). Half: on a few hundred rows at epsilon = 1 the DP-SGD
-#: critic carries next to no dependence between columns, so the 2-way total variation of
-#: the samples is mostly the error of their 1-way marginals, while at epsilon = 10 half
-#: and 0.2 gave the same 2-way TV (``doc/benchmarks_synthesis.rst``).
-JOINT_MARGINALS_FRACTION = 0.5
+#: (:func:`joint_marginals_fraction`) where the whole budget's ``mu`` is at most
+#: ``JOINT_MARGINALS_MU[0]`` (DP-SGD's noise large), and where it is at least
+#: ``JOINT_MARGINALS_MU[1]`` (DP-SGD's noise small); linear in ``log mu`` between. On a
+#: few hundred rows at epsilon = 1 (``mu`` 0.27 at delta = 1e-5) the DP-SGD critic carries
+#: next to no dependence between columns, so the 2-way total variation of the samples is
+#: mostly the error of their 1-way marginals and half of ``mu^2`` lowers it; at epsilon =
+#: 10 (``mu`` 2.0) half and 0.2 gave the same 2-way TV while half cost DP-SGD noise and
+#: downstream accuracy (``doc/benchmarks_synthesis.rst``).
+JOINT_MARGINALS_FRACTION = (0.5, 0.2)
+JOINT_MARGINALS_MU = (0.5, 2.0)
 
 
 def prior_share(epsilon, *, conditional, class_prior):
@@ -104,15 +112,31 @@ def marginals_share(epsilon, *, marginals):
 
 def joint_marginals_mu(epsilon, delta):
     """The noisy marginals' Gaussian-DP parameter ``mu_m = 1 / noise multiplier`` in a
-    joint account of ``(epsilon, delta)``: ``sqrt(JOINT_MARGINALS_FRACTION) * mu`` with ``mu``
+    joint account of ``(epsilon, delta)``: ``sqrt(joint_marginals_fraction(mu)) * mu`` with ``mu``
     the largest Gaussian-DP parameter within ``(epsilon, delta)``
     (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su 2022). Gaussian-DP composes as
-    ``mu^2`` adds, so the release takes that fraction of the whole and leaves about the
+    ``mu^2`` adds, so the release takes that share of the whole and leaves about the
     rest to DP-SGD (the joint account then settles DP-SGD's noise exactly). A function
     of public numbers only."""
     from skdp.accounting import gdp_mu
 
-    return math.sqrt(JOINT_MARGINALS_FRACTION) * gdp_mu(epsilon, delta)
+    mu = gdp_mu(epsilon, delta)
+    return math.sqrt(joint_marginals_fraction(mu)) * mu
+
+
+def joint_marginals_fraction(mu):
+    """The noisy marginals' share of ``mu^2`` in a joint account whose whole Gaussian-DP
+    parameter is ``mu`` (:data:`JOINT_MARGINALS_FRACTION`): 0.5 for ``mu <= 0.5``, 0.2 for
+    ``mu >= 2``, and ``0.5 - 0.15 log2(2 mu)`` between (linear in ``log mu``). ``mu``
+    depends on ``(epsilon, delta)`` only, so the share is public; it falls as DP-SGD's
+    calibrated noise falls."""
+    (hi_share, lo_share), (lo_mu, hi_mu) = JOINT_MARGINALS_FRACTION, JOINT_MARGINALS_MU
+    if mu <= lo_mu:
+        return hi_share
+    if mu >= hi_mu:
+        return lo_share
+    t = math.log(mu / lo_mu) / math.log(hi_mu / lo_mu)
+    return hi_share + t * (lo_share - hi_share)
 
 
 def joint_marginals_epsilon(epsilon, delta):

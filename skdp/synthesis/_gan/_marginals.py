@@ -8,8 +8,9 @@ levels, a binary column's two values). Under add/remove of one row every column'
 histogram changes one count by 1, so the release's L2 sensitivity is ``sqrt(d)`` over
 ``d`` released columns (``k sqrt(d)`` per patient of ``k`` rows). The noise
 ``N(0, sigma^2)`` on each count is set by the plan: in the joint account with DP-SGD
-(the default), ``sigma = k sqrt(d) / mu_m`` with ``mu_m`` a 0.5 share of the
-Gaussian-DP budget (:func:`skdp.synthesis._gan._budget.joint_marginals_mu`); in a split
+(the default), ``sigma = k sqrt(d) / mu_m`` with ``mu_m^2`` a share of the Gaussian-DP
+budget ``mu^2`` that falls from 0.5 to 0.2 as ``mu`` grows
+(:func:`skdp.synthesis._gan._budget.joint_marginals_mu`); in a split
 account, zero-concentrated DP ``rho = d k^2 / (2 sigma^2)`` (Bun & Steinke 2016)
 converted to ``(eps_marginals, delta_marginals)`` by :func:`skdp.accounting.zcdp_rho`.
 The discrete Gaussian of ``secure_mode`` has the same zCDP/Rényi bound (Canonne, Kamath

@@ -85,8 +85,8 @@ def test_joint_plan_takes_a_share_of_the_gaussian_dp_budget(k):
     )  # fmt: skip
     mu = gdp_mu(0.9, 1e-5)
     assert plan.joint and plan.eps_joint == pytest.approx(0.9)
-    share = math.sqrt(_budget.JOINT_MARGINALS_FRACTION)
-    assert _budget.JOINT_MARGINALS_FRACTION == 0.5
+    share = math.sqrt(_budget.joint_marginals_fraction(mu))
+    assert mu < 0.5 and _budget.joint_marginals_fraction(mu) == 0.5
     assert plan.marginals_noise_multiplier == pytest.approx(1 / (share * mu))
     scale = math.sqrt(4) * (k or 1)  # L2 sensitivity of the 4 counts' changes per unit
     assert plan.marginals_sigma == pytest.approx(scale * plan.marginals_noise_multiplier)
@@ -151,3 +151,15 @@ def test_patient_level_fit_scales_the_marginal_noise_by_k():
     assert patient.privacy_unit_ == "group"
     assert patient.noise_scale_["marginals"] == pytest.approx(3 * row.noise_scale_["marginals"])
     assert sum(patient.privacy_breakdown_.values()) == pytest.approx(patient.epsilon_spent_)
+
+
+def test_joint_marginals_share_falls_as_the_gaussian_dp_budget_grows():
+    from skdp.accounting import gdp_mu
+
+    f = _budget.joint_marginals_fraction
+    assert f(0.1) == f(0.5) == 0.5 and f(2.0) == f(50.0) == 0.2
+    assert f(1.0) == pytest.approx(0.35)  # halfway in log mu
+    grid = [f(m) for m in (0.5, 0.7, 1.0, 1.4, 2.0)]
+    assert grid == sorted(grid, reverse=True)
+    # epsilon = 1 keeps half, epsilon = 10 takes 0.2 (delta = 1e-5)
+    assert f(gdp_mu(1.0, 1e-5)) == 0.5 and f(gdp_mu(10.0, 1e-5)) == pytest.approx(0.2, abs=1e-3)
