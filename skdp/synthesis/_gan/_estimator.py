@@ -309,27 +309,28 @@ class DPGANSynthesizer(
     * checkpoint selection: each candidate's utility is a count of correctly labelled
       private rows (changes by at most 1, monotone), chosen by report-noisy-max with
       ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``;
-    * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d`` discrete
-      blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with ``N(0, sigma^2)``, ``sigma =
-      sqrt(d) / mu_m``, ``mu_m = sqrt(s) mu`` and ``mu`` the largest Gaussian-DP parameter within
-      what is left of ``(epsilon, delta)`` after the bounds, prior and selection
-      (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su 2022: Gaussian-DP composes as ``mu^2`` adds,
-      so the release takes the share ``s`` of it). ``s`` is public, a function of ``mu`` alone: 0.5
-      for ``mu <= 0.5`` (DP-SGD's noise large: the samples' 2-way error is mostly that of their
-      1-way marginals), 0.2 for ``mu >= 2`` (DP-SGD's noise small), ``0.5 - 0.15 log2(2 mu)``
-      between (:func:`skdp.synthesis._gan._budget.joint_marginals_fraction`;
-      ``doc/benchmarks_synthesis.rst``). This Gaussian release and every DP-SGD step are composed in
-      one account (:mod:`skdp.accounting._mixed`): with ``accountant="pld"`` their privacy loss
-      distributions (the release as one step at sampling rate 1) and the minimum with the RDP bound,
-      else (``"rdp"``, ``"gdp_clt"``, or ``secure_mode``'s discrete Gaussian) Rényi DP (Mironov
-      2017) converted once (Balle et al. 2020); DP-SGD's ``sigma`` is the smallest that keeps both
-      within that remainder at the whole ``delta`` (exact). The breakdown's ``"marginals"`` is the
-      release's own epsilon at ``delta`` (closed form, Balle & Wang 2018), ``"dpsgd"`` the joint
-      account less it. With ``noise_multiplier`` given, the two are split: the release at ``(0.2
-      epsilon, 0.1 delta)`` (``sigma = sqrt(d / (2 rho))``, ``rho`` from
-      :func:`skdp.accounting.zcdp_rho`) and DP-SGD alone at ``0.9 delta``. The generators' output
-      logits are shifted after training so that their mean output matches the release:
-      post-processing.
+    * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
+      discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with ``N(0,
+      sigma^2)``, ``sigma = sqrt(d) / mu_m``, ``mu_m = sqrt(s) mu`` and ``mu`` the
+      largest Gaussian-DP parameter within what is left of ``(epsilon, delta)`` after
+      the bounds, prior and selection (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su
+      2022: Gaussian-DP composes as ``mu^2`` adds, so the release takes the share ``s``
+      of it). ``s`` is public, a function of ``mu`` alone: 0.5 for ``mu <= 0.5``
+      (DP-SGD's noise large: the samples' 2-way error is mostly that of their 1-way
+      marginals), 0.2 for ``mu >= 2`` (DP-SGD's noise small), ``0.5 - 0.15 log2(2 mu)``
+      between (measured in :doc:`/benchmarks_synthesis`). This Gaussian release and
+      every DP-SGD step are composed in one account (:mod:`skdp.accounting._mixed`):
+      with ``accountant="pld"`` their privacy loss distributions (the release as one
+      step at sampling rate 1) and the minimum with the RDP bound, else (``"rdp"``,
+      ``"gdp_clt"``, or ``secure_mode``'s discrete Gaussian) Rényi DP (Mironov 2017)
+      converted once (Balle et al. 2020); DP-SGD's ``sigma`` is the smallest that keeps
+      both within that remainder at the whole ``delta`` (exact). The breakdown's
+      ``"marginals"`` is the release's own epsilon at ``delta`` (closed form, Balle &
+      Wang 2018), ``"dpsgd"`` the joint account less it. With ``noise_multiplier``
+      given, the two are split: the release at ``(0.2 epsilon, 0.1 delta)`` (``sigma =
+      sqrt(d / (2 rho))``, ``rho`` from :func:`skdp.accounting.zcdp_rho`) and DP-SGD
+      alone at ``0.9 delta``. The generators' output logits are shifted after training
+      so that their mean output matches the release: post-processing.
 
     The binned numeric encoding (``numeric_encoding="bins"``) is a function of the public
     schema (declared or privately estimated bounds) and of public ``n`` and ``epsilon``

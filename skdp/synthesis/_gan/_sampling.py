@@ -14,6 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from skdp.synthesis._gan._encoding import BinnedEncoder, draw_rows
 from skdp.utils._random import make_rng
 from skdp.utils._sklearn_compat import check_is_fitted
+from skdp.utils.validation import check_n_samples
 
 __all__ = [
     "GANSamplingMixin",
@@ -168,10 +169,6 @@ class GANSamplingMixin:
     (post-processing of the fitted generators, decoder, schema and class prior)."""
 
     def _n_samples(self, n_samples):
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        from skdp.utils.validation import check_n_samples
-
         return check_n_samples(n_samples, getattr(self, "n_features_in_", 1))
 
     def sample(self, n_samples=1, *, random_state=None):
