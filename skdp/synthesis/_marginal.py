@@ -183,7 +183,9 @@ class DPMarginalSynthesizer(
         Patient-level zCDP fits (``groups`` and ``delta > 0``) only. ``"clip"``: the
         2-way (MST) or rounds' (AIM) measurements sum each patient's count vector
         clipped to L2 norm ``sqrt(k)``, so their noise is ``sqrt(k)`` times the row's
-        instead of ``k`` times (Notes, "Patients"). In memory only.
+        instead of ``k`` times (Notes, "Patients"). In memory only. Under pure DP
+        (``delta=0``) with ``groups`` it warns and bounds rows as ``"sample"`` does;
+        without ``groups`` it changes nothing.
     {param_verbose_count}
         Progress is always logged to the ``"skdp"`` logger: one record per stage (the
         1-way release; MST's tree selection and 2-way release, or AIM's rounds), with

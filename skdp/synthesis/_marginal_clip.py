@@ -19,6 +19,7 @@ to the model's total (post-processing): the factor ``n_hat / total`` is clamped 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -106,8 +107,17 @@ def measure_clipped(scaled, scale, plan, rng, n_hat):
 def clipped_statistic(est, groups, n, kept, stats, plan):
     """The :class:`ClippedCounts` of a ``contribution="clip"`` fit (``None`` where the
     plan clips nothing: per row, or under pure DP): the kept rows' bins of ``stats``
-    and their patients' codes. Refuses Dask input, naming the parameter."""
+    and their patients' codes. Refuses Dask input, naming the parameter. Warns where a
+    patient-level fit asked for ``"clip"`` under pure DP, which has no L2 measurement."""
     if plan.clip_norm is None:
+        if est.contribution == "clip" and plan.max_rows_per_group is not None:
+            warnings.warn(
+                "contribution='clip' applies to zCDP fits (delta > 0) only; with delta=0 "
+                "the measurements are discrete Laplace and each patient's rows are "
+                "bounded by max_rows_per_group as with contribution='sample'",
+                UserWarning,
+                stacklevel=5,
+            )
         return None
     if kept.index is None:
         raise ValueError(

@@ -62,6 +62,18 @@ def test_clip_without_groups_or_under_pure_dp_changes_nothing(selection, monkeyp
         pd.testing.assert_frame_equal(a.sample(30, random_state=1), b.sample(30, random_state=1))
 
 
+def test_clip_under_pure_dp_with_groups_warns_and_without_groups_does_not():
+    X, g = _table(50)
+    params = dict(epsilon=1.0, categories=CATS, contribution="clip", random_state=0)
+    est = DPMarginalSynthesizer(delta=0.0, max_rows_per_group=4, **params)
+    with pytest.warns(UserWarning, match="contribution='clip' applies to zCDP fits"):
+        est.fit(X, groups=g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        DPMarginalSynthesizer(delta=1e-5, max_rows_per_group=4, **params).fit(X, groups=g)
+        DPMarginalSynthesizer(delta=1e-5, **params).fit(X)
+
+
 def test_clip_keeps_the_proportions_of_a_clipped_marginal():
     # without noise-dominated cells: a large table, epsilon 10
     X, g = _table(n=2000, seed=1)
