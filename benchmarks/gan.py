@@ -50,14 +50,16 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _public_tables import (  # noqa: E402
-    FAIR_BOUNDS,
-    FAIR_INTEGER,
-    integer_column_types,
-    statsmodels_table,
-)
+from _public_tables import FAIR_BOUNDS, FAIR_INTEGER, statsmodels_table  # noqa: E402
 from synthesizers import DATASETS as _PANEL  # noqa: E402
-from synthesizers import SNVENV, evaluate, print_table, run_smartnoise, split  # noqa: E402
+from synthesizers import (  # noqa: E402
+    SNVENV,
+    column_types,
+    evaluate,
+    print_table,
+    run_smartnoise,
+    split,
+)
 
 DELTA = 1e-5
 
@@ -92,7 +94,7 @@ def _old_width(df, bounds, cats):
     return int(min(256, max(64, 2 ** math.ceil(math.log2(max(4 * D, 1))))))
 
 
-def run_gan(train, eps, bounds, cats, seed, old=False):
+def run_gan(train, eps, bounds, cats, seed, old=False, dataset="clinical"):
     from skdp.synthesis import DPGANSynthesizer
 
     extra = {}
@@ -109,7 +111,7 @@ def run_gan(train, eps, bounds, cats, seed, old=False):
         delta=DELTA,
         bounds=bounds,
         categories=cats or None,
-        column_types=integer_column_types(train, bounds),
+        column_types=column_types(dataset, train.columns) or None,  # declared kinds
         device="cpu",
         random_state=seed,
         **extra,
@@ -172,7 +174,9 @@ def main(argv=None):
                         py = args.smartnoise_python
                         syn = run_smartnoise(py, "mst", train, eps, bounds, cats, seed)
                     else:
-                        syn = run_gan(train, eps, bounds, cats, seed, old=name == "gan_old")
+                        syn = run_gan(
+                            train, eps, bounds, cats, seed, old=name == "gan_old", dataset=ds
+                        )
                     fit_s = time.perf_counter() - t0
                     res.append({**evaluate(train, syn, test, cats, False), "fit_s": fit_s})
                     print(f"  {ds} {name} eps={eps} seed={seed} {res[-1]}", flush=True)
