@@ -200,7 +200,10 @@ class DPGANSynthesizer(
         (L2 sensitivity ``sqrt(d)`` over ``d`` columns, ``k sqrt(d)`` per patient) and,
         after training, shift the generator's output logits so that its mean output
         matches them (post-processing; each row keeps its own conditional
-        probabilities). With a calibrated ``noise_multiplier=None`` the release takes
+        probabilities). With ``conditional="acgan"`` the marginals are released per
+        class (each column's table with the label: the same sensitivity and noise) and
+        each label gets its own shift, so the generator's rows for a class match that
+        class's noisy marginals. With a calibrated ``noise_multiplier=None`` the release takes
         0.5 (small budgets) to 0.2 (large ones) of the Gaussian-DP budget ``mu^2`` in
         one account with every DP-SGD step (Notes); with a given ``noise_multiplier``
         it gets its own ``0.2 * epsilon`` and ``0.1 * delta`` (zCDP-calibrated).
@@ -263,6 +266,12 @@ class DPGANSynthesizer(
         The released 1-way marginals (noisy, projected onto the simplex): one per
         numeric column's bins, categorical column's levels and binary column
         (``[P(False), P(True)]``), in that order; ``None`` without ``calibrate_marginals``.
+        With ``conditional="acgan"``: the class prior's mixture of
+        ``noisy_class_marginals_`` (post-processing).
+    noisy_class_marginals_ : list of list of ndarray
+        Only for ``conditional="acgan"`` with ``calibrate_marginals``: the released
+        marginals among the rows of each class of ``classes_`` (noisy, projected onto the
+        simplex), one list like ``noisy_marginals_`` per class.
     sample_rate_ : float
     n_iter_ : int
         Critic steps executed (accounted DP-SGD steps; the generator took
@@ -310,7 +319,9 @@ class DPGANSynthesizer(
       private rows (changes by at most 1, monotone), chosen by report-noisy-max with
       ``Lap(1 / eps_r)``, ``eps_r = eps_selection / (k * n_scorers)``;
     * ``calibrate_marginals=True``: the count of every bin or level of each of the ``d``
-      discrete blocks of the encoded row (L2 sensitivity ``sqrt(d)``) with ``N(0,
+      discrete blocks of the encoded row (``conditional="acgan"``: of every (class,
+      level) cell of each block's table with the label; a row is in one cell of each of
+      the ``d`` tables either way, so the L2 sensitivity is ``sqrt(d)``) with ``N(0,
       sigma^2)``, ``sigma = sqrt(d) / mu_m``, ``mu_m = sqrt(s) mu`` and ``mu`` the
       largest Gaussian-DP parameter within what is left of ``(epsilon, delta)`` after
       the bounds, prior and selection (:func:`skdp.accounting.gdp_mu`; Dong, Roth & Su

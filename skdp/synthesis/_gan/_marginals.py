@@ -37,6 +37,8 @@ __all__ = [
     "calibrate",
     "calibrate_generators",
     "marginal_blocks",
+    "pooled_marginals",
+    "release_class_marginals",
     "release_marginals",
 ]
 
@@ -68,6 +70,36 @@ def _project(v, total):
     return np.maximum(v - css[r - 1] / r, 0.0)
 
 
+def _block_counts(Z, blocks):
+    """The exact count of every level of every block (a binary column: ``[#0, #1]``)."""
+    n = Z.shape[0]
+    out = []
+    for a, b in blocks:
+        if b - a == 1:
+            s = float(np.sum(Z[:, a]))
+            out.append(np.array([n - s, s]))
+        else:
+            out.append(np.asarray(Z[:, a:b].sum(axis=0), dtype=float))
+    return out
+
+
+def _noisy(counts, sigma, rng, secure_mode):
+    """``counts`` plus ``N(0, sigma^2)`` each (the exact discrete Gaussian with
+    ``secure_mode``)."""
+    from skdp.mechanisms import discrete_gaussian_noise
+
+    if secure_mode:
+        return counts + discrete_gaussian_noise(counts.size, sigma=sigma, secure_mode=True)
+    return counts + rng.normal(0.0, sigma, size=counts.size)
+
+
+def _probabilities(counts, total, noisy):
+    """Probabilities from (noisy) counts: projected onto the simplex at ``total`` first
+    when ``noisy``; uniform when nothing is left."""
+    p = _project(counts, float(max(total, 1))) if noisy else counts
+    return p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
+
+
 def release_marginals(Z, blocks, sigma, rng, *, secure_mode=False):
     """Noisy probabilities of every block's levels (a binary column: ``[P(0), P(1)]``).
 
@@ -75,25 +107,48 @@ def release_marginals(Z, blocks, sigma, rng, *, secure_mode=False):
     ``N(0, sigma^2)`` (``secure_mode``: the exact discrete Gaussian from ``os.urandom``)
     and are projected onto the simplex at the public row count.
     """
-    from skdp.mechanisms import discrete_gaussian_noise
-
     n = Z.shape[0]
     out = []
-    for a, b in blocks:
-        if b - a == 1:
-            s = float(np.sum(Z[:, a]))
-            counts = np.array([n - s, s])
-        else:
-            counts = np.asarray(Z[:, a:b].sum(axis=0), dtype=float)
+    for counts in _block_counts(Z, blocks):
         if sigma > 0:
-            if secure_mode:
-                noise = discrete_gaussian_noise(counts.size, sigma=sigma, secure_mode=True)
-            else:
-                noise = rng.normal(0.0, sigma, size=counts.size)
-            counts = counts + noise
-        p = _project(counts, float(max(n, 1))) if sigma > 0 else counts
-        out.append(p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size))
+            counts = _noisy(counts, sigma, rng, secure_mode)
+        out.append(_probabilities(counts, n, sigma > 0))
     return out
+
+
+def release_class_marginals(Z, labels, n_classes, blocks, sigma, rng, *, secure_mode=False):
+    """Noisy probabilities of every block's levels among the rows of each class.
+
+    The AC-GAN's release (:func:`release_marginals` for a declared label): the counts of
+    every (class, level) cell of each column's table with the label, ``N(0, sigma^2)``
+    on each (``secure_mode``: the exact discrete Gaussian). A row is in one cell of each
+    of the ``d`` tables, so the L2 sensitivity is ``sqrt(d)`` (``k sqrt(d)`` per patient
+    of ``k`` rows), that of the 1-way release: the same ``sigma`` and account. Each class's
+    counts are projected onto the simplex at the mean over blocks of their noisy sums
+    (post-processing).
+
+    Returns
+    -------
+    list (one per class) of list (one per block) of ndarray
+    """
+    out = []
+    for k in range(int(n_classes)):
+        counts = _block_counts(Z[np.asarray(labels) == k], blocks)
+        if sigma > 0:
+            counts = [_noisy(c, sigma, rng, secure_mode) for c in counts]
+        total = float(np.mean([c.sum() for c in counts])) if counts else 0.0
+        out.append([_probabilities(c, total, sigma > 0) for c in counts])
+    return out
+
+
+def pooled_marginals(class_targets, prior):
+    """The 1-way marginals implied by class-conditional ones and a class prior (the
+    prior-weighted mixture; post-processing)."""
+    prior = np.asarray(prior, dtype=float)
+    return [
+        sum(float(w) * ct[i] for w, ct in zip(prior, class_targets, strict=True))
+        for i in range(len(class_targets[0]))
+    ]
 
 
 def _floored(p):
@@ -166,7 +221,12 @@ def pre_activations(generator, activation, draw):
 def calibrate_generators(generators, run, blocks, targets, rng):
     """Shift every generator's output offsets so that its mean output on
     :data:`CALIBRATION_ROWS` latent draws from ``rng`` (labels from the class prior)
-    matches the noisy marginals (in place)."""
+    matches the noisy marginals (in place). ``targets`` from
+    :func:`release_class_marginals` (a list per class): each class's own shift
+    (``class_offset``), so that the generator's mean output for label ``c`` matches
+    class ``c``'s noisy marginals."""
+    if targets and isinstance(targets[0], list):
+        return _calibrate_classes(generators, run, blocks, targets, rng)
     import torch
 
     from skdp.synthesis._gan._sampling import latent
@@ -190,3 +250,36 @@ def calibrate_generators(generators, run, blocks, targets, rng):
         offsets = calibrate(H, act.offset.detach().cpu().numpy().astype(float), blocks, targets)
         with torch.no_grad():
             act.offset.copy_(torch.as_tensor(offsets, dtype=act.offset.dtype))
+
+
+def _calibrate_classes(generators, run, blocks, class_targets, rng):
+    """Per-class shifts (:func:`calibrate_generators` with class-conditional targets):
+    for each class in the support of the class prior (the labels the fit's fake rows
+    take), :data:`CALIBRATION_ROWS` latent draws from ``rng`` with that label; a class
+    the prior never draws keeps a zero shift."""
+    import torch
+
+    from skdp.synthesis._gan._sampling import latent
+    from skdp.utils._torch import torch_generator
+
+    cfg, m = run.config, CALIBRATION_ROWS
+    support = run.prior.detach().cpu().numpy() > 0
+    for g in generators:
+        act = output_activation(g)
+        p = next(g.parameters())
+        tgen = torch_generator(rng, "cpu")
+        base = act.offset.detach().cpu().numpy().astype(float)
+        shifts = []
+        for k, targets in enumerate(class_targets):
+            if not support[k]:
+                shifts.append(np.zeros_like(base))
+                continue
+
+            def draw(k=k, p=p, tgen=tgen):
+                z = latent(m, cfg.latent_dim, cfg.latent_distribution, tgen, p.dtype)
+                return z.to(p.device), torch.full((m,), k, dtype=torch.long, device=p.device)
+
+            H = pre_activations(g, act, draw)
+            shifts.append(calibrate(H, base, blocks, targets) - base)
+        with torch.no_grad():
+            act.class_offset.copy_(torch.as_tensor(np.array(shifts), dtype=act.offset.dtype))

@@ -75,18 +75,30 @@ def _groups(channels: int) -> int:
 
 
 class OutputActivation(nn.Module):
-    """Sigmoid on numeric/binary coordinates, softmax on each one-hot block."""
+    """Sigmoid on numeric/binary coordinates, softmax on each one-hot block.
 
-    def __init__(self, width: int, softmax_blocks=()):
+    ``n_classes > 0`` (the AC-GAN's generator): one more shift per class,
+    ``class_offset[c]``, for the label ``condition`` that :class:`ConditionalGenerator`
+    sets around each call (zeros unless calibrated to the noisy class-conditional
+    marginals; not trained).
+    """
+
+    def __init__(self, width: int, softmax_blocks=(), n_classes: int = 0):
         super().__init__()
         self.width = int(width)
         self.softmax_blocks = [(int(a), int(b)) for a, b in softmax_blocks]
         #: shift of every pre-activation (zeros unless calibrated to the noisy marginals,
         #: :mod:`skdp.synthesis._gan._marginals`; not trained)
         self.register_buffer("offset", torch.zeros(self.width))
+        if n_classes:
+            self.register_buffer("class_offset", torch.zeros(int(n_classes), self.width))
+        #: label codes of the rows of the current call (set by ConditionalGenerator)
+        self.condition = None
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         h = h + self.offset.to(h.dtype)
+        if self.condition is not None and hasattr(self, "class_offset"):
+            h = h + self.class_offset[self.condition].to(h.dtype)
         if not self.softmax_blocks:
             return torch.sigmoid(h)
         pieces, pos = [], 0
@@ -297,12 +309,20 @@ class ConditionalGenerator(nn.Module):
             nn.init.normal_(self.embedding.weight, 1.0, 0.1)
 
     def forward(self, z: torch.Tensor, c: torch.Tensor | None = None) -> torch.Tensor:
-        if self.n_classes:
-            if self.label_embedding == "multiply":
-                z = z * self.embedding(c)
-            else:
-                z = torch.cat([z, nn.functional.one_hot(c, self.n_classes).to(z.dtype)], dim=1)
-        return self.body(z)
+        if not self.n_classes:
+            return self.body(z)
+        if self.label_embedding == "multiply":
+            h = z * self.embedding(c)
+        else:
+            h = torch.cat([z, nn.functional.one_hot(c, self.n_classes).to(z.dtype)], dim=1)
+        acts = [m for m in self.body.modules() if isinstance(m, OutputActivation)]
+        for act in acts:  # the per-class output shift sees each row's label
+            act.condition = c
+        try:
+            return self.body(h)
+        finally:
+            for act in acts:
+                act.condition = None
 
 
 class Autoencoder(nn.Module):
@@ -370,7 +390,7 @@ def build_networks(
         ae = Autoencoder(enc, decoder)
     else:
         ae = None
-        act = OutputActivation(D, softmax_blocks)
+        act = OutputActivation(D, softmax_blocks, K)
         body = ConvDecoder(g_in, C, L, width, act) if conv else MLPDecoder(g_in, width, D, act)
     if conv:
         critic = ConvCritic(C, L, width, K, critic_bias)

@@ -12,7 +12,12 @@ from skdp.synthesis._gan import _budget
 from skdp.synthesis._gan._encoding import BinnedEncoder, default_n_bins, n_bins_per_column
 from skdp.synthesis._gan._fit import check_params, parameter_counts, step_counts, train_networks
 from skdp.synthesis._gan._label_prior import class_prior, encode_labels
-from skdp.synthesis._gan._marginals import marginal_blocks, release_marginals
+from skdp.synthesis._gan._marginals import (
+    marginal_blocks,
+    pooled_marginals,
+    release_class_marginals,
+    release_marginals,
+)
 from skdp.synthesis._gan._patients import gan_patient_codes
 from skdp.utils._groups import bound_contributions
 from skdp.utils._random import fit_streams
@@ -100,11 +105,6 @@ def fit_gan(est, X, y=None, groups=None):
     if est.calibrate_marginals and not est.autoencoder:
         blocks = marginal_blocks(encoder)
     plan = _plan(est, epsilon, delta, eps_bounds, share, k, len(blocks))
-    targets = None
-    if blocks:  # the noisy 1-way marginals (Gaussian, sensitivity sqrt(d) k)
-        targets = release_marginals(
-            Z, blocks, plan.marginals_sigma, streams["marginals"], secure_mode=plan.secure_mode
-        )
 
     # -- labels and the class prior (counts: sensitivity 1 per row, k per patient)
     classes, labels, prior = None, None, None
@@ -115,6 +115,9 @@ def fit_gan(est, X, y=None, groups=None):
             est.class_prior, classes, labels, share, streams["prior"],
             sensitivity=plan.count_sensitivity, secure_mode=plan.secure_mode,
         )  # fmt: skip
+    targets = class_targets = None
+    if blocks:  # the noisy 1-way marginals (Gaussian, sensitivity sqrt(d) k), per class
+        targets, class_targets = _release(Z, blocks, labels, classes, prior, plan, streams)
 
     # -- step counts (public: n, batch_size, parameter counts) and the calibrated noise
     n_params = None
@@ -127,11 +130,30 @@ def fit_gan(est, X, y=None, groups=None):
         Z, labels, prior, encoder, classes, params, q=q, sigma=sigma, private=private,
         t_ae=t_ae, t_critic=t_critic, eps_sel=plan.eps_selection, streams=streams,
         units=None if codes is None else (codes, k), sensitivity=plan.count_sensitivity,
-        secure_mode=plan.secure_mode, marginals=None if targets is None else (blocks, targets),
+        secure_mode=plan.secure_mode,
+        marginals=None if targets is None else (blocks, class_targets or targets),
     )  # fmt: skip
     _record(est, plan, schema, encoder, classes, prior, gens, selected, run)
     est.noisy_marginals_ = targets  # noisy (or None): what the generators are calibrated to
+    vars(est).pop("noisy_class_marginals_", None)  # only for a label (a refit drops it)
+    if class_targets is not None:
+        est.noisy_class_marginals_ = class_targets
     return est
+
+
+def _release(Z, blocks, labels, classes, prior, plan, streams):
+    """``(noisy 1-way marginals, noisy marginals per class or None)``: with a label
+    (the AC-GAN) the release is per class
+    (:func:`~skdp.synthesis._gan._marginals.release_class_marginals`, the same
+    sensitivity and noise) and the 1-way marginals are their mixture under the class
+    prior; else :func:`~skdp.synthesis._gan._marginals.release_marginals`."""
+    sigma, rng, secure = plan.marginals_sigma, streams["marginals"], plan.secure_mode
+    if labels is None:
+        return release_marginals(Z, blocks, sigma, rng, secure_mode=secure), None
+    per_class = release_class_marginals(
+        Z, labels, len(classes), blocks, sigma, rng, secure_mode=secure
+    )
+    return pooled_marginals(per_class, prior), per_class
 
 
 def joint_accountant(est):
