@@ -149,8 +149,12 @@ class LinearInferenceMixin:
         from skdp.linear_model._inference_linear import bootstrap
 
         rng = bootstrap_rng(random_state, stats["gram"], stats["target"], estimate)
-        centre, se = bootstrap(self, n_bootstrap, rng)
+        centre, se, model = bootstrap(self, n_bootstrap, rng, parts=True)
         lower, upper, pval = normal_table(estimate, centre, se, alpha)
+        from skdp.linear_model._inference_null import N_NULL, linear_null_pvalues
+
+        spec, design, released, variance = model
+        pval = linear_null_pvalues(self, spec, design, centre, released, variance, N_NULL, rng)
         shown = np.append(self.coef_, self.intercept_)  # the centre with inference=True
         return names, shown, se, lower, upper, pval
 

@@ -250,9 +250,11 @@ def _from_sums(spec, G, root, slope, a, sigma, z):
     return mean, var, XtY - mean[:, None] * G[:, -1]
 
 
-def _mechanism(spec, design, theta, sigma, z):
+def _mechanism(spec, design, theta, sigma, z, student=False):
     """The mechanism on one chunk of simulated data sets (draws ``z``) from the model
-    ``theta``: ``(coef, intercept)`` of each replicate in original units."""
+    ``theta``: ``(coef, intercept)`` of each replicate in original units (``student``:
+    the slopes studentised by each release's own standard error instead,
+    :func:`~skdp.linear_model._inference_null.studentized`)."""
     p, n, d = spec.p, spec.n, spec.p + 1
     rows, cols = _gram_index(d, True)
     slope, a = spec.to_scaled(theta)
@@ -276,6 +278,10 @@ def _mechanism(spec, design, theta, sigma, z):
     w = _solve(None, c, (lam + ridge[:, None], V))
     sc = spec.scaling
     coef = w[:, :p] * sc.ax / sc.ay
+    if student:
+        from skdp.linear_model._inference_null import studentized
+
+        coef = studentized(spec, M, ridge, (lam + ridge[:, None], V), w, var)
     intercept = (w[:, :p] @ sc.cx + w[:, p] - sc.cy + mean) / sc.ay
     return np.column_stack([coef, intercept])
 
@@ -300,19 +306,25 @@ class _Design:
         return cls(X1, G, root, float(lam[0]), bool(exact))
 
 
-def replicates(spec, design, thetas, sigmas, n_rep, rng):
+def replicates(spec, design, thetas, sigmas, n_rep, rng, student=False):
     """``n_rep`` releases of the whole mechanism on data simulated from each linear model
     ``y~ = clip(slope x~ + a + sigma e, -1, 1)`` in ``thetas`` (original units) on the
     design: centring, noisy statistics, private eigenvalue, ridge and solve, with the
     same random numbers for every model (``sigmas``: the residual standard deviation of
-    each, or one for all). Returns shape ``(len(thetas), n_rep, p + 1)``."""
+    each, or one for all; ``student``: slopes studentised, :func:`_mechanism`). Returns
+    shape ``(len(thetas), n_rep, p + 1)``."""
     n, d = spec.n, spec.p + 1
     sigmas = np.broadcast_to(np.asarray(sigmas, float), (len(thetas),))
     out = []
     step = CHUNK // (4 * d * d) if design.exact else max(1, CHUNK // max(n, 1))
     for start in range(0, n_rep, step):
         z = _draws(spec, min(step, n_rep - start), n, d, rng, rows=not design.exact)
-        out.append([_mechanism(spec, design, t, s, z) for t, s in zip(thetas, sigmas, strict=True)])
+        out.append(
+            [
+                _mechanism(spec, design, t, s, z, student)
+                for t, s in zip(thetas, sigmas, strict=True)
+            ]
+        )
     return np.concatenate([np.array(o) for o in out], axis=1)
 
 
@@ -423,13 +435,15 @@ def _spread(spec, design, theta, variance, n_bootstrap, rng):
     return np.cov(replicates(spec, design, [theta], sigma, n_bootstrap, rng)[0], rowvar=False)
 
 
-def bootstrap(est, n_bootstrap, rng):
+def bootstrap(est, n_bootstrap, rng, parts=False):
     """``(centre, se)`` of each coefficient (``coef_`` then ``intercept_``): the
     parametric bootstrap inverted through the linearised mean map of the mechanism at
     the estimate; the standard error is the delta method's of that centre, ``J^-1``
     (the Jacobian at the estimate, the one the centre applies) times the spread of the
     releases at the bias-corrected model (Notes of :meth:`conf_int`).
-    ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated."""
+    ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated.
+    ``parts``: also return ``(spec, design, estimate, variance)``, the data model
+    (for the null test of :mod:`skdp.linear_model._inference_null`)."""
     spec, design, estimate, variance = _setup(est, rng)
     if n_bootstrap is None:
         n_bootstrap = N_BOOTSTRAP_EXACT
@@ -439,7 +453,8 @@ def bootstrap(est, n_bootstrap, rng):
     J_inv = _stable_inverse(J)
     centre = estimate + J_inv @ (estimate - mean)
     cov = _spread(spec, design, centre, variance, n_bootstrap, rng)
-    return centre, np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
+    se = np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
+    return (centre, se, (spec, design, estimate, variance)) if parts else (centre, se)
 
 
 def ols(est):

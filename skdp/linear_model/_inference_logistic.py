@@ -119,7 +119,11 @@ class LogisticInferenceMixin:
             boot = bootstrap_problem(
                 weights[k], H, self.ridge_, beta, h_scale, int(n_bootstrap), rng, A
             )
-            out.append((names, estimate, *calibrated_table(*boot, alpha)))
+            se, lower, upper, _ = calibrated_table(*boot, alpha)
+            from skdp.linear_model._inference_null import N_NULL, logistic_null_pvalues
+
+            pval = logistic_null_pvalues(weights[k], H, self.ridge_, beta, h_scale, rng, A, N_NULL)
+            out.append((names, estimate, se, lower, upper, pval))
         return out
 
     def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP_LOGISTIC, random_state=None):
