@@ -1,7 +1,8 @@
 """Where a GAN could beat marginals: synthesizers on a table with a higher-order interaction.
 
 Data: :func:`skdp.datasets.make_interaction_table` (``n`` training rows, seed 0; a fresh
-10,000-row test table, seed 1; 6 feature columns and the label). Its label depends on the
+10,000-row test table, seed 1; ``--n-features`` feature columns, 6 by default, and the
+label). Its label depends on the
 parity of the signs of ``order - 1`` columns: with ``--order 3`` a 3-way marginal
 (``x1, x2, label``) carries it, every 2-way marginal is independent of it; with ``--order
 4`` only the 4-way marginal (``x1, x2, x3, label``) does. Every method gets the simulator's
@@ -47,12 +48,12 @@ METHODS = ("marginal", "marginal_mst", "gan", "gan_acgan", "histogram")
 N_TEST = 10_000
 
 
-def table(n, order, seed):
+def table(n, order, seed, n_features=6):
     """``n`` rows of the simulator as one frame (label last) and its public schema."""
     from skdp.datasets import interaction_table_schema, make_interaction_table
 
-    X, y = make_interaction_table(n, order=order, random_state=seed)
-    return X.assign(label=y.to_numpy()), interaction_table_schema(6, order=order)
+    X, y = make_interaction_table(n, n_features=n_features, order=order, random_state=seed)
+    return X.assign(label=y.to_numpy()), interaction_table_schema(n_features, order=order)
 
 
 def fit_sample(name, train, eps, schema, seed):
@@ -154,6 +155,7 @@ def main(argv=None):
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--order", type=int, default=3, choices=(3, 4))
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--n-features", type=int, default=6, help="feature columns")
     parser.add_argument("--json", default=None, help="append the rows here (one per line)")
     args = parser.parse_args(argv)
     import torch
@@ -161,10 +163,10 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     print(f"load average {os.getloadavg()}, torch threads {torch.get_num_threads()}", flush=True)
     rows = []
-    test, schema = table(N_TEST, args.order, 1)
+    test, schema = table(N_TEST, args.order, 1, args.n_features)
     for n in [int(v) for v in args.n.split(",")]:
-        train, _ = table(n, args.order, 0)
-        floor = measure(train, table(n, args.order, 2)[0], test, schema)
+        train, _ = table(n, args.order, 0, args.n_features)
+        floor = measure(train, table(n, args.order, 2, args.n_features)[0], test, schema)
         floor["tstr"] = measure(train, train, test, schema)["tstr"]
         runs = [{**floor, "fit_s": 0.0}]
         rows.append(_summary("real", n, "-", runs, args.order))
