@@ -130,6 +130,10 @@ def test_torch_likelihood_matches_numpy_reference():
 
 # -------------------------------------------------------------- E2 conjugate recovery
 def test_e2_non_private_vi_recovers_the_conjugate_posterior():
+    # 300 steps with a faster decay (the same final rate, 0.2 x 0.05, as 800 steps at
+    # 0.998): a fourth of the time, and the fit is as close (measured: mean within 0.01
+    # posterior sds, sds within 1 %, correlation within 0.01; the bounds below are 0.15,
+    # 10 %, 0.08)
     cov = np.array([[1.0, 0.6], [0.6, 2.0]])
     rng = np.random.default_rng(0)
     n = 100
@@ -138,12 +142,12 @@ def test_e2_non_private_vi_recovers_the_conjugate_posterior():
         log_lik=CorrelatedGaussianLogLik(cov),
         n_params=2,
         epsilon=math.inf,
-        n_iter=800,
+        n_iter=300,
         n_mc=64,
         batch_size=n,
         optimizer="adam",
         learning_rate=0.05,
-        learning_rate_decay=0.998,
+        learning_rate_decay=0.9947,
         device="cpu",
         dtype="float64",
         random_state=0,
@@ -156,7 +160,7 @@ def test_e2_non_private_vi_recovers_the_conjugate_posterior():
     corr = np.corrcoef(S.T)[0, 1]
     assert abs(corr - post_cov[0, 1] / post_sd.prod()) < 0.08
     # one loss (negative ELBO) per step, decreasing; the final ELBO is close to the evidence
-    assert vi.n_iter_ == 800 and vi.loss_curve_.shape == (800,)
+    assert vi.n_iter_ == 300 and vi.loss_curve_.shape == (300,)
     assert vi.loss_curve_[-50:].mean() < vi.loss_curve_[:50].mean()
     assert abs(-vi.loss_curve_[-50:].mean() - vi.elbo_) < 5.0
     lp = vi.log_prob(S[:50])
