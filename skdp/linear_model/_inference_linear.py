@@ -250,11 +250,9 @@ def _from_sums(spec, G, root, slope, a, sigma, z):
     return mean, var, XtY - mean[:, None] * G[:, -1]
 
 
-def _mechanism(spec, design, theta, sigma, z, student=False):
+def _mechanism(spec, design, theta, sigma, z):
     """The mechanism on one chunk of simulated data sets (draws ``z``) from the model
-    ``theta``: ``(coef, intercept)`` of each replicate in original units (``student``:
-    the slopes studentised by each release's own standard error instead,
-    :func:`~skdp.linear_model._inference_null.studentized`)."""
+    ``theta``: ``(coef, intercept)`` of each replicate in original units."""
     p, n, d = spec.p, spec.n, spec.p + 1
     rows, cols = _gram_index(d, True)
     slope, a = spec.to_scaled(theta)
@@ -278,10 +276,6 @@ def _mechanism(spec, design, theta, sigma, z, student=False):
     w = _solve(None, c, (lam + ridge[:, None], V))
     sc = spec.scaling
     coef = w[:, :p] * sc.ax / sc.ay
-    if student:
-        from skdp.linear_model._inference_null import studentized
-
-        coef = studentized(spec, M, ridge, (lam + ridge[:, None], V), w, var)
     intercept = (w[:, :p] @ sc.cx + w[:, p] - sc.cy + mean) / sc.ay
     return np.column_stack([coef, intercept])
 
@@ -306,25 +300,19 @@ class _Design:
         return cls(X1, G, root, float(lam[0]), bool(exact))
 
 
-def replicates(spec, design, thetas, sigmas, n_rep, rng, student=False):
+def replicates(spec, design, thetas, sigmas, n_rep, rng):
     """``n_rep`` releases of the whole mechanism on data simulated from each linear model
     ``y~ = clip(slope x~ + a + sigma e, -1, 1)`` in ``thetas`` (original units) on the
     design: centring, noisy statistics, private eigenvalue, ridge and solve, with the
     same random numbers for every model (``sigmas``: the residual standard deviation of
-    each, or one for all; ``student``: slopes studentised, :func:`_mechanism`). Returns
-    shape ``(len(thetas), n_rep, p + 1)``."""
+    each, or one for all). Returns shape ``(len(thetas), n_rep, p + 1)``."""
     n, d = spec.n, spec.p + 1
     sigmas = np.broadcast_to(np.asarray(sigmas, float), (len(thetas),))
     out = []
     step = CHUNK // (4 * d * d) if design.exact else max(1, CHUNK // max(n, 1))
     for start in range(0, n_rep, step):
         z = _draws(spec, min(step, n_rep - start), n, d, rng, rows=not design.exact)
-        out.append(
-            [
-                _mechanism(spec, design, t, s, z, student)
-                for t, s in zip(thetas, sigmas, strict=True)
-            ]
-        )
+        out.append([_mechanism(spec, design, t, s, z) for t, s in zip(thetas, sigmas, strict=True)])
     return np.concatenate([np.array(o) for o in out], axis=1)
 
 

@@ -1,13 +1,16 @@
 """The p-values of ``summary`` for :class:`DPLinearRegression` and
 :class:`DPLogisticRegression`: a parametric bootstrap test of ``coefficient = 0`` through
-the mechanism under the null (:doc:`/inference`).
+the mechanism under the null (:doc:`/inference`), separate from the interval.
 
-For each coefficient ``j`` the mechanism is re-run on data simulated from the restricted
-model (coefficient ``j`` set to 0, the others at the interval's centre, the nuisance
-facts as ``conf_int`` fits them), and the p-value is the two-sided tail probability of
-the released estimate of ``j`` in those simulated releases (Alabi & Vadhan 2022, for
-differentially private linear regression; Ferrando, Wang & Sheldon 2022). Everything is
-post-processing of released values: the same data model as the interval, no data.
+For each coefficient ``j`` the release is simulated under the restricted model
+(coefficient ``j`` set to 0, the others at the interval's centre, the nuisance facts as
+``conf_int`` fits them), and the p-value is the two-sided tail probability of the
+released estimate of ``j`` among the simulated ones (the parametric bootstrap test of
+Alabi & Vadhan 2022 for differentially private linear regression, with the mechanism of
+Ferrando, Wang & Sheldon 2022). Linear regression conditions on the released Gram
+matrix, whose distribution does not involve the coefficients; logistic regression
+re-runs the linearised mechanism of its interval. Post-processing of released values
+only.
 """
 
 from __future__ import annotations
@@ -44,80 +47,63 @@ def tail_pvalues(observed, null):
     return np.where(p < TAIL_RESOLUTION / (b + 1.0), np.minimum(p, normal), p)
 
 
-def studentized(spec, M, ridge, eig, w, variance):
-    """``w_j / se_j`` of the slopes of each (stacked) release, with the plug-in standard
-    error read off that release alone: ``A^+ (s2 M + v_c I + v_G ||w||^2 I) A^+``,
-    ``A = M + ridge I`` (``eig``: its eigendecomposition; trimmed as the solve),
-    ``s2`` the residual variance (the private variance of the target less what the
-    slopes explain, at least ``MIN_RESIDUAL_SHARE`` of it), ``v_c`` and ``v_G`` the
-    variances of the noise of one entry of ``X~^T u`` and of ``X~^T X~``. Studentising
-    by the release's own noisy Gram matrix and ridge makes the statistic nearly free of
-    the scale errors of the simulated design (the pivot of the null test)."""
-    from skdp.linear_model._functional_release import EIGENVALUE_THRESHOLD
-    from skdp.linear_model._inference_linear import MIN_RESIDUAL_SHARE
+def _noise_draws(spec, d, n_null, rng):
+    """The release's noise of each null draw: the sampling part ``z`` (standard normal,
+    whitened), the noise of ``X~^T u`` and of the Gram matrix (``E'``, symmetric,
+    without the public corner ``n``) and of the private mean of the target."""
+    from skdp.linear_model._functional_release import _gram_index
 
-    lam, V = eig
-    n, p, d = spec.n, spec.p, M.shape[-1]
-    keep = lam >= EIGENVALUE_THRESHOLD
-    inv = np.where(keep, 1.0 / np.where(keep, lam, 1.0), 0.0)
-    A_inv = np.einsum("bij,bj,bkj->bik", V, inv, V)
-    mean = M[:, :p, d - 1] / n
-    cov = M[:, :p, :p] / n - mean[:, :, None] * mean[:, None, :]
-    slopes = w[:, :p]
-    explained = np.einsum("bi,bij,bj->b", slopes, cov, slopes)
-    s2 = np.maximum(variance - explained, MIN_RESIDUAL_SHARE * variance)
-    factor = 1.0 if spec.gaussian else 2.0
-    v_c = factor * (spec.scale / spec.weight) ** 2
-    extra = v_c + spec.entry_sd**2 * np.einsum("bi,bi->b", w, w)
-    S = s2[:, None, None] * M + extra[:, None, None] * np.eye(d)
-    var_w = np.einsum("bij,bjk,bik->bi", A_inv, S, A_inv)
-    return slopes / np.sqrt(np.maximum(var_w[:, :p], np.finfo(float).tiny))
+    def unit(size):
+        return rng.standard_normal(size) if spec.gaussian else rng.laplace(0.0, 1.0, size)
 
-
-def observed_statistics(est, spec, estimate):
-    """The statistics of the fit's own release that the null test compares: the slopes
-    studentised as :func:`studentized` (from the released ``X~^T X~``, ``X~^T u``,
-    ridge and private variance of the target), then the released intercept."""
-    from skdp.linear_model._inference_linear import _solve
-
-    stats_ = est.released_statistics_
-    M = np.asarray(stats_["gram"], float)[None]
-    ridge = np.array([float(est.regularization_)])
-    lam, V = np.linalg.eigh(M)
-    eig = (lam + ridge[:, None], V)
-    w = _solve(None, np.asarray(stats_["target"], float)[None], eig)
-    t = studentized(spec, M, ridge, eig, w, float(stats_["target_variance"]))[0]
-    return np.append(t, estimate[spec.p])
+    rows, cols = _gram_index(d, True)
+    E = np.zeros((n_null, d, d))
+    E[:, rows, cols] = spec.scale * unit((n_null, rows.size))
+    E[:, cols, rows] = E[:, rows, cols]
+    return {
+        "z": rng.standard_normal((n_null, d)),
+        "target": spec.scale * unit((n_null, d)) / spec.weight,
+        "gram": E,
+        "centre": spec.centre_scale * rng.laplace(0.0, 1.0, n_null) / spec.n,
+    }
 
 
 def linear_null_pvalues(est, spec, design, centre, estimate, variance, n_null, rng):
     """p-values of ``coefficient = 0`` (``coef_`` then the intercept) of a
-    :class:`DPLinearRegression` fit: ``n_null`` releases of the whole mechanism at each
-    restricted model ``centre`` with entry ``j`` set to 0, every model keeping the
-    target's private variance (its residual standard deviation refitted), and the tail
-    of the fit's own statistic ``j`` (:func:`observed_statistics`: a studentised slope,
-    or the released intercept) among the same statistics of those releases (common
-    random numbers across the models)."""
-    from skdp.linear_model._inference_linear import (
-        CLIP_NEGLIGIBLE,
-        _clipped_rows,
-        _Design,
-        _residual_sd,
-        replicates,
-    )
+    :class:`DPLinearRegression` fit, conditional on the released Gram matrix ``M`` and
+    ridge ``r`` (``M`` is ``X~^T X~`` plus noise: its distribution does not involve the
+    coefficients). Under each restricted model ``beta`` (``centre`` with entry ``j``
+    set to 0, in scaled units) the released ``X~^T u`` is drawn as ``M beta`` less the
+    centring, plus the sampling part ``sigma R z`` (``R R^T`` the data model's Gram
+    matrix, ``sigma`` the residual standard deviation that keeps the target's private
+    variance), the noise of the release, and ``E' beta`` with ``E'`` a fresh draw of the
+    Gram matrix's noise (the data's ``X~^T X~`` is ``M`` less that noise); each draw is
+    solved with the released ``M + r I`` as the fit solved it, mapped to original units,
+    and the released estimate's two-sided tail among the draws is the p-value
+    (:func:`tail_pvalues`). Common random numbers across the restricted models."""
+    from skdp.linear_model._inference_linear import _residual_sd, _solve
 
-    k = centre.size
-    thetas = [np.where(np.arange(k) == j, 0.0, centre) for j in range(k)]
-    sigmas = [_residual_sd(spec, design.rows, t, variance, design.exact) for t in thetas]
-    if design.exact and any(
-        _clipped_rows(spec, design.rows, t, s) >= CLIP_NEGLIGIBLE
-        for t, s in zip(thetas, sigmas, strict=True)
-    ):  # a restricted model clips: simulate rows
-        design = _Design.of(design.rows, exact=False)
-        sigmas = [_residual_sd(spec, design.rows, t, variance) for t in thetas]
-    null = replicates(spec, design, thetas, sigmas, n_null, rng, student=True)  # (k, B, k)
-    observed = observed_statistics(est, spec, estimate)
-    return tail_pvalues(observed, np.stack([null[j, :, j] for j in range(k)], axis=1))
+    M = np.asarray(est.released_statistics_["gram"], float)
+    n, p, d, sc = spec.n, spec.p, M.shape[0], spec.scaling
+    lam, V = np.linalg.eigh(M)
+    eig = (np.broadcast_to(lam + float(est.regularization_), (n_null, d)),)
+    eig += (np.broadcast_to(V, (n_null, d, d)),)
+    draw = _noise_draws(spec, d, n_null, rng)
+    null = np.empty((n_null, centre.size))
+    for j in range(centre.size):
+        theta = np.where(np.arange(centre.size) == j, 0.0, centre)
+        slope, a = spec.to_scaled(theta)
+        beta = np.append(slope, a)
+        sigma = _residual_sd(spec, design.rows, theta, variance, design.exact)
+        Xe = sigma * draw["z"] @ design.root.T
+        mean = (M[d - 1] @ beta + Xe[:, d - 1]) / n + draw["centre"]
+        c = M @ beta + Xe + draw["target"] + draw["gram"] @ beta - mean[:, None] * M[:, d - 1]
+        w = _solve(None, c, eig)
+        if j < p:
+            null[:, j] = w[:, j] * sc.ax[j] / sc.ay
+        else:
+            null[:, j] = (w[:, :p] @ sc.cx + w[:, p] - sc.cy + mean) / sc.ay
+    return tail_pvalues(estimate, null)
 
 
 def logistic_null_pvalues(w, H_hat, ridge, beta, h_scale, rng, A, n_null):
