@@ -210,8 +210,8 @@ class LinearInferenceMixin:
         shrunken estimate) for the covariance ``S0`` of the replicates there: the
         interval is ``theta0 -+ z_(1 - alpha/2) sqrt(diag(J^-1 S0 J^-T))``, the delta
         method's spread of the centre (``theta0`` moves by ``J^-1`` times a move of
-        ``theta^``; ``J`` inverted with singular values at least 0.05), the p-value
-        the two-sided normal one of ``theta0`` over its standard error.
+        ``theta^``; ``J`` inverted with singular values at least 0.05). The p-values of
+        :meth:`summary` come from a separate test under the null (its Notes).
         Assumptions: rows independent (with ``groups``, rows of one patient are treated
         as independent), the target linear in the clipped features with homoscedastic
         Gaussian errors; the interval covers the regression on the clipped features.
@@ -245,7 +245,8 @@ class LinearInferenceMixin:
     def summary(self, alpha=0.05, *, n_bootstrap=None, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
-        Post-processing only, as :meth:`conf_int` (same method, same interval).
+        Post-processing only, as :meth:`conf_int` (the same interval; the p-value from
+        a separate test, Notes).
 
         Parameters
         ----------
@@ -265,6 +266,35 @@ class LinearInferenceMixin:
             estimate), ``std err``, the interval's bounds (``[0.025`` and ``0.975]``
             for ``alpha=0.05``) and ``P>|z|``, the two-sided p-value of ``coefficient =
             0`` (``P>|t|`` semantics at ``epsilon=inf``).
+
+        Notes
+        -----
+        The interval and ``std err`` are those of :meth:`conf_int`. At a finite
+        ``epsilon`` the p-value is **not** the dual of that interval but a parametric
+        bootstrap test under the null (Alabi & Vadhan 2022), conditional on the
+        released Gram matrix ``M`` and ridge ``r`` (``M`` is the features' ``X~^T X~``
+        plus noise: its distribution does not involve the coefficients). For each
+        coefficient ``j`` the restricted model is the interval's centre with entry
+        ``j`` set to 0, its residual standard deviation refitted to the target's
+        private variance; 1,000 draws of the released ``X~^T u`` under it (``M beta``
+        less the private centring, the sampling part ``sigma R z`` with ``R R^T`` the
+        data model's Gram matrix of :meth:`conf_int`, the release's noise, and a fresh
+        draw of the Gram noise times ``beta``) are solved with the released ``M + r I``
+        as the fit solved them, and the p-value is the two-sided tail probability
+        ``2 min(P(T* <= t), P(T* >= t))`` of the released estimate ``t`` among them
+        (``+1`` corrected, Davison & Hinkley 1997; below ``0.02`` the normal tail of
+        the draws where smaller). Where the noise swamps the slopes it stays uniform
+        under the null, where the interval's normal p-value was conservative. Assumes
+        the data model of :meth:`conf_int`; clipping of the target is not simulated
+        by the test. Measured: :ref:`inference-linear-pvalues`.
+
+        References
+        ----------
+        D. Alabi, S. Vadhan. "Hypothesis testing for differentially private linear
+        regression." NeurIPS 2022.
+
+        A. C. Davison, D. V. Hinkley. "Bootstrap Methods and their Application."
+        Cambridge University Press, 1997.
 
         Examples
         --------
