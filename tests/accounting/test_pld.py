@@ -167,14 +167,42 @@ FAST = [
     (1.0, 5.0, 100),
 ]
 SLOW = [pytest.param(*c, marks=pytest.mark.slow) for c in GRID if c not in FAST]
+#: dp-accounting 0.6.0's epsilons (``_reference``) for FAST at delta = 1e-5 and 1e-8,
+#: pinned: building them took 1-8 s a case of the default run (0.001-1.0-1000 builds two
+#: grids). test_pinned_dp_accounting_answers_are_current (slow) recomputes them.
+DP_ACCOUNTING_FAST = {
+    (0.001, 1.0, 1000): (0.14890210026849485, 0.30504175005489653),
+    (0.001, 2.0, 1000): (0.04998879106956636, 0.0799671715878971),
+    (0.01, 1.0, 1000): (1.8282436461194622, 2.6978758752743497),
+    (0.01, 5.0, 10_000): (0.7363973925744614, 1.0375715652854631),
+    (0.04, 2.0, 100): (0.8606938480315184, 1.2602272352176345),
+    (0.2, 5.0, 1000): (5.871608705969195, 7.6892311801759785),
+    (1.0, 2.0, 1): (1.993091407921564, 2.7076063482378796),
+    (1.0, 5.0, 100): (9.997256407463825, 12.749246652440132),
+}
+DELTAS = (1e-5, 1e-8)
+
+
+def _reference_epsilons(sigma, q, steps):
+    """dp-accounting's epsilon at each of DELTAS: pinned for FAST, computed otherwise."""
+    if (q, sigma, steps) in DP_ACCOUNTING_FAST:
+        return DP_ACCOUNTING_FAST[(q, sigma, steps)]
+    ref = _reference(sigma, q, steps)
+    return tuple(ref.get_epsilon(delta) for delta in DELTAS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("q", "sigma", "steps"), FAST)
+def test_pinned_dp_accounting_answers_are_current(q, sigma, steps):
+    ref = _reference(sigma, q, steps)
+    got = tuple(ref.get_epsilon(delta) for delta in DELTAS)
+    assert got == pytest.approx(DP_ACCOUNTING_FAST[(q, sigma, steps)], rel=1e-9)
 
 
 @pytest.mark.parametrize(("q", "sigma", "steps"), FAST + SLOW)
 def test_matches_dp_accounting_pld(q, sigma, steps):
     acc = _pld(sigma, q, steps)
-    ref = _reference(sigma, q, steps)
-    for delta in (1e-5, 1e-8):
-        theirs = ref.get_epsilon(delta)
+    for delta, theirs in zip(DELTAS, _reference_epsilons(sigma, q, steps), strict=True):
         ours = acc.get_epsilon_pld(delta)
         assert ours >= theirs * (1 - 0.002), (delta, ours, theirs)
         assert ours <= theirs * 1.01 + 1e-6, (delta, ours, theirs)
