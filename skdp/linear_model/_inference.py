@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from skdp.linear_model._inference_null import NULL_TEST_REFERENCES
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     bootstrap_rng,
@@ -241,7 +242,7 @@ class LinearInferenceMixin:
         _, _, _, lower, upper, _ = self._inference(alpha, n_bootstrap, random_state)
         return np.column_stack([lower, upper])
 
-    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
+    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT, null_test_references=NULL_TEST_REFERENCES)
     def summary(self, alpha=0.05, *, n_bootstrap=None, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
@@ -290,11 +291,7 @@ class LinearInferenceMixin:
 
         References
         ----------
-        D. Alabi, S. Vadhan. "Hypothesis testing for differentially private linear
-        regression." NeurIPS 2022.
-
-        A. C. Davison, D. V. Hinkley. "Bootstrap Methods and their Application."
-        Cambridge University Press, 1997.
+        {null_test_references}
 
         Examples
         --------

@@ -22,7 +22,12 @@ from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests us
     calibrated_table,
     shrunk_fisher,
 )
-from skdp.linear_model._inference_null import N_NULL, logistic_null_pvalues
+from skdp.linear_model._inference_null import (
+    N_NULL,
+    NULL_TEST_REFERENCES,
+    logistic_null_pvalues,
+)
+from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     bootstrap_rng,
     check_alpha,
@@ -213,6 +218,7 @@ class LogisticInferenceMixin:
         ]
         return blocks[0] if len(blocks) == 1 else np.stack(blocks)
 
+    @insert_docs(null_test_references=NULL_TEST_REFERENCES)
     def summary(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP_LOGISTIC, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
@@ -253,11 +259,7 @@ class LogisticInferenceMixin:
 
         References
         ----------
-        D. Alabi, S. Vadhan. "Hypothesis testing for differentially private linear
-        regression." NeurIPS 2022.
-
-        A. C. Davison, D. V. Hinkley. "Bootstrap Methods and their Application."
-        Cambridge University Press, 1997.
+        {null_test_references}
 
         Examples
         --------

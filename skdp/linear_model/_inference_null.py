@@ -18,8 +18,21 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["N_NULL", "linear_null_pvalues", "logistic_null_pvalues", "tail_pvalues"]
+__all__ = [
+    "NULL_TEST_REFERENCES",
+    "N_NULL",
+    "linear_null_pvalues",
+    "logistic_null_pvalues",
+    "tail_pvalues",
+]
 
+#: the References of the null test in the summary docstrings (``insert_docs``)
+NULL_TEST_REFERENCES = """\
+D. Alabi, S. Vadhan. "Hypothesis testing for differentially private linear
+regression." NeurIPS 2022.
+
+A. C. Davison, D. V. Hinkley. "Bootstrap Methods and their Application."
+Cambridge University Press, 1997."""
 #: simulated releases per coefficient under its null
 N_NULL = 1000
 #: empirical p-values below this many ``1 / (B + 1)`` take the normal tail where smaller

@@ -5,17 +5,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skdp.linear_model import DPLinearRegression, DPLogisticRegression
+from skdp.linear_model import DPLogisticRegression
 from skdp.linear_model import _inference_linear as L
 from skdp.linear_model import _inference_null as N
+from tests.linear_model.test_inference_linear_se import _fit
 
 
 def _linear(n=2000, epsilon=1.0, seed=0, beta=(0.5, 0.0), **kw):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, len(beta)))
-    y = X @ np.asarray(beta) + 0.1 + rng.standard_normal(n)
-    params = {"bounds_X": (-4, 4), "bounds_y": (-6, 6), "random_state": seed}
-    return DPLinearRegression(epsilon=epsilon, **{**params, **kw}).fit(X, y)
+    return _fit(n, epsilon, seed, beta=beta, **kw)
 
 
 def test_tail_p_values_are_uniform_when_the_observed_comes_from_the_null():
