@@ -279,3 +279,57 @@ def test_posterior_floor_rises_with_the_released_n_epsilon():
     values = np.array([posterior_floor(x) for x in grid])
     assert np.all(np.diff(values) >= 0) and values[1] > values[0]
     assert values[-1] == FLOOR_CAP and values.max() == FLOOR_CAP
+
+
+def test_structured_draws_of_the_information_from_exact_n_epsilon_on():
+    """From a released n * epsilon of EXACT_N_EPSILON on, the curvature's draws use the
+    releases' structure: the baseline block diagonal around the events per interval,
+    the beta block around its (debiased) release, the cross block around 0 with
+    CROSS_SPREAD noise standard deviations; eigenvalues floored."""
+    from skdp.survival._cox_inference import (
+        CROSS_SPREAD,
+        _information,
+        _structured_draws,
+    )
+
+    X, y = _uniform_cohort(8000)
+    cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    stats_, J = cox.released_statistics_, cox.time_grid_.size - 1
+    sigma = cox.noise_scale_["hessian"]
+    draws = _structured_draws(cox, stats_, J, np.random.default_rng(0), 3000, 0.5)
+    assert draws.shape == (3000, J + 2, J + 2)
+    assert np.linalg.eigvalsh(draws).min() >= 0.5 * sigma - 1e-6
+    D, P = _information(cox, stats_, J)
+    mean = draws.mean(axis=0)
+    np.testing.assert_allclose(np.diag(mean)[:J], D, atol=0.2 * sigma)
+    np.testing.assert_allclose(mean[J:, J:], P, atol=0.2 * sigma)
+    assert np.abs(mean[:J, J:]).max() < 0.2 * sigma
+    assert draws[:, :J, J:].std() == pytest.approx(CROSS_SPREAD * sigma, rel=0.1)
+
+
+def test_shrinkage_share_moves_the_centre_between_none_and_the_whole_correction(
+    monkeypatch,
+):
+    """From EXACT_N_EPSILON on each draw is corrected by SHRINKAGE_SHARE of the
+    first-order shrinkage correction: the interval's centre lies between the
+    uncorrected one (share 0) and the whole correction (share 1), coefficient by
+    coefficient; below EXACT_N_EPSILON (the exact correction) the share plays no part."""
+    from skdp.survival import _cox_inference as ci
+
+    X, y = _uniform_cohort(2750)
+    cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    assert ci._released_n_epsilon(cox) >= ci.EXACT_N_EPSILON
+    centres = {}
+    for share in (0.0, ci.SHRINKAGE_SHARE, 1.0):
+        monkeypatch.setattr(ci, "SHRINKAGE_SHARE", share)
+        centres[share] = ci.posterior_interval(cox, 0.05)[4]
+    low, high = np.minimum(centres[0.0], centres[1.0]), np.maximum(centres[0.0], centres[1.0])
+    mid = centres[0.5]
+    assert np.all((low - 1e-9 <= mid) & (mid <= high + 1e-9))
+    assert not np.allclose(centres[0.0], centres[1.0])
+    small = DPCoxPH(epsilon=0.3, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
+    assert ci._released_n_epsilon(small) < ci.EXACT_N_EPSILON
+    monkeypatch.setattr(ci, "SHRINKAGE_SHARE", 0.0)
+    zero = ci.posterior_interval(small, 0.05)[4]
+    monkeypatch.setattr(ci, "SHRINKAGE_SHARE", 1.0)
+    np.testing.assert_array_equal(ci.posterior_interval(small, 0.05)[4], zero)
