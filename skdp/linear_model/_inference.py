@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-from skdp.linear_model._inference_null import NULL_TEST_REFERENCES
 from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     bootstrap_rng,
@@ -150,12 +149,8 @@ class LinearInferenceMixin:
         from skdp.linear_model._inference_linear import bootstrap
 
         rng = bootstrap_rng(random_state, stats["gram"], stats["target"], estimate)
-        centre, se, model = bootstrap(self, n_bootstrap, rng, parts=True)
+        centre, se = bootstrap(self, n_bootstrap, rng)
         lower, upper, pval = normal_table(estimate, centre, se, alpha)
-        from skdp.linear_model._inference_null import N_NULL, linear_null_pvalues
-
-        spec, design, released, variance = model
-        pval = linear_null_pvalues(self, spec, design, centre, released, variance, N_NULL, rng)
         shown = np.append(self.coef_, self.intercept_)  # the centre with inference=True
         return names, shown, se, lower, upper, pval
 
@@ -211,8 +206,8 @@ class LinearInferenceMixin:
         shrunken estimate) for the covariance ``S0`` of the replicates there: the
         interval is ``theta0 -+ z_(1 - alpha/2) sqrt(diag(J^-1 S0 J^-T))``, the delta
         method's spread of the centre (``theta0`` moves by ``J^-1`` times a move of
-        ``theta^``; ``J`` inverted with singular values at least 0.05). The p-values of
-        :meth:`summary` come from a separate test under the null (its Notes).
+        ``theta^``; ``J`` inverted with singular values at least 0.05), the p-value
+        the two-sided normal one of ``theta0`` over its standard error.
         Assumptions: rows independent (with ``groups``, rows of one patient are treated
         as independent), the target linear in the clipped features with homoscedastic
         Gaussian errors; the interval covers the regression on the clipped features.
@@ -242,12 +237,11 @@ class LinearInferenceMixin:
         _, _, _, lower, upper, _ = self._inference(alpha, n_bootstrap, random_state)
         return np.column_stack([lower, upper])
 
-    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT, null_test_references=NULL_TEST_REFERENCES)
+    @insert_docs(example_linear_fit=EXAMPLE_LINEAR_FIT)
     def summary(self, alpha=0.05, *, n_bootstrap=None, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
-        Post-processing only, as :meth:`conf_int` (the same interval; the p-value from
-        a separate test, Notes).
+        Post-processing only, as :meth:`conf_int` (same method, same interval).
 
         Parameters
         ----------
@@ -267,31 +261,6 @@ class LinearInferenceMixin:
             estimate), ``std err``, the interval's bounds (``[0.025`` and ``0.975]``
             for ``alpha=0.05``) and ``P>|z|``, the two-sided p-value of ``coefficient =
             0`` (``P>|t|`` semantics at ``epsilon=inf``).
-
-        Notes
-        -----
-        The interval and ``std err`` are those of :meth:`conf_int`. At a finite
-        ``epsilon`` the p-value is **not** the dual of that interval but a parametric
-        bootstrap test under the null (Alabi & Vadhan 2022), conditional on the
-        released Gram matrix ``M`` and ridge ``r`` (``M`` is the features' ``X~^T X~``
-        plus noise: its distribution does not involve the coefficients). For each
-        coefficient ``j`` the restricted model is the interval's centre with entry
-        ``j`` set to 0, its residual standard deviation refitted to the target's
-        private variance; 1,000 draws of the released ``X~^T u`` under it (``M beta``
-        less the private centring, the sampling part ``sigma R z`` with ``R R^T`` the
-        data model's Gram matrix of :meth:`conf_int`, the release's noise, and a fresh
-        draw of the Gram noise times ``beta``) are solved with the released ``M + r I``
-        as the fit solved them, and the p-value is the two-sided tail probability
-        ``2 min(P(T* <= t), P(T* >= t))`` of the released estimate ``t`` among them
-        (``+1`` corrected, Davison & Hinkley 1997; below ``0.02`` the normal tail of
-        the draws where smaller). Where the noise swamps the slopes it stays uniform
-        under the null, where the interval's normal p-value was conservative. Assumes
-        the data model of :meth:`conf_int`; clipping of the target is not simulated
-        by the test. Measured: :ref:`inference-linear-pvalues`.
-
-        References
-        ----------
-        {null_test_references}
 
         Examples
         --------

@@ -423,15 +423,13 @@ def _spread(spec, design, theta, variance, n_bootstrap, rng):
     return np.cov(replicates(spec, design, [theta], sigma, n_bootstrap, rng)[0], rowvar=False)
 
 
-def bootstrap(est, n_bootstrap, rng, parts=False):
+def bootstrap(est, n_bootstrap, rng):
     """``(centre, se)`` of each coefficient (``coef_`` then ``intercept_``): the
     parametric bootstrap inverted through the linearised mean map of the mechanism at
     the estimate; the standard error is the delta method's of that centre, ``J^-1``
     (the Jacobian at the estimate, the one the centre applies) times the spread of the
     releases at the bias-corrected model (Notes of :meth:`conf_int`).
-    ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated.
-    ``parts``: also return ``(spec, design, estimate, variance)``, the data model
-    (for the null test of :mod:`skdp.linear_model._inference_null`)."""
+    ``n_bootstrap=None``: ``N_BOOTSTRAP_EXACT``, fewer where rows are simulated."""
     spec, design, estimate, variance = _setup(est, rng)
     if n_bootstrap is None:
         n_bootstrap = N_BOOTSTRAP_EXACT
@@ -441,8 +439,7 @@ def bootstrap(est, n_bootstrap, rng, parts=False):
     J_inv = _stable_inverse(J)
     centre = estimate + J_inv @ (estimate - mean)
     cov = _spread(spec, design, centre, variance, n_bootstrap, rng)
-    se = np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
-    return (centre, se, (spec, design, estimate, variance)) if parts else (centre, se)
+    return centre, np.sqrt(np.diag(J_inv @ cov @ J_inv.T))
 
 
 def ols(est):

@@ -1,16 +1,13 @@
-"""The p-values of ``summary`` for :class:`DPLinearRegression` and
-:class:`DPLogisticRegression`: a parametric bootstrap test of ``coefficient = 0`` through
-the mechanism under the null (:doc:`/inference`), separate from the interval.
+"""The p-values of ``summary`` for :class:`DPLogisticRegression`: a parametric bootstrap
+test of ``coefficient = 0`` through the linearised mechanism under the null
+(:ref:`inference-logistic`), separate from the interval.
 
 For each coefficient ``j`` the release is simulated under the restricted model
 (coefficient ``j`` set to 0, the others at the interval's centre, the nuisance facts as
 ``conf_int`` fits them), and the p-value is the two-sided tail probability of the
 released estimate of ``j`` among the simulated ones (the parametric bootstrap test of
-Alabi & Vadhan 2022 for differentially private linear regression, with the mechanism of
-Ferrando, Wang & Sheldon 2022). Linear regression conditions on the released Gram
-matrix, whose distribution does not involve the coefficients; logistic regression
-re-runs the linearised mechanism of its interval. Post-processing of released values
-only.
+Alabi & Vadhan 2022, with the mechanism of Ferrando, Wang & Sheldon 2022).
+Post-processing of released values only.
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ from scipy import stats
 __all__ = [
     "NULL_TEST_REFERENCES",
     "N_NULL",
-    "linear_null_pvalues",
     "logistic_null_pvalues",
     "tail_pvalues",
 ]
@@ -58,65 +54,6 @@ def tail_pvalues(observed, null):
         z = np.abs(observed - null.mean(axis=0)) / sd
     normal = np.where(sd > 0, 2.0 * stats.norm.sf(z), p)
     return np.where(p < TAIL_RESOLUTION / (b + 1.0), np.minimum(p, normal), p)
-
-
-def _noise_draws(spec, d, n_null, rng):
-    """The release's noise of each null draw: the sampling part ``z`` (standard normal,
-    whitened), the noise of ``X~^T u`` and of the Gram matrix (``E'``, symmetric,
-    without the public corner ``n``) and of the private mean of the target."""
-    from skdp.linear_model._functional_release import _gram_index
-
-    def unit(size):
-        return rng.standard_normal(size) if spec.gaussian else rng.laplace(0.0, 1.0, size)
-
-    rows, cols = _gram_index(d, True)
-    E = np.zeros((n_null, d, d))
-    E[:, rows, cols] = spec.scale * unit((n_null, rows.size))
-    E[:, cols, rows] = E[:, rows, cols]
-    return {
-        "z": rng.standard_normal((n_null, d)),
-        "target": spec.scale * unit((n_null, d)) / spec.weight,
-        "gram": E,
-        "centre": spec.centre_scale * rng.laplace(0.0, 1.0, n_null) / spec.n,
-    }
-
-
-def linear_null_pvalues(est, spec, design, centre, estimate, variance, n_null, rng):
-    """p-values of ``coefficient = 0`` (``coef_`` then the intercept) of a
-    :class:`DPLinearRegression` fit, conditional on the released Gram matrix ``M`` and
-    ridge ``r`` (``M`` is ``X~^T X~`` plus noise: its distribution does not involve the
-    coefficients). Under each restricted model ``beta`` (``centre`` with entry ``j``
-    set to 0, in scaled units) the released ``X~^T u`` is drawn as ``M beta`` less the
-    centring, plus the sampling part ``sigma R z`` (``R R^T`` the data model's Gram
-    matrix, ``sigma`` the residual standard deviation that keeps the target's private
-    variance), the noise of the release, and ``E' beta`` with ``E'`` a fresh draw of the
-    Gram matrix's noise (the data's ``X~^T X~`` is ``M`` less that noise); each draw is
-    solved with the released ``M + r I`` as the fit solved it, mapped to original units,
-    and the released estimate's two-sided tail among the draws is the p-value
-    (:func:`tail_pvalues`). Common random numbers across the restricted models."""
-    from skdp.linear_model._inference_linear import _residual_sd, _solve
-
-    M = np.asarray(est.released_statistics_["gram"], float)
-    n, p, d, sc = spec.n, spec.p, M.shape[0], spec.scaling
-    lam, V = np.linalg.eigh(M)
-    eig = (np.broadcast_to(lam + float(est.regularization_), (n_null, d)),)
-    eig += (np.broadcast_to(V, (n_null, d, d)),)
-    draw = _noise_draws(spec, d, n_null, rng)
-    null = np.empty((n_null, centre.size))
-    for j in range(centre.size):
-        theta = np.where(np.arange(centre.size) == j, 0.0, centre)
-        slope, a = spec.to_scaled(theta)
-        beta = np.append(slope, a)
-        sigma = _residual_sd(spec, design.rows, theta, variance, design.exact)
-        Xe = sigma * draw["z"] @ design.root.T
-        mean = (M[d - 1] @ beta + Xe[:, d - 1]) / n + draw["centre"]
-        c = M @ beta + Xe + draw["target"] + draw["gram"] @ beta - mean[:, None] * M[:, d - 1]
-        w = _solve(None, c, eig)
-        if j < p:
-            null[:, j] = w[:, j] * sc.ax[j] / sc.ay
-        else:
-            null[:, j] = (w[:, :p] @ sc.cx + w[:, p] - sc.cy + mean) / sc.ay
-    return tail_pvalues(estimate, null)
 
 
 def logistic_null_pvalues(w, H_hat, ridge, beta, h_scale, rng, A, n_null):
