@@ -22,12 +22,6 @@ from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests us
     calibrated_table,
     shrunk_fisher,
 )
-from skdp.linear_model._inference_null import (
-    N_NULL,
-    NULL_TEST_REFERENCES,
-    logistic_null_pvalues,
-)
-from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     bootstrap_rng,
     check_alpha,
@@ -125,9 +119,7 @@ class LogisticInferenceMixin:
             boot = bootstrap_problem(
                 weights[k], H, self.ridge_, beta, h_scale, int(n_bootstrap), rng, A
             )
-            se, lower, upper, _ = calibrated_table(*boot, alpha)
-            pval = logistic_null_pvalues(weights[k], H, self.ridge_, beta, h_scale, rng, A, N_NULL)
-            out.append((names, estimate, se, lower, upper, pval))
+            out.append((names, estimate, *calibrated_table(*boot, alpha)))
         return out
 
     def conf_int(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP_LOGISTIC, random_state=None):
@@ -181,11 +173,11 @@ class LogisticInferenceMixin:
         and ``a_lo, a_hi`` are the ``alpha/2`` and ``1 - alpha/2`` quantiles of ``u``
         (uniform were the bootstrap exact; where the noisy ``H`` makes the first-level
         interval too wide or too narrow the nested one is too, and the levels move).
-        ``std err`` is the standard deviation of ``delta``; the p-values of
-        :meth:`summary` come from a separate test under the null (its Notes).
-        Assumptions: rows independent (with ``groups``, rows of one patient too), the
-        logistic model correct on the clipped features, ``n epsilon`` large enough for
-        the linearisation (:ref:`inference-logistic`).
+        The p-value is the smallest ``alpha`` whose interval excludes 0, ``std err``
+        the standard deviation of ``delta``. Assumptions: rows independent (with
+        ``groups``, rows of one patient too), the logistic model correct on the clipped
+        features, ``n epsilon`` large enough for the linearisation
+        (:ref:`inference-logistic`).
 
         **epsilon=inf:** the unpenalised maximum likelihood estimate and its Wald
         interval (as statsmodels' ``Logit`` when no value is clipped).
@@ -218,12 +210,10 @@ class LogisticInferenceMixin:
         ]
         return blocks[0] if len(blocks) == 1 else np.stack(blocks)
 
-    @insert_docs(null_test_references=NULL_TEST_REFERENCES)
     def summary(self, alpha=0.05, *, n_bootstrap=N_BOOTSTRAP_LOGISTIC, random_state=None):
         """A statsmodels-like table of the coefficients with noise-aware inference.
 
-        Post-processing only: the interval of :meth:`conf_int`, the p-value from a
-        separate test (Notes).
+        Post-processing only, the same method as :meth:`conf_int`.
 
         Parameters
         ----------
@@ -240,26 +230,6 @@ class LogisticInferenceMixin:
             Indexed by feature name (``"intercept"`` last; beyond two classes by
             ``(class, feature)``), with columns ``coef`` (the released estimate), ``std
             err``, the interval's bounds and ``P>|z|`` (two-sided, ``coefficient = 0``).
-
-        Notes
-        -----
-        At a finite ``epsilon`` ``P>|z|`` is **not** the dual of the calibrated
-        interval (that one was conservative where the release is noisy) but a
-        parametric bootstrap test under the null (as Alabi & Vadhan 2022 for linear
-        regression): for each coefficient ``j`` the linearised mechanism of
-        :meth:`conf_int` (the model's Fisher information ``H0``, the ridge, the
-        objective's noise) is re-run 1,000 times at the restricted model, the
-        interval's centre with coefficient ``j`` set to 0 (in the units of ``coef_``),
-        and the p-value is the two-sided tail probability ``2 min(P(T* <= t), P(T* >=
-        t))`` of the released coefficient ``t`` among the simulated ones (``+1``
-        corrected, Davison & Hinkley 1997; below ``0.02`` the normal tail of the draws
-        where smaller). Assumes what :meth:`conf_int` assumes (the linearisation, the
-        logistic model on the clipped features). Measured: :ref:`inference-logistic`.
-        At ``epsilon=inf``: the Wald p-value of the maximum likelihood estimate.
-
-        References
-        ----------
-        {null_test_references}
 
         Examples
         --------

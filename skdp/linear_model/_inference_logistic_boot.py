@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["EIGEN_FLOOR", "bootstrap_problem", "calibrated_table", "make_world", "shrunk_fisher"]
+__all__ = ["EIGEN_FLOOR", "bootstrap_problem", "calibrated_table", "shrunk_fisher"]
 
 #: eigenvalues of the Fisher information used by ``conf_int`` are floored at this many
 #: Laplace scales of the released entries (the release is noisy and may be indefinite)
@@ -107,14 +107,6 @@ class _World:
         return w_star, H_star
 
 
-def make_world(H_hat, ridge, beta, h_scale, rng):
-    """The :class:`_World` of one problem: its eigenvalue floor is ``EIGEN_FLOOR``
-    Laplace scales of the release (at least a tiny share of its trace)."""
-    d = H_hat.shape[0]
-    floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    return _World(ridge, beta, h_scale, floor, rng)
-
-
 def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng, A):
     """``(centre, delta, outer, inner)`` of one problem, in the units of ``A`` (the map of
     scaled weights to ``coef_`` and ``intercept_``).
@@ -128,7 +120,9 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng, A):
     each): ``outer`` are their deviations and ``inner`` (``N_CALIBRATION x N_NESTED``)
     the nested deviations, from which :func:`calibrated_table` calibrates the levels.
     """
-    world = make_world(H_hat, ridge, beta, h_scale, rng)
+    d = w.shape[0]
+    floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
+    world = _World(ridge, beta, h_scale, floor, rng)
     theta0 = world.centre(H_hat, w)
     w_star, H_rel = world.simulate(world.model(H_hat), theta0, B)
     theta_star = world.centre(H_rel, w_star)
