@@ -40,6 +40,7 @@ __all__ = [
     "move_to_interval_centre",
     "posterior_interval",
     "private_interval",
+    "shrinkage_share",
     "wald_interval",
 ]
 
@@ -215,12 +216,25 @@ POSTERIOR_DRAWS = 2000
 #: the released cross block gave intervals 1.3-1.5 times the oracle; measured,
 #: :doc:`/inference`)
 CROSS_SPREAD = 0.5
-#: the share of the first-order shrinkage correction applied to each draw from a
-#: released ``n epsilon`` of :data:`EXACT_N_EPSILON` on (the whole correction put the
-#: largest coefficient's centre 0.4-0.6 standard errors above the truth at ``n
-#: epsilon`` 3,000-6,000 with the structured draws, none 0.0-0.15 below it but with
-#: wider intervals; measured, :doc:`/inference`)
+#: the smallest share of the first-order shrinkage correction applied to each draw
+#: from a released ``n epsilon`` of :data:`EXACT_N_EPSILON` on (:func:`shrinkage_share`)
 SHRINKAGE_SHARE = 0.5
+#: the released ``n epsilon`` up to which the whole first-order correction is applied
+SHARE_N_EPSILON = 1500.0
+
+
+def shrinkage_share(n_epsilon):
+    """The share of the first-order shrinkage correction applied to each draw: 1 up to
+    a released ``n epsilon`` of :data:`SHARE_N_EPSILON`, ``SHARE_N_EPSILON / (n
+    epsilon)`` above, at least :data:`SHRINKAGE_SHARE`. The whole correction put the
+    largest coefficient's centre 0.4-0.6 standard errors above the truth at ``n
+    epsilon`` 2,000-6,000 (the curvature's smallest draws over-correct), half of it
+    0.75 below at 1,500 (the path is further from converged there); measured,
+    :doc:`/inference`."""
+    ratio = SHARE_N_EPSILON / max(float(n_epsilon), SHARE_N_EPSILON)
+    return max(ratio, SHRINKAGE_SHARE)
+
+
 #: the smallest eigenvalue floor of those draws, in standard deviations of the
 #: Hessian's noise (where the released ``n epsilon`` is at most
 #: :data:`FLOOR_N_EPSILON`)
@@ -312,7 +326,8 @@ def _coefficient_draws(est, n_epsilon):
     if exact:  # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, start given
         theta = path[0] + np.linalg.solve(eye - AK, (moved - xi)[..., None])[..., 0]
     else:  # a share of the first-order correction of the linearised path, per draw
-        bias = -SHRINKAGE_SHARE * np.linalg.solve(eye + AK, (AK @ moved)[..., None])[..., 0]
+        share = shrinkage_share(n_epsilon)
+        bias = -share * np.linalg.solve(eye + AK, (AK @ moved)[..., None])[..., 0]
         theta = path[-1] - bias - xi
     return theta[:, J:] / _half(est)
 
@@ -446,10 +461,12 @@ class CoxInferenceMixin:
         the covariance above at ``H*_r`` and, per draw,
         ``theta*_r = theta_0 + (I - A_r^K)^-1 (theta_K - theta_0 - xi_r)`` below a
         released ``n epsilon`` of 1,000 (the exact correction, given the released start)
-        or ``theta_K`` minus half the first-order correction above minus ``xi_r`` from
-        1,000 on (the exact one's average over the draws over-corrects there, and so
-        did the whole first-order one: the largest coefficient's centre sat 0.4-0.6
-        standard errors above the truth). From 1,000 on the draws of ``H*`` also use
+        or ``theta_K`` minus a share ``s`` of the first-order correction above minus
+        ``xi_r`` from 1,000 on (the exact one's average over the draws over-corrects
+        there, and so did the whole first-order one from about 2,000 on: the largest
+        coefficient's centre sat 0.4-0.6 standard errors above the truth), ``s = 1``
+        up to a released ``n epsilon`` of 1,500, ``1,500 / (n epsilon)`` above, at
+        least 0.5. From 1,000 on the draws of ``H*`` also use
         the releases' structure instead of ``H~ + E_r``: the baseline block diagonal
         (the grid's intervals are disjoint) around the events per interval with their
         own, smaller noise, the ``beta`` block its debiased release plus the noise, the

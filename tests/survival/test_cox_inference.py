@@ -310,7 +310,7 @@ def test_structured_draws_of_the_information_from_exact_n_epsilon_on():
 def test_shrinkage_share_moves_the_centre_between_none_and_the_whole_correction(
     monkeypatch,
 ):
-    """From EXACT_N_EPSILON on each draw is corrected by SHRINKAGE_SHARE of the
+    """From EXACT_N_EPSILON on each draw is corrected by shrinkage_share of the
     first-order shrinkage correction: the interval's centre lies between the
     uncorrected one (share 0) and the whole correction (share 1), coefficient by
     coefficient; below EXACT_N_EPSILON (the exact correction) the share plays no part."""
@@ -320,8 +320,8 @@ def test_shrinkage_share_moves_the_centre_between_none_and_the_whole_correction(
     cox = DPCoxPH(epsilon=1.0, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
     assert ci._released_n_epsilon(cox) >= ci.EXACT_N_EPSILON
     centres = {}
-    for share in (0.0, ci.SHRINKAGE_SHARE, 1.0):
-        monkeypatch.setattr(ci, "SHRINKAGE_SHARE", share)
+    for share in (0.0, 0.5, 1.0):
+        monkeypatch.setattr(ci, "shrinkage_share", lambda _, s=share: s)
         centres[share] = ci.posterior_interval(cox, 0.05)[4]
     low, high = np.minimum(centres[0.0], centres[1.0]), np.maximum(centres[0.0], centres[1.0])
     mid = centres[0.5]
@@ -329,7 +329,20 @@ def test_shrinkage_share_moves_the_centre_between_none_and_the_whole_correction(
     assert not np.allclose(centres[0.0], centres[1.0])
     small = DPCoxPH(epsilon=0.3, bounds_X=(-1, 1), max_time=10, random_state=0).fit(X, y)
     assert ci._released_n_epsilon(small) < ci.EXACT_N_EPSILON
-    monkeypatch.setattr(ci, "SHRINKAGE_SHARE", 0.0)
     zero = ci.posterior_interval(small, 0.05)[4]
-    monkeypatch.setattr(ci, "SHRINKAGE_SHARE", 1.0)
+    monkeypatch.setattr(ci, "shrinkage_share", lambda _: 1.0)
     np.testing.assert_array_equal(ci.posterior_interval(small, 0.05)[4], zero)
+
+
+def test_shrinkage_share_falls_from_one_to_its_floor():
+    from skdp.survival._cox_inference import (
+        SHARE_N_EPSILON,
+        SHRINKAGE_SHARE,
+        shrinkage_share,
+    )
+
+    assert shrinkage_share(1000.0) == shrinkage_share(SHARE_N_EPSILON) == 1.0
+    assert shrinkage_share(2 * SHARE_N_EPSILON) == pytest.approx(0.5)
+    grid = np.geomspace(SHARE_N_EPSILON, 1e5, 30)
+    values = np.array([shrinkage_share(x) for x in grid])
+    assert np.all(np.diff(values) <= 0) and values[-1] == SHRINKAGE_SHARE
