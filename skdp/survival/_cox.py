@@ -91,7 +91,7 @@ class DPCoxPH(CoxInferenceMixin, DPEstimatorMixin, BaseEstimator):
         point, and ``baseline_hazard_`` moved with it: post-processing of the same
         releases under the same plan and budget. Where ``n epsilon`` is small the last
         point is shrunk toward 0 and the interval is centred elsewhere; with ``True``
-        the interval is centred on ``coef_`` and 1.04-1.40 times as wide as ``coef_``'s
+        the interval is centred on ``coef_`` and 1.02-1.40 times as wide as ``coef_``'s
         spread implies (measured in :doc:`/inference`), at the price of a noisier
         point estimate. ``False`` leaves every release unchanged; ``True`` enters the
         seed material (other noise for the same ``random_state``) and changes nothing
