@@ -426,8 +426,8 @@ Which synthesizer when (doc/user_guide.rst, "Synthetic data and densities"; meas
 in doc/benchmarks_synthesis.rst): DPMarginalSynthesizer for small and medium tables,
 DPHistogramSynthesizer for a few columns (on this table it keeps the linear trend better,
 the marginal model the pairwise marginals), DPFlowDensity (DP-SGD) only with thousands of
-rows, DPGANSynthesizer with conditional="acgan" where the rows are for predicting a declared
-label (no size measured so far favours its unconditional default). Their rows above use
+rows, and DPGANSynthesizer with conditional="acgan" where the rows are for predicting a
+declared label (no size measured so far favours its unconditional default). Their rows above use
 the estimators' defaults (public rules of n, d and epsilon): at 331 rows and a small
 epsilon the DP-SGD noise swamps them, and the GAN's R^2 swings widely from seed to seed
 (doc/benchmarks_synthesis.rst, "The quickstart's synthesizer rows")."""
