@@ -14,6 +14,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.utils._random import make_rng
+from skdp.utils.validation import check_n_samples
 
 __all__ = ["interaction_table_schema", "make_interaction_table"]
 
@@ -158,8 +159,7 @@ def make_interaction_table(
     (['x1', 'x2', 'x3', 'age', 'bmi', 'smoker'], 'label', (1000, 6))
     """
     _check(n_features, order)
-    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    check_n_samples(n_samples, int(n_features) + 1)
     if isinstance(strength, bool) or not isinstance(strength, Real) or not math.isfinite(strength):
         raise ValueError("strength must be a finite number")
     rng = make_rng(random_state)

@@ -7,11 +7,12 @@ authors' ``RegressionModels.py`` generates it.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
 from skdp.utils._random import make_rng
+from skdp.utils.validation import check_n_samples
 
 __all__ = [
     "NONLINEAR_BETA_TRUE",
@@ -141,8 +142,7 @@ def make_nonlinear_repeated_measures(
     >>> X.shape
     (100, 9)
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    check_n_samples(n_samples, 9)
     for name, v in (("sigma", sigma), ("sigma0", sigma0)):
         if not isinstance(v, Real) or not (0 <= v < math.inf):
             raise ValueError(f"{name} must be a finite non-negative number")
