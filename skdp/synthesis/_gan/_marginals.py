@@ -218,6 +218,25 @@ def pre_activations(generator, activation, draw):
     return to_numpy(seen[-1]).astype(float)
 
 
+def _generators_with_latents(generators, run, rng):
+    """For each generator: ``(generator, activation, parameter, torch generator, z)``
+    with ``z()`` :data:`CALIBRATION_ROWS` latent draws on the generator's device (a
+    fresh torch generator from ``rng`` per generator, no data)."""
+    from skdp.synthesis._gan._sampling import latent
+    from skdp.utils._torch import torch_generator
+
+    cfg = run.config
+    for g in generators:
+        p = next(g.parameters())
+        tgen = torch_generator(rng, "cpu")
+
+        def z(p=p, tgen=tgen):
+            draw = latent(CALIBRATION_ROWS, cfg.latent_dim, cfg.latent_distribution, tgen, p.dtype)
+            return draw.to(p.device)
+
+        yield g, output_activation(g), p, tgen, z
+
+
 def calibrate_generators(generators, run, blocks, targets, rng):
     """Shift every generator's output offsets so that its mean output on
     :data:`CALIBRATION_ROWS` latent draws from ``rng`` (labels from the class prior)
@@ -229,22 +248,15 @@ def calibrate_generators(generators, run, blocks, targets, rng):
         return _calibrate_classes(generators, run, blocks, targets, rng)
     import torch
 
-    from skdp.synthesis._gan._sampling import latent
-    from skdp.utils._torch import torch_generator
+    m = CALIBRATION_ROWS
+    for g, act, p, tgen, z in _generators_with_latents(generators, run, rng):
 
-    cfg, m = run.config, CALIBRATION_ROWS
-    for g in generators:
-        act = output_activation(g)
-        p = next(g.parameters())
-        tgen = torch_generator(rng, "cpu")
-
-        def draw(p=p, tgen=tgen):
-            z = latent(m, cfg.latent_dim, cfg.latent_distribution, tgen, p.dtype)
-            c = None
+        def draw(p=p, tgen=tgen, z=z):
+            latents, c = z(), None
             if run.prior is not None:
                 prior = run.prior.detach().cpu().to(torch.float64)
                 c = torch.multinomial(prior, m, replacement=True, generator=tgen).to(p.device)
-            return z.to(p.device), c
+            return latents, c
 
         H = pre_activations(g, act, draw)
         offsets = calibrate(H, act.offset.detach().cpu().numpy().astype(float), blocks, targets)
@@ -259,15 +271,8 @@ def _calibrate_classes(generators, run, blocks, class_targets, rng):
     the prior never draws keeps a zero shift."""
     import torch
 
-    from skdp.synthesis._gan._sampling import latent
-    from skdp.utils._torch import torch_generator
-
-    cfg, m = run.config, CALIBRATION_ROWS
     support = run.prior.detach().cpu().numpy() > 0
-    for g in generators:
-        act = output_activation(g)
-        p = next(g.parameters())
-        tgen = torch_generator(rng, "cpu")
+    for g, act, p, _, z in _generators_with_latents(generators, run, rng):
         base = act.offset.detach().cpu().numpy().astype(float)
         shifts = []
         for k, targets in enumerate(class_targets):
@@ -275,9 +280,8 @@ def _calibrate_classes(generators, run, blocks, class_targets, rng):
                 shifts.append(np.zeros_like(base))
                 continue
 
-            def draw(k=k, p=p, tgen=tgen):
-                z = latent(m, cfg.latent_dim, cfg.latent_distribution, tgen, p.dtype)
-                return z.to(p.device), torch.full((m,), k, dtype=torch.long, device=p.device)
+            def draw(k=k, p=p, z=z):
+                return z(), torch.full((CALIBRATION_ROWS,), k, dtype=torch.long, device=p.device)
 
             H = pre_activations(g, act, draw)
             shifts.append(calibrate(H, base, blocks, targets) - base)
