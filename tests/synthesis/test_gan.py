@@ -608,3 +608,27 @@ def test_n_jobs_restores_the_threads_when_fit_raises(monkeypatch, three_threads)
     with pytest.raises(RuntimeError, match="training failed"):
         DPGANSynthesizer(epsilon=2.0, bounds=(-4.0, 4.0), n_jobs=1, **FAST).fit(_numeric())
     assert torch.get_num_threads() == three_threads
+
+
+@pytest.mark.parametrize(
+    ("loss", "given", "expected"),
+    [("gan", "auto", 0.1), ("wgan", "auto", 1.0), ("gan", 0.5, 0.5), ("wgan", 0.0, 0.0)],
+)
+def test_aux_loss_weight_auto_rule_reads_the_loss_only(loss, given, expected):
+    from skdp.synthesis._gan._fit import training_config
+
+    est = DPGANSynthesizer(loss=loss, aux_loss_weight=given, conditional="acgan")
+    assert training_config(est.get_params()).aux_loss_weight == expected
+    # the losses the training uses carry that weight: the auxiliary part of a record's
+    # loss is the weight times the cross-entropy of its label
+    real_loss, _, _ = gan_losses(loss, training_config(est.get_params()).aux_loss_weight, True)
+    base, _, _ = gan_losses(loss, 0.0, True)
+    out, c = torch.tensor([0.3, 2.0, -1.0]), torch.tensor(1)
+    ce = torch.nn.functional.cross_entropy(out[1:].unsqueeze(0), c.unsqueeze(0))
+    torch.testing.assert_close(real_loss(out, c) - base(out, c), expected * ce)
+
+
+def test_aux_loss_weight_rejects_other_strings():
+    X = np.random.default_rng(0).uniform(size=(20, 2))
+    with pytest.raises(ValueError, match="aux_loss_weight"):
+        DPGANSynthesizer(aux_loss_weight="big", bounds=(0, 1), **GAN_FAST).fit(X)

@@ -131,7 +131,12 @@ class DPGANSynthesizer(
         ``0.05 * epsilon`` (``"dp"``), uniform, or a public user prior. Never real labels.
     label_embedding : {"concat", "multiply"}, default="concat"
         How the generator takes the label: ``[z, one_hot(c)]`` or ``z * Embedding(c)`` ([1]).
-    aux_loss_weight : float, default=1.0
+    aux_loss_weight : float or "auto", default="auto"
+        Weight of the auxiliary classifier's cross-entropy in the critic's and the
+        generator's losses (``conditional="acgan"`` only). ``"auto"``: 0.1 with
+        ``loss="gan"``, 1.0 with ``loss="wgan"`` (a public rule on the parameters: each
+        record's clipped critic gradient then goes mostly to the adversarial term; the
+        measurements are in :doc:`/benchmarks_synthesis`, "The AC-GAN's auxiliary weight").
     clip_fake_gradients : bool, default=True
         Also clip each fake row's critic gradient to ``max_grad_norm`` (balances the real
         and fake sides; not needed for privacy).
@@ -446,7 +451,7 @@ class DPGANSynthesizer(
         "classes": [None, StrOptions({"data"}), "array-like"],
         "class_prior": [StrOptions({"dp", "uniform"}), dict],
         "label_embedding": [StrOptions({"concat", "multiply"})],
-        "aux_loss_weight": [Interval(Real, 0, None, closed="left")],
+        "aux_loss_weight": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "clip_fake_gradients": ["boolean"],
         "checkpoint_selection": [None, CheckpointSelection],
         "n_iter": [None, Interval(Integral, 1, None, closed="left")],
@@ -483,7 +488,7 @@ class DPGANSynthesizer(
             ("classes", None),
             ("class_prior", "dp"),
             ("label_embedding", "concat"),
-            ("aux_loss_weight", 1.0),
+            ("aux_loss_weight", "auto"),
             ("clip_fake_gradients", True),
             ("checkpoint_selection", None),
             ("n_iter", None),
