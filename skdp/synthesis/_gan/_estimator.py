@@ -136,7 +136,7 @@ class DPGANSynthesizer(
         generator's losses (``conditional="acgan"`` only). ``"auto"``: 0.1 with
         ``loss="gan"``, 1.0 with ``loss="wgan"`` (a public rule on the parameters: each
         record's clipped critic gradient then goes mostly to the adversarial term; the
-        measurements are in :doc:`/benchmarks_synthesis`, "The AC-GAN's auxiliary weight").
+        measurements are in :ref:`gan-aux-weight`).
     clip_fake_gradients : bool, default=True
         Also clip each fake row's critic gradient to ``max_grad_norm`` (balances the real
         and fake sides; not needed for privacy).
