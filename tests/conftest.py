@@ -16,9 +16,33 @@ from __future__ import annotations
 import contextlib
 import os
 
-import numpy as np
-import pytest
-from hypothesis import HealthCheck, settings
+
+def _pin_floating_point_kernels():
+    """Run numpy's and OpenBLAS's AVX2 kernels on every CPU that has them.
+
+    The release digests (``tests/test_release_digests.py``) and a few exact-tolerance
+    tests hash or compare values after iterative algorithms (Newton paths, noise
+    calibration), where the last bits of numpy's AVX-512 and OpenBLAS's SkylakeX
+    kernels differ from the AVX2 ones and grow past the digests' 10 digits: the same
+    code gave other digests on an AVX-512 (Sapphire Rapids) machine than on the machines
+    the digests were recorded on. Set here, before numpy is imported (the pytest-xdist
+    workers inherit the environment); a value the user set is kept.
+    """
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx2 = " avx2" in f.read()
+    except OSError:
+        return
+    if avx2:
+        os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", "AVX512_SPR,AVX512_ICL,X86_V4")
+        os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+
+
+_pin_floating_point_kernels()
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "ci",
