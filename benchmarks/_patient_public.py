@@ -152,12 +152,14 @@ at ``k = 8`` in 13 of 14, the exception k-median at ``epsilon = 1`` (-0.005). Wh
 the medians are close, paired by seed over 50 seeds (patient level minus group
 privacy, signed so that positive is better, mean and standard error): ILP ``epsilon =
 1`` +0.021 (0.017) at ``k = 4``, +0.013 (0.016) at 8 (19 and 16 seeds win, 12 lose;
-over 200 seeds +0.014 (0.008) and +0.010 (0.008), 63 win, 41 and 53 lose);
+over 600 seeds +0.014 (0.005) and +0.016 (0.005): 173 and 178 win, 129 and 149
+lose, the rest tie, both at the majority class);
 ILP ``epsilon = 10`` +0.027 (0.011) and +0.023 (0.009); k-median ``epsilon = 1`` +0.036
 (0.006) and +0.009 (0.006); k-median ``epsilon = 10`` +0.003 (0.001) and +0.002 (0.001).
 So where the ILP has something to learn, patient level learns it and group privacy
 does not at ``epsilon = 10`` (median 0.677-0.686 against 0.661), and at ``epsilon =
-1`` neither learns it reliably. The ``clip`` columns (20 seeds, same noise; ``clip``
+1`` patient level finds it more often than group privacy, in about a quarter of the
+seeds against a fifth (the medians tie at the majority class). The ``clip`` columns (20 seeds, same noise; ``clip``
 median, then ``clip`` minus ``patient k=K`` paired, mean and standard error): linear
 ``epsilon = 1`` -0.014 and -0.005 (both the private mean alone, +0.000), ``epsilon =
 10`` 0.175 (+0.036, 0.007) at ``k = 4`` and 0.157 (+0.009, 0.003) at 8; marginal
