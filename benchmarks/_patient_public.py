@@ -32,10 +32,12 @@ minus group privacy for each ``K``, signed so that positive means patient level 
 better.
 
 Run ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/patient_level.py --table dd
---seeds 20`` (5 minutes on one core; ``modechoice`` 7, ``pbcseq`` 5). Recorded, 20 seeds
+--seeds 20`` (5 minutes on one core; ``modechoice`` 7, ``pbcseq`` 5); the paired
+gains print at the end (``--only ILP --seeds 600`` for the ILP's). Recorded, 20 seeds
 (2 shared CPU cores, load average 1-4), ``k = (a, b)`` = (3, 10) for ``dd``, (2, 4) for
-``modechoice``, (4, 8) for ``pbcseq`` (its rows: 2026-11-28, load average 1.0-1.4; the
-``clip`` columns of its linear and marginal rows are in the reading below):
+``modechoice``, (4, 8) for ``pbcseq`` (its rows: 100 seeds, 2026-11-28, 28 minutes on
+one core at load average 1-2.6; the paired gains and the ``clip`` columns of its
+linear and marginal rows are in the reading below):
 
 |table|family|eps|group-priv|patient k=a|patient k=b|per-row|non-private|k=a gain|k=b gain|
 |---|---|---|---|---|---|---|---|---|---|
@@ -67,20 +69,20 @@ Run ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/patient_level.py --table 
 |modechoice|histogram|10|0.271|0.278|0.272|0.262|0.000|-0.006|-0.001|
 |modechoice|marginal|1|0.337|0.330|0.351|0.189|0.000|+0.007|-0.015|
 |modechoice|marginal|10|0.167|0.173|0.171|0.102|0.000|-0.006|-0.004|
-|pbcseq|linear|1|-0.106|-0.014|-0.005|0.132|0.299|+0.092|+0.100|
-|pbcseq|linear|10|0.115|0.130|0.152|0.260|0.299|+0.015|+0.037|
-|pbcseq|dpsgd|1|0.732|0.766|0.795|0.817|0.826|+0.033|+0.062|
-|pbcseq|dpsgd|10|0.814|0.825|0.828|0.827|0.826|+0.011|+0.014|
-|pbcseq|scoring|1|0.781|0.074|0.173|0.003|0.000|+0.707|+0.608|
-|pbcseq|scoring|10|0.008|0.007|0.004|0.000|0.000|+0.001|+0.004|
-|pbcseq|k-median|1|0.122|0.101|0.127|0.074|0.071|+0.022|-0.005|
-|pbcseq|k-median|10|0.076|0.072|0.073|0.072|0.071|+0.004|+0.003|
-|pbcseq|ILP|1|0.640|0.640|0.644|0.659|0.723|+0.000|+0.004|
-|pbcseq|ILP|10|0.661|0.677|0.686|0.720|0.723|+0.016|+0.025|
-|pbcseq|histogram|1|0.418|0.364|0.368|0.281|0.000|+0.054|+0.050|
-|pbcseq|histogram|10|0.289|0.286|0.287|0.270|0.000|+0.003|+0.002|
-|pbcseq|marginal|1|0.305|0.197|0.215|0.070|0.000|+0.108|+0.090|
-|pbcseq|marginal|10|0.125|0.083|0.119|0.026|0.000|+0.042|+0.007|
+|pbcseq|linear|1|-0.092|-0.016|-0.006|0.140|0.307|+0.075|+0.086|
+|pbcseq|linear|10|0.112|0.159|0.140|0.263|0.307|+0.047|+0.028|
+|pbcseq|dpsgd|1|0.719|0.786|0.780|0.829|0.834|+0.067|+0.061|
+|pbcseq|dpsgd|10|0.818|0.830|0.830|0.834|0.834|+0.012|+0.013|
+|pbcseq|scoring|1|0.772|0.095|0.186|0.004|0.000|+0.677|+0.586|
+|pbcseq|scoring|10|0.008|0.011|0.004|0.000|0.000|-0.003|+0.004|
+|pbcseq|k-median|1|0.145|0.105|0.128|0.074|0.072|+0.040|+0.017|
+|pbcseq|k-median|10|0.076|0.073|0.073|0.072|0.072|+0.004|+0.003|
+|pbcseq|ILP|1|0.633|0.639|0.633|0.677|0.718|+0.005|-0.000|
+|pbcseq|ILP|10|0.673|0.691|0.683|0.723|0.718|+0.018|+0.010|
+|pbcseq|histogram|1|0.432|0.363|0.382|0.281|0.000|+0.069|+0.050|
+|pbcseq|histogram|10|0.289|0.287|0.285|0.272|0.000|+0.002|+0.005|
+|pbcseq|marginal|1|0.300|0.188|0.211|0.070|0.000|+0.111|+0.089|
+|pbcseq|marginal|10|0.125|0.085|0.119|0.027|0.000|+0.040|+0.006|
 
 The marginal family's ``contribution="clip"`` columns (the Gaussian measurements of
 each patient's count vector clipped to L2 norm ``sqrt(k)``; ``clip`` minus ``patient
@@ -144,27 +146,34 @@ the AUC release 0.35 against 0.62 error).
 
 ``pbcseq`` (the Mayo PBC trial's visits: skewed, median 5 visits a patient against
 ``k_max = 16``; a label, death during follow-up, that the non-private ILP learns:
-0.723 against the majority rate 0.642 on all rows, clause ``bilirubin > 2``): patient
-level at ``k = 4`` beats group privacy in 13 of the 14 (family, epsilon) cells and ties
-it in the ILP cell at ``epsilon = 1`` (0.640 both: at ``k / epsilon = 4`` the coverage
-counts' noise hides the clause for both, and even the per-row fit reaches only 0.659);
-at ``k = 8`` in 13 of 14, the exception k-median at ``epsilon = 1`` (-0.005). Where
-the medians are close, paired by seed over 50 seeds (patient level minus group
-privacy, signed so that positive is better, mean and standard error): ILP ``epsilon =
-1`` +0.021 (0.017) at ``k = 4``, +0.013 (0.016) at 8 (19 and 16 seeds win, 12 lose;
-over 600 seeds +0.014 (0.005) and +0.016 (0.005): 173 and 178 win, 129 and 149
-lose, the rest tie, both at the majority class);
-ILP ``epsilon = 10`` +0.027 (0.011) and +0.023 (0.009); k-median ``epsilon = 1`` +0.036
-(0.006) and +0.009 (0.006); k-median ``epsilon = 10`` +0.003 (0.001) and +0.002 (0.001).
-So where the ILP has something to learn, patient level learns it and group privacy
-does not at ``epsilon = 10`` (median 0.677-0.686 against 0.661), and at ``epsilon =
-1`` patient level finds it more often than group privacy, in about a quarter of the
-seeds against a fifth (the medians tie at the majority class). The ``clip`` columns (20 seeds, same noise; ``clip``
-median, then ``clip`` minus ``patient k=K`` paired, mean and standard error): linear
-``epsilon = 1`` -0.014 and -0.005 (both the private mean alone, +0.000), ``epsilon =
-10`` 0.175 (+0.036, 0.007) at ``k = 4`` and 0.157 (+0.009, 0.003) at 8; marginal
-``epsilon = 1`` 0.186 (-0.010, 0.007) and 0.220 (-0.005, 0.008), ``epsilon = 10``
-0.091 (+0.004, 0.004) and 0.079 (-0.035, 0.003).
+0.723 against the majority rate 0.642 on all rows, clause ``bilirubin > 2``). Patient
+level minus group privacy paired by seed (signed so that positive is better; mean,
+standard error; 100 seeds), ``k = 4`` then ``k = 8``:
+
+* ``epsilon = 1``: linear +0.153 (0.029), +0.168 (0.029); dpsgd +0.074 (0.008), +0.060
+  (0.008); scoring +0.387 (0.033), +0.286 (0.036); k-median +0.040 (0.004), +0.015
+  (0.004); ILP +0.018 (0.011), +0.001 (0.011); histogram +0.070 (0.003), +0.052
+  (0.003); marginal +0.105 (0.004), +0.084 (0.005);
+* ``epsilon = 10``: linear +0.064 (0.010), +0.052 (0.009); dpsgd +0.015 (0.002),
+  +0.015 (0.002); scoring +0.001 (0.001), +0.007 (0.001); k-median +0.003 (0.001),
+  +0.002 (0.001); ILP +0.009 (0.008), +0.004 (0.007); histogram +0.003 (0.001), +0.006
+  (0.001); marginal +0.039 (0.001), +0.005 (0.001).
+
+Every mean is positive; at ``k = 4`` all but three are more than two standard errors
+above 0. The ILP's two (``--only ILP --seeds 600``): ``epsilon = 1`` +0.014 (0.005) at
+``k = 4``, +0.016 (0.005) at 8 (173 and 178 seeds win, 129 and 149 lose, the rest tie,
+both at the majority class: at ``k / epsilon = 4`` the coverage counts' noise hides the
+clause most of the time, and even the per-row fit reaches only 0.677); ``epsilon =
+10`` +0.006 (0.003) and -0.001 (0.003). The third, the AUC release at ``epsilon = 10``,
+``k = 4`` (+0.001, 0.001; the median error 0.011 against 0.008): both releases are
+within 0.01 of the exact AUC there, and keeping 4 of up to 16 visits a patient moves
+the AUC of the kept rows from that of all rows by about as much as group privacy's
+noise (at ``k = 8``: +0.007, 0.001). The ``clip`` columns (``clip`` median, then
+``clip`` minus ``patient k=K`` paired, mean and standard error): linear ``epsilon = 1``
+-0.016 and -0.006 (both the private mean alone, +0.000), ``epsilon = 10`` 0.189
+(+0.033, 0.002) at ``k = 4`` and 0.148 (+0.011, 0.001) at 8; marginal ``epsilon = 1``
+0.188 (-0.001, 0.003) and 0.207 (-0.003, 0.004), ``epsilon = 10`` 0.093 (+0.004,
+0.001) and 0.078 (-0.037, 0.002).
 """
 
 from __future__ import annotations
@@ -351,8 +360,9 @@ def _split(table, seed):
     return (tr, te), table.groups[tr]
 
 
-def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS):
-    """``[(family, eps, {method: median})]`` for table ``name`` (``[]`` without it)."""
+def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS, gains=None):
+    """``[(family, eps, {method: median})]`` for table ``name`` (``[]`` without it);
+    ``gains``, a list: :func:`_gains` of each row is appended to it."""
     table = TABLES[name]()
     if table is None:
         return []
@@ -368,7 +378,21 @@ def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS):
             med = {m: float(np.median([r[m] for r in per_seed])) for m in methods}
             rows.append((family, eps, med))
             print(_line(table, family, eps, med, _paired(table, per_seed)), flush=True)
+            if gains is not None:
+                gains.append((family, eps, _gains(table, family, per_seed)))
     return rows
+
+
+def _gains(table, family, per_seed):
+    """Per ``k``: patient level minus group privacy paired by seed, signed so that
+    positive is better: ``(mean, standard error, wins, ties, losses)``."""
+    sign = -1.0 if family in LOWER_IS_BETTER else 1.0
+    out = {}
+    for k in table.ks:
+        d = sign * np.array([r[f"patient k={k}"] - r["group-priv"] for r in per_seed])
+        se = d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else float("nan")
+        out[k] = (d.mean(), se, int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+    return out
 
 
 def _paired(table, per_seed):
@@ -408,7 +432,15 @@ def main(name, seeds, families=FAMILIES):
     print("\n|table|family|eps|" + "|".join(methods) + f"|{gains}|{clip}")
     print("|" + "---|" * (len(methods) + 3 + 3 * len(table.ks)))
     t0 = time.perf_counter()
-    run(name, seeds, families)
+    gains = []
+    run(name, seeds, families, gains=gains)
+    print("\npatient level minus group privacy, paired by seed (positive: patient level better):")
+    for family, eps, per_k in gains:
+        cells = "; ".join(
+            f"k={k} {m:+.4f} (se {se:.4f}; {w} win, {t} tie, {lo} lose)"
+            for k, (m, se, w, t, lo) in per_k.items()
+        )
+        print(f"  {family} eps={eps:g}: {cells}")
     print(
         f"\n{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}; "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"

@@ -51,3 +51,16 @@ def test_every_family_runs_every_method(table):
     for _, _, med in rows:
         assert set(med) == methods
         assert all(np.isfinite(v) for v in med.values())
+
+
+def test_paired_gains_are_signed_so_that_positive_is_better(table):
+    k = table.ks[0]
+    per_seed = [
+        {"group-priv": 0.5, f"patient k={k}": 0.4, f"patient k={table.ks[1]}": 0.5},
+        {"group-priv": 0.5, f"patient k={k}": 0.3, f"patient k={table.ks[1]}": 0.6},
+    ]
+    lower = _patient_public._gains(table, "marginal", per_seed)  # lower is better
+    higher = _patient_public._gains(table, "ILP", per_seed)
+    assert lower[k][0] == pytest.approx(0.15) and higher[k][0] == pytest.approx(-0.15)
+    assert lower[k][2:] == (2, 0, 0) and higher[k][2:] == (0, 0, 2)
+    assert higher[table.ks[1]][2:] == (1, 1, 0)
