@@ -187,9 +187,10 @@ class LinearInferenceMixin:
         (Ferrando, Wang & Sheldon 2022), inverted through the mechanism's mean map
         (:doc:`/inference`). A data model is fitted to the releases: ``n`` Gaussian
         feature rows with the mean and covariance of the noisy ``X~^T X~`` after
-        undoing the noise's spread of its eigenvalues (clipped to the public bounds and
-        held fixed over the replicates, as ordinary least squares conditions on the
-        design), and a target ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian
+        removing the noise's expected share of the spread of the covariance's
+        eigenvalues and of the mean's norm (James-Stein-type shrinkage; clipped to the
+        public bounds and held fixed over the replicates, as ordinary least squares
+        conditions on the design), and a target ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian
         errors whose ``sigma`` gives the clipped simulated target the private variance
         of the target (every model keeps that variance). Each replicate re-runs the
         mechanism on simulated data: clipping of the target, the private centre, the

@@ -26,6 +26,7 @@ from skdp.linear_model._functional_release import (
     _gram_index,
     _Scaling,
 )
+from skdp.utils._inference import shrunk_spectrum
 
 #: smallest variance of a simulated scaled feature (the released covariance is noisy)
 MIN_FEATURE_VARIANCE = 1e-4
@@ -33,8 +34,6 @@ MIN_FEATURE_VARIANCE = 1e-4
 MIN_RESIDUAL_SHARE = 0.01
 #: the Jacobian of the mechanism's mean map is inverted with singular values at least this
 MIN_GAIN = 0.05
-#: fixed-point iterations that undo the eigenvalue spread of the released Gram matrix
-DEBIAS_ITERATIONS = 5
 SQRT_2PI = math.sqrt(2.0 * math.pi)
 #: replicates of the pilot run that sets the finite-difference steps
 PILOT = 50
@@ -137,28 +136,23 @@ def _design(gram, n, p, rng):
     return np.hstack([X, np.ones((n, 1))])
 
 
-def _debiased_gram(spec, gram, rng, iterations=DEBIAS_ITERATIONS, draws=200):
-    """The Gram matrix whose noisy release has, on average, the released eigenvalues.
-
-    Noise spreads the eigenvalues of a symmetric matrix (the smallest falls, the largest
-    rises), so simulating from the released Gram itself would overstate the
-    ill-conditioning, hence the ridge and the shrinkage. Keeping the released
-    eigenvectors, the eigenvalues ``l`` are moved until the mean sorted eigenvalues of
-    ``V diag(l) V^T + E`` (``E`` the release's noise, simulated) equal the released
-    ones (a fixed-point iteration)."""
-    d = gram.shape[0]
-    rows, cols = _gram_index(d, True)
-    target, V = np.linalg.eigh(gram)
-    E = np.zeros((draws, d, d))
-    E[:, rows, cols] = spec.noise(rng, (draws, rows.size))
-    E[:, cols, rows] = E[:, rows, cols]
-    lam = target.copy()
-    floor = max(1e-3 * float(target[-1]), spec.entry_sd, 1.0)
-    for _ in range(iterations):
-        G = (V * lam) @ V.T
-        mean = np.linalg.eigvalsh(G + E).mean(axis=0)
-        lam = np.maximum(lam + (target - mean), floor)
-    return (V * lam) @ V.T
+def _shrunk_gram(spec, gram):
+    """The Gram matrix of the simulated design, estimated from its release: the
+    features' covariance ``C = gram / n - mu mu^T`` with its spectrum shrunk for the
+    noise's spread (:func:`~skdp.utils._inference.shrunk_spectrum`; each entry of
+    ``gram / n`` carries noise of standard deviation ``entry_sd / n``) and the features'
+    mean ``mu`` shrunk towards 0 by the positive-part James-Stein factor ``1 - p
+    (entry_sd / n)^2 / ||mu||^2`` (its noise otherwise adds ``p (entry_sd / n)^2`` to
+    ``||mu||^2`` and couples the simulated intercept to the slopes)."""
+    p, n = spec.p, spec.n
+    sd = spec.entry_sd / n
+    mu = gram[:p, p] / n
+    C = shrunk_spectrum(gram[:p, :p] / n - np.outer(mu, mu), sd, max(sd, MIN_FEATURE_VARIANCE))
+    mu = mu * max(0.0, 1.0 - p * sd**2 / max(float(mu @ mu), 1e-300))
+    G = np.array(gram, float)
+    G[:p, :p] = n * (C + np.outer(mu, mu))
+    G[:p, p] = G[p, :p] = n * mu
+    return G
 
 
 def _ridge(spec, M, lam_tilde, variance, lam_matrix=None):
@@ -404,7 +398,7 @@ def _setup(est, rng):
     """``(spec, design, estimate, variance)``: the data model fitted to the releases."""
     spec = _Spec.of(est)
     stats = est.released_statistics_
-    X1 = _design(_debiased_gram(spec, stats["gram"], rng), spec.n, spec.p, rng)
+    X1 = _design(_shrunk_gram(spec, stats["gram"]), spec.n, spec.p, rng)
     variance = float(stats["target_variance"])
     estimate = _released_estimate(est)
     sigma = _residual_sd(spec, X1, estimate, variance)

@@ -1,5 +1,6 @@
 """Shared pieces of the noise-aware intervals (:doc:`/inference`): the check of ``alpha``,
-the seed of the post-processing bootstrap and the statsmodels-like summary table."""
+the seed of the post-processing bootstrap, the spectrum of a noisy symmetric release and
+the statsmodels-like summary table."""
 
 from __future__ import annotations
 
@@ -43,6 +44,31 @@ def bootstrap_rng(random_state, *released):
     for value in released:
         h.update(np.ascontiguousarray(np.asarray(value, dtype=np.float64)).tobytes())
     return np.random.default_rng(int.from_bytes(h.digest()[:16], "little"))
+
+
+def shrunk_spectrum(P, noise_sd, floor):
+    """The symmetric matrix estimated from its release ``P``, which carries independent
+    noise of standard deviation ``noise_sd`` on each entry of its upper triangle
+    (diagonal included).
+
+    Noise spreads eigenvalues (the smallest fall, the largest rise), so a model built on
+    ``P`` itself overstates the ill-conditioning. The eigenvectors are kept and the
+    eigenvalues ``l`` moved towards their mean by the factor that removes the noise's
+    expected share of their spread: ``E sum_i (l_i(P) - mean)^2 = sum_i (l_i(G) -
+    mean)^2 + (d^2 - 1) noise_sd^2`` for ``P = G + E`` (the squared Frobenius norm of the
+    trace-free part; the noise has mean 0), so the factor is ``sqrt(max(0, 1 - (d^2 - 1)
+    noise_sd^2 / spread))``, the eigenvalue analogue of James-Stein and Ledoit-Wolf
+    shrinkage. The mean eigenvalue (the trace, unbiased) is kept, and it and every
+    eigenvalue are floored at ``floor``. Post-processing of ``P`` and public scales."""
+    P = np.asarray(P, float)
+    d = P.shape[0]
+    lam, V = np.linalg.eigh(0.5 * (P + P.T))
+    dev = lam - lam.mean()
+    spread = float(dev @ dev)
+    excess = (d * d - 1) * float(noise_sd) ** 2
+    factor = math.sqrt(max(0.0, 1.0 - excess / spread)) if spread > 0.0 else 0.0
+    level = max(float(lam.mean()), floor)
+    return (V * np.maximum(level + factor * dev, floor)) @ V.T
 
 
 def normal_table(estimate, centre, se, alpha):
