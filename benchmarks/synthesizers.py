@@ -24,6 +24,9 @@ bounds:
   ``preprocessor_eps=0``, ``delta = 1e-5``, their defaults otherwise except a batch cut to
   about n / 2 on tables under 1,000 rows and ``--sn-epochs`` (DP-CTGAN's 300 epochs take
   minutes per fit on one core). Each smartnoise fit runs with one torch thread.
+* synthcity's ``sc_dpgan`` and ``sc_pategan`` (``benchmarks/_synthcity.py``: its own
+  virtual environment through ``--synthcity-python``, its encoder fitted on the rows,
+  ``--sc-iter``).
 
 Data (shipped with a package or simulated; the loaders are those of
 ``benchmarks/marginal.py``): ``breast_cancer`` and ``diabetes`` (scikit-learn's bundled
@@ -67,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _synthcity import SC_PEERS, SCVENV, run_synthcity  # noqa: E402
 from marginal import DATASETS as _CLASSIFICATION  # noqa: E402
 from marginal import split  # noqa: E402
 
@@ -344,6 +348,11 @@ def main(argv=None):
         default=None,
         help="epochs of smartnoise's dpctgan/patectgan (default: theirs, 300 for dpctgan)",
     )
+    parser.add_argument(
+        "--synthcity-python",
+        default=os.environ.get("SYNTHCITY_PYTHON", SCVENV if os.path.exists(SCVENV) else None),
+    )
+    parser.add_argument("--sc-iter", type=int, default=None, help="iterations of sc_* peers")
     parser.add_argument("--json", default=None, help="also write the rows here (per cell)")
     parser.add_argument("--sn-timeout", type=float, default=3600, help="seconds per smartnoise fit")
     parser.add_argument(
@@ -385,6 +394,8 @@ def main(argv=None):
             for name in methods:
                 if name in SN_PEERS and not args.smartnoise_python:
                     continue
+                if name in SC_PEERS and not args.synthcity_python:
+                    continue
                 if name == "gan_acgan" and regression:
                     continue  # a label to condition on: classification tables only
                 res, notes = [], []
@@ -394,6 +405,11 @@ def main(argv=None):
                         if name in SKDP:
                             kinds = column_types(ds, train.columns)
                             syn = SKDP[name](train, eps, bounds, cats, seed, kinds)
+                        elif name in SC_PEERS:
+                            syn = run_synthcity(
+                                args.synthcity_python, name, train, eps, bounds, cats, seed,
+                                DELTA, args.sn_timeout, args.sc_iter,
+                            )  # fmt: skip
                         else:
                             syn = run_smartnoise(
                                 args.smartnoise_python,
