@@ -23,29 +23,13 @@ peers' are.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import tempfile
-
-import numpy as np
-import pandas as pd
+from _venv_peer import fit_in_venv
 
 SCVENV = "/tmp/scvenv/bin/python"
 SC_PEERS = {"sc_dpgan": "dpgan", "sc_pategan": "pategan"}
 
 SC_SCRIPT = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import numpy as np
-import pandas as pd
-import torch
-cfg = json.loads(sys.argv[1])
-torch.set_num_threads(1)
-np.random.seed(cfg["seed"])
-torch.manual_seed(cfg["seed"])
 from synthcity.plugins import Plugins
-df = pd.read_csv(cfg["train"])
 for c in cfg["categorical"]:
     df[c] = df[c].astype(str)
 plugin = Plugins().get(cfg["plugin"], epsilon=cfg["epsilon"], delta=cfg["delta"],
@@ -56,40 +40,10 @@ plugin.generate(count=len(df)).dataframe().to_csv(cfg["out"], index=False)
 
 
 def run_synthcity(python, name, train, eps, bounds, cats, seed, delta, timeout, n_iter=None):
-    """One synthcity fit in its venv; the synthetic rows in ``train``'s columns and kinds."""
-    with tempfile.TemporaryDirectory() as d:
-        df = train.copy()
-        bools = [c for c in df.columns if df[c].dtype == bool]
-        for c in bools:
-            df[c] = df[c].astype(int)
-        path, out = os.path.join(d, "train.csv"), os.path.join(d, "out.csv")
-        df.to_csv(path, index=False)
-        cfg = dict(
-            plugin=SC_PEERS[name],
-            seed=int(seed),
-            epsilon=float(eps),
-            delta=float(delta),
-            train=path,
-            out=out,
-            workspace=os.path.join(d, "workspace"),
-            categorical=[c for c in df.columns if c not in bounds],
-            options={} if n_iter is None else {"n_iter": int(n_iter)},
-        )
-        subprocess.run(
-            [python, "-c", SC_SCRIPT, json.dumps(cfg)],
-            env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        syn = pd.read_csv(out)
-    for c in bools:
-        syn[c] = np.rint(syn[c]).astype(int).astype(bool)
-    for c in cats:
-        syn[c] = syn[c].astype(str)
-    for c, (lo, hi) in bounds.items():
-        syn[c] = syn[c].clip(lo, hi)
-        if np.issubdtype(train[c].dtype, np.integer):
-            syn[c] = np.rint(syn[c]).astype(train[c].dtype)
-    return syn[train.columns]
+    """One synthcity fit in its venv; the synthetic rows in ``train``'s columns and kinds
+    (clipped to the declared bounds)."""
+    return fit_in_venv(
+        python, SC_SCRIPT, train, bounds, cats, seed, timeout, clip=True,
+        plugin=SC_PEERS[name], epsilon=float(eps), delta=float(delta),
+        options={} if n_iter is None else {"n_iter": int(n_iter)},
+    )  # fmt: skip

@@ -62,15 +62,14 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _synthcity import SC_PEERS, SCVENV, run_synthcity  # noqa: E402
+from _venv_peer import fit_in_venv  # noqa: E402
 from marginal import DATASETS as _CLASSIFICATION  # noqa: E402
 from marginal import split  # noqa: E402
 
@@ -175,18 +174,8 @@ SKDP = {
 }
 
 SN_SCRIPT = r"""
-import json, os, sys, warnings
-import numpy as np
-import pandas as pd
-warnings.filterwarnings("ignore")
-import torch
 from snsynth import Synthesizer
 from snsynth.transform import BinTransformer, MinMaxTransformer
-cfg = json.loads(sys.argv[1])
-torch.set_num_threads(1)
-np.random.seed(cfg["seed"])
-torch.manual_seed(cfg["seed"])
-df = pd.read_csv(cfg["train"])
 gan = cfg["name"] in GAN_PEERS
 if gan:  # the CTGANs' own encoding, scaled from the declared bounds
     constraints = {c: MinMaxTransformer(lower=lo, upper=hi, negative=True)
@@ -223,41 +212,10 @@ def run_smartnoise(python, name, train, eps, bounds, cats, seed, timeout=3600, o
     seeds numpy and torch there; MST/AIM draw their own randomness, and smartnoise's
     CTGAN discriminators reseed torch with 0 when built, so their seed spread comes from
     numpy's batch and condition sampling."""
-    with tempfile.TemporaryDirectory() as d:
-        df = train.copy()
-        bools = [c for c in df.columns if df[c].dtype == bool]
-        for c in bools:
-            df[c] = df[c].astype(int)
-        path, out = os.path.join(d, "train.csv"), os.path.join(d, "out.csv")
-        df.to_csv(path, index=False)
-        cfg = dict(
-            name=name,
-            seed=int(seed),
-            options=_gan_options(name, len(df), options),
-            epsilon=eps,
-            delta=DELTA,
-            train=path,
-            out=out,
-            bounds={c: [float(lo), float(hi)] for c, (lo, hi) in bounds.items()},
-            categorical=[c for c in df.columns if c not in bounds],
-        )
-        subprocess.run(
-            [python, "-c", SN_SCRIPT, json.dumps(cfg)],
-            env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        syn = pd.read_csv(out)
-    for c in bools:
-        syn[c] = syn[c].astype(int).astype(bool)
-    for c in cats:
-        syn[c] = syn[c].astype(str)
-    for c in train.columns:
-        if c in bounds and np.issubdtype(train[c].dtype, np.integer):
-            syn[c] = np.rint(syn[c]).astype(train[c].dtype)
-    return syn[train.columns]
+    return fit_in_venv(
+        python, SN_SCRIPT, train, bounds, cats, seed, timeout, name=name,
+        options=_gan_options(name, len(train), options), epsilon=eps, delta=DELTA,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ evaluation
