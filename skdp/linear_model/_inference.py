@@ -190,9 +190,10 @@ class LinearInferenceMixin:
         removing the noise's expected share of the spread of the covariance's
         eigenvalues and of the mean's norm (James-Stein-type shrinkage; clipped to the
         public bounds and held fixed over the replicates, as ordinary least squares
-        conditions on the design), and a target ``y~ = clip(x~ b + a + sigma e, -1, 1)`` with Gaussian
-        errors whose ``sigma`` gives the clipped simulated target the private variance
-        of the target (every model keeps that variance). Each replicate re-runs the
+        conditions on the design), and a target ``y~ = clip(x~ b + a + sigma e, -1,
+        1)`` with Gaussian errors whose ``sigma`` gives the clipped simulated target
+        the private variance of the target (every model keeps that variance). Each
+        replicate re-runs the
         mechanism on simulated data: clipping of the target, the private centre, the
         noisy statistics (Laplace or Gaussian, the fitted scales), the private smallest
         eigenvalue, the adaptive ridge and the trimmed solve. Where the model clips no
