@@ -194,8 +194,9 @@ class LinearInferenceMixin:
         1)`` with Gaussian errors whose ``sigma`` gives the clipped simulated target
         the private variance of the target (every model keeps that variance). Each
         replicate re-runs the mechanism on simulated data: clipping of the target, the
-        private centre, the noisy statistics (Laplace or Gaussian, the fitted scales), the private smallest
-        eigenvalue, the adaptive ridge and the trimmed solve. Where the model clips no
+        private centre, the noisy statistics (Laplace or Gaussian, the fitted scales),
+        the private smallest eigenvalue, the adaptive ridge and the trimmed solve.
+        Where the model clips no
         target the replicates are drawn exactly at the level of the sufficient
         statistics (``X~^T e`` Gaussian with covariance ``X~^T X~``, ``||e||^2`` its
         square plus an independent chi-square), so the cost does not grow with ``n``;
