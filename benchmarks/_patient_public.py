@@ -383,6 +383,12 @@ def run(name, seeds=3, families=FAMILIES, epsilons=EPSILONS, gains=None):
     return rows
 
 
+def _mean_se(d):
+    """Mean of the paired differences ``d`` and its standard error (NaN from one seed)."""
+    se = d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else float("nan")
+    return d.mean(), se
+
+
 def _gains(table, family, per_seed):
     """Per ``k``: patient level minus group privacy paired by seed, signed so that
     positive is better: ``(mean, standard error, wins, ties, losses)``."""
@@ -390,8 +396,7 @@ def _gains(table, family, per_seed):
     out = {}
     for k in table.ks:
         d = sign * np.array([r[f"patient k={k}"] - r["group-priv"] for r in per_seed])
-        se = d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else float("nan")
-        out[k] = (d.mean(), se, int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+        out[k] = (*_mean_se(d), int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
     return out
 
 
@@ -403,8 +408,7 @@ def _paired(table, per_seed):
     for k in table.ks:
         if f"clip k={k}" in per_seed[0]:
             diff = np.array([r[f"clip k={k}"] - r[f"patient k={k}"] for r in per_seed])
-            se = diff.std(ddof=1) / math.sqrt(diff.size) if diff.size > 1 else float("nan")
-            out[k] = (float(np.median([r[f"clip k={k}"] for r in per_seed])), diff.mean(), se)
+            out[k] = (float(np.median([r[f"clip k={k}"] for r in per_seed])), *_mean_se(diff))
     return out
 
 

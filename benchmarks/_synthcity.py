@@ -17,8 +17,8 @@ the training rows (a Bayesian Gaussian mixture per continuous column, the catego
 of each categorical one) without privacy, and ``dpgan`` may stop early on a metric of
 the training rows: both only help the peers against skdp, whose estimators get
 declared bounds and categories and spend their whole budget on the rows. The samples
-are clipped to the declared bounds and integer columns rounded, as the smartnoise
-peers' are.
+are clipped to the declared bounds (synthcity's encoder does not know them) and
+integer columns rounded, as the smartnoise peers' are.
 """
 
 from __future__ import annotations

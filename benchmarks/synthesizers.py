@@ -312,7 +312,12 @@ def main(argv=None):
     )
     parser.add_argument("--sc-iter", type=int, default=None, help="iterations of sc_* peers")
     parser.add_argument("--json", default=None, help="also write the rows here (per cell)")
-    parser.add_argument("--sn-timeout", type=float, default=3600, help="seconds per smartnoise fit")
+    parser.add_argument(
+        "--sn-timeout",
+        type=float,
+        default=3600,
+        help="seconds per peer fit (smartnoise, synthcity)",
+    )
     parser.add_argument(
         "--timing",
         action="store_true",

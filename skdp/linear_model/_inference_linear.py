@@ -112,11 +112,6 @@ class _Spec:
         slope = theta[: self.p] * sc.ay / sc.ax
         return slope, float(sc.ay * theta[self.p] + sc.cy - slope @ sc.cx)
 
-    def noise(self, rng, size):
-        if self.gaussian:
-            return rng.normal(0.0, self.scale, size=size)
-        return rng.laplace(0.0, self.scale, size=size)
-
 
 def _design(gram, n, p, rng):
     """A fixed design of ``n`` scaled rows (clipped to ``[-1, 1]``) whose mean and
