@@ -316,7 +316,9 @@ def _coefficient_draws(est, n_epsilon):
     if not exact:  # the noisy start, through A^K
         start = np.concatenate([_start_variance(est, stats, J), np.zeros(p - J)])
         cov = cov + (AK * start) @ np.swapaxes(AK, 1, 2)
-    xi = _normal_rows(cov, rng)
+    scale = np.trace(cov, axis1=1, axis2=2)[:, None, None]
+    L = np.linalg.cholesky(cov + 1e-12 * scale * eye)
+    xi = (L @ rng.standard_normal((len(AK), p, 1)))[..., 0]
     half = _half(est)
     if exact:  # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, start given
         theta = path[0] + np.linalg.solve(eye - AK, (moved - xi)[..., None])[..., 0]
@@ -329,14 +331,6 @@ def _coefficient_draws(est, n_epsilon):
         return theta[:, J:] / half, None
     null = path[-1] - bias - _null_noise(est, stats, J, step, K, rng, len(AK))
     return theta[:, J:] / half, null[:, J:] / half
-
-
-def _normal_rows(cov, rng):
-    """One ``N(0, cov_r)`` row per covariance ``cov_r`` (shape ``(R, p, p)``)."""
-    eye = np.eye(cov.shape[-1])
-    scale = np.trace(cov, axis1=1, axis2=2)[:, None, None]
-    L = np.linalg.cholesky(cov + 1e-12 * scale * eye)
-    return (L @ rng.standard_normal((cov.shape[0], cov.shape[-1], 1)))[..., 0]
 
 
 def _null_noise(est, stats, J, step, K, rng, draws):
