@@ -20,6 +20,11 @@ the median time of ``summary`` (``conf_int``'s computation plus the p-values).
 ``--check-inf`` compares the intervals at ``epsilon=inf`` with statsmodels' (largest
 difference of an endpoint over the interval's width).
 
+``--simulator correlated`` draws the data sets from a second simulator (correlation 0.4
+between every pair of features, other coefficients and intercept, Student-t noise with 5
+degrees of freedom; :func:`simulate_correlated`), ``--seed0`` offsets the data sets'
+seeds (fresh data sets for a check of a design chosen on the default ones).
+
 Run::
 
     python benchmarks/intervals.py --reps 200 --jobs 2            # the full grid
@@ -51,6 +56,27 @@ def simulate(n, d, rng):
     return X, y, np.append(beta, INTERCEPT)
 
 
+#: ``--simulator correlated``: other coefficients (the last 0) and intercept, correlated
+#: features, heavier-tailed noise
+BETAS_CORRELATED = {2: [-0.4, 0.0], 5: [0.3, 0.3, -0.2, 0.15, 0.0]}
+INTERCEPT_CORRELATED, CORRELATION, NOISE_DF = -0.2, 0.4, 5
+
+
+def simulate_correlated(n, d, rng):
+    """The second simulator: ``X ~ N(0, C)`` (correlation 0.4 between every pair),
+    ``y = X beta - 0.2 + e`` with ``e`` Student-t with 5 degrees of freedom scaled to
+    variance 1."""
+    beta = np.asarray(BETAS_CORRELATED[d])
+    C = CORRELATION * np.ones((d, d)) + (1.0 - CORRELATION) * np.eye(d)
+    X = rng.standard_normal((n, d)) @ np.linalg.cholesky(C).T
+    noise = rng.standard_t(NOISE_DF, n) * np.sqrt((NOISE_DF - 2) / NOISE_DF)
+    y = X @ beta + INTERCEPT_CORRELATED + noise
+    return X, y, np.append(beta, INTERCEPT_CORRELATED)
+
+
+SIMULATORS = {"independent": simulate, "correlated": simulate_correlated}
+
+
 def one_rep(args):
     """One repetition of one cell: ``(estimate, lower, upper, p, sm_lower, sm_upper,
     seconds)``."""
@@ -58,9 +84,9 @@ def one_rep(args):
 
     from skdp.linear_model import DPLinearRegression
 
-    n, eps, d, ylim, seed, alpha, options = args
+    n, eps, d, ylim, seed, alpha, options, simulator = args
     rng = np.random.default_rng(seed)
-    X, y, _ = simulate(n, d, rng)
+    X, y, _ = SIMULATORS[simulator](n, d, rng)
     reg = DPLinearRegression(
         epsilon=eps, bounds_X=(-4.0, 4.0), bounds_y=(-ylim, ylim), random_state=seed, **options
     ).fit(X, y)
@@ -75,12 +101,13 @@ def one_rep(args):
     return est, ci[:, 0], ci[:, 1], table["P>|z|"].to_numpy(), sm_ci[:, 0], sm_ci[:, 1], seconds
 
 
-def cell(n, eps, d, reps, ylim, jobs, alpha=0.05, seed0=0, options=None):
+def cell(n, eps, d, reps, ylim, jobs, alpha=0.05, seed0=0, options=None, simulator=None):
     options = {} if options is None else options
-    args = [(n, eps, d, ylim, seed0 + 1000 * r + 7, alpha, options) for r in range(reps)]
+    simulator = simulator or "independent"
+    args = [(n, eps, d, ylim, seed0 + 1000 * r + 7, alpha, options, simulator) for r in range(reps)]
     out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, slo, shi, sec = (np.array(v) for v in zip(*out, strict=True))
-    truth = np.append(BETAS[d], INTERCEPT)
+    truth = SIMULATORS[simulator](1, d, np.random.default_rng(0))[2]
     cover = ((lo <= truth) & (truth <= hi)).mean(axis=0)
     sm_cover = ((slo <= truth) & (truth <= shi)).mean(axis=0)
     oracle = 2 * stats.norm.ppf(1 - alpha / 2) * est.std(axis=0, ddof=1)
@@ -128,13 +155,15 @@ def main():
     ap.add_argument("--ylim", type=float, default=6.0)
     ap.add_argument("--inference", action="store_true", help="fit with inference=True")
     ap.add_argument("--regularization", default=None, help="'zhang' or a number")
+    ap.add_argument("--simulator", choices=sorted(SIMULATORS), default="independent")
+    ap.add_argument("--seed0", type=int, default=0, help="offset of the data sets' seeds")
     a = ap.parse_args()
     options = {"inference": True} if a.inference else {}
     if a.regularization is not None:
         r = a.regularization
         options["regularization"] = r if r in ("adaptive", "zhang") else float(r)
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; ylim {a.ylim}")
-    print(f"DPLinearRegression options: {options or 'defaults'}")
+    print(f"DPLinearRegression options: {options or 'defaults'}; simulator: {a.simulator}")
     if a.check_inf:
         print(f"epsilon=inf: largest endpoint difference / width vs statsmodels: {check_inf():.2e}")
     head = (
@@ -145,7 +174,17 @@ def main():
     for d in a.d:
         for n in a.n:
             for eps in a.eps:
-                r = cell(n, eps, d, a.reps, a.ylim, a.jobs, options=options)
+                r = cell(
+                    n,
+                    eps,
+                    d,
+                    a.reps,
+                    a.ylim,
+                    a.jobs,
+                    seed0=a.seed0,
+                    options=options,
+                    simulator=a.simulator,
+                )
                 print(
                     f"{r['n']:>5} {r['eps']:>5} {r['d']:>2}  {r['cover']:.3f} {r['cover_min']:.3f}"
                     f"  {r['width_ratio_max']:>6.2f} {r['width_ratio_mean']:>6.2f}"

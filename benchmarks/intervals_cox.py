@@ -61,6 +61,10 @@ coefficient 0.933-0.977, width 1.00-1.24, null p-values uniform in 11 of 18 cell
 before; all ten from ``n epsilon`` 2,000 on, KS p 0.070-0.968), not in the six below
 1,000 (conservative, unchanged) nor at ``n = 500, epsilon = 3, d = 2`` (KS p 0.030).
 
+``--simulator weibull`` draws the cohorts from a second simulator (correlation 0.4
+between every pair of features, a Weibull baseline of shape 1.5, other coefficients, about
+35 % events; :func:`simulate_weibull`), ``--seed0`` offsets the cohorts' seeds.
+
 Run::
 
     python benchmarks/intervals_cox.py --reps 200 --jobs 2 --lifelines 30  # the full grid
@@ -94,6 +98,28 @@ def simulate(n, d, rng):
     return X, event, np.minimum(np.minimum(t, c), HORIZON), beta
 
 
+#: ``--simulator weibull``: other coefficients (the last 0), correlated features, a
+#: Weibull baseline (the piecewise-exponential model only approximately right)
+BETAS_WEIBULL = {2: [-0.4, 0.0], 5: [0.3, 0.3, -0.2, 0.15, 0.0]}
+CORRELATION, SHAPE, SCALE = 0.4, 1.5, 12.0
+
+
+def simulate_weibull(n, d, rng):
+    """``(X, event, time, beta)`` of one cohort of the second simulator: ``X ~ N(0, C)``
+    (correlation 0.4) clipped to ``(-3, 3)``, a Weibull baseline of shape 1.5 and scale
+    12 times ``exp(X beta)``, the same censoring and horizon (about 35 % events)."""
+    beta = np.asarray(BETAS_WEIBULL[d], float)
+    C = CORRELATION * np.ones((d, d)) + (1.0 - CORRELATION) * np.eye(d)
+    X = np.clip(rng.standard_normal((n, d)) @ np.linalg.cholesky(C).T, -BOUND, BOUND)
+    t = SCALE * (rng.exponential(size=n) / np.exp(X @ beta)) ** (1.0 / SHAPE)
+    c = rng.uniform(0.0, CENSOR, n)
+    event = (t <= c) & (t <= HORIZON)
+    return X, event, np.minimum(np.minimum(t, c), HORIZON), beta
+
+
+SIMULATORS = {"exponential": simulate, "weibull": simulate_weibull}
+
+
 def lifelines_ci(X, event, time_, alpha):
     """lifelines' ``CoxPHFitter`` intervals (Efron ties), rows in the order of ``X``."""
     import pandas as pd
@@ -117,7 +143,8 @@ def one_rep(args):
 
     n, eps, d, seed, alpha, options = args
     rng = np.random.default_rng(seed)
-    X, event, time_, _ = simulate(n, d, rng)
+    options = dict(options)
+    X, event, time_, _ = SIMULATORS[options.pop("simulator", "exponential")](n, d, rng)
     y = make_survival_target(event, time_)
     cox = DPCoxPH(
         epsilon=eps, bounds_X=(-BOUND, BOUND), max_time=HORIZON, random_state=seed, **options
@@ -133,23 +160,26 @@ def one_rep(args):
 def one_lifelines(args):
     """lifelines' interval on the cohort of one repetition (the same cohort at every
     epsilon)."""
-    n, d, seed, alpha = args
-    X, event, time_, _ = simulate(n, d, np.random.default_rng(seed))
+    n, d, seed, alpha, simulator = args
+    X, event, time_, _ = SIMULATORS[simulator](n, d, np.random.default_rng(seed))
     return lifelines_ci(X, event, time_, alpha)
 
 
-def lifelines_cover(n, d, reps, jobs, alpha=0.05):
+def lifelines_cover(n, d, reps, jobs, alpha=0.05, simulator="exponential", seed0=0):
     """lifelines' coverage over the cohorts of the first ``reps`` repetitions."""
-    out = np.array(map_reps(one_lifelines, [(n, d, _seed(r), alpha) for r in range(reps)], jobs))
-    truth = np.asarray(BETAS[d], float)
+    args = [(n, d, _seed(r, seed0), alpha, simulator) for r in range(reps)]
+    out = np.array(map_reps(one_lifelines, args, jobs))
+    truth = np.asarray((BETAS_WEIBULL if simulator == "weibull" else BETAS)[d], float)
     return float(((out[:, :, 0] <= truth) & (truth <= out[:, :, 1])).mean())
 
 
-def cell(n, eps, d, reps, jobs, alpha=0.05, options=None):
-    args = [(n, eps, d, _seed(r), alpha, dict(options or {})) for r in range(reps)]
+def cell(n, eps, d, reps, jobs, alpha=0.05, options=None, seed0=0):
+    options = dict(options or {})
+    args = [(n, eps, d, _seed(r, seed0), alpha, options) for r in range(reps)]
     out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, sec = (np.array(v) for v in zip(*out, strict=True))
-    truth = np.asarray(BETAS[d], float)
+    weibull = options.get("simulator") == "weibull"
+    truth = np.asarray((BETAS_WEIBULL if weibull else BETAS)[d], float)
     cover = ((lo <= truth) & (truth <= hi)).mean(axis=0)
     oracle = 2 * stats.norm.ppf(1 - alpha / 2) * est.std(axis=0, ddof=1)
     ratio = (hi - lo).mean(axis=0) / oracle
@@ -218,6 +248,10 @@ def main():
     ap.add_argument(
         "--inference", action="store_true", help="DPCoxPH(inference=True): coef_ at the centre"
     )
+    ap.add_argument(
+        "--simulator", choices=sorted(SIMULATORS), default="exponential", help="the cohorts"
+    )
+    ap.add_argument("--seed0", type=int, default=0, help="offset of the cohorts' seeds")
     ap.add_argument("--hessian-fraction", type=float, default=None)
     ap.add_argument("--step-size", type=float, default=None)
     a = ap.parse_args()
@@ -227,6 +261,7 @@ def main():
     if a.step_size is not None:
         options["step_size"] = a.step_size
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}; {options}")
+    print(f"simulator: {a.simulator}; seed0: {a.seed0}")
     if a.check_inf:
         pe, ll, w = check_inf()
         print(
@@ -242,7 +277,8 @@ def main():
     for d in a.d:
         for n in a.n:
             for eps in a.eps:
-                r = cell(n, eps, d, a.reps, a.jobs, options=options)
+                sim = {"simulator": a.simulator} if a.simulator != "exponential" else {}
+                r = cell(n, eps, d, a.reps, a.jobs, options={**options, **sim}, seed0=a.seed0)
                 print(
                     f"{r['n']:>5} {r['eps']:>5} {r['d']:>2}  {r['cover']:.3f} {r['cover_min']:.3f}"
                     f"  {r['width_ratio_max']:>6.2f} {r['width_ratio_mean']:>6.2f}"
@@ -252,7 +288,8 @@ def main():
                     flush=True,
                 )
             if a.lifelines:
-                cover = lifelines_cover(n, d, min(a.lifelines, a.reps), a.jobs)
+                k = min(a.lifelines, a.reps)
+                cover = lifelines_cover(n, d, k, a.jobs, simulator=a.simulator, seed0=a.seed0)
                 print(
                     f"{n:>5}   inf {d:>2}  lifelines' coverage {cover:.3f} "
                     f"({min(a.lifelines, a.reps)} cohorts)",

@@ -17,6 +17,11 @@ the uniform and the share below 0.05, statsmodels' coverage and mean width over 
 oracle (a), and the median time of ``summary``. ``--check-inf`` compares the intervals
 at ``epsilon=inf`` with statsmodels' (largest endpoint difference over the width).
 
+``--simulator correlated`` draws the data sets from a second simulator (Gaussian
+features with correlation 0.4, halved and clipped to the bounds; other coefficients; about
+a third of the labels positive; :func:`simulate_correlated`), ``--seed0`` offsets the
+seeds.
+
 Run::
 
     python benchmarks/intervals_logistic.py --reps 200 --jobs 2     # the full grid
@@ -45,14 +50,37 @@ def simulate_logistic(n, d, rng):
     return X, y
 
 
+#: ``--simulator correlated``: other coefficients (the last 0), an intercept that makes
+#: about a third of the labels positive, correlated features
+COEFS_CORRELATED = {2: [-1.5, 0.0], 5: [0.8, 0.8, -0.6, 0.4, 0.0]}
+ICPT_CORRELATED, CORRELATION = -0.8, 0.4
+
+
+def simulate_correlated(n, d, rng):
+    """The second simulator: ``X = clip(N(0, C) / 2, -1, 1)`` (correlation 0.4 between
+    every pair), ``P(y = 1) = sigmoid(X beta - 0.8)``."""
+    beta = np.asarray(COEFS_CORRELATED[d])
+    C = CORRELATION * np.ones((d, d)) + (1.0 - CORRELATION) * np.eye(d)
+    X = np.clip(0.5 * rng.standard_normal((n, d)) @ np.linalg.cholesky(C).T, -1.0, 1.0)
+    p = 1.0 / (1.0 + np.exp(-(X @ beta + ICPT_CORRELATED)))
+    return X, (rng.uniform(size=n) < p).astype(int)
+
+
+SIMULATORS = {"uniform": simulate_logistic, "correlated": simulate_correlated}
+TRUTHS = {
+    "uniform": lambda d: np.append(COEFS[d], ICPT),
+    "correlated": lambda d: np.append(COEFS_CORRELATED[d], ICPT_CORRELATED),
+}
+
+
 def rep_logistic(args):
     """``(estimate, lower, upper, p, sm_lower, sm_upper, seconds)`` of one repetition."""
     import statsmodels.api as sm
 
     from skdp.linear_model import DPLogisticRegression
 
-    n, eps, d, seed, alpha = args
-    X, y = simulate_logistic(n, d, np.random.default_rng(seed))
+    n, eps, d, seed, alpha, simulator = args
+    X, y = SIMULATORS[simulator](n, d, np.random.default_rng(seed))
     clf = DPLogisticRegression(
         epsilon=eps, classes=[0, 1], bounds_X=(-1.0, 1.0), inference=True, random_state=seed
     ).fit(X, y)
@@ -65,11 +93,11 @@ def rep_logistic(args):
     return est, ci[:, 0], ci[:, 1], table["P>|z|"].to_numpy(), sm_ci[:, 0], sm_ci[:, 1], seconds
 
 
-def run_cell(n, eps, d, reps, jobs, alpha=0.05):
-    args = [(n, eps, d, 7919 * r + 11, alpha) for r in range(reps)]
+def run_cell(n, eps, d, reps, jobs, alpha=0.05, simulator="uniform", seed0=0):
+    args = [(n, eps, d, seed0 + 7919 * r + 11, alpha, simulator) for r in range(reps)]
     out = map_reps(rep_logistic, args, jobs)
     est, lo, hi, pv, slo, shi, sec = (np.array(v) for v in zip(*out, strict=True))
-    truth = np.append(COEFS[d], ICPT)
+    truth = TRUTHS[simulator](d)
     z2 = 2 * stats.norm.ppf(1 - alpha / 2)
     oracle_mid = z2 * ((lo + hi) / 2).std(axis=0, ddof=1)
     oracle_coef = z2 * est.std(axis=0, ddof=1)
@@ -107,15 +135,18 @@ def check_inf_logistic(n=2000, d=5, seeds=5):
 
 def main():
     ap = grid_parser(__doc__)
+    ap.add_argument("--simulator", choices=sorted(SIMULATORS), default="uniform")
+    ap.add_argument("--seed0", type=int, default=0, help="offset of the data sets' seeds")
     a = ap.parse_args()
     print(f"load average at start: {os.getloadavg()}; reps per cell: {a.reps}")
+    print(f"simulator: {a.simulator}; seed0: {a.seed0}")
     if a.check_inf:
         print(f"epsilon=inf: largest endpoint difference / width: {check_inf_logistic():.2e}")
     print("    n   eps  d  cover  min   w/oracle(mid) w/oracle(coef)  KS-p  rej5  sm-cov sm-w  s")
     for d in a.d:
         for n in a.n:
             for eps in a.eps:
-                r = run_cell(n, eps, d, a.reps, a.jobs)
+                r = run_cell(n, eps, d, a.reps, a.jobs, simulator=a.simulator, seed0=a.seed0)
                 print(
                     f"{n:>5} {eps:>5} {d:>2}  {r['cover'].mean():.3f} {r['cover'].min():.3f}"
                     f"  {r['ratio_mid']:>10.2f} {r['ratio_coef']:>12.2f}"
