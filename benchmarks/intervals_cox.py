@@ -120,6 +120,8 @@ def simulate_weibull(n, d, rng):
 
 
 SIMULATORS = {"exponential": simulate, "weibull": simulate_weibull}
+#: the true coefficients of each simulator, per ``d``
+TRUTHS = {"exponential": BETAS, "weibull": BETAS_WEIBULL}
 
 
 def lifelines_ci(X, event, time_, alpha):
@@ -171,7 +173,7 @@ def lifelines_cover(n, d, reps, jobs, alpha=0.05, simulator="exponential", seed0
     """lifelines' coverage over the cohorts of the first ``reps`` repetitions."""
     args = [(n, d, _seed(r, seed0), alpha, simulator) for r in range(reps)]
     out = np.array(map_reps(one_lifelines, args, jobs))
-    truth = np.asarray((BETAS_WEIBULL if simulator == "weibull" else BETAS)[d], float)
+    truth = np.asarray(TRUTHS[simulator][d], float)
     return float(((out[:, :, 0] <= truth) & (truth <= out[:, :, 1])).mean())
 
 
@@ -180,8 +182,7 @@ def cell(n, eps, d, reps, jobs, alpha=0.05, options=None, seed0=0):
     args = [(n, eps, d, _seed(r, seed0), alpha, options) for r in range(reps)]
     out = map_reps(one_rep, args, jobs)
     est, lo, hi, pv, sec = (np.array(v) for v in zip(*out, strict=True))
-    weibull = options.get("simulator") == "weibull"
-    truth = np.asarray((BETAS_WEIBULL if weibull else BETAS)[d], float)
+    truth = np.asarray(TRUTHS[options.get("simulator", "exponential")][d], float)
     cover = ((lo <= truth) & (truth <= hi)).mean(axis=0)
     oracle = 2 * stats.norm.ppf(1 - alpha / 2) * est.std(axis=0, ddof=1)
     ratio = (hi - lo).mean(axis=0) / oracle

@@ -90,9 +90,7 @@ def _path(est, stats):
     base = np.asarray(stats["baseline"], float)
     alpha = np.log(np.maximum(base[:J], 1.0) / np.maximum(base[J:], widths))
     H = np.asarray(stats["hessian"], float)
-    vals, vecs = np.linalg.eigh(H)
-    floor = 2.0 * est.noise_scale_["hessian"] * math.sqrt(H.shape[0])
-    h_inv = (vecs / np.maximum(vals, floor)) @ vecs.T
+    h_inv = _floored_inverse(est, H)
     theta = np.concatenate([alpha, np.zeros(H.shape[0] - J)])
     path = [theta]
     for g in np.asarray(stats["gradients"], float):
@@ -136,6 +134,20 @@ def _start_variance(est, stats, J):
     return np.minimum(s_b**2 * (1.0 / D**2 + 1.0 / T**2), START_VARIANCE_CAP)
 
 
+def _start_covariance(est, stats, J, AK):
+    """The covariance the noisy start adds to ``theta_K``, ``A^K diag(v) A^KT`` (``v``
+    :func:`_start_variance` on the baseline, 0 on ``beta``), for stacked ``A^K``."""
+    start = np.concatenate([_start_variance(est, stats, J), np.zeros(AK.shape[-1] - J)])
+    return (AK * start) @ np.swapaxes(AK, -1, -2)
+
+
+def _cholesky(cov):
+    """Cholesky factors of (stacked) covariances, with a jitter of ``1e-12`` of their
+    trace (a covariance may be singular to rounding)."""
+    scale = np.trace(cov, axis1=-2, axis2=-1)[..., None, None]
+    return np.linalg.cholesky(cov + 1e-12 * scale * np.eye(cov.shape[-1]))
+
+
 def _recursion(est, H_star, step, K):
     """``(A^K, C)`` for each candidate ``H*`` (shape ``(R, p, p)``): the contraction
     ``A = I - step H*`` of the linearised path after ``K`` steps and the covariance of
@@ -165,9 +177,7 @@ def _at_estimate(est, stats, J, step, K):
     H_star[0, np.arange(J), np.arange(J)] = D
     H_star[0, J:, J:] = P
     AK, cov = _recursion(est, H_star, step, K)
-    AK, cov = AK[0], cov[0]
-    start = np.concatenate([_start_variance(est, stats, J), np.zeros(p - J)])
-    return AK, cov + (AK * start) @ AK.T
+    return AK[0], cov[0] + _start_covariance(est, stats, J, AK[0])
 
 
 def private_interval(est):
@@ -314,11 +324,8 @@ def _coefficient_draws(est, n_epsilon):
     p, eye = H.shape[0], np.eye(H.shape[0])
     moved = path[-1] - path[0]
     if not exact:  # the noisy start, through A^K
-        start = np.concatenate([_start_variance(est, stats, J), np.zeros(p - J)])
-        cov = cov + (AK * start) @ np.swapaxes(AK, 1, 2)
-    scale = np.trace(cov, axis1=1, axis2=2)[:, None, None]
-    L = np.linalg.cholesky(cov + 1e-12 * scale * eye)
-    xi = (L @ rng.standard_normal((len(AK), p, 1)))[..., 0]
+        cov = cov + _start_covariance(est, stats, J, AK)
+    xi = (_cholesky(cov) @ rng.standard_normal((len(AK), p, 1)))[..., 0]
     half = _half(est)
     if exact:  # theta_K - theta_0 = (I - A^K) (theta* - theta_0) + xi, start given
         theta = path[0] + np.linalg.solve(eye - AK, (moved - xi)[..., None])[..., 0]
@@ -341,8 +348,7 @@ def _null_noise(est, stats, J, step, K, rng, draws):
     standard deviation on every coefficient in the cells measured (:doc:`/inference`).
     The interval keeps that mixture, the test of ``coefficient = 0`` does not."""
     _, cov = _at_estimate(est, stats, J, step, K)
-    L = np.linalg.cholesky(cov + 1e-12 * np.trace(cov) * np.eye(cov.shape[0]))
-    return rng.standard_normal((draws, cov.shape[0])) @ L.T
+    return rng.standard_normal((draws, cov.shape[0])) @ _cholesky(cov).T
 
 
 def _two_sided(draws):
