@@ -81,14 +81,20 @@ def _half(est):
     return np.asarray(hi, float) / 2 - np.asarray(lo, float) / 2
 
 
+def _start_counts(est, stats, J):
+    """``(D~, T~)``: the noisy events and exposure per interval with the fit's public
+    floors (one event, one full interval of exposure; ``_cox_fit.release_baseline``)."""
+    widths = np.diff(est.time_grid_) / float(est.time_grid_[-1])
+    base = np.asarray(stats["baseline"], float)
+    return np.maximum(base[:J], 1.0), np.maximum(base[J:], widths)
+
+
 def _path(est, stats):
     """The points ``theta_0 .. theta_K`` of the fit's Newton path, recomputed from the
     releases exactly as the fit did (``_cox_fit.noisy_newton``), and ``J``."""
-    edges = np.asarray(est.time_grid_, float)
-    J = edges.size - 1
-    widths = np.diff(edges) / float(edges[-1])
-    base = np.asarray(stats["baseline"], float)
-    alpha = np.log(np.maximum(base[:J], 1.0) / np.maximum(base[J:], widths))
+    J = np.asarray(est.time_grid_).size - 1
+    D, T = _start_counts(est, stats, J)
+    alpha = np.log(D / T)
     H = np.asarray(stats["hessian"], float)
     h_inv = _floored_inverse(est, H)
     theta = np.concatenate([alpha, np.zeros(H.shape[0] - J)])
@@ -128,9 +134,7 @@ def _start_variance(est, stats, J):
     """Variance of the noisy start ``alpha_0 = log(D~_j / T~_j)`` (delta method, capped
     at 1 where the floors of the release bite)."""
     s_b = float(est.noise_scale_["baseline"])
-    base = np.asarray(stats["baseline"], float)
-    widths = np.diff(est.time_grid_) / float(est.time_grid_[-1])
-    D, T = np.maximum(base[:J], 1.0), np.maximum(base[J:], widths)
+    D, T = _start_counts(est, stats, J)
     return np.minimum(s_b**2 * (1.0 / D**2 + 1.0 / T**2), START_VARIANCE_CAP)
 
 
