@@ -221,7 +221,9 @@ dict, default=None
     released_statistics_ : dict
         ``inference=True`` only: ``"fisher"``, the noisy Fisher information of each
         problem in the scaled units, shape ``(n_problems, d', d')``; ``"mle"``, the
-        unpenalised weights of a non-private fit (``epsilon=inf``), else ``None``.
+        unpenalised weights of a non-private fit (``epsilon=inf``), else ``None``;
+        ``"information"``, the public ``n epsilon_k / d'`` of a row-level fit
+        (``None`` with ``groups``), by which ``conf_int`` picks its method.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
@@ -526,6 +528,7 @@ dict, default=None
             self.released_statistics_ = {
                 "fisher": np.stack([H for H, _ in fisher]),
                 "mle": None if all(m is None for m in mle) else mle,
+                "information": plan.information,
             }
         return weights, guarantee
 

@@ -125,6 +125,9 @@ class LogisticPlan:
     rate: float
     max_rows_per_group: int | None = None
     eps_fisher: float = 0.0
+    #: the public ``n_samples eps_problem / d'`` of a row-level fit (``None`` with
+    #: ``groups`` or without the shape): ``conf_int`` picks its method by it
+    information: float | None = None
 
     @classmethod
     def build(
@@ -149,7 +152,9 @@ class LogisticPlan:
         eps_problem = (epsilon - eps_bounds) / n_problems
         if max_rows_per_group is not None and mechanism != "dpsgd":  # k x per patient
             eps_problem = eps_problem / int(max_rows_per_group)
-        eps_fisher = 0.0
+        eps_fisher, information = 0.0, None
+        if n_samples is not None and n_coords is not None:
+            information = n_samples * eps_problem / max(int(n_coords), 1)
         if inference and math.isfinite(eps_problem):  # inside the same total
             eps_fisher = inference_share(n_samples, n_coords, eps_problem) * eps_problem
             eps_problem = eps_problem - eps_fisher
@@ -166,6 +171,7 @@ class LogisticPlan:
             rate=rate,
             max_rows_per_group=max_rows_per_group,
             eps_fisher=eps_fisher,
+            information=information,
         )
 
     @property
