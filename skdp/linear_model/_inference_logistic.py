@@ -16,7 +16,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests use the last two)
+from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests: _laplace_sym, shrunk_fisher)
     DRAWS_BELOW,
     _laplace_sym,
     bootstrap_problem,
@@ -183,7 +183,7 @@ class LogisticInferenceMixin:
         public ``n epsilon_k / d'`` (rows, the problem's budget, coefficients with the
         intercept; ``released_statistics_["information"]``):
 
-        * *below 300, and in patient-level fits* (whose row count is not public): draws
+        * *below 225, and in patient-level fits* (whose row count is not public): draws
           of the centre's error at the released weights, ``theta0 - theta = (C(H~) -
           C(H)) w + H^-1 (g - b)``. ``H`` is estimated by ``S``, the release with the
           features' off-diagonal part shrunk towards a constant-correlation target
@@ -193,7 +193,7 @@ class LogisticInferenceMixin:
           ``alpha/2`` and ``1 - alpha/2`` quantiles of ``theta0 - (C(H~_r) - C(S)) w -
           S^-1 (g_r - b_r)``. The Fisher noise's effect is taken at the released ``w``,
           where it scales with the coefficient.
-        * *from 300 on*: a parametric bootstrap of the linearised mechanism (Ferrando,
+        * *from 225 on*: a parametric bootstrap of the linearised mechanism (Ferrando,
           Wang & Sheldon 2022) at ``(theta0, H0)``, ``H0`` the release with its
           off-diagonal part shrunk towards 0 by the share of its norm that the noise
           explains: replicates of the score, ``b`` and the release's noise re-run the
@@ -204,10 +204,10 @@ class LogisticInferenceMixin:
           ``1 - alpha/2`` quantiles of the nested distribution function at their own
           deviation).
 
-        Below 300 the bootstrap's replicates at a centre near 0 understate the ridge
-        correction's spread (with correlated features the worst coefficient covered
-        0.89-0.92); from 300 on the error draws gave intervals up to 1.8 times the
-        oracle width at ``d = 5`` (200 data sets; :ref:`inference-logistic-draws`). The
+        At low information the bootstrap's replicates at a centre near 0 understate the
+        ridge correction's spread (with correlated features the worst coefficient
+        covered 0.894-0.919 up to 200); from 250 on the error draws gave intervals up to
+        1.45 and 1.8 times the oracle width at ``d = 5`` (:ref:`inference-logistic-draws`). The
         p-value is the smallest ``alpha`` whose interval excludes 0; ``std err`` half the
         central 68 % range of the draws, or the standard deviation of ``delta``.
         Assumptions: rows independent (with ``groups``, rows of one patient too), the
