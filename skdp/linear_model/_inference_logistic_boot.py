@@ -42,6 +42,19 @@ N_NESTED = 100
 DRAWS_BELOW = 225.0
 
 
+def _release_floor(H_hat, h_scale):
+    """The eigenvalue floor of a release ``H_hat``: :data:`EIGEN_FLOOR` Laplace scales,
+    at least ``1e-9`` of its mean diagonal (a noiseless release may be singular)."""
+    d = H_hat.shape[-1]
+    return max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
+
+
+def _centre(H_rel, ridge, w_rel, floor):
+    """The estimate ``theta0 = C(H~) w`` of (stacked) releases, ``H~`` the release
+    floored only (shrinking its off-diagonal part there would bias the centre towards 0)."""
+    return _debiased(_floored(H_rel, floor), ridge, w_rel)
+
+
 def _floored(H, floor):
     """Symmetric ``H`` (stacked ``(..., d, d)``) with eigenvalues at least ``floor``."""
     lam, V = np.linalg.eigh(0.5 * (H + np.swapaxes(H, -1, -2)))
@@ -145,8 +158,8 @@ def error_draws(w, H_hat, ridge, beta, h_scale, draws, rng, A, intercept):
     noise it grows with the coefficient, and a centre near 0 made the bootstrap's
     interval too narrow."""
     d = w.shape[0]
-    floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    theta0 = _debiased(_floored(H_hat, floor), ridge, w)
+    floor = _release_floor(H_hat, h_scale)
+    theta0 = _centre(H_hat, ridge, w, floor)
     S = factor_fisher(H_hat, h_scale, floor, intercept)
     H_r = np.broadcast_to(S, (draws, d, d))
     if h_scale > 0:
@@ -183,9 +196,8 @@ class _World:
         return shrunk_fisher(H_rel, self.h_scale, self.floor)
 
     def centre(self, H_rel, w_rel):
-        """The estimate ``theta0`` of (stacked) releases, debiased with the release floored
-        only (shrinking its off-diagonal part there would bias the centre towards 0)."""
-        return _debiased(_floored(H_rel, self.floor), self.ridge, w_rel)
+        """The estimate ``theta0`` of (stacked) releases: :func:`_centre`."""
+        return _centre(H_rel, self.ridge, w_rel, self.floor)
 
     def simulate(self, H0, theta0, size):
         """``size`` releases ``(w*, H*)`` of the linearised mechanism at every (stacked)
@@ -220,9 +232,7 @@ def bootstrap_problem(w, H_hat, ridge, beta, h_scale, B, rng, A):
     each): ``outer`` are their deviations and ``inner`` (``N_CALIBRATION x N_NESTED``)
     the nested deviations, from which :func:`calibrated_table` calibrates the levels.
     """
-    d = w.shape[0]
-    floor = max(EIGEN_FLOOR * h_scale, 1e-9 * max(float(np.trace(H_hat)), 1e-12) / d)
-    world = _World(ridge, beta, h_scale, floor, rng)
+    world = _World(ridge, beta, h_scale, _release_floor(H_hat, h_scale), rng)
     theta0 = world.centre(H_hat, w)
     w_star, H_rel = world.simulate(world.model(H_hat), theta0, B)
     theta_star = world.centre(H_rel, w_star)

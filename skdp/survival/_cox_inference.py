@@ -90,19 +90,19 @@ def _start_counts(est, stats, J):
 
 
 def _path(est, stats):
-    """The points ``theta_0 .. theta_K`` of the fit's Newton path, recomputed from the
-    releases exactly as the fit did (``_cox_fit.noisy_newton``), and ``J``."""
+    """``(path, J, step)``: the points ``theta_0 .. theta_K`` of the fit's Newton path,
+    recomputed from the releases exactly as the fit did (``_cox_fit.noisy_newton``),
+    ``J``, and the step matrix ``S = step_size H~^-1`` (:func:`_floored_inverse`)."""
     J = np.asarray(est.time_grid_).size - 1
     D, T = _start_counts(est, stats, J)
-    alpha = np.log(D / T)
     H = np.asarray(stats["hessian"], float)
     h_inv = _floored_inverse(est, H)
-    theta = np.concatenate([alpha, np.zeros(H.shape[0] - J)])
+    theta = np.concatenate([np.log(D / T), np.zeros(H.shape[0] - J)])
     path = [theta]
     for g in np.asarray(stats["gradients"], float):
         theta = theta + est.step_size * (h_inv @ g)
         path.append(theta)
-    return np.array(path), J
+    return np.array(path), J, est.step_size * h_inv
 
 
 def _information(est, stats, J):
@@ -189,8 +189,7 @@ def private_interval(est):
     linearised path's covariance and its remaining shrinkage (Notes of
     ``conf_int``)."""
     stats = est.released_statistics_
-    path, J = _path(est, stats)
-    step = est.step_size * _floored_inverse(est, np.asarray(stats["hessian"], float))
+    path, J, step = _path(est, stats)
     AK, cov = _at_estimate(est, stats, J, step, np.asarray(stats["gradients"]).shape[0])
     p = AK.shape[0]
     # theta_K - theta* = -A^K (theta* - theta_0): the remaining shrinkage, to first
@@ -313,7 +312,7 @@ def _coefficient_draws(est, n_epsilon):
     covariance at the one estimate of ``H*``; :func:`_null_noise`), else ``None``."""
     exact = n_epsilon < EXACT_N_EPSILON
     stats = est.released_statistics_
-    path, J = _path(est, stats)
+    path, J, step = _path(est, stats)
     H = np.asarray(stats["hessian"], float)
     seed = np.frombuffer(np.ascontiguousarray(H).tobytes(), dtype=np.uint32)
     rng = np.random.default_rng(seed[:64] if seed.size else 0)
@@ -322,7 +321,6 @@ def _coefficient_draws(est, n_epsilon):
         H_star = _information_draws(H, sigma, rng, POSTERIOR_DRAWS, floor)
     else:
         H_star = _structured_draws(est, stats, J, rng, POSTERIOR_DRAWS, floor)
-    step = est.step_size * _floored_inverse(est, H)
     K = np.asarray(stats["gradients"]).shape[0]
     AK, cov = _recursion(est, H_star, step, K)
     p, eye = H.shape[0], np.eye(H.shape[0])
