@@ -475,10 +475,10 @@ class CoxInferenceMixin:
         ``benchmarks/intervals_cox.py``); a much smaller ``max_grad_norm`` biases
         the interval. **A path far from converged:** where the curvature is small
         next to the fit's eigenvalue floor (few events, correlated features) the path
-        stops well short of the optimum, and the shrinkage of the curvature's
-        eigenvalues towards their mean cannot recover a spectrum of one large and
-        several small eigenvalues (correlated features), so the path is taken to be
-        closer to converged than it is and the correction falls short. On a second
+        stops well short of the optimum and the first-order correction falls short;
+        the exact one over-corrects where the path is closer to converged, and one
+        release does not show which holds (a spiked estimate of the curvature's
+        spectrum did not change the coverage). On a second
         simulator (correlation 0.4, a Weibull baseline, 35 % events) at a released ``n
         epsilon`` of 1,500-2,000 a 5 % test of a zero coefficient rejected 9-11 % and
         the worst coefficient covered 0.77-0.89 in three of the four cells (coverage
