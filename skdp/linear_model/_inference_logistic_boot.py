@@ -97,8 +97,7 @@ def shrunk_fisher(H, scale, floor):
     diag = np.diagonal(H, axis1=-2, axis2=-1)
     off = H - np.eye(d) * diag[..., None, :]
     if scale > 0 and d > 1:
-        norm2 = np.maximum((off**2).sum(axis=(-2, -1)), np.finfo(float).tiny)
-        off = off * np.clip(1.0 - 2.0 * scale**2 * d * (d - 1) / norm2, 0.0, 1.0)[..., None, None]
+        off = off * _james_stein(off[..., ~np.eye(d, dtype=bool)], 2.0 * scale**2)[..., None, None]
     return _floored(off + np.eye(d) * diag[..., None, :], floor)
 
 
@@ -122,20 +121,21 @@ def factor_fisher(H, scale, floor, intercept):
         unit = sd[iu[0]] * sd[iu[1]]
         target = float(np.mean(H[iu] / unit)) * unit
         dev = H[iu] - target
-        a = _james_stein(dev, var)
+        a = float(_james_stein(dev, var))
         out[iu] = out[iu[1], iu[0]] = target + a * dev
     if intercept and p >= 1:
         row = H[:p, p]
-        out[:p, p] = out[p, :p] = _james_stein(row, var) * row
+        out[:p, p] = out[p, :p] = float(_james_stein(row, var)) * row
     return _floored(out, floor)
 
 
 def _james_stein(values, var):
-    """``max(0, 1 - var m / ||values||^2)`` for ``m`` values of noise variance ``var``."""
-    norm2 = float(values @ values)
-    if norm2 <= var * values.size:  # also 0 (one feature pair: no deviation from T)
-        return 0.0
-    return 1.0 - var * values.size / norm2
+    """``max(0, 1 - var m / ||values||^2)`` over the last axis of ``m`` values of noise
+    variance ``var`` (stacked over the leading axes); 0 where the norm is 0."""
+    m = values.shape[-1]
+    norm2 = (values**2).sum(axis=-1)
+    safe = np.where(norm2 > var * m, norm2, 1.0)
+    return np.where(norm2 > var * m, 1.0 - var * m / safe, 0.0)
 
 
 def error_draws(w, H_hat, ridge, beta, h_scale, draws, rng, A, intercept):
