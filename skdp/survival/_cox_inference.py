@@ -477,10 +477,11 @@ class CoxInferenceMixin:
         next to the fit's eigenvalue floor (few events, correlated features) the path
         stops well short of the optimum and the first-order correction falls short;
         the exact one over-corrects where the path is closer to converged, and one
-        release does not show which holds (a spiked estimate of the curvature's
-        spectrum did not change the coverage). On a second
-        simulator (correlation 0.4, a Weibull baseline, 35 % events) at a released ``n
-        epsilon`` of 1,500-2,000 a 5 % test of a zero coefficient rejected 9-11 % and
+        release does not show which holds (neither a spiked estimate of the
+        curvature's spectrum nor a constant-correlation one changed the coverage; a
+        fit whose steps converge covered, with intervals about twice as long). On a
+        second simulator (correlation 0.4, a Weibull baseline, 35 % events) at a
+        released ``n epsilon`` of 1,500-2,000 a 5 % test of a zero coefficient rejected 9-11 % and
         the worst coefficient covered 0.77-0.89 in three of the four cells (coverage
         and width met there below 1,000, every target from 3,000 on;
         :doc:`/inference`).
