@@ -481,10 +481,10 @@ class CoxInferenceMixin:
         curvature's spectrum nor a constant-correlation one changed the coverage; a
         fit whose steps converge covered, with intervals about twice as long). On a
         second simulator (correlation 0.4, a Weibull baseline, 35 % events) at a
-        released ``n epsilon`` of 1,500-2,000 a 5 % test of a zero coefficient rejected 9-11 % and
-        the worst coefficient covered 0.77-0.89 in three of the four cells (coverage
-        and width met there below 1,000, every target from 3,000 on;
-        :doc:`/inference`).
+        released ``n epsilon`` of 1,500-2,000 a 5 % test of a zero coefficient
+        rejected 9-11 % and the worst coefficient covered 0.77-0.89 in three of the
+        four cells (coverage and width met there below 1,000, every target from
+        3,000 on; :doc:`/inference`).
 
         **Finite n epsilon: the uncertainty of ``H*`` propagated.** Where the released
         ``n epsilon`` (the noisy row count of the centre's release times
