@@ -118,6 +118,8 @@ def _precond(inf):
 def _union(inf, upper_n_epsilon=3000.0):
     """``posterior_interval``: the union with the exact-correction draws up to a
     released ``n epsilon`` of ``upper_n_epsilon``."""
+    from skdp.utils._inference import draws_p
+
     shipped = inf._coefficient_draws
 
     def posterior_interval(est, alpha):
@@ -125,7 +127,7 @@ def _union(inf, upper_n_epsilon=3000.0):
         draws, null = shipped(est, ne)
         lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
         q16, centre, q84 = np.quantile(draws, [0.158655, 0.5, 0.841345], axis=0)
-        p = inf._two_sided(draws if null is None else null)
+        p = draws_p(draws if null is None else null)
         if inf.EXACT_N_EPSILON <= ne < upper_n_epsilon:
             kept, inf.EXACT_N_EPSILON = inf.EXACT_N_EPSILON, np.inf
             try:
@@ -134,7 +136,7 @@ def _union(inf, upper_n_epsilon=3000.0):
                 inf.EXACT_N_EPSILON = kept
             lo2, up2 = np.quantile(exact, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
             lower, upper = np.minimum(lower, lo2), np.maximum(upper, up2)
-            p = np.maximum(p, inf._two_sided(exact))
+            p = np.maximum(p, draws_p(exact))
         return (q84 - q16) / 2.0, lower, upper, p, centre
 
     inf.posterior_interval = posterior_interval

@@ -21,7 +21,6 @@ from skdp.linear_model._inference_logistic_boot import (  # noqa: F401 (tests: _
     _laplace_sym,
     bootstrap_problem,
     calibrated_table,
-    draws_table,
     error_draws,
     shrunk_fisher,
 )
@@ -29,6 +28,7 @@ from skdp.utils._inference import (
     bootstrap_rng,
     check_alpha,
     coefficient_names,
+    draws_table,
     normal_table,
     summary_frame,
 )

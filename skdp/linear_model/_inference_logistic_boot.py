@@ -22,7 +22,6 @@ __all__ = [
     "EIGEN_FLOOR",
     "bootstrap_problem",
     "calibrated_table",
-    "draws_table",
     "error_draws",
     "factor_fisher",
     "shrunk_fisher",
@@ -169,19 +168,6 @@ def error_draws(w, H_hat, ridge, beta, h_scale, draws, rng, A, intercept):
     score_error = np.linalg.solve(S, (g - _sample_noise(rng, draws, d, beta)).T).T
     phi = (theta0 - ridge_error - score_error) @ A.T
     return A @ theta0, phi
-
-
-def draws_table(phi, alpha):
-    """``(se, lower, upper, p)`` from draws ``phi`` (rows): the ``alpha/2`` and ``1 -
-    alpha/2`` quantiles (inverted distribution function), ``p`` twice the smaller share
-    of draws on either side of 0 (so ``p < alpha`` exactly when the interval excludes 0;
-    at least ``1 / m``), ``se`` half the central 68 % range."""
-    m = phi.shape[0]
-    lower, upper = np.quantile(phi, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0, method="inverted_cdf")
-    q16, q84 = np.quantile(phi, [0.158655, 0.841345], axis=0)
-    share = np.minimum((phi <= 0).sum(axis=0), (phi >= 0).sum(axis=0)) / m
-    p = np.clip(2.0 * share, 1.0 / m, 1.0)
-    return (q84 - q16) / 2.0, lower, upper, p
 
 
 class _World:

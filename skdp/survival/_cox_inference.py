@@ -28,6 +28,8 @@ from skdp.utils._docstrings import insert_docs
 from skdp.utils._inference import (
     check_alpha,
     coefficient_names,
+    draws_p,
+    draws_table,
     normal_table,
     shrunk_spectrum,
     summary_frame,
@@ -353,23 +355,15 @@ def _null_noise(est, stats, J, step, K, rng, draws):
     return rng.standard_normal((draws, cov.shape[0])) @ _cholesky(cov).T
 
 
-def _two_sided(draws):
-    """The two-sided p-value of ``coefficient = 0`` among the draws: twice the smaller
-    share on either side of 0 (plus one, so it is never 0)."""
-    below = (1.0 + (draws <= 0).sum(axis=0)) / (1.0 + draws.shape[0])
-    above = (1.0 + (draws >= 0).sum(axis=0)) / (1.0 + draws.shape[0])
-    return np.minimum(1.0, 2.0 * np.minimum(below, above))
-
-
 def posterior_interval(est, alpha):
     """``(se, lower, upper, p, centre)`` of ``coef_`` (original units) where the released
     ``n epsilon`` is below :data:`POSTERIOR_N_EPSILON`: the linearised path with the
     uncertainty of ``H*`` propagated (Notes of ``conf_int``)."""
     draws, null = _coefficient_draws(est, _released_n_epsilon(est))
-    lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    q16, centre, q84 = np.quantile(draws, [0.158655, 0.5, 0.841345], axis=0)
-    pval = _two_sided(draws if null is None else null)
-    return (q84 - q16) / 2.0, lower, upper, pval, centre
+    se, lower, upper, pval = draws_table(draws, alpha)
+    if null is not None:
+        pval = draws_p(null)
+    return se, lower, upper, pval, np.median(draws, axis=0)
 
 
 def interval_centre(est):

@@ -1,6 +1,6 @@
 """Shared pieces of the noise-aware intervals (:doc:`/inference`): the check of ``alpha``,
-the seed of the post-processing bootstrap, the spectrum of a noisy symmetric release and
-the statsmodels-like summary table."""
+the seed of the post-processing bootstrap, the spectrum of a noisy symmetric release, the
+interval and p-value read off simulated draws and the statsmodels-like summary table."""
 
 from __future__ import annotations
 
@@ -69,6 +69,26 @@ def shrunk_spectrum(P, noise_sd, floor):
     factor = math.sqrt(max(0.0, 1.0 - excess / spread)) if spread > 0.0 else 0.0
     level = max(float(lam.mean()), floor)
     return (V * np.maximum(level + factor * dev, floor)) @ V.T
+
+
+def draws_p(draws):
+    """The two-sided p-value of ``coefficient = 0`` among draws (rows): twice the smaller
+    share of draws on either side of 0, at least ``1 / m`` for ``m`` draws."""
+    m = draws.shape[0]
+    share = np.minimum((draws <= 0).sum(axis=0), (draws >= 0).sum(axis=0)) / m
+    return np.clip(2.0 * share, 1.0 / m, 1.0)
+
+
+def draws_table(draws, alpha):
+    """``(se, lower, upper, p)`` of coefficients from draws of them (rows): the ``alpha/2``
+    and ``1 - alpha/2`` quantiles (inverted distribution function), ``p`` of
+    :func:`draws_p` (so ``p < alpha`` exactly when the interval excludes 0), ``se`` half
+    the central 68 % range."""
+    lower, upper = np.quantile(
+        draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0, method="inverted_cdf"
+    )
+    q16, q84 = np.quantile(draws, [0.158655, 0.841345], axis=0)
+    return (q84 - q16) / 2.0, lower, upper, draws_p(draws)
 
 
 def normal_table(estimate, centre, se, alpha):

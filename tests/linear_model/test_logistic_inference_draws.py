@@ -9,11 +9,11 @@ from skdp.linear_model import DPLogisticRegression
 from skdp.linear_model._inference_logistic_boot import (
     DRAWS_BELOW,
     _laplace_sym,
-    draws_table,
     error_draws,
     factor_fisher,
     shrunk_fisher,
 )
+from skdp.utils._inference import draws_table
 
 
 def _equicorrelated(p=4, rho=0.4, diag=20.0, icpt=60.0):
